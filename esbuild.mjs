@@ -1,0 +1,51 @@
+// Builds the shipped bundles: the VS Code extension, the `ocdb` CLI, the
+// recorder SDK library and the webview page. `node esbuild.mjs --watch` rebuilds on change.
+import * as esbuild from 'esbuild';
+import { existsSync } from 'node:fs';
+
+const watch = process.argv.includes('--watch');
+const production = process.argv.includes('--production');
+
+/** Node bundles: native and VS Code modules stay external. */
+const node = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  sourcemap: !production,
+  minify: production,
+  external: ['vscode', 'better-sqlite3', 'node:sqlite'],
+  logLevel: 'warning',
+};
+
+const builds = [
+  { ...node, entryPoints: { extension: 'src/extension/extension.ts' }, outdir: 'dist' },
+  {
+    ...node,
+    entryPoints: { cli: 'src/cli/main.ts' },
+    outdir: 'dist',
+    banner: { js: '#!/usr/bin/env node' },
+  },
+  { ...node, entryPoints: { recorder: 'src/recorder/index.ts' }, outdir: 'dist' },
+];
+if (existsSync('src/webview/main.ts')) {
+  builds.push({
+    bundle: true,
+    platform: 'browser',
+    target: 'es2022',
+    format: 'iife',
+    sourcemap: !production,
+    minify: production,
+    entryPoints: { webview: 'src/webview/main.ts' },
+    outdir: 'dist',
+    logLevel: 'warning',
+  });
+}
+
+if (watch) {
+  const contexts = await Promise.all(builds.map((b) => esbuild.context(b)));
+  await Promise.all(contexts.map((c) => c.watch()));
+  console.log('esbuild: watching');
+} else {
+  await Promise.all(builds.map((b) => esbuild.build(b)));
+}

@@ -1,0 +1,8 @@
+/** Every `ocdb` subcommand, in the order `ocdb --help` lists them. Add a command here and nowhere else. */
+import type { CliCommand } from './cliCommand';
+import { exportCommand } from './commands/exportCommand';
+import { loadCommand } from './commands/loadCommand';
+import { runsCommand } from './commands/runsCommand';
+import { showCommand } from './commands/showCommand';
+
+export const COMMANDS: readonly CliCommand[] = [runsCommand, showCommand, exportCommand, loadCommand];

@@ -1,0 +1,81 @@
+/** `ocdb show <runId>`: a run's summary, checkpoints and tool ledger. */
+import { EXIT, STORE_HELP, STORE_OPTION, openStoreFor, parseCommandArgs, type CliCommand } from '../cliCommand';
+import { displayStatus, duration, shorten, table, timestamp } from '../format';
+
+export const showCommand: CliCommand = {
+  name: 'show',
+  summary: "show a run's summary, checkpoints and tool ledger",
+  help: [
+    'Usage: ocdb show <runId> [--json]',
+    '',
+    '  --json   print { run, checkpoints, toolLedger } as JSON',
+    STORE_HELP,
+  ].join('\n'),
+  async run({ args, io }) {
+    const { values, positionals } = parseCommandArgs(args, { ...STORE_OPTION, json: { type: 'boolean' } });
+    const runId = positionals[0];
+    if (!runId || positionals.length > 1) {
+      io.err(`ocdb show: expected exactly one run id.\n\n${this.help}`);
+      return EXIT.usage;
+    }
+    const store = openStoreFor(io, values.store, false);
+    try {
+      const run = store.getRun(runId);
+      const checkpoints = store.listCheckpoints(runId);
+      const toolLedger = store.listToolCalls(runId);
+      if (values.json) {
+        io.out(JSON.stringify({ run, checkpoints, toolLedger }, null, 2));
+        return EXIT.ok;
+      }
+      const lines = [
+        `Run ${run.runId}`,
+        `  agent     ${run.agentId}   session ${run.sessionId}`,
+        `  status    ${displayStatus(run)}   mode ${run.mode}${run.parentRunId ? `   forked from ${run.parentRunId} @ ${run.forkFromCheckpointId ?? '?'}` : ''}`,
+        `  started   ${timestamp(run.startedAt)}   duration ${duration(run.endedAt === undefined ? undefined : run.endedAt - run.startedAt)}`,
+        `  steps     ${run.stepCount}   checkpoints ${run.checkpointCount}   tool calls ${run.toolCallCount} (${run.toolErrorCount} errors)   tokens ${run.inputTokens} in / ${run.outputTokens} out`,
+      ];
+      if (run.error !== undefined) lines.push(`  error     ${shorten(JSON.stringify(run.error), 200)}`);
+      io.out(lines.join('\n'));
+      io.out('\nCheckpoints');
+      io.out(
+        table(
+          ['#', 'STEP', 'BOUNDARY', 'TOOL', 'MSGS', 'FINISH', 'USAGE', 'ID'],
+          checkpoints.map((c) => [
+            String(c.index),
+            String(c.stepIndex),
+            c.boundary,
+            c.toolName ?? '',
+            String(c.messageCount),
+            c.finishReason ?? '',
+            c.usage ? `${c.usage.inputTokens}/${c.usage.outputTokens}` : '',
+            c.checkpointId,
+          ]),
+        ),
+      );
+      io.out('\nTool ledger');
+      io.out(
+        toolLedger.length === 0
+          ? '  (no tool calls)'
+          : table(
+              ['TOOL', 'SIDE EFFECT', 'POLICY', 'DURATION', 'ARGS', 'OUTCOME', 'ID'],
+              toolLedger.map((t) => [
+                t.toolName,
+                t.sideEffectLevel,
+                t.replayPolicy,
+                duration(t.endedAt === undefined ? undefined : t.endedAt - t.startedAt),
+                shorten(JSON.stringify(t.args) ?? '', 40),
+                t.error !== undefined
+                  ? `ERROR ${shorten(JSON.stringify(t.error), 50)}`
+                  : t.endedAt === undefined
+                    ? 'running'
+                    : shorten(JSON.stringify(t.result) ?? 'ok', 50),
+                t.toolCallId,
+              ]),
+            ),
+      );
+      return EXIT.ok;
+    } finally {
+      store.close();
+    }
+  },
+};

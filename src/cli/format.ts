@@ -1,0 +1,39 @@
+/** Text formatting for the CLI: tables, durations, timestamps. Pure. */
+import type { RunSummary } from '../store';
+
+export function table(headers: string[], rows: string[][]): string {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd();
+  return [line(headers), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
+}
+
+export function duration(ms: number | undefined): string {
+  if (ms === undefined || !Number.isFinite(ms) || ms < 0) return '-';
+  if (ms < 1000) return `${Math.round(ms)}ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`;
+  const m = Math.floor(ms / 60_000);
+  return `${m}m${String(Math.round((ms % 60_000) / 1000)).padStart(2, '0')}s`;
+}
+
+export function timestamp(ms: number | undefined): string {
+  return ms === undefined
+    ? '-'
+    : new Date(ms)
+        .toISOString()
+        .replace('T', ' ')
+        .replace(/\.\d+Z$/, 'Z');
+}
+
+/** Status as users should read it: a `running` run whose process died is "crashed". */
+export function displayStatus(run: Pick<RunSummary, 'status' | 'crashed'>): string {
+  return run.crashed ? 'crashed' : run.status;
+}
+
+export function shorten(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}

@@ -1,0 +1,91 @@
+/**
+ * `ocdb`: the command line of Agent Time Travel. Dispatches to the commands
+ * of commands.ts; errors go to stderr with a non-zero exit code.
+ */
+import { isOcdbError, errorMessage } from '../model';
+import { EXIT, type CliIo } from './cliCommand';
+import { COMMANDS } from './commands';
+
+function mainHelp(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  return [
+    'ocdb — time-travel debugging for LLM agent runs',
+    '',
+    'Usage: ocdb <command> [options]',
+    '',
+    'Commands:',
+    ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    '',
+    'Every command takes --store <path> (default: $OCDB_STORE, else ./.ocdb/runs.db) and --help.',
+  ].join('\n');
+}
+
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    io.out(mainHelp());
+    return name === undefined ? EXIT.usage : EXIT.ok;
+  }
+  if (name === '--version' || name === '-v') {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- version of the installed package
+    io.out(String((require('../../package.json') as { version: string }).version));
+    return EXIT.ok;
+  }
+  const command = COMMANDS.find((c) => c.name === name);
+  if (!command) {
+    io.err(`ocdb: unknown command '${name}'. Run 'ocdb --help' for the list.`);
+    return EXIT.usage;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    io.out(command.help);
+    return EXIT.ok;
+  }
+  try {
+    return await command.run({ args: rest, io });
+  } catch (e) {
+    if (isOcdbError(e)) {
+      io.err(`ocdb ${name}: ${e.message}`);
+      switch (e.code) {
+        case 'InvalidInput':
+          return EXIT.usage;
+        case 'RunNotFound':
+        case 'CheckpointNotFound':
+        case 'ToolCallNotFound':
+        case 'ForkNotFound':
+          return EXIT.notFound;
+        case 'ForkRejected':
+          return EXIT.rejected;
+        case 'Diverged':
+          return EXIT.diverged;
+        default:
+          return EXIT.failed;
+      }
+    }
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) {
+      io.err(`ocdb ${name}: ${errorMessage(e)}\n\n${command.help}`);
+      return EXIT.usage;
+    }
+    io.err(`ocdb ${name}: ${e instanceof Error ? (e.stack ?? e.message) : errorMessage(e)}`);
+    return EXIT.failed;
+  }
+}
+
+if (require.main === module) {
+  const io: CliIo = {
+    out: (t) => process.stdout.write(`${t}\n`),
+    err: (t) => process.stderr.write(`${t}\n`),
+    isTty: Boolean(process.stdout.isTTY),
+    env: process.env,
+    cwd: process.cwd(),
+  };
+  runCli(process.argv.slice(2), io).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (e: unknown) => {
+      process.stderr.write(`ocdb: ${errorMessage(e)}\n`);
+      process.exitCode = EXIT.failed;
+    },
+  );
+}

@@ -1,0 +1,13 @@
+/** The data model: zod schemas and inferred types, canonical JSON, deep merge, policy resolution. Pure: no I/O. */
+export * from './artifact';
+export * from './canonicalJson';
+export * from './checkpoint';
+export * from './context';
+export * from './deepMerge';
+export * from './errors';
+export * from './fork';
+export * from './messageParts';
+export * from './parse';
+export * from './policy';
+export * from './run';
+export * from './toolCall';

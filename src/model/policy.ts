@@ -1,0 +1,68 @@
+/**
+ * Replay-policy resolution for forks and the hazard rule: a named tool in
+ * toolPolicyMap beats '*', which beats the policy recorded with the call; a
+ * tool that would re-execute with `write` or `external_irreversible` effects
+ * is a hazard needing acknowledgement by name, and an `external_irreversible`
+ * tool can only be unlocked by its own name in toolPolicyMap, never by '*'.
+ * Pure.
+ */
+import { HAZARDOUS_LEVELS, type ReplayPolicy, type SideEffectLevel } from './toolCall';
+
+/** Policies under which the tool's real code runs again. */
+export const EXECUTING_POLICIES: ReadonlySet<ReplayPolicy> = new Set(['re_execute', 'manual_confirm']);
+
+export type PolicySource = 'named' | 'wildcard' | 'recorded';
+
+export interface ResolvedPolicy {
+  policy: ReplayPolicy;
+  source: PolicySource;
+}
+
+/** The effective policy of `toolName`: named entry, then '*', then the recorded policy. */
+export function resolvePolicy(
+  toolName: string,
+  recorded: ReplayPolicy,
+  policyMap: Readonly<Record<string, ReplayPolicy>> | undefined,
+): ResolvedPolicy {
+  if (policyMap && Object.hasOwn(policyMap, toolName)) {
+    return { policy: policyMap[toolName] as ReplayPolicy, source: 'named' };
+  }
+  if (policyMap && Object.hasOwn(policyMap, '*')) {
+    return { policy: policyMap['*'] as ReplayPolicy, source: 'wildcard' };
+  }
+  return { policy: recorded, source: 'recorded' };
+}
+
+export interface Hazard {
+  toolName: string;
+  sideEffectLevel: SideEffectLevel;
+  policy: ReplayPolicy;
+  source: PolicySource;
+  /**
+   * False when acknowledging is not enough: an external_irreversible tool whose
+   * executing policy did not come from its own name in toolPolicyMap.
+   */
+  unlockable: boolean;
+  /** What the user must do, in words. */
+  reason: string;
+}
+
+/** The hazard of running `toolName` under `resolved`, or undefined when it is safe. */
+export function hazardOf(
+  toolName: string,
+  sideEffectLevel: SideEffectLevel,
+  resolved: ResolvedPolicy,
+): Hazard | undefined {
+  if (!EXECUTING_POLICIES.has(resolved.policy) || !HAZARDOUS_LEVELS.has(sideEffectLevel)) return undefined;
+  const unlockable = sideEffectLevel !== 'external_irreversible' || resolved.source === 'named';
+  const reason = unlockable
+    ? `${toolName} (${sideEffectLevel}) would run again under ${resolved.policy}: acknowledge it by name to proceed`
+    : `${toolName} is external_irreversible and its ${resolved.policy} policy comes from ${resolved.source === 'wildcard' ? "'*'" : 'the recording'}: name it in toolPolicyMap and acknowledge it to re-execute it`;
+  return { toolName, sideEffectLevel, policy: resolved.policy, source: resolved.source, unlockable, reason };
+}
+
+/** The hazards that `acknowledged` leaves open (empty: the fork may proceed). */
+export function openHazards(hazards: readonly Hazard[], acknowledged: readonly string[]): Hazard[] {
+  const ack = new Set(acknowledged);
+  return hazards.filter((h) => !(h.unlockable && ack.has(h.toolName)));
+}

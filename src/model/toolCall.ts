@@ -1,0 +1,54 @@
+/**
+ * ToolCallRecord, SideEffectLevel and ReplayPolicy: one tool invocation in a
+ * run's ledger (the tool cassette). Field names follow @ocdb/core. Pure.
+ */
+import { z } from 'zod';
+
+export const SIDE_EFFECT_LEVELS = ['none', 'read_only', 'expensive_read', 'write', 'external_irreversible'] as const;
+export const SideEffectLevelSchema = z.enum(SIDE_EFFECT_LEVELS);
+export type SideEffectLevel = z.infer<typeof SideEffectLevelSchema>;
+
+export const REPLAY_POLICIES = [
+  'reuse_result',
+  're_execute',
+  'mock_result',
+  'manual_confirm',
+  'forbid_replay',
+] as const;
+export const ReplayPolicySchema = z.enum(REPLAY_POLICIES);
+export type ReplayPolicy = z.infer<typeof ReplayPolicySchema>;
+
+/** Side-effect levels whose re-execution during a fork needs the user's explicit acknowledgement. */
+export const HAZARDOUS_LEVELS: ReadonlySet<SideEffectLevel> = new Set(['write', 'external_irreversible']);
+
+export const ToolCallRecordSchema = z.object({
+  toolCallId: z.string().min(1),
+  toolName: z.string().min(1),
+  args: z.unknown(),
+  argsHash: z.string().regex(/^[0-9a-f]{16}$/, 'argsHash must be 16 lowercase hex characters'),
+  result: z.unknown().optional(),
+  error: z.unknown().optional(),
+  sideEffectLevel: SideEffectLevelSchema,
+  replayPolicy: ReplayPolicySchema,
+  startedAt: z.number(),
+  endedAt: z.number().optional(),
+});
+export type ToolCallRecord = z.infer<typeof ToolCallRecordSchema>;
+
+/** The replay policy a tool gets when none is given: reads are reused, writes need confirmation, irreversible effects are forbidden. */
+export function defaultReplayPolicy(level: SideEffectLevel): ReplayPolicy {
+  switch (level) {
+    case 'none':
+    case 'read_only':
+    case 'expensive_read':
+      return 'reuse_result';
+    case 'write':
+      return 'manual_confirm';
+    case 'external_irreversible':
+      return 'forbid_replay';
+    default: {
+      const unreachable: never = level;
+      throw new Error(`unknown side-effect level ${String(unreachable)}`);
+    }
+  }
+}

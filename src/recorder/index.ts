@@ -1,0 +1,24 @@
+/**
+ * agent-time-travel/recorder — the SDK an agent imports to record its runs
+ * (checkpoints, model calls, tool calls) into an Agent Time Travel store.
+ */
+export { Recorder, openRecorder, type RecorderOptions } from './recorder';
+export { RunRecorder, serializeError, type ModelCallResult } from './runRecorder';
+export type { StartRunInput, CheckpointInput, ToolOptions, ModelResponse, EndRunInput } from './inputs';
+export {
+  OcdbError,
+  argsHash,
+  canonicalJson,
+  defaultReplayPolicy,
+  type ArtifactRef,
+  type Checkpoint,
+  type CheckpointBoundary,
+  type DebugRun,
+  type ForkConfig,
+  type Message,
+  type ModelConfig,
+  type ReplayPolicy,
+  type RuntimeContextSnapshot,
+  type SideEffectLevel,
+  type ToolCallRecord,
+} from '../model';

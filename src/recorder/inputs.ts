@@ -1,0 +1,69 @@
+/** zod schemas of the recorder SDK's arguments: what an agent passes in is checked with located errors. */
+import { z } from 'zod';
+import {
+  ArtifactRefSchema,
+  MessageSchema,
+  ModelConfigSchema,
+  ReplayPolicySchema,
+  RunModeSchema,
+  RuntimeContextSnapshotSchema,
+  SideEffectLevelSchema,
+  UsageSchema,
+} from '../model';
+
+export const StartRunInputSchema = z.object({
+  agentId: z.string().min(1, 'agentId is required'),
+  sessionId: z.string().optional(),
+  runId: z.string().min(1).optional(),
+  runtimeContext: RuntimeContextSnapshotSchema,
+  metadata: z.record(z.string(), z.unknown()).optional(),
+  messages: z.array(MessageSchema).optional(),
+  systemPrompt: z.string().optional(),
+  model: ModelConfigSchema.optional(),
+  promptVersion: z.string().optional(),
+  artifactRefs: z.array(ArtifactRefSchema).optional(),
+  mode: RunModeSchema.optional(),
+  parentRunId: z.string().optional(),
+  forkFromCheckpointId: z.string().optional(),
+});
+export type StartRunInput = z.input<typeof StartRunInputSchema>;
+
+/** State a checkpoint may update; anything omitted carries over from the previous checkpoint. */
+export const CheckpointInputSchema = z.object({
+  messages: z.array(MessageSchema).optional(),
+  systemPrompt: z.string().optional(),
+  model: ModelConfigSchema.optional(),
+  promptVersion: z.string().optional(),
+  runtimeContext: RuntimeContextSnapshotSchema.optional(),
+  artifactRefs: z.array(ArtifactRefSchema).optional(),
+  toolCallId: z.string().optional(),
+  finishReason: z.string().optional(),
+  usage: UsageSchema.optional(),
+  stepIndex: z.number().int().min(-1).optional(),
+  checkpointId: z.string().min(1).optional(),
+});
+export type CheckpointInput = z.input<typeof CheckpointInputSchema>;
+
+export const ToolOptionsSchema = z.object({
+  sideEffectLevel: SideEffectLevelSchema,
+  replayPolicy: ReplayPolicySchema.optional(),
+  toolCallId: z.string().min(1).optional(),
+  /** Record before/after_tool_call checkpoints around the call (default true). */
+  checkpoints: z.boolean().optional(),
+});
+export type ToolOptions = z.input<typeof ToolOptionsSchema>;
+
+export const ModelResponseSchema = z.object({
+  message: MessageSchema,
+  finishReason: z.string().optional(),
+  usage: UsageSchema.optional(),
+  model: ModelConfigSchema.optional(),
+});
+export type ModelResponse = z.input<typeof ModelResponseSchema>;
+
+export const EndRunInputSchema = z.object({
+  status: z.enum(['completed', 'failed', 'cancelled']).optional(),
+  error: z.unknown().optional(),
+  messages: z.array(MessageSchema).optional(),
+});
+export type EndRunInput = z.input<typeof EndRunInputSchema>;

@@ -1,0 +1,94 @@
+/**
+ * The recorder SDK's entry point: open a Recorder on a store and start runs.
+ *
+ *   const recorder = openRecorder({ store: '.ocdb/runs.db' });
+ *   const run = recorder.startRun({ agentId: 'support-bot', runtimeContext });
+ *   ...
+ *   run.end();
+ *   recorder.close();
+ */
+import { randomUUID } from 'node:crypto';
+import { OcdbError, parseWith } from '../model';
+import { openRunStore, resolveStorePath, type RunStore } from '../store';
+import { StartRunInputSchema, type StartRunInput } from './inputs';
+import { RunRecorder, type RecorderEnv } from './runRecorder';
+
+export interface RecorderOptions {
+  /** Path of the store file; default: OCDB_STORE, else `.ocdb/runs.db` under the working directory. */
+  store?: string;
+  /** An already open store (tests, embedding); `store` is ignored then and close() leaves it open. */
+  runStore?: RunStore;
+  /** What a failed store write does: 'throw' (default) raises in the agent; 'disable' reports to onError once and stops recording. */
+  onStoreError?: 'throw' | 'disable';
+  onError?: (error: OcdbError) => void;
+  /** Clock (ms since epoch); default Date.now. */
+  now?: () => number;
+  /** Id generator; default random UUIDs. */
+  newId?: (kind: 'run' | 'checkpoint' | 'toolCall') => string;
+  /** Heartbeat period while a run is open, so a dead recorder shows as crashed; 0 disables. Default 5000. */
+  heartbeatMs?: number;
+}
+
+export class Recorder {
+  private readonly env: RecorderEnv;
+  private readonly owned: boolean;
+  private readonly runs = new Set<RunRecorder>();
+
+  constructor(options: RecorderOptions = {}) {
+    this.owned = options.runStore === undefined;
+    const store = options.runStore ?? openRunStore(resolveStorePath(options.store));
+    this.env = {
+      store,
+      now: options.now ?? Date.now,
+      newId: options.newId ?? (() => randomUUID()),
+      onStoreError: options.onStoreError ?? 'throw',
+      onError: options.onError,
+      heartbeatMs: options.heartbeatMs ?? 5000,
+    };
+  }
+
+  /** The store this recorder writes to. */
+  get store(): RunStore {
+    return this.env.store;
+  }
+
+  /** Starts a run (status `running`) and returns its recorder. */
+  startRun(input: StartRunInput): RunRecorder {
+    const data = parseWith(StartRunInputSchema, input, 'startRun');
+    const runId = data.runId ?? this.env.newId('run');
+    const sessionId = data.sessionId ?? data.runtimeContext.conversation.sessionId;
+    this.env.store.createRun({
+      runId,
+      sessionId,
+      agentId: data.agentId,
+      mode: data.mode ?? (data.parentRunId ? 'fork' : 'live'),
+      parentRunId: data.parentRunId,
+      forkFromCheckpointId: data.forkFromCheckpointId,
+      startedAt: this.env.now(),
+      metadata: data.metadata,
+      artifactRefs: data.artifactRefs,
+    });
+    const run = new RunRecorder(this.env, runId, {
+      messages: data.messages ?? [],
+      systemPrompt: data.systemPrompt,
+      model: data.model,
+      promptVersion: data.promptVersion ?? data.runtimeContext.model.promptVersion,
+      runtimeContext: data.runtimeContext,
+      artifactRefs: data.artifactRefs,
+    });
+    this.runs.add(run);
+    return run;
+  }
+
+  /** Stops heartbeats and closes the store (when the recorder opened it). Runs not ended stay `running` and will show as crashed. */
+  close(): void {
+    for (const run of this.runs) run.dispose();
+    this.runs.clear();
+    if (this.owned) this.env.store.close();
+  }
+}
+
+/** Opens a recorder (see RecorderOptions). */
+export function openRecorder(options: RecorderOptions = {}): Recorder {
+  return new Recorder(options);
+}

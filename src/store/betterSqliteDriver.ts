@@ -1,0 +1,49 @@
+/** The better-sqlite3 implementation of the driver seam (the default). */
+import type { SqlDriver, SqlStatement, SqlValue } from './sqlDriver';
+
+type BetterSqliteModule = typeof import('better-sqlite3');
+
+let loaded: BetterSqliteModule | undefined;
+let loadError: unknown;
+
+/** Loads better-sqlite3 lazily; returns undefined (and remembers why) when its binary does not load here. */
+export function loadBetterSqlite(): BetterSqliteModule | undefined {
+  if (loaded || loadError) return loaded;
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded lazily so a broken native binary can fall back to node:sqlite
+    loaded = require('better-sqlite3') as BetterSqliteModule;
+    // Opening a database proves the native binary matches this runtime's ABI.
+    new loaded(':memory:').close();
+  } catch (e) {
+    loaded = undefined;
+    loadError = e;
+  }
+  return loaded;
+}
+
+export function betterSqliteLoadError(): unknown {
+  return loadError;
+}
+
+export function openBetterSqlite(path: string, create: boolean): SqlDriver {
+  const Database = loadBetterSqlite();
+  if (!Database) throw betterSqliteLoadError();
+  const db = new Database(path, { fileMustExist: !create });
+  return {
+    name: 'better-sqlite3',
+    exec: (sql) => void db.exec(sql),
+    prepare(sql): SqlStatement {
+      const stmt = db.prepare(sql);
+      const returnsData = stmt.reader;
+      return {
+        run: (...params: SqlValue[]) => {
+          const r = stmt.run(...params);
+          return { changes: r.changes, lastInsertRowid: r.lastInsertRowid };
+        },
+        get: (...params: SqlValue[]) => (returnsData ? (stmt.get(...params) as never) : undefined),
+        all: (...params: SqlValue[]) => (returnsData ? (stmt.all(...params) as never) : []),
+      };
+    },
+    close: () => db.close(),
+  };
+}

@@ -1,0 +1,6 @@
+/** The run store: the RunStore contract, its SQLite implementation and where the store file lives. */
+export * from './runStore';
+export { openRunStore, SqliteRunStore, type OpenStoreOptions } from './sqliteRunStore';
+export { resolveStorePath, DEFAULT_STORE_RELATIVE } from './storePath';
+export { HEARTBEAT_STALE_MS } from './liveness';
+export type { DriverName } from './sqlDriver';

@@ -1,0 +1,139 @@
+/**
+ * Schema migrations, applied at open by `PRAGMA user_version`. Append new
+ * migrations at the end; never edit a released one.
+ *
+ * Layout (see ARCHITECTURE.md §3): content-addressed `blobs` hold every large
+ * value once (messages, runtime contexts, system prompts, tool args/results,
+ * ledger records); `list_nodes` are hash-consed cons cells so a checkpoint's
+ * message list and ledger snapshot share their prefix with every other list
+ * that has it — a conversation of N messages over C checkpoints costs
+ * O(N + C) rows, not O(N x C).
+ */
+import type { SqlDriver } from './sqlDriver';
+
+export const MIGRATIONS: readonly string[] = [
+  // 1: runs, checkpoints, tool calls, blobs, list nodes, fork requests, change feed
+  `
+  CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+  INSERT INTO meta (key, value) VALUES ('change_seq', '0');
+
+  CREATE TABLE blobs (hash TEXT PRIMARY KEY, data TEXT NOT NULL) WITHOUT ROWID;
+
+  CREATE TABLE list_nodes (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    parent INTEGER NOT NULL,
+    item TEXT NOT NULL,
+    len INTEGER NOT NULL,
+    UNIQUE (parent, item)
+  );
+
+  CREATE TABLE runs (
+    run_id TEXT PRIMARY KEY,
+    session_id TEXT NOT NULL,
+    agent_id TEXT NOT NULL,
+    parent_run_id TEXT,
+    fork_from_checkpoint_id TEXT,
+    status TEXT NOT NULL,
+    mode TEXT NOT NULL,
+    started_at REAL NOT NULL,
+    ended_at REAL,
+    error_json TEXT,
+    metadata_json TEXT NOT NULL,
+    artifact_refs_json TEXT NOT NULL,
+    owner_pid INTEGER,
+    owner_host TEXT,
+    heartbeat_at REAL,
+    checkpoint_count INTEGER NOT NULL DEFAULT 0,
+    tool_call_count INTEGER NOT NULL DEFAULT 0,
+    tool_error_count INTEGER NOT NULL DEFAULT 0,
+    max_step INTEGER NOT NULL DEFAULT -1,
+    input_tokens INTEGER NOT NULL DEFAULT 0,
+    output_tokens INTEGER NOT NULL DEFAULT 0,
+    change_seq INTEGER NOT NULL DEFAULT 0
+  );
+  CREATE INDEX runs_by_start ON runs (started_at DESC);
+  CREATE INDEX runs_by_parent ON runs (parent_run_id);
+  CREATE INDEX runs_by_change ON runs (change_seq);
+
+  CREATE TABLE deleted_runs (run_id TEXT NOT NULL, change_seq INTEGER NOT NULL);
+
+  CREATE TABLE checkpoints (
+    checkpoint_id TEXT PRIMARY KEY,
+    run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    boundary TEXT NOT NULL,
+    step_index INTEGER NOT NULL,
+    messages_node INTEGER NOT NULL,
+    message_count INTEGER NOT NULL,
+    system_prompt_hash TEXT,
+    model_json TEXT,
+    prompt_version TEXT,
+    context_hash TEXT NOT NULL,
+    tool_call_id TEXT,
+    ledger_node INTEGER NOT NULL,
+    ledger_count INTEGER NOT NULL,
+    artifact_refs_json TEXT,
+    finish_reason TEXT,
+    usage_json TEXT,
+    created_at REAL NOT NULL,
+    UNIQUE (run_id, seq)
+  );
+
+  CREATE TABLE tool_calls (
+    run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+    tool_call_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    tool_name TEXT NOT NULL,
+    args_hash TEXT NOT NULL,
+    args_ref TEXT NOT NULL,
+    result_ref TEXT,
+    error_json TEXT,
+    side_effect_level TEXT NOT NULL,
+    replay_policy TEXT NOT NULL,
+    started_at REAL NOT NULL,
+    ended_at REAL,
+    state TEXT NOT NULL,
+    PRIMARY KEY (run_id, tool_call_id)
+  ) WITHOUT ROWID;
+  CREATE INDEX tool_calls_by_cassette_key ON tool_calls (tool_name, args_hash);
+
+  CREATE TABLE fork_requests (
+    fork_request_id TEXT PRIMARY KEY,
+    source_run_id TEXT NOT NULL,
+    source_checkpoint_id TEXT NOT NULL,
+    fork_run_id TEXT,
+    config_json TEXT NOT NULL,
+    acknowledged_json TEXT NOT NULL,
+    status TEXT NOT NULL,
+    error_json TEXT,
+    created_at REAL NOT NULL,
+    updated_at REAL NOT NULL
+  ) WITHOUT ROWID;
+  `,
+];
+
+/** Brings the database to the newest schema, each migration in its own transaction. */
+export function migrate(db: SqlDriver): void {
+  const row = db.prepare('PRAGMA user_version').get();
+  const current = Number(row?.user_version ?? 0);
+  if (current > MIGRATIONS.length) {
+    throw new Error(
+      `the store was written by a newer version of Agent Time Travel (schema ${current}, this one knows ${MIGRATIONS.length}): upgrade the extension/CLI`,
+    );
+  }
+  for (let v = current; v < MIGRATIONS.length; v++) {
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      // Re-check inside the write lock: another process may have migrated meanwhile.
+      const now = Number(db.prepare('PRAGMA user_version').get()?.user_version ?? 0);
+      if (now === v) {
+        db.exec(MIGRATIONS[v] as string);
+        db.exec(`PRAGMA user_version = ${v + 1}`);
+      }
+      db.exec('COMMIT');
+    } catch (e) {
+      db.exec('ROLLBACK');
+      throw e;
+    }
+  }
+}

@@ -1,0 +1,173 @@
+/**
+ * The RunStore contract: what every layer above may ask of the run store.
+ * The SQLite implementation is `SqliteRunStore`; nothing outside src/store
+ * sees SQL. All writes are single transactions; reads return whole, validated
+ * model objects.
+ */
+import type {
+  ArtifactRef,
+  Checkpoint,
+  CheckpointBoundary,
+  DebugRun,
+  ForkConfig,
+  ReplayPolicy,
+  RunMode,
+  RunStatus,
+  SideEffectLevel,
+  ToolCallRecord,
+  Usage,
+} from '../model';
+
+/** A run without its checkpoints: what lists and trees show. */
+export interface RunSummary {
+  runId: string;
+  sessionId: string;
+  agentId: string;
+  parentRunId?: string;
+  forkFromCheckpointId?: string;
+  status: RunStatus;
+  mode: RunMode;
+  startedAt: number;
+  endedAt?: number;
+  error?: unknown;
+  metadata: Record<string, unknown>;
+  checkpointCount: number;
+  toolCallCount: number;
+  toolErrorCount: number;
+  /** Number of ReAct steps (highest stepIndex + 1). */
+  stepCount: number;
+  inputTokens: number;
+  outputTokens: number;
+  /** A `running` run whose recording process died (pid gone or heartbeat stale): never shown as running or completed. */
+  crashed: boolean;
+  ownerPid?: number;
+  heartbeatAt?: number;
+  /** Store-wide change counter value of this run's last write (for incremental refresh). */
+  changeSeq: number;
+}
+
+/** A checkpoint without its heavy state: what transcripts, frames and trees list. */
+export interface CheckpointSummary {
+  checkpointId: string;
+  runId: string;
+  /** Position in the run, 0-based. */
+  index: number;
+  boundary: CheckpointBoundary;
+  stepIndex: number;
+  toolCallId?: string;
+  toolName?: string;
+  finishReason?: string;
+  usage?: Usage;
+  messageCount: number;
+  promptVersion?: string;
+  createdAt: number;
+}
+
+export interface ListRunsOptions {
+  agentId?: string;
+  status?: RunStatus;
+  mode?: RunMode;
+  /** Only forks of this run; `null` for top-level runs only. */
+  parentRunId?: string | null;
+  limit?: number;
+  offset?: number;
+}
+
+export interface CreateRunInput {
+  runId: string;
+  sessionId: string;
+  agentId: string;
+  mode?: RunMode;
+  parentRunId?: string;
+  forkFromCheckpointId?: string;
+  startedAt: number;
+  metadata?: Record<string, unknown>;
+  artifactRefs?: ArtifactRef[];
+  /** The recording process (for crash detection); defaults to this process. */
+  ownerPid?: number;
+}
+
+export interface BeginToolCallInput {
+  toolCallId: string;
+  toolName: string;
+  args: unknown;
+  sideEffectLevel: SideEffectLevel;
+  replayPolicy: ReplayPolicy;
+  startedAt: number;
+}
+
+export type ToolOutcome = 'success' | 'error' | 'cancelled';
+
+export interface FinishToolCallInput {
+  outcome: ToolOutcome;
+  result?: unknown;
+  error?: unknown;
+  endedAt: number;
+}
+
+export interface FinishRunInput {
+  status: Exclude<RunStatus, 'running'>;
+  error?: unknown;
+  endedAt: number;
+}
+
+export type ForkRequestStatus = 'pending' | 'running' | 'waiting_for_agent' | 'completed' | 'failed';
+
+export interface ForkRequestRecord {
+  forkRequestId: string;
+  sourceRunId: string;
+  sourceCheckpointId: string;
+  forkRunId?: string;
+  config: ForkConfig;
+  acknowledgedTools: string[];
+  status: ForkRequestStatus;
+  error?: unknown;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface StoreChanges {
+  changeSeq: number;
+  changedRuns: RunSummary[];
+  deletedRunIds: string[];
+}
+
+export interface RunStore {
+  readonly path: string;
+  readonly driverName: string;
+
+  createRun(input: CreateRunInput): RunSummary;
+  appendCheckpoint(checkpoint: Checkpoint): CheckpointSummary;
+  beginToolCall(runId: string, input: BeginToolCallInput): ToolCallRecord;
+  finishToolCall(runId: string, toolCallId: string, input: FinishToolCallInput): ToolCallRecord;
+  finishRun(runId: string, input: FinishRunInput): RunSummary;
+  heartbeat(runId: string, at: number): void;
+
+  hasRun(runId: string): boolean;
+  getRun(runId: string): RunSummary;
+  listRuns(options?: ListRunsOptions): { runs: RunSummary[]; total: number };
+  listCheckpoints(runId: string, range?: { offset?: number; limit?: number }): CheckpointSummary[];
+  getCheckpoint(checkpointId: string): Checkpoint;
+  getCheckpointAt(runId: string, index: number): Checkpoint;
+  getToolCall(runId: string, toolCallId: string): ToolCallRecord;
+  listToolCalls(runId: string): ToolCallRecord[];
+  /** Recorded calls of `toolName` with `argsHash` in any of `runIds`, oldest first (the tool cassette). */
+  findToolCalls(runIds: readonly string[], toolName: string, argsHash: string): ToolCallRecord[];
+
+  deleteRun(runId: string): void;
+  exportRun(runId: string): DebugRun;
+  /** Loads a DebugRun (validated) in one transaction; fails without writing anything when the run id exists. */
+  loadRun(run: unknown, options?: { where?: string; replace?: boolean }): RunSummary;
+
+  saveForkRequest(record: ForkRequestRecord): void;
+  getForkRequest(forkRequestId: string): ForkRequestRecord;
+
+  /** Current value of the store-wide change counter. */
+  changeSeq(): number;
+  /** Runs written or deleted after `since` (for live views that must not re-read everything). */
+  changesSince(since: number): StoreChanges;
+
+  /** Runs `fn` in one write transaction (nested calls join the outer one). */
+  transaction<T>(fn: () => T): T;
+  close(): void;
+}

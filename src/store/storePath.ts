@@ -1,0 +1,14 @@
+/** Where the run store lives: `--store` beats `OCDB_STORE` beats `<cwd>/.ocdb/runs.db`. */
+import * as path from 'node:path';
+
+export const DEFAULT_STORE_RELATIVE = path.join('.ocdb', 'runs.db');
+
+export function resolveStorePath(
+  explicit?: string,
+  env: NodeJS.ProcessEnv = process.env,
+  cwd: string = process.cwd(),
+): string {
+  const chosen = explicit && explicit.length > 0 ? explicit : env.OCDB_STORE;
+  if (chosen && chosen.length > 0) return path.resolve(cwd, chosen);
+  return path.join(cwd, DEFAULT_STORE_RELATIVE);
+}

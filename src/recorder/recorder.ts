@@ -25,6 +25,8 @@ export interface RecorderOptions {
   now?: () => number;
   /** Id generator; default random UUIDs. */
   newId?: (kind: 'run' | 'checkpoint' | 'toolCall') => string;
+  /** The process recorded as the runs' owner for crash detection; default this process. */
+  ownerPid?: number;
   /** Heartbeat period while a run is open, so a dead recorder shows as crashed; 0 disables. Default 5000. */
   heartbeatMs?: number;
 }
@@ -32,10 +34,12 @@ export interface RecorderOptions {
 export class Recorder {
   private readonly env: RecorderEnv;
   private readonly owned: boolean;
+  private readonly ownerPid: number | undefined;
   private readonly runs = new Set<RunRecorder>();
 
   constructor(options: RecorderOptions = {}) {
     this.owned = options.runStore === undefined;
+    this.ownerPid = options.ownerPid;
     const store = options.runStore ?? openRunStore(resolveStorePath(options.store));
     this.env = {
       store,
@@ -67,6 +71,7 @@ export class Recorder {
       startedAt: this.env.now(),
       metadata: data.metadata,
       artifactRefs: data.artifactRefs,
+      ownerPid: this.ownerPid,
     });
     const run = new RunRecorder(this.env, runId, {
       messages: data.messages ?? [],

@@ -142,6 +142,11 @@ export interface RunStore {
   finishToolCall(runId: string, toolCallId: string, input: FinishToolCallInput): ToolCallRecord;
   finishRun(runId: string, input: FinishRunInput): RunSummary;
   heartbeat(runId: string, at: number): void;
+  /**
+   * Sets the process that owns a `running` run (crash detection), or clears it with null: a fork waiting for
+   * its runner or agent program has no owner and is not shown as crashed. A runner claims it with its pid.
+   */
+  setRunOwner(runId: string, owner: { pid: number; at: number } | null): void;
 
   hasRun(runId: string): boolean;
   getRun(runId: string): RunSummary;

@@ -317,6 +317,19 @@ export class SqliteRunStore implements RunStore {
     });
   }
 
+  setRunOwner(runId: string, owner: { pid: number; at: number } | null): void {
+    this.transaction(() => {
+      this.requireRunning(runId);
+      this.sql('UPDATE runs SET owner_pid = ?, owner_host = ?, heartbeat_at = ? WHERE run_id = ?').run(
+        owner?.pid ?? null,
+        owner ? THIS_HOST : null,
+        owner?.at ?? null,
+        runId,
+      );
+      this.touchRun(runId);
+    });
+  }
+
   deleteRun(runId: string): void {
     this.transaction(() => {
       this.requireRunRow(runId);

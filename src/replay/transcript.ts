@@ -1,0 +1,195 @@
+/**
+ * The transcript of a run: a plain-text document with one line per
+ * checkpoint (plus a run header and a separator per ReAct step), readable on
+ * its own — roles, text excerpts, tool calls with args, results, errors,
+ * usage. The debugger points stack frames at these lines and maps source
+ * breakpoints back to checkpoints; the extension shows the same text as a
+ * document (language `agent-transcript`). Pure: no I/O, no DAP, no vscode —
+ * checkpoints come through the `load` callback.
+ *
+ * Line numbers in `TranscriptLine` are 0-based (like vscode.Position); the
+ * debug session converts them for DAP clients.
+ */
+import { messageText, messageToolCalls, type Checkpoint, type Message, type ToolCallRecord } from '../model';
+import type { CheckpointSummary, RunSummary } from '../store';
+
+/** The line of one checkpoint in the transcript. */
+export interface TranscriptLine {
+  /** 0-based line number in `text`. */
+  line: number;
+  checkpointId: string;
+  /** Position of the checkpoint in its run, 0-based. */
+  checkpointIndex: number;
+  boundary: CheckpointSummary['boundary'];
+  stepIndex: number;
+  toolCallId?: string;
+  toolName?: string;
+}
+
+export interface Transcript {
+  text: string;
+  /** One entry per checkpoint, in run order (line numbers ascending). */
+  lines: TranscriptLine[];
+}
+
+export interface TranscriptOptions {
+  /** Longest excerpt of a message, args or result (characters). Default 100. */
+  excerptLength?: number;
+  /** The run's tool ledger; when given, tool lines need no checkpoint load. */
+  toolCalls?: readonly ToolCallRecord[];
+}
+
+/** Renders `value` as one line of at most `max` characters. */
+export function excerpt(value: unknown, max: number): string {
+  let text: string;
+  if (typeof value === 'string') text = value;
+  else {
+    try {
+      text = JSON.stringify(value) ?? String(value);
+    } catch {
+      text = String(value);
+    }
+  }
+  text = text.replace(/\s+/g, ' ').trim();
+  return text.length > max ? `${text.slice(0, Math.max(0, max - 1))}…` : text;
+}
+
+function lastOfRole(messages: readonly Message[], role: Message['role']): Message | undefined {
+  for (let i = messages.length - 1; i >= 0; i--) if (messages[i]?.role === role) return messages[i];
+  return undefined;
+}
+
+function usageText(s: CheckpointSummary): string {
+  return s.usage
+    ? ` · usage ${s.usage.inputTokens} in / ${s.usage.outputTokens} out${s.usage.captured ? ' (captured)' : ''}`
+    : '';
+}
+
+function toolLine(s: CheckpointSummary, call: ToolCallRecord | undefined, max: number): string {
+  const name = call?.toolName ?? s.toolName ?? 'unknown tool';
+  if (s.boundary === 'before_tool_call') {
+    const effect = call ? ` · ${call.sideEffectLevel} · ${call.replayPolicy}` : '';
+    return `${name}(${call ? excerpt(call.args, max) : ''})${effect}`;
+  }
+  if (!call) return `${name} finished`;
+  const ms = call.endedAt === undefined ? '' : ` · ${call.endedAt - call.startedAt} ms`;
+  if (call.error !== undefined) return `${name} ✗ error: ${excerpt(call.error, max)}${ms}`;
+  return `${name} → ${excerpt(call.result, max)}${ms}`;
+}
+
+/** The text after `[index] boundary · ` for one checkpoint. */
+function describe(
+  s: CheckpointSummary,
+  run: RunSummary,
+  load: (checkpointId: string) => Checkpoint,
+  calls: ReadonlyMap<string, ToolCallRecord> | undefined,
+  max: number,
+  first: boolean,
+): string {
+  switch (s.boundary) {
+    case 'before_prompt_build': {
+      const cp = load(s.checkpointId);
+      const user = lastOfRole(cp.messages, 'user');
+      const who = first && user ? ` · user: ${excerpt(messageText(user), max)}` : '';
+      return `${s.messageCount} messages${who}`;
+    }
+    case 'before_model_call': {
+      const cp = load(s.checkpointId);
+      const model = cp.model ? ` · model ${cp.model.provider}/${cp.model.model}` : '';
+      const prompt = s.promptVersion ? ` · prompt ${s.promptVersion}` : '';
+      return `${s.messageCount} messages${model}${prompt}`;
+    }
+    case 'after_model_call': {
+      const cp = load(s.checkpointId);
+      const reply = cp.messages[cp.messages.length - 1];
+      const parts: string[] = [`finish ${s.finishReason ?? '?'}`];
+      const text = reply && reply.role === 'assistant' ? messageText(reply) : '';
+      if (text) parts.push(`assistant: ${excerpt(text, max)}`);
+      const requested = reply && reply.role === 'assistant' ? messageToolCalls(reply) : [];
+      for (const c of requested) parts.push(`→ ${c.toolName}(${excerpt(c.args, Math.floor(max / 2))})`);
+      return parts.join(' · ') + usageText(s);
+    }
+    case 'before_tool_call':
+    case 'after_tool_call': {
+      let call = s.toolCallId ? calls?.get(s.toolCallId) : undefined;
+      if (!call && s.toolCallId) {
+        call = load(s.checkpointId).toolLedgerSnapshot.find((t) => t.toolCallId === s.toolCallId);
+      }
+      return toolLine(s, call, max);
+    }
+    case 'agent_end': {
+      const cp = load(s.checkpointId);
+      const reply = lastOfRole(cp.messages, 'assistant');
+      const status = run.crashed ? 'crashed' : run.status;
+      const err = run.error !== undefined ? ` · error: ${excerpt(run.error, max)}` : '';
+      const text = reply ? ` · assistant: ${excerpt(messageText(reply), max)}` : '';
+      return `${status} · ${s.messageCount} messages${err}${text}`;
+    }
+    default: {
+      const unreachable: never = s.boundary;
+      return String(unreachable);
+    }
+  }
+}
+
+/**
+ * Renders the transcript of `run`. `checkpoints` are the run's summaries in
+ * order; `load` fetches a full checkpoint when a line needs its messages.
+ */
+export function renderTranscript(
+  run: RunSummary,
+  checkpoints: readonly CheckpointSummary[],
+  load: (checkpointId: string) => Checkpoint,
+  options: TranscriptOptions = {},
+): Transcript {
+  const max = options.excerptLength ?? 100;
+  const calls = options.toolCalls ? new Map(options.toolCalls.map((t) => [t.toolCallId, t])) : undefined;
+  const out: string[] = [];
+  const lines: TranscriptLine[] = [];
+  const status = run.crashed ? 'crashed' : run.status;
+  out.push(`# run ${run.runId} · agent ${run.agentId} · ${status} · ${run.mode} · ${run.checkpointCount} checkpoints`);
+  if (run.parentRunId) out.push(`# forked from ${run.parentRunId} @ ${run.forkFromCheckpointId ?? '?'}`);
+  out.push(
+    `# ${run.stepCount} steps · ${run.toolCallCount} tool calls (${run.toolErrorCount} errors) · tokens ${run.inputTokens} in / ${run.outputTokens} out`,
+  );
+  let step: number | undefined;
+  checkpoints.forEach((s, i) => {
+    if (s.stepIndex !== step) {
+      step = s.stepIndex;
+      out.push('');
+      out.push(s.boundary === 'agent_end' || s.stepIndex < 0 ? '── end ──' : `── step ${s.stepIndex} ──`);
+    }
+    const line: TranscriptLine = {
+      line: out.length,
+      checkpointId: s.checkpointId,
+      checkpointIndex: s.index,
+      boundary: s.boundary,
+      stepIndex: s.stepIndex,
+    };
+    if (s.toolCallId) line.toolCallId = s.toolCallId;
+    if (s.toolName) line.toolName = s.toolName;
+    lines.push(line);
+    out.push(`[${s.index}] ${s.boundary} · ${describe(s, run, load, calls, max, i === 0)}`);
+  });
+  return { text: out.join('\n') + '\n', lines };
+}
+
+/** The 0-based line of `checkpointId`, or undefined when the transcript has none. */
+export function lineOfCheckpoint(transcript: Pick<Transcript, 'lines'>, checkpointId: string): number | undefined {
+  return transcript.lines.find((l) => l.checkpointId === checkpointId)?.line;
+}
+
+/** The checkpoint line at 0-based `line` exactly, or undefined (header, separator, blank). */
+export function checkpointAtLine(transcript: Pick<Transcript, 'lines'>, line: number): TranscriptLine | undefined {
+  // lines are ascending: binary search
+  let lo = 0;
+  let hi = transcript.lines.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const l = transcript.lines[mid] as TranscriptLine;
+    if (l.line === line) return l;
+    if (l.line < line) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return undefined;
+}

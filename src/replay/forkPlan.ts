@@ -1,0 +1,215 @@
+/**
+ * Fork planning: from a ForkConfig and the store, the effective replay policy
+ * of every tool the source run (and its lineage) used, the merged and
+ * validated runtime context of the fork's first checkpoint, and the hazard
+ * report (tools that would re-execute with write / external_irreversible
+ * effects). Reads the store, writes nothing; no UI, no network.
+ */
+import {
+  OcdbError,
+  SIDE_EFFECT_LEVELS,
+  applyContextPatch,
+  hazardOf,
+  parseWith,
+  resolvePolicy,
+  ForkConfigSchema,
+  type Checkpoint,
+  type ForkConfig,
+  type Hazard,
+  type ModelConfig,
+  type ModelMode,
+  type PolicySource,
+  type ReplayPolicy,
+  type RuntimeContextSnapshot,
+  type SideEffectLevel,
+  type ToolCallRecord,
+} from '../model';
+import type { RunStore } from '../store';
+import { lineageOf } from './lineage';
+
+/** One tool the source run used, and what a fork would do with it. */
+export interface ToolPlanEntry {
+  toolName: string;
+  /** The most severe side-effect level recorded for the tool. */
+  sideEffectLevel: SideEffectLevel;
+  /** The policy recorded with that call. */
+  recordedPolicy: ReplayPolicy;
+  /** Effective policy: named entry, then '*', then recorded. */
+  policy: ReplayPolicy;
+  source: PolicySource;
+  /** Calls recorded in the source run after the fork checkpoint (what the fork will meet again if the agent repeats itself). */
+  callsAfterForkPoint: number;
+  /** Calls recorded across the lineage. */
+  recordedCalls: number;
+  /** Set when the effective policy would re-execute a write / external_irreversible tool. */
+  hazard?: Hazard;
+  /** mock_result without an entry in toolMockResults: the fork would fail when the tool is called. */
+  mockMissing?: boolean;
+}
+
+export interface ForkPlan {
+  config: ForkConfig;
+  sourceRunId: string;
+  sourceCheckpointId: string;
+  /** Position of the source checkpoint in its run. */
+  sourceCheckpointIndex: number;
+  /** The source run followed by its ancestors: where the tool cassette is looked up. */
+  lineage: string[];
+  modelMode: ModelMode;
+  /** The model of the fork's first checkpoint (override applied). */
+  model?: ModelConfig;
+  /** The prompt version of the fork's first checkpoint (override applied). */
+  promptVersion?: string;
+  /** The merged, validated runtime context of the fork's first checkpoint. */
+  runtimeContext: RuntimeContextSnapshot;
+  /** Runtime-context paths the patch changed (dotted), for display. */
+  changedPaths: string[];
+  tools: ToolPlanEntry[];
+  /** Every hazard, acknowledged or not (use openHazards() with the acknowledgements). */
+  hazards: Hazard[];
+  /** Human-readable notes (missing mocks, unnamed irreversible tools, ...). */
+  warnings: string[];
+}
+
+const SEVERITY: Readonly<Record<SideEffectLevel, number>> = Object.fromEntries(
+  SIDE_EFFECT_LEVELS.map((level, i) => [level, i]),
+) as Record<SideEffectLevel, number>;
+
+/** Loads the source checkpoint and checks that it belongs to the source run. */
+export function loadSourceCheckpoint(store: RunStore, config: ForkConfig): { checkpoint: Checkpoint; index: number } {
+  store.getRun(config.sourceRunId); // RunNotFound with a clear message
+  const checkpoint = store.getCheckpoint(config.sourceCheckpointId);
+  if (checkpoint.runId !== config.sourceRunId) {
+    throw new OcdbError(
+      'CheckpointNotFound',
+      `Checkpoint ${config.sourceCheckpointId} belongs to run ${checkpoint.runId}, not ${config.sourceRunId}; pick a checkpoint of the run you fork.`,
+      { checkpointId: config.sourceCheckpointId, runId: config.sourceRunId, path: 'sourceCheckpointId' },
+    );
+  }
+  const summaries = store.listCheckpoints(config.sourceRunId);
+  const index = summaries.findIndex((c) => c.checkpointId === checkpoint.checkpointId);
+  return { checkpoint, index };
+}
+
+/** Paths (dotted) whose value differs between two JSON-like values. */
+export function changedPaths(before: unknown, after: unknown, prefix = ''): string[] {
+  const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  if (isObj(before) && isObj(after)) {
+    const keys = new Set([...Object.keys(before), ...Object.keys(after)]);
+    return [...keys].flatMap((k) => changedPaths(before[k], after[k], prefix === '' ? k : `${prefix}.${k}`));
+  }
+  return JSON.stringify(before) === JSON.stringify(after) ? [] : [prefix];
+}
+
+/** Applies the patch, the model override and the prompt version override to the source state. */
+export function forkStartState(
+  checkpoint: Checkpoint,
+  config: ForkConfig,
+): { runtimeContext: RuntimeContextSnapshot; model?: ModelConfig; promptVersion?: string } {
+  const patched = applyContextPatch(checkpoint.runtimeContext, config.contextPatch);
+  let model = checkpoint.model ? { ...checkpoint.model } : undefined;
+  const override = config.modelOverride;
+  if (override?.mode === 'override') {
+    if (!override.model) {
+      throw new OcdbError(
+        'InvalidInput',
+        'modelOverride.model: a model is required when modelOverride.mode is "override" (e.g. { mode: "override", provider: "openai", model: "gpt-4o-mini" })',
+        { path: 'modelOverride.model' },
+      );
+    }
+    const provider = override.provider ?? model?.provider ?? patched.model.provider;
+    model = { ...(model ?? {}), provider, model: override.model };
+    patched.model = { ...patched.model, provider, model: override.model };
+  }
+  let promptVersion = checkpoint.promptVersion ?? patched.model.promptVersion;
+  if (config.promptVersionOverride !== undefined) {
+    promptVersion = config.promptVersionOverride;
+    patched.model = { ...patched.model, promptVersion };
+  }
+  return { runtimeContext: patched, model, promptVersion };
+}
+
+/** Every tool recorded in the lineage (and in the checkpoint's ledger snapshot), most severe call per tool. */
+function recordedTools(store: RunStore, lineage: string[], checkpoint: Checkpoint): Map<string, ToolCallRecord[]> {
+  const byTool = new Map<string, ToolCallRecord[]>();
+  const seen = new Set<string>();
+  const add = (record: ToolCallRecord, runId: string) => {
+    const key = `${runId}\u0000${record.toolCallId}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    const list = byTool.get(record.toolName) ?? [];
+    list.push(record);
+    byTool.set(record.toolName, list);
+  };
+  for (const runId of lineage) for (const record of store.listToolCalls(runId)) add(record, runId);
+  for (const record of checkpoint.toolLedgerSnapshot) add(record, checkpoint.runId);
+  return byTool;
+}
+
+/** Builds the plan of a fork (validating the config); throws RunNotFound / CheckpointNotFound / InvalidInput. */
+export function planFork(store: RunStore, input: ForkConfig): ForkPlan {
+  const config = parseWith(ForkConfigSchema, input, 'fork config');
+  const { checkpoint, index } = loadSourceCheckpoint(store, config);
+  const start = forkStartState(checkpoint, config);
+  const lineage = lineageOf(store, config.sourceRunId);
+
+  const afterCounts = new Map<string, number>();
+  for (const c of store.listCheckpoints(config.sourceRunId, { offset: index + 1 })) {
+    if (c.boundary === 'before_tool_call' && c.toolName) {
+      afterCounts.set(c.toolName, (afterCounts.get(c.toolName) ?? 0) + 1);
+    }
+  }
+
+  const tools: ToolPlanEntry[] = [];
+  const hazards: Hazard[] = [];
+  const warnings: string[] = [];
+  const byTool = recordedTools(store, lineage, checkpoint);
+  for (const toolName of [...byTool.keys()].sort()) {
+    const calls = byTool.get(toolName) ?? [];
+    const worst = calls.reduce((a, b) => (SEVERITY[b.sideEffectLevel] >= SEVERITY[a.sideEffectLevel] ? b : a));
+    const resolved = resolvePolicy(toolName, worst.replayPolicy, config.toolPolicyMap);
+    const hazard = hazardOf(toolName, worst.sideEffectLevel, resolved);
+    const mockMissing =
+      resolved.policy === 'mock_result' &&
+      !(config.toolMockResults && Object.hasOwn(config.toolMockResults, toolName)) &&
+      !(start.runtimeContext.tools.toolMocks && Object.hasOwn(start.runtimeContext.tools.toolMocks, toolName));
+    if (hazard) hazards.push(hazard);
+    if (mockMissing) {
+      warnings.push(
+        `${toolName} is set to mock_result but toolMockResults has no entry for it: the fork fails if it is called`,
+      );
+    }
+    tools.push({
+      toolName,
+      sideEffectLevel: worst.sideEffectLevel,
+      recordedPolicy: worst.replayPolicy,
+      policy: resolved.policy,
+      source: resolved.source,
+      callsAfterForkPoint: afterCounts.get(toolName) ?? 0,
+      recordedCalls: calls.length,
+      ...(hazard ? { hazard } : {}),
+      ...(mockMissing ? { mockMissing } : {}),
+    });
+  }
+  for (const name of Object.keys(config.toolPolicyMap ?? {})) {
+    if (name !== '*' && !byTool.has(name)) {
+      warnings.push(`toolPolicyMap names ${name}, which the run never called`);
+    }
+  }
+
+  return {
+    config,
+    sourceRunId: config.sourceRunId,
+    sourceCheckpointId: config.sourceCheckpointId,
+    sourceCheckpointIndex: index,
+    lineage,
+    modelMode: config.modelOverride?.mode ?? 'captured',
+    ...(start.model ? { model: start.model } : {}),
+    ...(start.promptVersion !== undefined ? { promptVersion: start.promptVersion } : {}),
+    runtimeContext: start.runtimeContext,
+    changedPaths: changedPaths(checkpoint.runtimeContext, start.runtimeContext),
+    tools,
+    hazards,
+    warnings,
+  };
+}

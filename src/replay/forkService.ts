@@ -1,0 +1,146 @@
+/**
+ * ForkService: the one write path that creates forks, whether the request
+ * comes from the debugger, the webview, the CLI or HTTP. `plan()` answers the
+ * policies, the merged context and the hazard report; `create()` refuses while
+ * a hazard is open (ForkRejected with details.hazards) and otherwise writes, in
+ * one store transaction, the fork run (mode `fork`, parentRunId,
+ * forkFromCheckpointId), its first checkpoint (the source checkpoint with the
+ * patch and overrides applied) and a `pending` fork request. The source run is
+ * never modified. Depends on model/ and the RunStore contract only; no UI.
+ */
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { OcdbError, openHazards, parseWith, type Checkpoint, type ForkConfig } from '../model';
+import type { ForkRequestRecord, ForkRequestStatus, RunStore } from '../store';
+import { loadSourceCheckpoint, planFork, type ForkPlan } from './forkPlan';
+
+export type { ForkPlan, ToolPlanEntry } from './forkPlan';
+
+export interface ForkServiceOptions {
+  /** Clock (ms since epoch); default Date.now. */
+  now?: () => number;
+  /** Id generator; default random UUIDs. */
+  newId?: (kind: 'run' | 'checkpoint' | 'forkRequest') => string;
+}
+
+export interface CreatedFork {
+  runId: string;
+  forkRequestId: string;
+  plan: ForkPlan;
+}
+
+const AcknowledgedSchema = z.array(z.string().min(1));
+
+/** Metadata key under which a fork run records where it came from. */
+export const FORK_METADATA_KEY = 'fork';
+
+export class ForkService {
+  private readonly now: () => number;
+  private readonly newId: (kind: 'run' | 'checkpoint' | 'forkRequest') => string;
+
+  constructor(
+    private readonly store: RunStore,
+    options: ForkServiceOptions = {},
+  ) {
+    this.now = options.now ?? Date.now;
+    this.newId = options.newId ?? (() => randomUUID());
+  }
+
+  /** The effective policy of every tool, the merged context and the hazard report. Writes nothing. */
+  plan(config: ForkConfig): ForkPlan {
+    return planFork(this.store, config);
+  }
+
+  /**
+   * Creates the fork run and a `pending` fork request, or throws ForkRejected
+   * listing the hazards `acknowledgedTools` leaves open ('*' never unlocks an
+   * external_irreversible tool: only its own name in toolPolicyMap plus an
+   * acknowledgement does).
+   */
+  create(config: ForkConfig, acknowledgedTools: readonly string[] = []): CreatedFork {
+    const acknowledged = parseWith(AcknowledgedSchema, acknowledgedTools, 'acknowledgedTools');
+    const plan = this.plan(config);
+    const open = openHazards(plan.hazards, acknowledged);
+    if (open.length > 0) {
+      const names = open.map((h) => `${h.toolName} (${h.sideEffectLevel}, ${h.policy} from ${h.source})`).join(', ');
+      throw new OcdbError(
+        'ForkRejected',
+        `Fork of ${plan.sourceRunId} rejected: ${open.length} tool${open.length > 1 ? 's' : ''} would run again with side effects: ${names}. ${open
+          .map((h) => h.reason)
+          .join('; ')}.`,
+        { hazards: open, sourceRunId: plan.sourceRunId, sourceCheckpointId: plan.sourceCheckpointId },
+      );
+    }
+    const forkRequestId = this.newId('forkRequest');
+    const runId = this.newId('run');
+    const at = this.now();
+    this.store.transaction(() => {
+      const source = this.store.getRun(plan.sourceRunId);
+      const { checkpoint } = loadSourceCheckpoint(this.store, plan.config);
+      this.store.createRun({
+        runId,
+        sessionId: source.sessionId,
+        agentId: source.agentId,
+        mode: 'fork',
+        parentRunId: plan.sourceRunId,
+        forkFromCheckpointId: plan.sourceCheckpointId,
+        startedAt: at,
+        metadata: {
+          ...source.metadata,
+          [FORK_METADATA_KEY]: {
+            forkRequestId,
+            sourceRunId: plan.sourceRunId,
+            sourceCheckpointId: plan.sourceCheckpointId,
+            modelMode: plan.modelMode,
+            changedPaths: plan.changedPaths,
+            acknowledgedTools: acknowledged,
+          },
+        },
+      });
+      this.store.appendCheckpoint(this.firstCheckpoint(checkpoint, plan, runId, at));
+      this.store.saveForkRequest({
+        forkRequestId,
+        sourceRunId: plan.sourceRunId,
+        sourceCheckpointId: plan.sourceCheckpointId,
+        forkRunId: runId,
+        config: plan.config,
+        acknowledgedTools: acknowledged,
+        status: 'pending',
+        createdAt: at,
+        updatedAt: at,
+      });
+      this.store.setRunOwner(runId, null);
+    });
+    return { runId, forkRequestId, plan };
+  }
+
+  /** The fork request record (ForkNotFound when unknown). */
+  getRequest(forkRequestId: string): ForkRequestRecord {
+    return this.store.getForkRequest(forkRequestId);
+  }
+
+  /** Moves a fork request to `status` (pending -> running -> waiting_for_agent / completed / failed), with the error when failed. */
+  setStatus(forkRequestId: string, status: ForkRequestStatus, error?: unknown): ForkRequestRecord {
+    const record = this.store.getForkRequest(forkRequestId);
+    const next: ForkRequestRecord = { ...record, status, updatedAt: this.now() };
+    if (error !== undefined) next.error = error;
+    else delete next.error;
+    this.store.saveForkRequest(next);
+    return next;
+  }
+
+  private firstCheckpoint(source: Checkpoint, plan: ForkPlan, runId: string, at: number): Checkpoint {
+    const first: Checkpoint = {
+      ...structuredClone(source),
+      checkpointId: this.newId('checkpoint'),
+      runId,
+      runtimeContext: plan.runtimeContext,
+      createdAt: at,
+    };
+    if (plan.model) first.model = plan.model;
+    if (plan.promptVersion !== undefined) first.promptVersion = plan.promptVersion;
+    // Tokens of the source turn were spent by the source run, not by the fork.
+    if (first.usage) first.usage = { ...first.usage, captured: true };
+    return first;
+  }
+}

@@ -17,7 +17,8 @@ export const MIGRATIONS: readonly string[] = [
   CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
   INSERT INTO meta (key, value) VALUES ('change_seq', '0');
 
-  CREATE TABLE blobs (hash TEXT PRIMARY KEY, data TEXT NOT NULL) WITHOUT ROWID;
+  -- a rowid table on purpose: WITHOUT ROWID b-trees spill ~1 KB rows into mostly empty overflow pages
+  CREATE TABLE blobs (hash TEXT PRIMARY KEY, data TEXT NOT NULL);
 
   CREATE TABLE list_nodes (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -108,7 +109,7 @@ export const MIGRATIONS: readonly string[] = [
     error_json TEXT,
     created_at REAL NOT NULL,
     updated_at REAL NOT NULL
-  ) WITHOUT ROWID;
+  );
   `,
 ];
 

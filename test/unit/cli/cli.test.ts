@@ -1,0 +1,137 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { tmpDir } from '../../helpers/tmp';
+
+const ROOT = join(__dirname, '..', '..', '..');
+const CLI = join(ROOT, 'dist', 'cli.js');
+
+function ocdb(args: string[], env: NodeJS.ProcessEnv = {}) {
+  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { ...process.env, ...env } });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+test('the built ocdb exists (npm install / npm run build made it)', () => {
+  assert.ok(existsSync(CLI), `${CLI} missing: run npm run build`);
+});
+
+test('ocdb demo then ocdb runs lists the demo runs; --json has the summary fields', () => {
+  const store = join(tmpDir(), 'd.db');
+  const demo = ocdb(['demo', '--store', store]);
+  assert.equal(demo.code, 0, demo.err);
+  const table = ocdb(['runs', '--store', store]);
+  assert.equal(table.code, 0, table.err);
+  assert.match(table.out, /demo-support-refund\s+support-desk\s+completed/);
+  assert.match(table.out, /demo-research-crashed\s+research-scout\s+crashed/);
+  const json = ocdb(['runs', '--json', '--store', store]);
+  const runs = JSON.parse(json.out) as Record<string, unknown>[];
+  assert.equal(runs.length, 7);
+  for (const key of [
+    'runId',
+    'agentId',
+    'sessionId',
+    'status',
+    'mode',
+    'startedAt',
+    'checkpointCount',
+    'toolCallCount',
+  ]) {
+    assert.ok(
+      runs.every((r) => key in r),
+      `every summary has ${key}`,
+    );
+  }
+  const fork = runs.find((r) => r.mode === 'fork');
+  assert.equal(fork?.parentRunId, 'demo-support-refund');
+  const filtered = JSON.parse(ocdb(['runs', '--json', '--agent', 'code-fixer', '--store', store]).out) as unknown[];
+  assert.equal(filtered.length, 2);
+  const viaEnv = ocdb(['runs', '--json'], { OCDB_STORE: store });
+  assert.equal((JSON.parse(viaEnv.out) as unknown[]).length, 7, 'OCDB_STORE names the store');
+});
+
+test('ocdb show prints the checkpoints and the tool ledger', () => {
+  const store = join(tmpDir(), 'd.db');
+  ocdb(['demo', '--store', store]);
+  const show = ocdb(['show', 'demo-support-refund', '--store', store]);
+  assert.equal(show.code, 0, show.err);
+  assert.match(show.out, /checkpoints 48/);
+  assert.match(show.out, /issue_refund\s+external_irreversible\s+forbid_replay/);
+  assert.match(show.out, /ERROR .*UpstreamTimeout/);
+  const missing = ocdb(['show', 'no-such-run', '--store', store]);
+  assert.notEqual(missing.code, 0);
+  assert.match(missing.err, /No run no-such-run/);
+});
+
+test('export -> load into a fresh store -> export is byte-identical', () => {
+  const dir = tmpDir();
+  const a = join(dir, 'a.db');
+  const b = join(dir, 'b.db');
+  ocdb(['demo', '--store', a]);
+  const first = ocdb(['export', 'demo-support-refund-auditor', '--store', a]);
+  assert.equal(first.code, 0, first.err);
+  writeFileSync(join(dir, 'run.json'), first.out);
+  const load = ocdb(['load', join(dir, 'run.json'), '--store', b]);
+  assert.equal(load.code, 0, load.err);
+  const second = ocdb(['export', 'demo-support-refund-auditor', '--store', b]);
+  assert.equal(second.out, first.out);
+});
+
+test('ocdb load of a file with an unknown boundary fails naming the field path and leaves the store unchanged', () => {
+  const dir = tmpDir();
+  const store = join(dir, 'd.db');
+  ocdb(['demo', '--store', store]);
+  const run = JSON.parse(ocdb(['export', 'demo-coding-fix', '--store', store]).out);
+  run.runId = 'edited';
+  run.checkpoints.forEach((c: { runId: string; checkpointId: string }) => {
+    c.runId = 'edited';
+    c.checkpointId = `edited-${c.checkpointId}`;
+  });
+  run.checkpoints[3].boundary = 'before_coffee';
+  writeFileSync(join(dir, 'bad.json'), JSON.stringify(run));
+  const before = ocdb(['runs', '--json', '--store', store]).out;
+  const load = ocdb(['load', join(dir, 'bad.json'), '--store', store]);
+  assert.notEqual(load.code, 0);
+  assert.match(load.err, /checkpoints\[3\]\.boundary/);
+  assert.equal(ocdb(['runs', '--json', '--store', store]).out, before);
+});
+
+test('usage errors and unknown commands say so on stderr with a non-zero code', () => {
+  const unknown = ocdb(['frobnicate']);
+  assert.equal(unknown.code, 2);
+  assert.match(unknown.err, /unknown command 'frobnicate'/);
+  const badFlag = ocdb(['runs', '--bogus']);
+  assert.equal(badFlag.code, 2);
+  assert.match(badFlag.err, /bogus/);
+  const help = ocdb(['show', '--help']);
+  assert.equal(help.code, 0);
+  assert.match(help.out, /Usage: ocdb show <runId>/);
+  const noStore = ocdb(['runs', '--store', join(tmpDir(), 'missing.db')]);
+  assert.equal(noStore.code, 1);
+  assert.match(noStore.err, /No run store at/);
+});
+
+test("the README's recording example records a run that ocdb show prints", () => {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const match = /<!-- recording-example -->\s*```js\n([\s\S]*?)```/.exec(readme);
+  assert.ok(match, 'README has a ```js block after <!-- recording-example -->');
+  // Inside the package folder, `agent-time-travel/recorder` resolves to this package (self-reference via exports).
+  const dir = join(ROOT, '.cache');
+  const file = join(dir, `readme-example-${process.pid}.js`);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(file, match[1] as string);
+  const store = join(tmpDir(), 'example.db');
+  try {
+    const r = spawnSync(process.execPath, [file], { encoding: 'utf8', env: { ...process.env, OCDB_STORE: store } });
+    assert.equal(r.status, 0, r.stderr);
+    const runs = JSON.parse(ocdb(['runs', '--json', '--store', store]).out) as { runId: string; status: string }[];
+    assert.equal(runs.length, 1);
+    assert.equal(runs[0]?.status, 'completed');
+    const show = ocdb(['show', runs[0]!.runId, '--store', store]);
+    assert.equal(show.code, 0, show.err);
+    assert.match(show.out, /lookup_order/);
+  } finally {
+    rmSync(file, { force: true });
+  }
+});

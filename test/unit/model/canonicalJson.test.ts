@@ -1,0 +1,25 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { test } from 'node:test';
+import { argsHash, canonicalJson } from '../../../src/model';
+
+test('canonical JSON sorts keys at every depth and has no whitespace', () => {
+  assert.equal(
+    canonicalJson({ b: 1, a: { d: [3, { z: 1, y: 2 }], c: 'x' } }),
+    '{"a":{"c":"x","d":[3,{"y":2,"z":1}]},"b":1}',
+  );
+  assert.equal(canonicalJson({ a: undefined, b: null }), '{"b":null}');
+  assert.equal(canonicalJson([undefined, 1]), '[null,1]');
+  assert.equal(canonicalJson('é"\n'), JSON.stringify('é"\n'));
+});
+
+test('argsHash is 16 hex chars of SHA-256 of the canonical JSON, whatever the key order', () => {
+  const a = argsHash({ orderId: 'A-1', amount: 10, meta: { x: 1, y: [1, 2] } });
+  const b = argsHash({ meta: { y: [1, 2], x: 1 }, amount: 10, orderId: 'A-1' });
+  assert.equal(a, b);
+  assert.match(a, /^[0-9a-f]{16}$/);
+  const expected = createHash('sha256').update('{"amount":10,"meta":{"x":1,"y":[1,2]},"orderId":"A-1"}').digest('hex');
+  assert.equal(a, expected.slice(0, 16));
+  assert.notEqual(argsHash({ amount: 10 }), argsHash({ amount: 11 }));
+  assert.notEqual(argsHash([1, 2]), argsHash([2, 1]), 'array order matters');
+});

@@ -1,0 +1,43 @@
+import assert from 'node:assert/strict';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { canonicalJson, type Message } from '../../../src/model';
+import { openRecorder } from '../../../src/recorder';
+import { openRunStore } from '../../../src/store';
+import { testContext } from '../../helpers/context';
+import { tmpDir } from '../../helpers/tmp';
+
+function message(i: number): Message {
+  // ~1 KB of distinct text per message
+  const words = Array.from({ length: 140 }, (_, k) => `w${(i * 7919 + k * 104729) % 100000}`).join(' ');
+  return { role: i % 2 === 0 ? 'user' : 'assistant', content: `message ${i}: ${words}` };
+}
+
+test('a 500-checkpoint run growing one message per checkpoint takes under 2x its unique content on disk', () => {
+  const file = join(tmpDir(), 'runs.db');
+  const store = openRunStore(file);
+  const recorder = openRecorder({ runStore: store, heartbeatMs: 0 });
+  const ctx = testContext();
+  const run = recorder.startRun({ agentId: 'grower', runtimeContext: ctx });
+  const messages: Message[] = [];
+  for (let i = 0; i < 500; i++) {
+    messages.push(message(i));
+    run.checkpoint(i % 2 === 0 ? 'before_model_call' : 'after_model_call', { messages: [...messages] });
+  }
+  run.end();
+  recorder.close();
+  store.checkpointWal();
+  const unique =
+    messages.reduce((n, m) => n + Buffer.byteLength(canonicalJson(m)), 0) + Buffer.byteLength(canonicalJson(ctx));
+  const onDisk = statSync(file).size;
+  const naive = messages.reduce((n, _m, i) => n + Buffer.byteLength(canonicalJson(messages.slice(0, i + 1))), 0);
+  assert.ok(onDisk < 2 * unique, `store ${onDisk} B vs unique content ${unique} B`);
+  assert.ok(naive > 100 * onDisk, `a full-snapshot layout would hold ${naive} B`);
+  // and the API still returns whole checkpoints
+  const last = store.getCheckpointAt(run.runId, 499);
+  assert.equal(last.messages.length, 500);
+  assert.deepEqual(last.messages[250], messages[250]);
+  assert.equal(store.getCheckpointAt(run.runId, 9).messages.length, 10);
+  store.close();
+});

@@ -1,0 +1,81 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { openRunStore } from '../../../src/store';
+import { tmpDir } from '../../helpers/tmp';
+
+const LOOP = join(__dirname, '..', '..', 'fixtures', 'recordLoop.ts');
+
+function recordInChild(store: string, runId: string, count: number) {
+  return spawn(process.execPath, ['--import', 'tsx', LOOP, store, runId, String(count)], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+function waitForLines(child: ReturnType<typeof recordInChild>, n: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let seen = 0;
+    let buf = '';
+    child.stdout?.on('data', (d: Buffer) => {
+      buf += d.toString();
+      const lines = buf.split('\n');
+      buf = lines.pop() ?? '';
+      seen += lines.filter((l) => l.startsWith('checkpoint')).length;
+      if (seen >= n) resolve();
+    });
+    child.on('exit', (code) =>
+      seen >= n ? resolve() : reject(new Error(`child exited ${code} after ${seen} checkpoints`)),
+    );
+  });
+}
+
+test('a recorder killed with SIGKILL leaves a sound store, no half checkpoint, and the run shown as crashed', async () => {
+  const file = join(tmpDir(), 'runs.db');
+  const child = recordInChild(file, 'doomed', 0);
+  await waitForLines(child, 150);
+  child.kill('SIGKILL');
+  await new Promise((r) => child.on('exit', r));
+  const store = openRunStore(file, { create: false });
+  try {
+    assert.equal(store.integrityCheck(), 'ok');
+    const run = store.getRun('doomed');
+    assert.equal(run.status, 'running');
+    assert.equal(run.crashed, true, 'a dead recorder is shown as crashed');
+    assert.ok(run.checkpointCount >= 150);
+    // every checkpoint the store lists reads back whole, messages growing one by one
+    const summaries = store.listCheckpoints('doomed');
+    assert.equal(summaries.length, run.checkpointCount);
+    summaries.forEach((s, i) => {
+      const cp = store.getCheckpoint(s.checkpointId);
+      assert.equal(cp.messages.length, i + 2);
+      assert.equal(s.index, i);
+    });
+  } finally {
+    store.close();
+  }
+});
+
+test('two processes recording into one store at once lose nothing', async () => {
+  const file = join(tmpDir(), 'runs.db');
+  const a = recordInChild(file, 'proc-a', 300);
+  const b = recordInChild(file, 'proc-b', 300);
+  const codes = await Promise.all([a, b].map((c) => new Promise<number | null>((r) => c.on('exit', r))));
+  assert.deepEqual(codes, [0, 0]);
+  const store = openRunStore(file, { create: false });
+  try {
+    for (const id of ['proc-a', 'proc-b']) {
+      const run = store.getRun(id);
+      assert.equal(run.status, 'completed');
+      assert.equal(run.crashed, false);
+      assert.equal(run.checkpointCount, 301, `${id}: 300 checkpoints + agent_end`);
+      assert.equal(run.toolCallCount, 60);
+      const last = store.getCheckpointAt(id, 299);
+      assert.equal(last.messages.length, 301);
+      assert.match(String(last.messages[300]?.content), new RegExp(`^${id} turn 299`));
+    }
+    assert.equal(store.integrityCheck(), 'ok');
+  } finally {
+    store.close();
+  }
+});

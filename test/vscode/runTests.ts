@@ -1,0 +1,80 @@
+/**
+ * `npm run test:vscode`: the extension inside a real VS Code (code-server 4.100.3 + headless Chromium, installed on
+ * first use). Builds, then runs the phases in order — the extension-host suite (suite/*.vtest.ts), the UI flows
+ * (ui/*.ui.ts, screenshots in test-results/screenshots/), and the packaged .vsix installed into code-server — and
+ * prints `N passed, N failed`; exits non-zero on any failure. `--phase suite,ui,vsix` runs a subset;
+ * OCDB_VTEST_GREP narrows the tests by name.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { launchBrowser } from './browser';
+import { buildExtension, buildSuite } from './buildTests';
+import { ensureCodeServer } from './codeServer';
+import { printOutcome, type PhaseOutcome } from './outcome';
+import { runSuitePhase } from './suitePhase';
+import { runUiPhase } from './uiPhase';
+import { runVsixPhase } from './vsixPhase';
+
+const PHASES = ['suite', 'ui', 'vsix'] as const;
+type Phase = (typeof PHASES)[number];
+
+function selectedPhases(argv: string[]): Phase[] {
+  const i = argv.indexOf('--phase');
+  if (i < 0) return [...PHASES];
+  const wanted = (argv[i + 1] ?? '').split(',').filter(Boolean);
+  const unknown = wanted.filter((p) => !(PHASES as readonly string[]).includes(p));
+  if (unknown.length > 0 || wanted.length === 0) {
+    throw new Error(`--phase takes a comma-separated subset of ${PHASES.join(',')} (got ${argv[i + 1] ?? 'nothing'})`);
+  }
+  return wanted as Phase[];
+}
+
+async function main(): Promise<number> {
+  const started = Date.now();
+  const phases = selectedPhases(process.argv.slice(2));
+  const installStarted = Date.now();
+  ensureCodeServer();
+  const installMs = Date.now() - installStarted;
+  buildExtension();
+  const vtests = await buildSuite();
+  process.stdout.write(`built; suite files: ${vtests.join(', ')}; code-server ready in ${installMs} ms\n`);
+  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ocdb-vscode-test-'));
+  const outcomes: PhaseOutcome[] = [];
+  const browser = await launchBrowser();
+  try {
+    for (const phase of phases) {
+      const phaseStarted = Date.now();
+      try {
+        if (phase === 'suite') outcomes.push(await runSuitePhase(browser, workDir));
+        else if (phase === 'ui') outcomes.push(await runUiPhase(browser, workDir));
+        else outcomes.push(await runVsixPhase(browser, workDir));
+      } catch (e) {
+        const o = {
+          name: 'phase ran',
+          ok: false,
+          error: e instanceof Error ? (e.stack ?? e.message) : String(e),
+          durationMs: Date.now() - phaseStarted,
+        };
+        printOutcome(phase, o);
+        outcomes.push({ phase, results: [o] });
+      }
+    }
+  } finally {
+    await browser.close();
+  }
+  const all = outcomes.flatMap((o) => o.results);
+  const passed = all.filter((r) => r.ok).length;
+  const failed = all.length - passed;
+  process.stdout.write(`\nwork folder: ${workDir}\n`);
+  process.stdout.write(`${passed} passed, ${failed} failed (${((Date.now() - started) / 1000).toFixed(1)} s)\n`);
+  return failed > 0 || all.length === 0 ? 1 : 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (e: unknown) => {
+    process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n0 passed, 1 failed\n`);
+    process.exit(1);
+  },
+);

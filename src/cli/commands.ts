@@ -1,9 +1,10 @@
 /** Every `ocdb` subcommand, in the order `ocdb --help` lists them. Add a command here and nowhere else. */
 import type { CliCommand } from './cliCommand';
+import { dapCommand } from './commands/dapCommand';
 import { demoCommand } from './commands/demoCommand';
 import { exportCommand } from './commands/exportCommand';
 import { loadCommand } from './commands/loadCommand';
 import { runsCommand } from './commands/runsCommand';
 import { showCommand } from './commands/showCommand';
 
-export const COMMANDS: readonly CliCommand[] = [runsCommand, showCommand, exportCommand, loadCommand, demoCommand];
+export const COMMANDS: readonly CliCommand[] = [runsCommand, showCommand, exportCommand, loadCommand, demoCommand, dapCommand];

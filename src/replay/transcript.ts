@@ -59,6 +59,8 @@ function lastOfRole(messages: readonly Message[], role: Message['role']): Messag
   return undefined;
 }
 
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+
 function usageText(s: CheckpointSummary): string {
   return s.usage
     ? ` · usage ${s.usage.inputTokens} in / ${s.usage.outputTokens} out${s.usage.captured ? ' (captured)' : ''}`
@@ -91,13 +93,13 @@ function describe(
       const cp = load(s.checkpointId);
       const user = lastOfRole(cp.messages, 'user');
       const who = first && user ? ` · user: ${excerpt(messageText(user), max)}` : '';
-      return `${s.messageCount} messages${who}`;
+      return `${plural(s.messageCount, 'message')}${who}`;
     }
     case 'before_model_call': {
       const cp = load(s.checkpointId);
       const model = cp.model ? ` · model ${cp.model.provider}/${cp.model.model}` : '';
       const prompt = s.promptVersion ? ` · prompt ${s.promptVersion}` : '';
-      return `${s.messageCount} messages${model}${prompt}`;
+      return `${plural(s.messageCount, 'message')}${model}${prompt}`;
     }
     case 'after_model_call': {
       const cp = load(s.checkpointId);
@@ -123,7 +125,7 @@ function describe(
       const status = run.crashed ? 'crashed' : run.status;
       const err = run.error !== undefined ? ` · error: ${excerpt(run.error, max)}` : '';
       const text = reply ? ` · assistant: ${excerpt(messageText(reply), max)}` : '';
-      return `${status} · ${s.messageCount} messages${err}${text}`;
+      return `${status} · ${plural(s.messageCount, 'message')}${err}${text}`;
     }
     default: {
       const unreachable: never = s.boundary;
@@ -150,7 +152,7 @@ export function renderTranscript(
   out.push(`# run ${run.runId} · agent ${run.agentId} · ${status} · ${run.mode} · ${run.checkpointCount} checkpoints`);
   if (run.parentRunId) out.push(`# forked from ${run.parentRunId} @ ${run.forkFromCheckpointId ?? '?'}`);
   out.push(
-    `# ${run.stepCount} steps · ${run.toolCallCount} tool calls (${run.toolErrorCount} errors) · tokens ${run.inputTokens} in / ${run.outputTokens} out`,
+    `# ${plural(run.stepCount, 'step')} · ${plural(run.toolCallCount, 'tool call')} (${plural(run.toolErrorCount, 'error')}) · tokens ${run.inputTokens} in / ${run.outputTokens} out`,
   );
   let step: number | undefined;
   checkpoints.forEach((s, i) => {

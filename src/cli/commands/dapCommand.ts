@@ -1,0 +1,30 @@
+/**
+ * `ocdb dap`: the "Replay agent run" Debug Adapter over stdio, for any DAP
+ * client (VS Code's executable adapter, nvim-dap, Emacs dap-mode). stdout
+ * carries only DAP messages; the run, store and options come in the launch
+ * request. Resolves when the client closes the connection.
+ */
+import { AgentReplaySession } from '../../debug/agentReplaySession';
+import { EXIT, parseCommandArgs, type CliCommand } from '../cliCommand';
+
+export const dapCommand: CliCommand = {
+  name: 'dap',
+  summary: 'run the Debug Adapter (DAP) over stdio for any DAP client',
+  help: [
+    'Usage: ocdb dap',
+    '',
+    'Speaks the Debug Adapter Protocol on stdin/stdout. Launch arguments:',
+    '  runId (required), store (default: $OCDB_STORE, else ./.ocdb/runs.db),',
+    '  stopOnEntry (default true), checkpointId (optional start).',
+  ].join('\n'),
+  async run({ args, io }) {
+    parseCommandArgs(args, {}, false);
+    const session = new AgentReplaySession(io.env);
+    await new Promise<void>((resolve) => {
+      process.stdin.on('close', resolve);
+      process.stdin.on('end', resolve);
+      session.start(process.stdin, process.stdout);
+    });
+    return EXIT.ok;
+  },
+};

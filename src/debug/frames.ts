@@ -1,0 +1,125 @@
+/**
+ * Stack frames of a replayed run: the checkpoints from the current one back
+ * to the start, newest on top; for a fork, the frames before the fork point
+ * continue in the parent run (and its parent, ...). Paged by startFrame /
+ * levels without materialising all frames. Frame ids are handed out per stop.
+ * No DAP transport here: returns plain DAP-shaped objects.
+ */
+import type { DebugProtocol } from '@vscode/debugprotocol';
+import type { CheckpointSummary } from '../store';
+import type { RunView } from '../replay/runView';
+
+/** A run of consecutive frames: checkpoints `top` down to 0 of one run. */
+export interface FrameSegment {
+  view: RunView;
+  /** Highest checkpoint index shown (the current one for the first segment). */
+  top: number;
+}
+
+/** What a frame id stands for. */
+export interface FrameRef {
+  view: RunView;
+  index: number;
+}
+
+/** `step 3 · before_tool_call · issue_refund` (agent_end: `end · agent_end`). */
+export function frameName(s: CheckpointSummary): string {
+  const step = s.boundary === 'agent_end' || s.stepIndex < 0 ? 'end' : `step ${s.stepIndex}`;
+  return s.toolName ? `${step} · ${s.boundary} · ${s.toolName}` : `${step} · ${s.boundary}`;
+}
+
+/**
+ * The segments of the frame chain: the current run from `index` down, then
+ * each ancestor from just before its fork point down. `parentOf` returns the
+ * parent's view (or undefined when it is gone).
+ */
+export function frameSegments(
+  view: RunView,
+  index: number,
+  parentOf: (view: RunView) => RunView | undefined,
+): FrameSegment[] {
+  const segments: FrameSegment[] = [{ view, top: index }];
+  const seen = new Set([view.runId]);
+  let child = view;
+  for (;;) {
+    const forkFrom = child.run.forkFromCheckpointId;
+    const parent = child.run.parentRunId && forkFrom ? parentOf(child) : undefined;
+    if (!parent || !forkFrom || seen.has(parent.runId)) break;
+    seen.add(parent.runId);
+    const at = parent.indexOf(forkFrom);
+    // the fork's first checkpoint stands for the source checkpoint: the parent's frames start just before it
+    if (at !== undefined && at > 0) segments.push({ view: parent, top: at - 1 });
+    child = parent;
+  }
+  return segments;
+}
+
+export function totalFrames(segments: readonly FrameSegment[]): number {
+  return segments.reduce((n, s) => n + s.top + 1, 0);
+}
+
+/** The refs of frames [startFrame, startFrame + levels) of the chain (levels 0 = all). */
+export function pageFrames(segments: readonly FrameSegment[], startFrame: number, levels: number): FrameRef[] {
+  const out: FrameRef[] = [];
+  const want = levels > 0 ? levels : Number.POSITIVE_INFINITY;
+  let skip = Math.max(0, startFrame);
+  for (const seg of segments) {
+    const size = seg.top + 1;
+    if (skip >= size) {
+      skip -= size;
+      continue;
+    }
+    for (let i = seg.top - skip; i >= 0 && out.length < want; i--) out.push({ view: seg.view, index: i });
+    skip = 0;
+    if (out.length >= want) break;
+  }
+  return out;
+}
+
+/** Hands out frame ids for one stop; `reset` on every stop. */
+export class FrameIds {
+  private next = 1;
+  private readonly byKey = new Map<string, number>();
+  private readonly refs = new Map<number, FrameRef>();
+
+  reset(): void {
+    this.byKey.clear();
+    this.refs.clear();
+  }
+
+  idOf(ref: FrameRef): number {
+    const key = `${ref.view.runId}\u0000${ref.index}`;
+    let id = this.byKey.get(key);
+    if (id === undefined) {
+      id = this.next++;
+      this.byKey.set(key, id);
+      this.refs.set(id, ref);
+    }
+    return id;
+  }
+
+  get(id: number): FrameRef | undefined {
+    return this.refs.get(id);
+  }
+}
+
+/** The DAP frame of `ref`; `source` gives the frame's transcript source and 1-based line. */
+export function toStackFrame(
+  ref: FrameRef,
+  id: number,
+  current: RunView,
+  source: (view: RunView, index: number) => { source: DebugProtocol.Source; line: number },
+): DebugProtocol.StackFrame {
+  const s = ref.view.summaries[ref.index] as CheckpointSummary;
+  const where = source(ref.view, ref.index);
+  const frame: DebugProtocol.StackFrame = {
+    id,
+    name: ref.view === current ? frameName(s) : `${frameName(s)} (${ref.view.runId})`,
+    source: where.source,
+    line: where.line,
+    column: 1,
+    canRestart: ref.view === current,
+  };
+  if (ref.view !== current) frame.presentationHint = 'subtle';
+  return frame;
+}

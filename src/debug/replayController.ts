@@ -1,0 +1,263 @@
+/**
+ * ReplayController: the state of one replay session without DAP — the open
+ * store, the replayed run (and the ancestors its frames reach into), the
+ * cursor, the breakpoints, the staged context edits — and the operations the
+ * session translates requests into: start, step, continue both ways, jump,
+ * evaluate, stage an edit, fork. Every failure is an OcdbError; the session
+ * turns it into a DAP error response. No DAP transport, no vscode.
+ */
+import { z } from 'zod';
+import {
+  ForkConfigSchema,
+  ModelOverrideSchema,
+  OcdbError,
+  ReplayPolicySchema,
+  parseWith,
+  type ForkConfig,
+} from '../model';
+import { openRunStore, type RunStore } from '../store';
+import { BreakpointSet, type Stop } from '../replay/breakpoints';
+import { checkpointState, evaluateExpression, hoverToolResult, type EvalState } from '../replay/evaluate';
+import { ForkService } from '../replay/forkService';
+import { ReplayCursor, type StepKind } from '../replay/replayCursor';
+import { RunView } from '../replay/runView';
+import { frameSegments, type FrameRef, type FrameSegment } from './frames';
+import { parseLaunchArgs, type ResolvedLaunchArgs } from './launchArgs';
+import { stageEdit, type PathSegment, type StagedPatch } from './stagedEdits';
+
+/** Where the session stopped and why (DAP stopped-event reasons). */
+export interface StopInfo {
+  reason:
+    'entry' | 'step' | 'breakpoint' | 'function breakpoint' | 'data breakpoint' | 'exception' | 'goto' | 'restart';
+  description: string;
+  index: number;
+  hitBreakpointIds: number[];
+  exception?: Stop['exception'];
+  /** Log-point messages printed on the way. */
+  logs: string[];
+}
+
+/** Arguments of the custom `fork` request. */
+export const ForkRequestArgsSchema = z.object({
+  /** The source checkpoint; default: the current one. */
+  checkpointId: z.string().min(1).optional(),
+  /** The ForkConfig without its source (taken from checkpointId); contextPatch defaults to the staged edits. */
+  forkConfig: z
+    .object({
+      modelOverride: ModelOverrideSchema.optional(),
+      contextPatch: z.record(z.string(), z.unknown()).optional(),
+      toolPolicyMap: z.record(z.string(), ReplayPolicySchema).optional(),
+      toolMockResults: z.record(z.string(), z.unknown()).optional(),
+      promptVersionOverride: z.string().optional(),
+    })
+    .default({}),
+  acknowledgedTools: z.array(z.string().min(1)).default([]),
+});
+
+export class ReplayController {
+  readonly breakpoints = new BreakpointSet();
+  readonly cursor: ReplayCursor;
+  readonly view: RunView;
+  private readonly views = new Map<string, RunView>();
+  private stagedPatch: StagedPatch | undefined;
+  lastStop: StopInfo | undefined;
+
+  private constructor(
+    readonly store: RunStore,
+    readonly args: ResolvedLaunchArgs,
+  ) {
+    this.view = new RunView(store, args.runId);
+    this.views.set(this.view.runId, this.view);
+    this.cursor = new ReplayCursor(this.view.summaries);
+    if (args.checkpointId) {
+      const at = this.view.indexOf(args.checkpointId);
+      if (at === undefined) {
+        throw new OcdbError(
+          'CheckpointNotFound',
+          `launch configuration: checkpointId: run ${args.runId} has no checkpoint ${args.checkpointId}.`,
+          { path: 'checkpointId', runId: args.runId, checkpointId: args.checkpointId },
+        );
+      }
+      this.cursor.moveTo(at);
+    }
+  }
+
+  /** Parses the launch arguments, opens the store (never creating one) and reads the run. */
+  static open(rawArgs: unknown, env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): ReplayController {
+    const args = parseLaunchArgs(rawArgs, env, cwd);
+    const store = openRunStore(args.storePath, { create: false });
+    try {
+      return new ReplayController(store, args);
+    } catch (e) {
+      store.close();
+      throw e;
+    }
+  }
+
+  close(): void {
+    this.store.close();
+  }
+
+  /** The view of `runId` (the replayed run or an ancestor), read once. */
+  viewOf(runId: string): RunView {
+    let v = this.views.get(runId);
+    if (!v) {
+      v = new RunView(this.store, runId);
+      this.views.set(runId, v);
+    }
+    return v;
+  }
+
+  parentOf(view: RunView): RunView | undefined {
+    const parent = view.run.parentRunId;
+    return parent && this.store.hasRun(parent) ? this.viewOf(parent) : undefined;
+  }
+
+  /** The frame chain at the current position. */
+  segments(): FrameSegment[] {
+    return frameSegments(this.view, this.cursor.index, (v) => this.parentOf(v));
+  }
+
+  get current(): FrameRef {
+    return { view: this.view, index: this.cursor.index };
+  }
+
+  private stopAt(index: number, reason: StopInfo['reason'], description: string, logs: string[] = []): StopInfo {
+    this.cursor.moveTo(index);
+    this.lastStop = { reason, description, index: this.cursor.index, hitBreakpointIds: [], logs };
+    return this.lastStop;
+  }
+
+  private endDescription(): string {
+    return this.cursor.current.boundary === 'agent_end'
+      ? 'Reached agent_end: the end of the run'
+      : 'Reached the last checkpoint (the run has no agent_end: it did not finish)';
+  }
+
+  /** After configurationDone: stop on entry, or run to the first breakpoint. */
+  start(): StopInfo {
+    if (this.args.stopOnEntry) {
+      const s = this.cursor.current;
+      return this.stopAt(this.cursor.index, 'entry', `Entry: [${this.cursor.index}] ${s.boundary}`);
+    }
+    const first = this.breakpoints.check(this.view, this.cursor.index);
+    if (first.stop) return this.fromStop(this.cursor.index, first.stop, first.logs);
+    return this.resume('forward', first.logs);
+  }
+
+  step(kind: StepKind): StopInfo {
+    const target = this.cursor.target(kind);
+    const s = this.view.summaries[target];
+    const description =
+      target === this.cursor.index && kind !== 'back'
+        ? this.endDescription()
+        : target === 0 && kind === 'back' && this.cursor.atStart
+          ? 'At the first checkpoint'
+          : `[${target}] ${s?.boundary ?? ''}`;
+    return this.stopAt(target, 'step', description);
+  }
+
+  private fromStop(index: number, stop: Stop, logs: string[]): StopInfo {
+    this.cursor.moveTo(index);
+    this.lastStop = {
+      reason: stop.reason,
+      description: stop.description,
+      index,
+      hitBreakpointIds: stop.breakpointIds,
+      exception: stop.exception,
+      logs,
+    };
+    return this.lastStop;
+  }
+
+  /** Continue (forward) or reverse continue (backward) to the next breakpoint hit, else the end / start. */
+  resume(direction: 'forward' | 'backward', logs: string[] = []): StopInfo {
+    if (this.breakpoints.isEmpty) {
+      const index = direction === 'forward' ? this.cursor.last : 0;
+      this.cursor.moveTo(index);
+      return this.stopAt(
+        index,
+        'step',
+        direction === 'forward' ? this.endDescription() : 'Reached the first checkpoint',
+      );
+    }
+    const found = this.cursor.seek(direction, (i) => {
+      const r = this.breakpoints.check(this.view, i);
+      logs.push(...r.logs);
+      return r.stop;
+    });
+    if (found.stop) return this.fromStop(found.index, found.stop, logs);
+    return this.stopAt(
+      found.index,
+      'step',
+      direction === 'forward' ? this.endDescription() : 'Reached the first checkpoint',
+      logs,
+    );
+  }
+
+  /** Goto / restart frame: jump to a checkpoint of the replayed run. */
+  jump(index: number, reason: 'goto' | 'restart'): StopInfo {
+    if (!Number.isInteger(index) || index < 0 || index > this.cursor.last) {
+      throw new OcdbError('CheckpointNotFound', `Run ${this.view.runId} has no checkpoint at index ${index}.`, {
+        runId: this.view.runId,
+        index,
+      });
+    }
+    const s = this.view.summaries[index];
+    return this.stopAt(index, reason, `Jumped to [${index}] ${s?.boundary ?? ''}`);
+  }
+
+  /** The expression state of a frame. */
+  state(ref: FrameRef): EvalState {
+    return checkpointState(ref.view.load(ref.index), ref.index, ref.view.ledger);
+  }
+
+  /** Evaluates for watch / repl / hover / clipboard; a hovered tool name or call id gives that call's result. */
+  evaluate(expression: string, ref: FrameRef, context: string | undefined): unknown {
+    if (context === 'hover') {
+      const hovered = hoverToolResult(expression, ref.view.ledger);
+      if (hovered.found) return hovered.value;
+    }
+    return evaluateExpression(expression, this.state(ref));
+  }
+
+  get staged(): StagedPatch | undefined {
+    return this.stagedPatch;
+  }
+
+  clearStaged(): void {
+    this.stagedPatch = undefined;
+  }
+
+  /** Stages `value` at `path` of the runtime context of `ref`'s checkpoint; returns the staged patch. */
+  stage(ref: FrameRef, path: readonly PathSegment[], value: unknown): StagedPatch {
+    const cp = ref.view.load(ref.index);
+    this.stagedPatch = stageEdit(
+      this.stagedPatch,
+      { runId: cp.runId, checkpointId: cp.checkpointId, context: cp.runtimeContext },
+      path,
+      value,
+    );
+    return this.stagedPatch;
+  }
+
+  /** Creates a fork through the one ForkService; the staged edits are its default contextPatch. */
+  fork(rawArgs: unknown): { runId: string; forkRequestId: string; sourceRunId: string } {
+    const args = parseWith(ForkRequestArgsSchema, rawArgs ?? {}, 'fork request');
+    const checkpointId = args.checkpointId ?? this.cursor.current.checkpointId;
+    const source = this.store.getCheckpoint(checkpointId);
+    const staged = this.stagedPatch?.checkpointId === checkpointId ? this.stagedPatch.contextPatch : undefined;
+    const config: ForkConfig = parseWith(
+      ForkConfigSchema,
+      {
+        ...args.forkConfig,
+        sourceRunId: source.runId,
+        sourceCheckpointId: checkpointId,
+        contextPatch: args.forkConfig.contextPatch ?? staged,
+      },
+      'fork request forkConfig',
+    );
+    const created = new ForkService(this.store).create(config, args.acknowledgedTools);
+    return { runId: created.runId, forkRequestId: created.forkRequestId, sourceRunId: source.runId };
+  }
+}

@@ -1,0 +1,42 @@
+/**
+ * Where a run's transcript lives on disk: `<store dir>/transcripts/<runId>.transcript`.
+ *
+ * Why a real file rather than a DAP `sourceReference`: VS Code only offers
+ * gutter breakpoints on documents it can open by path, keeps breakpoints per
+ * file across sessions, and lets the user set them before pressing F5; the
+ * `.transcript` extension gives the document the `agent-transcript` language
+ * of the extension. Terminal clients (nvim-dap, dap-mode) open the file as
+ * well. When the folder is not writable the session falls back to a
+ * sourceReference (read-only view, no gutter breakpoints).
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+export const TRANSCRIPT_EXTENSION = '.transcript';
+
+/** The transcript file of `runId` beside the store at `storePath`. */
+export function transcriptPath(storePath: string, runId: string): string {
+  const safe = runId.replace(/[^\w.@-]/g, (c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  return path.join(path.dirname(storePath), 'transcripts', `${safe}${TRANSCRIPT_EXTENSION}`);
+}
+
+/** The run id a transcript path names, or undefined for other files. */
+export function runIdOfTranscript(file: string): string | undefined {
+  const base = path.basename(file);
+  if (!base.endsWith(TRANSCRIPT_EXTENSION)) return undefined;
+  return decodeURIComponent(base.slice(0, -TRANSCRIPT_EXTENSION.length));
+}
+
+/** Writes `text` to `file` unless it already holds exactly that; returns false when the folder is not writable. */
+export function writeTranscriptFile(file: string, text: string): boolean {
+  try {
+    if (fs.existsSync(file) && fs.readFileSync(file, 'utf8') === text) return true;
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const tmp = `${file}.${process.pid}.tmp`;
+    fs.writeFileSync(tmp, text, 'utf8');
+    fs.renameSync(tmp, file);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,235 @@
+/**
+ * Scopes and variables of a frame: Checkpoint (boundary, step, time, model,
+ * prompt version, finish reason, usage), Messages, Runtime Context (with the
+ * staged edits applied), Tool Ledger (args, result, error, side effect,
+ * policy, duration) and Artifacts. Children load lazily through variable
+ * references handed out per stop; arrays are paged (`indexedVariables`);
+ * long strings are shortened in the value and whole on expand / copy
+ * (evaluateName). Returns plain DAP-shaped objects; no transport.
+ */
+import type { DebugProtocol } from '@vscode/debugprotocol';
+import { applyContextPatch, messageText, type Checkpoint, type Message, type ToolCallRecord } from '../model';
+import { excerpt } from '../replay/transcript';
+import type { FrameRef } from './frames';
+import type { PathSegment, StagedPatch } from './stagedEdits';
+
+export const SCOPES = ['checkpoint', 'messages', 'runtimeContext', 'toolLedger', 'artifacts'] as const;
+export type ScopeKind = (typeof SCOPES)[number];
+
+const SCOPE_NAMES: Record<ScopeKind, string> = {
+  checkpoint: 'Checkpoint',
+  messages: 'Messages',
+  runtimeContext: 'Runtime Context',
+  toolLedger: 'Tool Ledger',
+  artifacts: 'Artifacts',
+};
+
+/** Strings longer than this are shortened in `value` (whole on expand and copy). */
+export const LONG_STRING = 200;
+
+interface Container {
+  ref: FrameRef;
+  scope: ScopeKind;
+  value: unknown;
+  /** Expression that evaluates to `value` (undefined for synthetic values). */
+  evaluateName?: string;
+  /** Path inside the runtime context (Runtime Context scope only): what setVariable edits. */
+  contextPath?: PathSegment[];
+  /** A long string shown whole as one child. */
+  fullText?: boolean;
+  /** The scope itself (its children are the scope's fields). */
+  scopeRoot?: boolean;
+}
+
+function isIdentifier(k: string): boolean {
+  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(k);
+}
+
+function childName(parent: string | undefined, key: PathSegment): string | undefined {
+  if (parent === undefined) return undefined;
+  if (typeof key === 'number') return `${parent}[${key}]`;
+  return isIdentifier(key) ? `${parent}.${key}` : `${parent}.${JSON.stringify(key)}`;
+}
+
+function ledgerView(t: ToolCallRecord): Record<string, unknown> {
+  const view: Record<string, unknown> = {
+    toolName: t.toolName,
+    toolCallId: t.toolCallId,
+    args: t.args,
+    sideEffectLevel: t.sideEffectLevel,
+    replayPolicy: t.replayPolicy,
+  };
+  if (t.result !== undefined) view.result = t.result;
+  if (t.error !== undefined) view.error = t.error;
+  if (t.endedAt !== undefined) view.durationMs = t.endedAt - t.startedAt;
+  view.startedAt = new Date(t.startedAt).toISOString();
+  return view;
+}
+
+/** The one-line value of `v` as the Variables view shows it. */
+export function previewValue(v: unknown, scope?: ScopeKind): string {
+  if (typeof v === 'string') {
+    const shown = v.length > LONG_STRING ? `${v.slice(0, LONG_STRING)}… (${v.length} chars)` : v;
+    return JSON.stringify(shown);
+  }
+  if (v === undefined) return 'undefined';
+  if (v === null || typeof v !== 'object') return String(v);
+  if (Array.isArray(v)) return `Array(${v.length})`;
+  const o = v as Record<string, unknown>;
+  if (scope === 'messages' && typeof o.role === 'string') {
+    const m = o as Message;
+    const who = m.role === 'tool' && m.toolName ? `tool ${m.toolName}` : m.role;
+    return `${who}: ${excerpt(messageText(m), 80)}`;
+  }
+  if (scope === 'toolLedger' && typeof o.toolName === 'string' && 'sideEffectLevel' in o) {
+    const outcome = o.error !== undefined ? `✗ ${excerpt(o.error, 50)}` : `→ ${excerpt(o.result, 50)}`;
+    return `${o.toolName}(${excerpt(o.args, 40)}) ${outcome} [${String(o.sideEffectLevel)}]`;
+  }
+  const keys = Object.keys(o);
+  return `{${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ', …' : ''}}`;
+}
+
+export class Variables {
+  private next = 1;
+  private readonly containers = new Map<number, Container>();
+
+  constructor(
+    private readonly load: (ref: FrameRef) => Checkpoint,
+    private readonly staged: () => StagedPatch | undefined,
+  ) {}
+
+  /** Forgets every handle (on each stop: references are valid while stopped at one place). */
+  reset(): void {
+    this.containers.clear();
+  }
+
+  private handle(c: Container): number {
+    const id = this.next++;
+    this.containers.set(id, c);
+    return id;
+  }
+
+  container(reference: number): Container | undefined {
+    return this.containers.get(reference);
+  }
+
+  /** The value a scope shows for the checkpoint of `ref`. */
+  scopeValue(ref: FrameRef, scope: ScopeKind): unknown {
+    const cp = this.load(ref);
+    switch (scope) {
+      case 'checkpoint': {
+        const s = ref.view.summaries[ref.index];
+        const o: Record<string, unknown> = {
+          boundary: cp.boundary,
+          stepIndex: cp.stepIndex,
+          checkpointIndex: ref.index,
+          checkpointId: cp.checkpointId,
+          runId: cp.runId,
+          time: new Date(cp.createdAt).toISOString(),
+        };
+        if (s?.toolName) o.toolName = s.toolName;
+        if (cp.toolCallId) o.toolCallId = cp.toolCallId;
+        if (cp.model) o.model = cp.model;
+        if (cp.promptVersion) o.promptVersion = cp.promptVersion;
+        if (cp.finishReason) o.finishReason = cp.finishReason;
+        if (cp.usage) o.usage = cp.usage;
+        if (cp.systemPrompt !== undefined) o.systemPrompt = cp.systemPrompt;
+        const staged = this.staged();
+        if (staged && staged.checkpointId === cp.checkpointId) o.stagedContextPatch = staged.contextPatch;
+        return o;
+      }
+      case 'messages':
+        return cp.messages;
+      case 'runtimeContext': {
+        const staged = this.staged();
+        return staged && staged.checkpointId === cp.checkpointId
+          ? applyContextPatch(cp.runtimeContext, staged.contextPatch)
+          : cp.runtimeContext;
+      }
+      case 'toolLedger':
+        return cp.toolLedgerSnapshot.map(ledgerView);
+      case 'artifacts':
+        return cp.artifactRefs ?? [];
+      default: {
+        const unreachable: never = scope;
+        throw new Error(`unknown scope ${String(unreachable)}`);
+      }
+    }
+  }
+
+  /** The five scopes of a frame. */
+  scopes(ref: FrameRef): DebugProtocol.Scope[] {
+    return SCOPES.map((scope) => {
+      const value = this.scopeValue(ref, scope);
+      const root = scope === 'checkpoint' ? '' : scope;
+      const c: Container = { ref, scope, value, evaluateName: root === '' ? undefined : root, scopeRoot: true };
+      if (scope === 'runtimeContext') c.contextPath = [];
+      const out: DebugProtocol.Scope = {
+        name: SCOPE_NAMES[scope],
+        variablesReference: this.handle(c),
+        expensive: false,
+      };
+      if (Array.isArray(value)) out.indexedVariables = value.length;
+      else out.namedVariables = Object.keys(value as object).length;
+      if (scope === 'checkpoint') out.presentationHint = 'locals';
+      return out;
+    });
+  }
+
+  /** Evaluate-name of a Checkpoint-scope field (`time` is `createdAt` in expressions). */
+  private static checkpointFieldExpr(key: string): string | undefined {
+    if (key === 'time') return 'createdAt';
+    if (key === 'stagedContextPatch') return undefined;
+    return key;
+  }
+
+  /** A DAP variable for `value` named `name` inside `parent`. */
+  toVariable(parent: Container, name: string, key: PathSegment, value: unknown): DebugProtocol.Variable {
+    const evaluateName =
+      parent.scope === 'checkpoint' && parent.scopeRoot
+        ? Variables.checkpointFieldExpr(String(key))
+        : childName(parent.evaluateName, key);
+    const child: Container = { ref: parent.ref, scope: parent.scope, value, evaluateName };
+    if (parent.contextPath) child.contextPath = [...parent.contextPath, key];
+    const v: DebugProtocol.Variable = {
+      name,
+      value: previewValue(
+        value,
+        parent.scope === 'messages' || parent.scope === 'toolLedger' ? parent.scope : undefined,
+      ),
+      variablesReference: 0,
+    };
+    if (evaluateName) v.evaluateName = evaluateName;
+    if (typeof value === 'string' && value.length > LONG_STRING) {
+      v.variablesReference = this.handle({ ...child, fullText: true });
+      v.namedVariables = 1;
+    } else if (value !== null && typeof value === 'object') {
+      v.variablesReference = this.handle(child);
+      if (Array.isArray(value)) v.indexedVariables = value.length;
+      else v.namedVariables = Object.keys(value).length;
+    }
+    v.type = Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value;
+    return v;
+  }
+
+  /** Children of `reference`; arrays honour `start`/`count` (paging). */
+  variables(reference: number, start?: number, count?: number): DebugProtocol.Variable[] {
+    const c = this.containers.get(reference);
+    if (!c) return [];
+    if (c.fullText) {
+      return [{ name: 'text', value: String(c.value), variablesReference: 0, evaluateName: c.evaluateName }];
+    }
+    const value = c.value;
+    if (Array.isArray(value)) {
+      const from = Math.max(0, start ?? 0);
+      const to = count !== undefined && count > 0 ? Math.min(value.length, from + count) : value.length;
+      const out: DebugProtocol.Variable[] = [];
+      for (let i = from; i < to; i++) out.push(this.toVariable(c, String(i), i, value[i]));
+      return out;
+    }
+    if (value !== null && typeof value === 'object') {
+      return Object.entries(value as Record<string, unknown>).map(([k, v]) => this.toVariable(c, k, k, v));
+    }
+    return [];
+  }
+}

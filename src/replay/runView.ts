@@ -1,0 +1,84 @@
+/**
+ * RunView: one recorded run as the debugger reads it — its summary,
+ * checkpoint summaries, whole tool ledger, transcript (rendered on first use)
+ * and full checkpoints loaded on demand through a small cache. Implements the
+ * CheckpointAccess that breakpoints need. Reads through the RunStore
+ * contract only; no DAP, no vscode.
+ */
+import type { Checkpoint, ToolCallRecord } from '../model';
+import type { CheckpointSummary, RunStore, RunSummary } from '../store';
+import { divergenceCheckpointId, type CheckpointAccess } from './breakpoints';
+import { renderTranscript, type Transcript } from './transcript';
+
+const CACHE_SIZE = 64;
+
+export class RunView implements CheckpointAccess {
+  readonly run: RunSummary;
+  readonly summaries: CheckpointSummary[];
+  readonly ledger: ToolCallRecord[];
+  readonly divergenceCheckpointId?: string;
+  private transcriptCache: Transcript | undefined;
+  private readonly cache = new Map<number, Checkpoint>();
+  private readonly indexById = new Map<string, number>();
+
+  /** Reads the run; throws RunNotFound (naming the run id and store) when it is not there. */
+  constructor(
+    private readonly store: RunStore,
+    runId: string,
+  ) {
+    this.run = store.getRun(runId);
+    this.summaries = store.listCheckpoints(runId);
+    this.ledger = store.listToolCalls(runId);
+    this.summaries.forEach((s, i) => this.indexById.set(s.checkpointId, i));
+    const divergence = divergenceCheckpointId(this.run, this.summaries);
+    if (divergence) this.divergenceCheckpointId = divergence;
+  }
+
+  get runId(): string {
+    return this.run.runId;
+  }
+
+  /** The tool names this run calls. */
+  toolNames(): Set<string> {
+    return new Set(this.ledger.map((t) => t.toolName));
+  }
+
+  /** Index of a checkpoint of this run, or undefined. */
+  indexOf(checkpointId: string): number | undefined {
+    return this.indexById.get(checkpointId);
+  }
+
+  /** The full checkpoint at `index` (cached; the store validates what it reads). */
+  load(index: number): Checkpoint {
+    const hit = this.cache.get(index);
+    if (hit) {
+      this.cache.delete(index);
+      this.cache.set(index, hit);
+      return hit;
+    }
+    const s = this.summaries[index];
+    const cp = s ? this.store.getCheckpoint(s.checkpointId) : this.store.getCheckpointAt(this.runId, index);
+    this.cache.set(index, cp);
+    if (this.cache.size > CACHE_SIZE) {
+      const oldest = this.cache.keys().next();
+      if (!oldest.done) this.cache.delete(oldest.value);
+    }
+    return cp;
+  }
+
+  /** The run's transcript (rendered once). */
+  transcript(): Transcript {
+    this.transcriptCache ??= renderTranscript(
+      this.run,
+      this.summaries,
+      (id) => this.load(this.indexById.get(id) ?? -1),
+      { toolCalls: this.ledger },
+    );
+    return this.transcriptCache;
+  }
+
+  /** A call of the whole ledger by id. */
+  toolCall(toolCallId: string): ToolCallRecord | undefined {
+    return this.ledger.find((t) => t.toolCallId === toolCallId);
+  }
+}

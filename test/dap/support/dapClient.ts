@@ -1,0 +1,119 @@
+/**
+ * Test support for the DAP layer: builds the shipped bundle once, writes the
+ * demo store into a temp folder with `ocdb demo`, and starts `node
+ * dist/cli.js dap` under @vscode/debugadapter-testsupport's DebugClient (a
+ * DAP client this project did not write) over stdio.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { Readable, Writable } from 'node:stream';
+import { DebugClient } from '@vscode/debugadapter-testsupport';
+import type { DebugProtocol } from '@vscode/debugprotocol';
+
+export const ROOT = path.resolve(__dirname, '../../..');
+const CLI = path.join(ROOT, 'dist', 'cli.js');
+let built = false;
+
+/** Builds dist/ once per test process (the tests run against the bundle that ships). */
+export function buildOnce(): void {
+  if (built) return;
+  const r = spawnSync(process.execPath, ['esbuild.mjs'], { cwd: ROOT, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`build failed: ${r.stderr}`);
+  built = true;
+}
+
+/** A fresh demo store in a temp folder (`ocdb demo --store`); returns its path. */
+export function demoStore(): string {
+  buildOnce();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ocdb-dap-'));
+  const store = path.join(dir, 'runs.db');
+  const r = spawnSync(process.execPath, [CLI, 'demo', '--store', store], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`ocdb demo failed: ${r.stderr}`);
+  return store;
+}
+
+/** DebugClient driving `node dist/cli.js dap` over stdio. */
+export class OcdbDebugClient extends DebugClient {
+  private proc: ChildProcess | undefined;
+  stderr = '';
+
+  constructor() {
+    super(process.execPath, CLI, 'agent-replay');
+    this.defaultTimeout = 20000;
+  }
+
+  override start(): Promise<void> {
+    buildOnce();
+    this.proc = spawn(process.execPath, [CLI, 'dap'], { cwd: ROOT, env: { ...process.env, OCDB_STORE: '' } });
+    this.proc.stderr?.on('data', (d: Buffer) => (this.stderr += d.toString()));
+    this.connect(this.proc.stdout as Readable, this.proc.stdin as Writable);
+    return Promise.resolve();
+  }
+
+  /** Disconnects (the adapter exits on its own after disconnect) and makes sure the process is gone. */
+  override async stop(): Promise<void> {
+    try {
+      await this.disconnectRequest({});
+    } catch {
+      // the adapter may already be gone
+    }
+    this.proc?.kill();
+    this.proc = undefined;
+  }
+
+  /** initialize + launch + configurationDone, resolving with the first stopped event. */
+  async launchAndStop(args: Record<string, unknown>): Promise<DebugProtocol.StoppedEvent> {
+    const [, , stopped] = await Promise.all([
+      this.configurationSequence(),
+      this.launch(args),
+      this.waitForEvent('stopped'),
+    ]);
+    return stopped as DebugProtocol.StoppedEvent;
+  }
+
+  /** Sends a request and waits for both its response and the stopped event it causes. */
+  async stepAndStop(send: () => Promise<unknown>): Promise<DebugProtocol.StoppedEvent> {
+    const [, stopped] = await Promise.all([send(), this.waitForEvent('stopped')]);
+    return stopped as DebugProtocol.StoppedEvent;
+  }
+
+  async frames(levels = 0, startFrame = 0): Promise<DebugProtocol.StackTraceResponse['body']> {
+    return (await this.stackTraceRequest({ threadId: 1, startFrame, levels })).body;
+  }
+
+  async topFrame(): Promise<DebugProtocol.StackFrame> {
+    const f = (await this.frames(1)).stackFrames[0];
+    if (!f) throw new Error('no frames');
+    return f;
+  }
+
+  async scopesOfTop(): Promise<DebugProtocol.Scope[]> {
+    return (await this.scopesRequest({ frameId: (await this.topFrame()).id })).body.scopes;
+  }
+
+  async scope(name: string): Promise<DebugProtocol.Variable[]> {
+    const s = (await this.scopesOfTop()).find((x) => x.name === name);
+    if (!s) throw new Error(`no scope ${name}`);
+    return (await this.variablesRequest({ variablesReference: s.variablesReference })).body.variables;
+  }
+
+  async child(vars: DebugProtocol.Variable[], name: string): Promise<DebugProtocol.Variable[]> {
+    const v = vars.find((x) => x.name === name);
+    if (!v) throw new Error(`no variable ${name} in ${vars.map((x) => x.name).join(', ')}`);
+    return (await this.variablesRequest({ variablesReference: v.variablesReference })).body.variables;
+  }
+
+  async evaluate(expression: string, context = 'repl'): Promise<DebugProtocol.EvaluateResponse['body']> {
+    const frameId = (await this.topFrame()).id;
+    return (await this.evaluateRequest({ expression, frameId, context })).body;
+  }
+}
+
+/** A started client; the caller stops it. */
+export async function startClient(): Promise<OcdbDebugClient> {
+  const dc = new OcdbDebugClient();
+  await dc.start();
+  return dc;
+}

@@ -7,4 +7,11 @@ import { loadCommand } from './commands/loadCommand';
 import { runsCommand } from './commands/runsCommand';
 import { showCommand } from './commands/showCommand';
 
-export const COMMANDS: readonly CliCommand[] = [runsCommand, showCommand, exportCommand, loadCommand, demoCommand, dapCommand];
+export const COMMANDS: readonly CliCommand[] = [
+  runsCommand,
+  showCommand,
+  exportCommand,
+  loadCommand,
+  demoCommand,
+  dapCommand,
+];

@@ -25,6 +25,8 @@ export const ERROR_CODES = [
   'CassetteMiss',
   'MockMissing',
   'ModelEndpointError',
+  'AgentProgramRequired',
+  'ConfirmationTimedOut',
   'ImportFailed',
   'Cancelled',
   'Internal',

@@ -23,5 +23,11 @@ export const ForkConfigSchema = z.object({
   toolPolicyMap: z.record(z.string(), ReplayPolicySchema).optional(),
   toolMockResults: z.record(z.string(), z.unknown()).optional(),
   promptVersionOverride: z.string().optional(),
+  /**
+   * Captured model only: what happens at the first divergence of the rendered prompt from the recording.
+   * 'fail' (default) stops the fork as failed with code `diverged`; 'continue_real' goes on from there with
+   * the real model (the endpoint the settings name).
+   */
+  onDivergence: z.enum(['fail', 'continue_real']).optional(),
 });
 export type ForkConfig = z.infer<typeof ForkConfigSchema>;

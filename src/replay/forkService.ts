@@ -58,6 +58,34 @@ export class ForkService {
    * acknowledgement does).
    */
   create(config: ForkConfig, acknowledgedTools: readonly string[] = []): CreatedFork {
+    return this.createRun(config, acknowledgedTools, 'fork');
+  }
+
+  /**
+   * Creates a replay of `sourceRunId` (a run of mode `replay`, parentRunId the source) from `fromCheckpointId`
+   * (default: its first checkpoint). Every tool is answered from the recording ('*': reuse_result), so a replay
+   * never runs a tool; `captured` re-emits the recorded model turns, otherwise the real model answers.
+   */
+  createReplay(sourceRunId: string, options: { fromCheckpointId?: string; captured?: boolean } = {}): CreatedFork {
+    const from = options.fromCheckpointId ?? this.store.listCheckpoints(sourceRunId, { limit: 1 })[0]?.checkpointId;
+    if (!from) {
+      throw new OcdbError('CheckpointNotFound', `Run ${sourceRunId} has no checkpoints to replay.`, {
+        runId: sourceRunId,
+      });
+    }
+    return this.createRun(
+      {
+        sourceRunId,
+        sourceCheckpointId: from,
+        modelOverride: { mode: options.captured === false ? 'real' : 'captured' },
+        toolPolicyMap: { '*': 'reuse_result' },
+      },
+      [],
+      'replay',
+    );
+  }
+
+  private createRun(config: ForkConfig, acknowledgedTools: readonly string[], mode: 'fork' | 'replay'): CreatedFork {
     const acknowledged = parseWith(AcknowledgedSchema, acknowledgedTools, 'acknowledgedTools');
     const plan = this.plan(config);
     const open = openHazards(plan.hazards, acknowledged);
@@ -81,13 +109,14 @@ export class ForkService {
         runId,
         sessionId: source.sessionId,
         agentId: source.agentId,
-        mode: 'fork',
+        mode,
         parentRunId: plan.sourceRunId,
         forkFromCheckpointId: plan.sourceCheckpointId,
         startedAt: at,
         metadata: {
           ...source.metadata,
           [FORK_METADATA_KEY]: {
+            kind: mode,
             forkRequestId,
             sourceRunId: plan.sourceRunId,
             sourceCheckpointId: plan.sourceCheckpointId,

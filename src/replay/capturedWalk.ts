@@ -1,0 +1,175 @@
+/**
+ * Captured replay: walks the source run's checkpoints after the fork point and
+ * re-records each into the fork run from the fork's own state — the recorded
+ * model turns re-emitted (usage marked captured), tools answered by policy
+ * from the cassette or mocks, the runtime context of each step with the fork's
+ * patch applied. Before every model turn the prompt rendered from the fork's
+ * state is compared with the recorded one; the first divergence stops the walk
+ * (or hands over to the real model when the config asks). No UI, no network.
+ */
+import { OcdbError, messageToolCalls, type Checkpoint, type Message, type ToolCallRecord } from '../model';
+import type { CassetteAnswer } from './cassette';
+import { forkStartState } from './forkPlan';
+import type { ForkState } from './forkWriter';
+import { describeDivergence, findDivergence, promptTemplateFor, renderTemplate, type Divergence } from './promptRender';
+import {
+  answerTool,
+  checkAborted,
+  sameContent,
+  toolFacts,
+  toolMessage,
+  type RunContext,
+  type StepsOutcome,
+} from './runContext';
+
+export interface WalkResult extends StepsOutcome {
+  /** Set when the walk stopped at a divergence and the config asks to continue with the real model. */
+  continueReal?: boolean;
+}
+
+/** The fork's messages at a recorded checkpoint: the recorded ones with the fork's own differing messages in place. */
+function forkMessages(recorded: readonly Message[], overrides: ReadonlyMap<number, Message>): Message[] {
+  return recorded.map((m, i) => overrides.get(i) ?? m);
+}
+
+function ledgerRecord(cp: Checkpoint, toolCallId: string): ToolCallRecord | undefined {
+  return cp.toolLedgerSnapshot.find((r) => r.toolCallId === toolCallId);
+}
+
+/** Walks the recording from the fork point; returns how it ended. Throws OcdbError for policy failures. */
+export async function capturedWalk(ctx: RunContext): Promise<WalkResult> {
+  const { store, plan, config, writer } = ctx;
+  const overrides = new Map<number, Message>();
+  const answers = new Map<string, CassetteAnswer>();
+  const started = new Set<string>();
+  const summaries = store.listCheckpoints(plan.sourceRunId, { offset: plan.sourceCheckpointIndex + 1 });
+
+  const stateAt = (cp: Checkpoint): Partial<ForkState> => {
+    const start = forkStartState(cp, config);
+    const template = promptTemplateFor(ctx.metadata, start.promptVersion);
+    const systemPrompt = template
+      ? renderTemplate(template, start.runtimeContext, start.promptVersion)
+      : cp.systemPrompt;
+    const next: Partial<ForkState> = {
+      messages: forkMessages(cp.messages, overrides),
+      runtimeContext: start.runtimeContext,
+      stepIndex: cp.stepIndex,
+    };
+    if (systemPrompt !== undefined) next.systemPrompt = systemPrompt;
+    if (start.model ?? cp.model) next.model = start.model ?? cp.model;
+    if (start.promptVersion !== undefined) next.promptVersion = start.promptVersion;
+    if (cp.artifactRefs) next.artifactRefs = cp.artifactRefs;
+    return next;
+  };
+
+  const beginCall = (cp: Checkpoint, toolCallId: string): { toolName: string } => {
+    const record = ledgerRecord(cp, toolCallId);
+    const part = [...(writer.state.messages ?? [])]
+      .reverse()
+      .flatMap((m) => (m.role === 'assistant' ? messageToolCalls(m) : []))
+      .find((c) => c.toolCallId === toolCallId);
+    const toolName = part?.toolName ?? record?.toolName;
+    if (!toolName) {
+      throw new OcdbError(
+        'Internal',
+        `checkpoint ${cp.checkpointId} names tool call ${toolCallId}, which the recording does not describe`,
+        {
+          checkpointId: cp.checkpointId,
+        },
+      );
+    }
+    const args = part ? part.args : record?.args;
+    const facts = toolFacts(ctx, toolName, record);
+    const { answer, policy } = answerTool(ctx, toolName, args, facts);
+    writer.beginTool(toolCallId, toolName, args, facts.level, policy);
+    answers.set(toolCallId, answer);
+    started.add(toolCallId);
+    return { toolName };
+  };
+
+  for (const summary of summaries) {
+    checkAborted(ctx.signal);
+    const cp = store.getCheckpoint(summary.checkpointId);
+    switch (cp.boundary) {
+      case 'before_prompt_build':
+        writer.checkpoint('before_prompt_build', stateAt(cp));
+        break;
+      case 'before_model_call': {
+        const next = stateAt(cp);
+        writer.checkpoint('before_model_call', next);
+        const divergence: Divergence | undefined = findDivergence(
+          { systemPrompt: next.systemPrompt, messages: next.messages ?? [] },
+          { systemPrompt: cp.systemPrompt, messages: cp.messages },
+          { stepIndex: cp.stepIndex, sourceCheckpointIndex: summary.index, sourceCheckpointId: cp.checkpointId },
+        );
+        if (divergence) {
+          if (config.onDivergence === 'continue_real') return { status: 'completed', divergence, continueReal: true };
+          throw new OcdbError(
+            'Diverged',
+            `The fork diverged from the recording at ${describeDivergence(divergence)}.`,
+            {
+              divergence,
+            },
+          );
+        }
+        break;
+      }
+      case 'after_model_call': {
+        const extras = {
+          ...(cp.finishReason !== undefined ? { finishReason: cp.finishReason } : {}),
+          ...(cp.usage ? { usage: { ...cp.usage, captured: true } } : {}),
+        };
+        writer.checkpoint('after_model_call', stateAt(cp), extras);
+        break;
+      }
+      case 'before_tool_call': {
+        const toolCallId = cp.toolCallId ?? '';
+        if (!started.has(toolCallId)) beginCall(cp, toolCallId);
+        writer.checkpoint('before_tool_call', stateAt(cp), { toolCallId });
+        break;
+      }
+      case 'after_tool_call': {
+        const toolCallId = cp.toolCallId ?? '';
+        const { toolName } = started.has(toolCallId)
+          ? { toolName: writer.ledger.get(toolCallId)?.toolName ?? '' }
+          : beginCall(cp, toolCallId);
+        const answer = answers.get(toolCallId) as CassetteAnswer;
+        writer.finishTool(toolCallId, answer.outcome, answer.value);
+        const index = cp.messages.findLastIndex((m) => m.role === 'tool' && m.toolCallId === toolCallId);
+        const recordedMessage = cp.messages[index];
+        if (recordedMessage) {
+          const mine = toolMessage(toolCallId, toolName, answer);
+          if (!sameContent(mine.content, recordedMessage.content)) {
+            overrides.set(index, { ...recordedMessage, content: mine.content });
+          }
+        }
+        writer.checkpoint('after_tool_call', stateAt(cp), { toolCallId });
+        break;
+      }
+      case 'agent_end': {
+        writer.state = { ...writer.state, ...stateAt(cp) };
+        return sourceOutcome(ctx);
+      }
+      default: {
+        const unreachable: never = cp.boundary;
+        throw new Error(`unknown boundary ${String(unreachable)}`);
+      }
+    }
+  }
+  return sourceOutcome(ctx);
+}
+
+/** The fork ends the way the recording did; a recording that stops without agent_end is reported as incomplete. */
+function sourceOutcome(ctx: RunContext): WalkResult {
+  const source = ctx.store.getRun(ctx.plan.sourceRunId);
+  if (source.status === 'running') {
+    return {
+      status: 'failed',
+      error: {
+        code: 'source_incomplete',
+        message: `The recording of ${source.runId} stops here (${source.crashed ? 'its process crashed' : 'it is still running'}); the replay reproduced every recorded checkpoint.`,
+      },
+    };
+  }
+  return source.error === undefined ? { status: source.status } : { status: source.status, error: source.error };
+}

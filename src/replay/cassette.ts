@@ -1,0 +1,92 @@
+/**
+ * The tool cassette of a fork: recorded results matched by toolName + argsHash
+ * across the run's lineage (the n-th call with a key gets the n-th recorded
+ * result, counting the calls made before the fork point; past the end, the
+ * latest), and mocks from toolMockResults (or the context's tools.toolMocks).
+ * Reads the store only; never runs a tool.
+ */
+import { OcdbError, argsHash, type ForkConfig, type RuntimeContextSnapshot, type ToolCallRecord } from '../model';
+import type { RunStore, ToolOutcome } from '../store';
+
+export interface CassetteAnswer {
+  outcome: ToolOutcome;
+  /** The result (success) or the error value (error / cancelled). */
+  value: unknown;
+  /** The recorded call the answer came from (reuse only). */
+  recorded?: ToolCallRecord;
+}
+
+function keyOf(toolName: string, hash: string): string {
+  return `${toolName}\u0000${hash}`;
+}
+
+/** The outcome a recorded call ended with. */
+export function recordedOutcome(record: ToolCallRecord): CassetteAnswer {
+  if (record.error === undefined) return { outcome: 'success', value: record.result, recorded: record };
+  const name = (record.error as { name?: unknown } | null)?.name;
+  return { outcome: name === 'Cancelled' ? 'cancelled' : 'error', value: record.error, recorded: record };
+}
+
+export class ToolCassette {
+  private readonly used = new Map<string, number>();
+  private readonly sourceRunId: string;
+
+  /**
+   * @param lineage the source run followed by its ancestors
+   * @param before the ledger at the fork point: calls already made count as used
+   */
+  constructor(
+    private readonly store: RunStore,
+    private readonly lineage: readonly string[],
+    before: readonly ToolCallRecord[],
+  ) {
+    this.sourceRunId = lineage[0] ?? '';
+    for (const r of before) {
+      const key = keyOf(r.toolName, r.argsHash);
+      this.used.set(key, (this.used.get(key) ?? 0) + 1);
+    }
+  }
+
+  /** The recorded answer for this call (reuse_result); CassetteMiss naming the tool and hash when there is none. */
+  reuse(toolName: string, args: unknown): CassetteAnswer {
+    const hash = argsHash(args);
+    const finished = this.store.findToolCalls(this.lineage, toolName, hash).filter((r) => r.endedAt !== undefined);
+    // The source run's own timeline first, then its ancestors'.
+    const matches = [...finished.filter((r) => this.isFromSource(r)), ...finished.filter((r) => !this.isFromSource(r))];
+    if (matches.length === 0) {
+      throw new OcdbError(
+        'CassetteMiss',
+        `No recorded result for ${toolName} with argsHash ${hash} in ${this.lineage.join(' <- ')}: the fork called it with arguments the recording never saw. Map ${toolName} to mock_result (with toolMockResults) or run the fork with the agent program.`,
+        { toolName, argsHash: hash, args, lineage: this.lineage },
+      );
+    }
+    const key = keyOf(toolName, hash);
+    const n = this.used.get(key) ?? 0;
+    this.used.set(key, n + 1);
+    return recordedOutcome(matches[Math.min(n, matches.length - 1)] as ToolCallRecord);
+  }
+
+  private sourceIds: Set<string> | undefined;
+  private isFromSource(record: ToolCallRecord): boolean {
+    this.sourceIds ??= new Set(this.store.listToolCalls(this.sourceRunId).map((r) => `${r.toolCallId}@${r.startedAt}`));
+    return this.sourceIds.has(`${record.toolCallId}@${record.startedAt}`);
+  }
+}
+
+/** The mock of `toolName`: toolMockResults first, then the context's tools.toolMocks; MockMissing otherwise. */
+export function mockFor(
+  toolName: string,
+  config: Pick<ForkConfig, 'toolMockResults'>,
+  context: RuntimeContextSnapshot,
+): CassetteAnswer {
+  if (config.toolMockResults && Object.hasOwn(config.toolMockResults, toolName)) {
+    return { outcome: 'success', value: config.toolMockResults[toolName] };
+  }
+  const fromContext = context.tools.toolMocks;
+  if (fromContext && Object.hasOwn(fromContext, toolName)) return { outcome: 'success', value: fromContext[toolName] };
+  throw new OcdbError(
+    'MockMissing',
+    `${toolName} is set to mock_result but toolMockResults has no entry for it: add toolMockResults.${toolName} (e.g. --mock ${toolName}=result.json) or choose another policy.`,
+    { toolName, path: `toolMockResults.${toolName}` },
+  );
+}

@@ -1,0 +1,166 @@
+/**
+ * The real / override model of a fork: an OpenAI-compatible
+ * `/v1/chat/completions` client (base URL, model, API key read from the
+ * environment variable the settings name; timeout; retries with exponential
+ * backoff on 429 / 5xx / network errors, honouring Retry-After; tool calls in
+ * the response). Uses the global fetch; no other I/O. Never logs the key.
+ */
+import { z } from 'zod';
+import { OcdbError, errorMessage, parseWith, type Message, type ModelConfig, type Usage } from '../model';
+import { ChatCompletionSchema, fromOpenAiChoice, toOpenAiMessages } from './openAiMessages';
+
+export interface ChatRequest {
+  systemPrompt?: string;
+  messages: readonly Message[];
+  model: ModelConfig;
+  /** Tool names the model may call (sent as functions taking an object). */
+  tools: readonly string[];
+}
+
+export interface ChatResult {
+  message: Message;
+  finishReason?: string;
+  usage?: Usage;
+  model?: ModelConfig;
+}
+
+/** Anything that answers a chat turn: the OpenAI-compatible client, or a test double. */
+export interface ChatModel {
+  complete(request: ChatRequest, signal?: AbortSignal): Promise<ChatResult>;
+}
+
+export const ModelEndpointSettingsSchema = z.object({
+  /** e.g. http://127.0.0.1:11434 or https://api.openai.com (with or without /v1). */
+  baseUrl: z.url(),
+  /** Name of the environment variable holding the API key (the key itself is never stored). */
+  apiKeyEnv: z.string().min(1).optional(),
+  /** Model used when the fork does not name one. */
+  model: z.string().min(1).optional(),
+  timeoutMs: z.number().int().positive().default(60_000),
+  maxRetries: z.number().int().min(0).max(10).default(3),
+  retryBaseMs: z.number().int().min(0).default(500),
+});
+export type ModelEndpointSettings = z.input<typeof ModelEndpointSettingsSchema>;
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(t);
+        reject(new OcdbError('Cancelled', 'the model call was cancelled'));
+      },
+      { once: true },
+    );
+  });
+
+export function completionsUrl(baseUrl: string): string {
+  const trimmed = baseUrl.replace(/\/+$/, '');
+  return /\/v\d+$/.test(trimmed) ? `${trimmed}/chat/completions` : `${trimmed}/v1/chat/completions`;
+}
+
+export class OpenAiChatModel implements ChatModel {
+  private readonly settings: z.output<typeof ModelEndpointSettingsSchema>;
+
+  constructor(
+    settings: ModelEndpointSettings,
+    private readonly env: NodeJS.ProcessEnv = process.env,
+  ) {
+    this.settings = parseWith(ModelEndpointSettingsSchema, settings, 'model endpoint settings');
+  }
+
+  async complete(request: ChatRequest, signal?: AbortSignal): Promise<ChatResult> {
+    const { timeoutMs, maxRetries, retryBaseMs, apiKeyEnv } = this.settings;
+    const model = request.model.model || this.settings.model;
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (apiKeyEnv) {
+      const key = this.env[apiKeyEnv];
+      if (!key) {
+        throw new OcdbError(
+          'ModelEndpointError',
+          `The model API key is read from $${apiKeyEnv}, which is not set: export it or change the apiKeyEnv setting.`,
+          { apiKeyEnv },
+        );
+      }
+      headers.authorization = `Bearer ${key}`;
+    }
+    const body = JSON.stringify({
+      model,
+      messages: toOpenAiMessages(request.systemPrompt, request.messages),
+      ...(request.model.temperature !== undefined ? { temperature: request.model.temperature } : {}),
+      ...(request.tools.length > 0
+        ? {
+            tools: request.tools.map((name) => ({
+              type: 'function',
+              function: { name, parameters: { type: 'object', additionalProperties: true } },
+            })),
+          }
+        : {}),
+    });
+    const url = completionsUrl(this.settings.baseUrl);
+    let lastError = '';
+    for (let attempt = 0; attempt <= maxRetries; attempt++) {
+      if (attempt > 0) await sleep(this.backoff(attempt, retryBaseMs, lastError), signal);
+      let response: Response;
+      try {
+        const timeout = AbortSignal.timeout(timeoutMs);
+        response = await fetch(url, {
+          method: 'POST',
+          headers,
+          body,
+          signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+        });
+      } catch (e) {
+        if (signal?.aborted) throw new OcdbError('Cancelled', 'the model call was cancelled');
+        lastError = (e as Error).name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : errorMessage(e);
+        continue;
+      }
+      const text = await response.text();
+      if (response.status === 429 || response.status >= 500) {
+        lastError = `HTTP ${response.status}${response.headers.get('retry-after') ? ` retry-after=${response.headers.get('retry-after')}` : ''}`;
+        continue;
+      }
+      if (!response.ok) {
+        throw new OcdbError('ModelEndpointError', `${url} answered HTTP ${response.status}: ${text.slice(0, 300)}`, {
+          status: response.status,
+          url,
+        });
+      }
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        throw new OcdbError('ModelEndpointError', `${url} answered something that is not JSON: ${text.slice(0, 200)}`, {
+          url,
+        });
+      }
+      const completion = parseWith(ChatCompletionSchema, json, `chat completion from ${url}`);
+      const { message, finishReason } = fromOpenAiChoice(completion);
+      const result: ChatResult = {
+        message,
+        model: { ...request.model, model: completion.model ?? model ?? request.model.model },
+      };
+      if (finishReason) result.finishReason = finishReason;
+      if (completion.usage) {
+        result.usage = {
+          inputTokens: completion.usage.prompt_tokens,
+          outputTokens: completion.usage.completion_tokens,
+        };
+      }
+      return result;
+    }
+    throw new OcdbError(
+      'ModelEndpointError',
+      `${url} failed after ${maxRetries + 1} attempts (last: ${lastError}). Check that the endpoint is up, or raise maxRetries.`,
+      { url, attempts: maxRetries + 1, last: lastError },
+    );
+  }
+
+  private backoff(attempt: number, baseMs: number, lastError: string): number {
+    const retryAfter = /retry-after=(\d+(?:\.\d+)?)/.exec(lastError);
+    const exp = baseMs * 2 ** (attempt - 1);
+    const wanted = retryAfter ? Number(retryAfter[1]) * 1000 : exp;
+    return Math.min(wanted, 30_000);
+  }
+}

@@ -111,6 +111,25 @@ export const MIGRATIONS: readonly string[] = [
     updated_at REAL NOT NULL
   );
   `,
+  // 2: manual_confirm answers for forks run by the agent program (pending -> answered / expired)
+  `
+  CREATE TABLE fork_confirmations (
+    confirmation_id TEXT PRIMARY KEY,
+    fork_request_id TEXT NOT NULL,
+    run_id TEXT NOT NULL,
+    tool_call_id TEXT,
+    tool_name TEXT NOT NULL,
+    args_json TEXT NOT NULL,
+    side_effect_level TEXT NOT NULL,
+    status TEXT NOT NULL,
+    answer TEXT,
+    mock_json TEXT,
+    created_at REAL NOT NULL,
+    expires_at REAL NOT NULL,
+    answered_at REAL
+  );
+  CREATE INDEX fork_confirmations_by_status ON fork_confirmations (status, created_at);
+  `,
 ];
 
 /** Brings the database to the newest schema, each migration in its own transaction. */

@@ -126,6 +126,27 @@ export interface ForkRequestRecord {
   updatedAt: number;
 }
 
+/** The user's answer to a manual_confirm tool call of a fork run by the agent program. */
+export type ConfirmationAnswer = 'allow_once' | 'use_recorded' | 'mock' | 'abort';
+export const CONFIRMATION_ANSWERS: readonly ConfirmationAnswer[] = ['allow_once', 'use_recorded', 'mock', 'abort'];
+
+export interface ConfirmationRecord {
+  confirmationId: string;
+  forkRequestId: string;
+  runId: string;
+  toolCallId?: string;
+  toolName: string;
+  args: unknown;
+  sideEffectLevel: SideEffectLevel;
+  status: 'pending' | 'answered' | 'expired';
+  answer?: ConfirmationAnswer;
+  /** With answer 'mock': the result to use (else the fork's toolMockResults entry). */
+  mockResult?: unknown;
+  createdAt: number;
+  expiresAt: number;
+  answeredAt?: number;
+}
+
 export interface StoreChanges {
   changeSeq: number;
   changedRuns: RunSummary[];
@@ -166,6 +187,20 @@ export interface RunStore {
 
   saveForkRequest(record: ForkRequestRecord): void;
   getForkRequest(forkRequestId: string): ForkRequestRecord;
+
+  /** Records a pending manual_confirm question (status pending). */
+  createConfirmation(record: Omit<ConfirmationRecord, 'status' | 'answer' | 'mockResult' | 'answeredAt'>): void;
+  /** Answers a pending confirmation; InvalidInput when it is no longer pending. */
+  answerConfirmation(
+    confirmationId: string,
+    answer: ConfirmationAnswer,
+    at: number,
+    mockResult?: unknown,
+  ): ConfirmationRecord;
+  /** Marks a pending confirmation expired (its waiter gave up); no-op when already answered. */
+  expireConfirmation(confirmationId: string, at: number): ConfirmationRecord;
+  getConfirmation(confirmationId: string): ConfirmationRecord;
+  listConfirmations(filter?: { forkRequestId?: string; status?: ConfirmationRecord['status'] }): ConfirmationRecord[];
 
   /** Current value of the store-wide change counter. */
   changeSeq(): number;

@@ -22,12 +22,15 @@ import {
   type ToolCallRecord,
 } from '../model';
 import { z } from 'zod';
+import { ConfirmationTable } from './confirmationTable';
 import { ContentStore } from './contentStore';
 import { isCrashed, THIS_HOST } from './liveness';
 import { migrate } from './migrations';
 import { openDriver } from './openDriver';
 import type {
   BeginToolCallInput,
+  ConfirmationAnswer,
+  ConfirmationRecord,
   CheckpointSummary,
   CreateRunInput,
   FinishRunInput,
@@ -100,6 +103,7 @@ const ForkRequestRowSchema = z.object({
 export class SqliteRunStore implements RunStore {
   readonly driverName: string;
   private readonly content: ContentStore;
+  private readonly confirmations: ConfirmationTable;
   private readonly stmts: Record<string, SqlStatement> = {};
   private depth = 0;
   private closed = false;
@@ -110,6 +114,7 @@ export class SqliteRunStore implements RunStore {
   ) {
     this.driverName = db.name;
     this.content = new ContentStore(db);
+    this.confirmations = new ConfirmationTable(db, (fn) => this.transaction(fn), path);
   }
 
   private sql(text: string): SqlStatement {
@@ -781,6 +786,33 @@ export class SqliteRunStore implements RunStore {
       createdAt: Number(row.created_at),
       updatedAt: Number(row.updated_at),
     });
+  }
+
+  // ---- fork confirmations (manual_confirm in agent-program mode) ----------------------
+
+  createConfirmation(record: Omit<ConfirmationRecord, 'status' | 'answer' | 'mockResult' | 'answeredAt'>): void {
+    this.assertOpen();
+    this.confirmations.create(record);
+  }
+
+  answerConfirmation(id: string, answer: ConfirmationAnswer, at: number, mockResult?: unknown): ConfirmationRecord {
+    this.assertOpen();
+    return this.confirmations.answer(id, answer, at, mockResult);
+  }
+
+  expireConfirmation(id: string, at: number): ConfirmationRecord {
+    this.assertOpen();
+    return this.confirmations.expire(id, at);
+  }
+
+  getConfirmation(id: string): ConfirmationRecord {
+    this.assertOpen();
+    return this.confirmations.get(id);
+  }
+
+  listConfirmations(filter?: { forkRequestId?: string; status?: ConfirmationRecord['status'] }): ConfirmationRecord[] {
+    this.assertOpen();
+    return this.confirmations.list(filter);
   }
 
   // ---- change feed ---------------------------------------------------------------------

@@ -35,11 +35,42 @@ class Lru<K, V> {
   }
 }
 
-/** The texts (canonical JSON) and node ids of the last list written for one key, to find the shared prefix fast. */
+/** The values and node ids of the last list written for one key, to find the shared prefix fast. */
 interface ListMemo {
-  texts: string[];
-  hashes: string[];
+  values: readonly unknown[];
   nodes: number[];
+}
+
+/** A private structural copy that shares the (immutable) strings: cheap, and safe from later mutation by the caller. */
+function snapshot(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return value.map(snapshot);
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[k] = snapshot(v);
+  return out;
+}
+
+/**
+ * Structural equality that costs O(nodes), not O(bytes), when the two values
+ * share their strings (JS strings are immutable, and zod passes them through
+ * unchanged, so an unchanged message compares by pointer).
+ */
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameValue(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  if (ka.length !== Object.keys(b).length) return false;
+  for (const k of ka) {
+    if (!Object.hasOwn(b, k) || !sameValue((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
+      return false;
+  }
+  return true;
 }
 
 export class ContentStore {
@@ -88,28 +119,28 @@ export class ContentStore {
   /**
    * Stores a list of values as a chain of nodes and returns the last node's id.
    * `memoKey` names the sequence this list continues (e.g. a run's messages):
-   * the shared prefix with the previous list of that key is found by comparing
-   * texts, so only new items are hashed and written.
+   * the shared prefix with the previous list of that key is found by
+   * structural comparison against a private copy, so only new items are
+   * serialized, hashed and written.
    */
   putList(values: readonly unknown[], memoKey?: string): number {
-    const texts = values.map((v) => canonicalJson(v));
     const memo = memoKey ? this.memos.get(memoKey) : undefined;
     let shared = 0;
     if (memo) {
-      const max = Math.min(memo.texts.length, texts.length);
-      while (shared < max && memo.texts[shared] === texts[shared]) shared++;
+      const max = Math.min(memo.values.length, values.length);
+      while (shared < max && sameValue(memo.values[shared], values[shared])) shared++;
     }
-    const hashes = memo ? memo.hashes.slice(0, shared) : [];
     const nodes = memo ? memo.nodes.slice(0, shared) : [];
+    const kept = memo ? memo.values.slice(0, shared) : [];
     let node = shared > 0 ? (nodes[shared - 1] as number) : EMPTY_LIST;
-    for (let i = shared; i < texts.length; i++) {
-      const hash = this.putText(texts[i] as string);
+    for (let i = shared; i < values.length; i++) {
+      const hash = this.putValue(values[i]);
       const found = this.findNode.get(node, hash);
       node = found ? Number(found.id) : Number(this.insertNode.run(node, hash, i + 1).lastInsertRowid);
-      hashes.push(hash);
       nodes.push(node);
+      if (memoKey) kept.push(snapshot(values[i]));
     }
-    if (memoKey) this.memos.set(memoKey, { texts, hashes, nodes });
+    if (memoKey) this.memos.set(memoKey, { values: kept, nodes });
     return node;
   }
 

@@ -24,6 +24,7 @@ const DEBIAN_PACKAGES: { pkg: string; present: () => boolean }[] = [
   { pkg: 'libkrb5-dev', present: () => fs.existsSync('/usr/include/gssapi/gssapi.h') },
   { pkg: 'ripgrep', present: () => fs.existsSync('/usr/bin/rg') },
   { pkg: 'chromium', present: () => fs.existsSync(CHROMIUM) },
+  { pkg: 'unzip', present: () => fs.existsSync('/usr/bin/unzip') },
 ];
 
 const log = (msg: string): void => void process.stderr.write(`[code-server] ${msg}\n`);

@@ -1,0 +1,20 @@
+/**
+ * The contract of the UI flow files (`ui/*.ui.ts`): each exports `tests: UiTest[]`, run in order against one
+ * workbench page opened on a fresh demo workspace with the extension under development. A step that fails marks the
+ * rest of its file failed (they build on it) — nothing is skipped silently.
+ */
+import type { Page } from 'playwright-core';
+
+export interface UiContext {
+  page: Page;
+  /** The workspace folder, holding the demo store at `.ocdb/runs.db`. */
+  workspace: string;
+  store: string;
+  /** Saves test-results/screenshots/<name>.png (the README names this folder). */
+  screenshot(name: string): Promise<string>;
+}
+
+export interface UiTest {
+  name: string;
+  run(ctx: UiContext): Promise<void>;
+}

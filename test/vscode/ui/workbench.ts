@@ -1,0 +1,88 @@
+/**
+ * What a user does in the VS Code workbench, as Playwright steps against code-server's page: wait for the workbench,
+ * open the Agent Runs view, find tree rows, run a palette command, read the Call Stack, reach into a webview view.
+ * Selectors are VS Code 1.100's DOM (aria labels first); nothing here knows the extension's internals beyond ids.ts.
+ */
+import type { FrameLocator, Locator, Page } from 'playwright-core';
+
+export const VIEW_CONTAINER_TITLE = 'Agent Runs';
+
+/** Waits until the workbench is up and the extension host has started (the status bar is drawn late). */
+export async function waitForWorkbench(page: Page, timeoutMs = 60_000): Promise<void> {
+  await page.locator('.monaco-workbench .part.activitybar').waitFor({ timeout: timeoutMs });
+  await page.locator('.monaco-workbench .part.statusbar').waitFor({ timeout: timeoutMs });
+}
+
+/** Clicks the "Agent Runs" activity bar entry unless its view container is already showing. */
+export async function openAgentRuns(page: Page): Promise<void> {
+  const entry = page.locator(`.activitybar .action-item .action-label[aria-label^="${VIEW_CONTAINER_TITLE}"]`);
+  await entry.waitFor({ timeout: 30_000 });
+  const title = page.locator('.part.sidebar .composite.title h2', { hasText: VIEW_CONTAINER_TITLE });
+  if (!(await title.isVisible())) await entry.click();
+  await title.waitFor({ timeout: 10_000 });
+}
+
+/** The pane of one view in the side bar, by its title ("Runs", "Context & Fork", "Call Stack"). */
+export function viewPane(page: Page, title: string): Locator {
+  return page.locator('.pane', {
+    has: page.locator('.pane-header h3.title', { hasText: new RegExp(`^${escapeRegExp(title)}$`, 'i') }),
+  });
+}
+
+/** A row of a tree/list whose accessible label contains `text`, inside `scope` (a view pane) or anywhere. */
+export function row(scope: Page | Locator, text: string): Locator {
+  return scope.locator(`.monaco-list-row[aria-label*="${text.replace(/"/g, '\\"')}"]`);
+}
+
+/** The accessible labels of the visible rows of a view pane, top to bottom. */
+export async function rowLabels(pane: Locator): Promise<string[]> {
+  return pane.locator('.monaco-list-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('aria-label') ?? ''));
+}
+
+/** Clicks an inline action (its hover button) of a tree row, e.g. "Replay Run". */
+export async function clickInlineAction(target: Locator, actionTitle: string): Promise<void> {
+  await target.hover();
+  await target.locator(`.actions .action-label[aria-label^="${actionTitle}"]`).click();
+}
+
+/** Runs a command from the palette (F1) by its title as the palette lists it ("Agent Time Travel: Run Demo"). */
+export async function runCommand(page: Page, title: string): Promise<void> {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget .quick-input-box input');
+  await input.waitFor();
+  await input.fill(`>${title}`);
+  await page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first().waitFor();
+  await page.keyboard.press('Enter');
+}
+
+/** The debug toolbar's button by its title prefix ("Step Over", "Step Back", "Continue"). */
+export function debugToolbarButton(page: Page, title: string): Locator {
+  return page.locator(`.debug-toolbar .action-label[aria-label^="${title}"]`);
+}
+
+/** The Call Stack's frame rows (text of each), top first. */
+export async function callStackFrames(page: Page): Promise<string[]> {
+  const pane = viewPane(page, 'Call Stack');
+  await pane.locator('.monaco-list-row .stack-frame').first().waitFor({ timeout: 30_000 });
+  return pane.locator('.monaco-list-row .stack-frame').evaluateAll((rows) => rows.map((r) => r.textContent ?? ''));
+}
+
+/** The content of the webview view titled `title` (two nested iframes deep). */
+export function webviewContent(page: Page, title: string): FrameLocator {
+  return viewPane(page, title)
+    .page()
+    .frameLocator(`iframe.webview.ready[title="${title}"], iframe.webview.ready`)
+    .frameLocator('iframe#active-frame');
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** Opens Agent Runs and waits until the Runs view lists every one of `runIds`; returns the view's pane. */
+export async function waitForRuns(page: Page, runIds: string[], timeoutMs = 30_000): Promise<Locator> {
+  await openAgentRuns(page);
+  const pane = viewPane(page, 'Runs');
+  for (const id of runIds) await row(pane, id).first().waitFor({ timeout: timeoutMs });
+  return pane;
+}

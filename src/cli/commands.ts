@@ -3,6 +3,7 @@ import type { CliCommand } from './cliCommand';
 import { dapCommand } from './commands/dapCommand';
 import { demoCommand } from './commands/demoCommand';
 import { exportCommand } from './commands/exportCommand';
+import { importCommand } from './commands/importCommand';
 import { loadCommand } from './commands/loadCommand';
 import { runsCommand } from './commands/runsCommand';
 import { showCommand } from './commands/showCommand';
@@ -12,6 +13,7 @@ export const COMMANDS: readonly CliCommand[] = [
   showCommand,
   exportCommand,
   loadCommand,
+  importCommand,
   demoCommand,
   dapCommand,
 ];

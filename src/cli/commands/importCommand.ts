@@ -1,0 +1,95 @@
+/** `ocdb import <file|dir>`: imports Claude Code transcripts, OpenAI chat logs and OTLP GenAI traces as runs. */
+import { errorMessage, OcdbError } from '../../model';
+import {
+  IMPORT_FORMATS,
+  importPath,
+  loadSideEffectTable,
+  type ImportFormatOption,
+  type ImportProgress,
+} from '../../importers';
+import { EXIT, STORE_HELP, STORE_OPTION, openStoreFor, parseCommandArgs, type CliCommand } from '../cliCommand';
+
+function mib(n: number): string {
+  return `${(n / 2 ** 20).toFixed(1)} MiB`;
+}
+
+export const importCommand: CliCommand = {
+  name: 'import',
+  summary: 'import Claude Code transcripts, OpenAI chat logs or OTLP GenAI traces as runs',
+  help: [
+    'Usage: ocdb import <file|dir> [--format auto|claude-code|openai-chat|otel] [--side-effects <table.json>]',
+    '',
+    'Imports trace files as runs (a directory: every *.jsonl / *.json under it). The format is',
+    'sniffed from the content unless --format is given. Each file is imported whole or not at all;',
+    'a corrupt line fails that file naming the line, a cut-off last line is skipped with a warning.',
+    'Importing the same file again does nothing (run ids derive from the content).',
+    '  --format <f>           auto (default) | claude-code | openai-chat | otel',
+    '  --side-effects <file>  JSON {"ToolName": "read_only" | "write" | ..., "mcp__x__*": ...} overriding',
+    '                         the built-in side-effect table (decides the replay policy of each tool)',
+    '  --json                 print the import summary as JSON',
+    STORE_HELP,
+  ].join('\n'),
+  async run({ args, io }) {
+    const { values, positionals } = parseCommandArgs(args, {
+      ...STORE_OPTION,
+      format: { type: 'string' },
+      'side-effects': { type: 'string' },
+      json: { type: 'boolean' },
+    });
+    const target = positionals[0];
+    if (!target || positionals.length > 1) {
+      io.err(`ocdb import: expected exactly one file or directory.\n\n${this.help}`);
+      return EXIT.usage;
+    }
+    const format = (values.format ?? 'auto') as ImportFormatOption;
+    if (format !== 'auto' && !(IMPORT_FORMATS as readonly string[]).includes(format)) {
+      throw new OcdbError('InvalidInput', `--format: expected auto, ${IMPORT_FORMATS.join(', ')} (got ${format})`);
+    }
+    const sideEffectTable = values['side-effects'] ? loadSideEffectTable(values['side-effects']) : undefined;
+    const store = openStoreFor(io, values.store, true);
+    let lastDraw = 0;
+    const onProgress = io.isTty
+      ? (p: ImportProgress) => {
+          const now = Date.now();
+          if (now - lastDraw < 100 && p.allBytesRead < p.allBytesTotal) return;
+          lastDraw = now;
+          const pct = p.allBytesTotal > 0 ? Math.floor((100 * p.allBytesRead) / p.allBytesTotal) : 100;
+          process.stderr.write(
+            `\r\x1b[Kimporting ${pct}% (${mib(p.allBytesRead)} of ${mib(p.allBytesTotal)}) ${p.file}`,
+          );
+        }
+      : undefined;
+    try {
+      const summary = await importPath(store, target, { format, sideEffectTable, onProgress });
+      if (io.isTty) process.stderr.write('\r\x1b[K');
+      if (values.json) {
+        io.out(JSON.stringify(summary, null, 2));
+      } else {
+        for (const f of summary.files) {
+          for (const w of f.warnings) io.err(`warning: ${w.file}: ${w.message}`);
+          const unknown = Object.entries(f.unknownTypes);
+          if (unknown.length > 0)
+            io.err(
+              `note: ${f.file}: skipped lines of unknown type: ${unknown.map(([t, n]) => `${t} x${n}`).join(', ')}`,
+            );
+          if (f.outcome === 'imported') {
+            for (const r of f.runs) {
+              io.out(
+                `imported ${r.runId} (${r.mode}${r.parentRunId ? ` of ${r.parentRunId}` : ''}, ${r.checkpointCount} checkpoints, ${r.toolCallCount} tool calls) from ${f.file}`,
+              );
+            }
+          } else io.out(`${f.outcome} ${f.file}: ${f.reason ?? ''}`);
+        }
+        io.out(`${summary.imported} imported, ${summary.skipped} skipped, ${summary.failed} failed`);
+      }
+      return summary.failed > 0 ? EXIT.failed : EXIT.ok;
+    } catch (e) {
+      if (io.isTty) process.stderr.write('\r\x1b[K');
+      throw e instanceof OcdbError
+        ? e
+        : new OcdbError('ImportFailed', `import of ${target} failed: ${errorMessage(e)}`, {}, { cause: e });
+    } finally {
+      store.close();
+    }
+  },
+};

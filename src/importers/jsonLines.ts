@@ -1,0 +1,82 @@
+/**
+ * JSON Lines over the streaming line reader: blank lines skipped, each line
+ * parsed, a corrupt line fails the file naming "line N", a cut-off LAST line
+ * (a transcript still being written) is skipped with a warning naming it,
+ * invalid UTF-8 is decoded with U+FFFD and warned about. Depends on
+ * lineReader.ts only.
+ */
+import { OcdbError } from '../model';
+import { readLines } from './lineReader';
+import type { ImportWarning } from './types';
+
+export interface JsonLine {
+  lineNo: number;
+  value: unknown;
+  /** Length of the line in bytes (approximate for invalid UTF-8). */
+  bytes: number;
+}
+
+export interface JsonLinesOptions {
+  signal?: AbortSignal;
+  warnings: ImportWarning[];
+  /** Called with the bytes consumed so far, at most every `progressEvery` bytes and at the end. */
+  onBytes?: (bytesRead: number) => void;
+  progressEvery?: number;
+  /** Fed every line's text (with its LF), e.g. to hash the content for a stable run id. */
+  onText?: (text: string) => void;
+}
+
+function shorten(text: string): string {
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
+
+/** Parses `file` line by line; the generator throws InvalidInput naming the line of the first corrupt one. */
+export async function* readJsonLines(file: string, options: JsonLinesOptions): AsyncGenerator<JsonLine> {
+  let failed: { lineNo: number; message: string; text: string } | undefined;
+  const badUtf8: number[] = [];
+  const every = options.progressEvery ?? 1 << 20;
+  let lastReported = 0;
+  let bytes = 0;
+  for await (const line of readLines(file, { signal: options.signal })) {
+    bytes = line.bytesRead;
+    if (options.onBytes && bytes - lastReported >= every) {
+      lastReported = bytes;
+      options.onBytes(bytes);
+    }
+    options.onText?.(line.text + '\n');
+    if (line.text.trim() === '') continue;
+    if (failed) {
+      // The bad line was not the last one: the file is corrupt, not merely cut off.
+      throw new OcdbError(
+        'InvalidInput',
+        `${file}: line ${failed.lineNo}: not valid JSON (${failed.message}); nothing of this file was imported. Fix or remove the line and import again.`,
+        { file, line: failed.lineNo },
+      );
+    }
+    if (line.invalidUtf8) badUtf8.push(line.lineNo);
+    let value: unknown;
+    try {
+      value = JSON.parse(line.text);
+    } catch (e) {
+      failed = { lineNo: line.lineNo, message: (e as Error).message, text: line.text };
+      continue;
+    }
+    yield { lineNo: line.lineNo, value, bytes: line.text.length };
+  }
+  if (failed) {
+    options.warnings.push({
+      file,
+      line: failed.lineNo,
+      message: `line ${failed.lineNo} is cut off (${failed.message}: ${shorten(failed.text)}); skipped it as a transcript still being written`,
+    });
+  }
+  if (badUtf8.length > 0) {
+    const shown = badUtf8.slice(0, 5).join(', ') + (badUtf8.length > 5 ? `, ... (${badUtf8.length} lines)` : '');
+    options.warnings.push({
+      file,
+      line: badUtf8[0],
+      message: `line ${shown}: bytes that are not UTF-8 were replaced with U+FFFD`,
+    });
+  }
+  options.onBytes?.(bytes);
+}

@@ -1,0 +1,95 @@
+/**
+ * Reads a JSON trace file as records: a whole JSON document (an array is
+ * spread into its items when `spread`) or JSON Lines (one record a line,
+ * via jsonLines.ts). A broken document fails naming its line and column.
+ * Documents are read whole (up to 512 MiB); use JSONL for bigger logs.
+ */
+import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { OcdbError } from '../model';
+import { readJsonLines, type JsonLinesOptions } from './jsonLines';
+
+export interface JsonRecord {
+  value: unknown;
+  /** `line N` for JSONL, `[i]` or '' for a document: prefix of error paths. */
+  where: string;
+}
+
+const MAX_DOCUMENT = 512 * 1024 * 1024;
+
+function firstLine(file: string): string {
+  const fd = openSync(file, 'r');
+  try {
+    const buf = Buffer.alloc(1 << 20);
+    const n = readSync(fd, buf, 0, buf.length, 0);
+    return (
+      buf
+        .subarray(0, n)
+        .toString('utf8')
+        .replace(/^\uFEFF/, '')
+        .trimStart()
+        .split('\n', 1)[0] ?? ''
+    );
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function isJsonLines(file: string): boolean {
+  const line = firstLine(file);
+  if (!line.startsWith('{')) return false;
+  try {
+    JSON.parse(line);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function position(text: string, message: string): string {
+  const m = /position (\d+)/.exec(message);
+  if (!m) return '';
+  const pos = Number(m[1]);
+  const before = text.slice(0, pos);
+  const line = before.split('\n').length;
+  const col = pos - before.lastIndexOf('\n');
+  return ` at line ${line}, column ${col}`;
+}
+
+export async function* readJsonRecords(
+  file: string,
+  options: JsonLinesOptions & { spread: boolean },
+): AsyncGenerator<JsonRecord> {
+  if (isJsonLines(file)) {
+    for await (const { lineNo, value } of readJsonLines(file, options)) yield { value, where: `line ${lineNo}` };
+    return;
+  }
+  const size = statSync(file).size;
+  if (size > MAX_DOCUMENT) {
+    throw new OcdbError(
+      'InvalidInput',
+      `${file}: a ${Math.round(size / 2 ** 20)} MiB JSON document is too big to read whole; write it as JSON Lines (one record a line)`,
+      { file },
+    );
+  }
+  const text = readFileSync(file, 'utf8');
+  options.onText?.(text);
+  options.onBytes?.(size);
+  let value: unknown;
+  try {
+    value = JSON.parse(text.replace(/^\uFEFF/, ''));
+  } catch (e) {
+    const msg = (e as Error).message;
+    throw new OcdbError(
+      'InvalidInput',
+      `${file}: not valid JSON${position(text, msg)} (${msg}); nothing of this file was imported`,
+      { file },
+    );
+  }
+  if (
+    options.spread &&
+    Array.isArray(value) &&
+    value.every((v) => Array.isArray(v) || (v && typeof v === 'object' && !('role' in v)))
+  ) {
+    for (const [i, v] of value.entries()) yield { value: v, where: `[${i}]` };
+  } else yield { value, where: '' };
+}

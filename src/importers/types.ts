@@ -1,0 +1,68 @@
+/**
+ * The public shapes of the importers: formats, options, progress, warnings
+ * and the summary an import answers. Pure types: no I/O, no vscode.
+ */
+import type { SideEffectTable } from './sideEffects';
+
+export const IMPORT_FORMATS = ['claude-code', 'openai-chat', 'otel'] as const;
+export type ImportFormat = (typeof IMPORT_FORMATS)[number];
+export type ImportFormatOption = ImportFormat | 'auto';
+
+/** Bytes read so far of the file being imported (and of the whole import when a directory is walked). */
+export interface ImportProgress {
+  file: string;
+  bytesRead: number;
+  bytesTotal: number;
+  /** Over every file of the import (equal to the file figures for a single file). */
+  allBytesRead: number;
+  allBytesTotal: number;
+}
+
+export interface ImportOptions {
+  /** 'auto' (default) sniffs each file's content. */
+  format?: ImportFormatOption;
+  onProgress?: (progress: ImportProgress) => void;
+  /** Aborting stops before the next line is read; the file being read is not imported (its transaction never starts). */
+  signal?: AbortSignal;
+  /** Tool name -> side-effect level overrides (see sideEffects.ts); merged over the built-in table. */
+  sideEffectTable?: SideEffectTable;
+}
+
+/** Something the importer skipped or could not map, naming where. */
+export interface ImportWarning {
+  file: string;
+  line?: number;
+  message: string;
+}
+
+export interface ImportedRunInfo {
+  runId: string;
+  agentId: string;
+  mode: 'live' | 'fork';
+  parentRunId?: string;
+  checkpointCount: number;
+  toolCallCount: number;
+}
+
+export type FileOutcome = 'imported' | 'skipped' | 'failed';
+
+export interface FileResult {
+  file: string;
+  format?: ImportFormat;
+  outcome: FileOutcome;
+  /** Why the file was skipped or failed. */
+  reason?: string;
+  runs: ImportedRunInfo[];
+  /** Lines whose `type` the importer does not know, by type (skipped and counted). */
+  unknownTypes: Record<string, number>;
+  warnings: ImportWarning[];
+  bytes: number;
+}
+
+export interface ImportSummary {
+  files: FileResult[];
+  imported: number;
+  skipped: number;
+  failed: number;
+  runIds: string[];
+}

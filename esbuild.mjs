@@ -1,7 +1,7 @@
 // Builds the shipped bundles: the VS Code extension, the `ocdb` CLI, the
 // recorder SDK library and the webview page. `node esbuild.mjs --watch` rebuilds on change.
 import * as esbuild from 'esbuild';
-import { existsSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync } from 'node:fs';
 
 const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
@@ -40,6 +40,12 @@ if (existsSync('src/webview/main.ts')) {
     outdir: 'dist',
     logLevel: 'warning',
   });
+}
+
+// The webview's icon font: copied into dist/ so the webview's localResourceRoots can stay limited to the bundle.
+if (existsSync('node_modules/@vscode/codicons/dist/codicon.css')) {
+  mkdirSync('dist/codicons', { recursive: true });
+  for (const f of ['codicon.css', 'codicon.ttf']) cpSync(`node_modules/@vscode/codicons/dist/${f}`, `dist/codicons/${f}`);
 }
 
 if (watch) {

@@ -1,8 +1,125 @@
-/** VS Code entry point. Wiring only; everything it shows comes from the core layers. */
-import type * as vscode from 'vscode';
+/**
+ * VS Code entry point: builds the context object and wires the parts — the
+ * store connection, the runs tree, transcripts and their hover, the context
+ * editor webview, the debugger, the status bar and the commands. Wiring
+ * only; what the parts show comes from the core layers. Activation errors are
+ * shown to the user and rethrown.
+ */
+import * as vscode from 'vscode';
+import type { ExtensionContextObject } from './context';
+import { ContextEditorHost } from './contextEditorHost';
+import { DebugPositionTracker } from './debugPosition';
+import { registerDebugger, replayConfiguration } from './debugConfigProvider';
+import { COMMANDS, DEBUG_TYPE, TRANSCRIPT_LANGUAGE, VALUE_SCHEME, VIEWS } from './ids';
+import { showError } from './notify';
+import { registerRunCommands } from './runCommands';
+import { RunsTreeProvider } from './runsTreeProvider';
+import { affectsSettings } from './settings';
+import { ReplayStatusBar } from './statusBar';
+import { StoreConnection } from './storeConnection';
+import { registerStoreCommands } from './storeCommands';
+import { TranscriptHoverProvider } from './transcriptHoverProvider';
+import { TranscriptService } from './transcriptService';
+import { ValueDocumentProvider } from './valueDocuments';
+import type { RunsNode } from './runsTreeModel';
 
-export function activate(_context: vscode.ExtensionContext): void {
-  // Commands, views and the debugger are registered by the extension modules.
+/** What activate() returns: the parts, for the extension-host tests. */
+export interface AgentTimeTravelApi {
+  ctx: ExtensionContextObject;
+  tree: RunsTreeProvider;
+  treeView: vscode.TreeView<RunsNode>;
+  editor: ContextEditorHost;
+  statusBar: ReplayStatusBar;
+  tracker: DebugPositionTracker;
 }
 
-export function deactivate(): void {}
+export async function activate(context: vscode.ExtensionContext): Promise<AgentTimeTravelApi> {
+  const log = vscode.window.createOutputChannel('Agent Time Travel', { log: true });
+  context.subscriptions.push(log);
+  try {
+    return wire(context, log);
+  } catch (e) {
+    showError(log, 'Agent Time Travel could not start', e);
+    throw e;
+  }
+}
+
+function wire(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): AgentTimeTravelApi {
+  const subs = context.subscriptions;
+  const connection = new StoreConnection(log);
+  const transcripts = new TranscriptService(connection);
+  const tree = new RunsTreeProvider(connection, log);
+  const treeView = vscode.window.createTreeView(VIEWS.runs, { treeDataProvider: tree, showCollapseAll: true });
+  subs.push(connection, transcripts, tree, treeView);
+
+  const reveal = async (node: RunsNode | undefined, select: boolean) => {
+    if (!node) return;
+    try {
+      await treeView.reveal(node, { select, focus: false, expand: node.kind === 'run' ? false : true });
+    } catch (e) {
+      log.debug(`reveal ${node.id} failed: ${String(e)}`);
+    }
+  };
+  const ctx: ExtensionContextObject = {
+    vscodeContext: context,
+    log,
+    connection,
+    transcripts,
+    revealRun: (runId) => reveal(tree.runNode(runId), true),
+    revealCheckpoint: (runId, checkpointId) => reveal(tree.checkpointNodeOf(runId, checkpointId), true),
+    startReplay: async (runId, checkpointId) =>
+      vscode.debug.startDebugging(
+        vscode.workspace.workspaceFolders?.[0],
+        replayConfiguration(runId, connection.path, checkpointId),
+      ),
+    editCheckpoint: async (runId, checkpointId, focus) => {
+      // `editor` is created just below; these run only after activation
+      editor.show(runId, checkpointId);
+      if (focus) await editor.focus();
+    },
+  };
+  const editor = new ContextEditorHost(ctx);
+  subs.push(editor, vscode.window.registerWebviewViewProvider(VIEWS.contextEditor, editor));
+
+  // The editor follows the checkpoint selected in the tree...
+  subs.push(
+    treeView.onDidChangeSelection((e) => {
+      const node = e.selection[0];
+      if (node?.kind === 'checkpoint') editor.show(node.runId, node.checkpointId);
+    }),
+  );
+
+  // ...and the active debug frame, which the tree reveals and the status bar shows.
+  const tracker = new DebugPositionTracker(ctx);
+  const statusBar = new ReplayStatusBar(COMMANDS.openTranscript.id);
+  subs.push(
+    tracker,
+    statusBar,
+    tracker.onDidChange((p) => {
+      statusBar.update(p);
+      if (!p) return;
+      editor.show(p.run.runId, p.checkpoint.checkpointId);
+      if (treeView.visible) void ctx.revealCheckpoint(p.run.runId, p.checkpoint.checkpointId);
+    }),
+  );
+
+  subs.push(
+    vscode.languages.registerHoverProvider(
+      { language: TRANSCRIPT_LANGUAGE },
+      new TranscriptHoverProvider(transcripts, connection),
+    ),
+    vscode.workspace.registerTextDocumentContentProvider(VALUE_SCHEME, new ValueDocumentProvider(connection)),
+    ...registerDebugger(ctx),
+    ...registerRunCommands(ctx, tracker),
+    ...registerStoreCommands(ctx, tree),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (affectsSettings(e)) connection.reconfigure();
+    }),
+  );
+  log.info(`Agent Time Travel active; store ${connection.path}; debug type ${DEBUG_TYPE}`);
+  return { ctx, tree, treeView, editor, statusBar, tracker };
+}
+
+export function deactivate(): void {
+  // Everything is disposed through context.subscriptions.
+}

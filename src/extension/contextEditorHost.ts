@@ -1,0 +1,170 @@
+/**
+ * Host of the RuntimeContext / fork editor (a webview view in Agent Runs):
+ * serves the page with a strict CSP and resource roots limited to the
+ * bundle, waits for "ready" before posting, validates every message both
+ * ways (protocol.ts), answers plan requests through ForkService.plan and
+ * creates forks through forkActions.createFork. Follows the checkpoint that
+ * extension.ts tells it to show (tree selection or active debug frame).
+ */
+import * as vscode from 'vscode';
+import { z } from 'zod';
+import { errorMessage, isOcdbError, type ForkConfig } from '../model';
+import {
+  HazardViewSchema,
+  HostMessageSchema,
+  PageMessageSchema,
+  parseMessage,
+  type EditorCheckpoint,
+  type HostMessage,
+  type PageMessage,
+} from '../webview/protocol';
+import type { ExtensionContextObject } from './context';
+import { createFork, planFor } from './forkActions';
+import { VIEWS } from './ids';
+import { readSettings } from './settings';
+import { webviewHtml } from './webviewHtml';
+
+export class ContextEditorHost implements vscode.WebviewViewProvider, vscode.Disposable {
+  private view: vscode.WebviewView | undefined;
+  private ready = false;
+  private current: { runId: string; checkpointId: string } | undefined;
+  private readonly disposables: vscode.Disposable[] = [];
+  /** Messages the page sent, parsed (for tests and the log). */
+  private readonly received = new vscode.EventEmitter<PageMessage>();
+  readonly onDidReceive = this.received.event;
+
+  constructor(private readonly ctx: ExtensionContextObject) {}
+
+  resolveWebviewView(view: vscode.WebviewView): void {
+    this.view = view;
+    this.ready = false;
+    const ext = this.ctx.vscodeContext.extensionUri;
+    const dist = vscode.Uri.joinPath(ext, 'dist');
+    const media = vscode.Uri.joinPath(ext, 'media');
+    view.webview.options = { enableScripts: true, localResourceRoots: [dist, media] };
+    view.webview.html = webviewHtml({
+      cspSource: view.webview.cspSource,
+      scriptUri: view.webview.asWebviewUri(vscode.Uri.joinPath(dist, 'webview.js')).toString(),
+      styleUri: view.webview.asWebviewUri(vscode.Uri.joinPath(media, 'contextEditor.css')).toString(),
+      codiconsUri: view.webview.asWebviewUri(vscode.Uri.joinPath(dist, 'codicons', 'codicon.css')).toString(),
+    });
+    this.disposables.push(
+      view.webview.onDidReceiveMessage((data: unknown) => this.onMessage(data)),
+      view.onDidDispose(() => {
+        this.view = undefined;
+        this.ready = false;
+      }),
+    );
+  }
+
+  /** The checkpoint shown (or last asked for). */
+  get shown(): { runId: string; checkpointId: string } | undefined {
+    return this.current;
+  }
+
+  /** Shows a checkpoint; posts at once when the page is ready, else on its "ready". */
+  show(runId: string, checkpointId: string): void {
+    if (this.current?.runId === runId && this.current.checkpointId === checkpointId) return;
+    this.current = { runId, checkpointId };
+    this.postShow();
+  }
+
+  /** Reveals the view (creating the page when it was never opened). */
+  async focus(): Promise<void> {
+    await vscode.commands.executeCommand(`${VIEWS.contextEditor}.focus`);
+  }
+
+  private editorCheckpoint(): EditorCheckpoint | null {
+    if (!this.current) return null;
+    const store = this.ctx.connection.tryGet();
+    if (!store || !store.hasRun(this.current.runId)) return null;
+    const run = store.getRun(this.current.runId);
+    const cp = store.getCheckpoint(this.current.checkpointId);
+    const index = store.listCheckpoints(run.runId).findIndex((c) => c.checkpointId === cp.checkpointId);
+    return {
+      runId: run.runId,
+      checkpointId: cp.checkpointId,
+      checkpointIndex: index,
+      checkpointCount: run.checkpointCount,
+      boundary: cp.boundary,
+      stepIndex: cp.stepIndex,
+      agentId: run.agentId,
+      runtimeContext: cp.runtimeContext,
+      ...(cp.model ? { model: { provider: cp.model.provider, model: cp.model.model } } : {}),
+      ...(cp.promptVersion !== undefined ? { promptVersion: cp.promptVersion } : {}),
+    };
+  }
+
+  private postShow(): void {
+    if (!this.ready) return;
+    const settings = readSettings();
+    let checkpoint: EditorCheckpoint | null = null;
+    try {
+      checkpoint = this.editorCheckpoint();
+    } catch (e) {
+      this.ctx.log.warn(`cannot show checkpoint in the editor: ${errorMessage(e)}`);
+    }
+    this.post({
+      type: 'show',
+      checkpoint,
+      defaults: { modelMode: settings.defaultModelMode, overrideProvider: '', overrideModel: settings.modelName },
+    });
+  }
+
+  private post(message: HostMessage): void {
+    const checked = HostMessageSchema.safeParse(message);
+    if (!checked.success) {
+      this.ctx.log.error(`refused to post an invalid ${message.type} message to the editor: ${checked.error.message}`);
+      return;
+    }
+    void this.view?.webview.postMessage(checked.data);
+  }
+
+  private onMessage(data: unknown): void {
+    const parsed = parseMessage(PageMessageSchema, data);
+    if (!parsed.ok) {
+      this.ctx.log.warn(`ignored a malformed message from the editor page: ${parsed.error}`);
+      return;
+    }
+    const message = parsed.value;
+    this.received.fire(message);
+    switch (message.type) {
+      case 'ready':
+        this.ready = true;
+        this.postShow();
+        return;
+      case 'plan':
+        this.post({ type: 'plan', requestId: message.requestId, plan: planFor(this.ctx, message.config) });
+        return;
+      case 'fork':
+        this.fork(message.config, message.acknowledgedTools);
+        return;
+      default: {
+        const unreachable: never = message;
+        return unreachable;
+      }
+    }
+  }
+
+  /** The page's fork path (also called by tests): ForkService.create, then tell the page. */
+  fork(config: ForkConfig, acknowledgedTools: readonly string[]): string | undefined {
+    try {
+      const created = createFork(this.ctx, config, acknowledgedTools);
+      this.post({ type: 'forked', runId: created.runId, sourceRunId: created.plan.sourceRunId });
+      return created.runId;
+    } catch (e) {
+      const parsed = isOcdbError(e, 'ForkRejected')
+        ? z.array(HazardViewSchema).safeParse(e.details.hazards)
+        : undefined;
+      const hazards = parsed?.success ? parsed.data : undefined;
+      this.ctx.log.warn(`fork rejected: ${errorMessage(e)}`);
+      this.post({ type: 'forkFailed', message: errorMessage(e), ...(hazards ? { hazards } : {}) });
+      return undefined;
+    }
+  }
+
+  dispose(): void {
+    for (const d of this.disposables) d.dispose();
+    this.received.dispose();
+  }
+}

@@ -1,0 +1,268 @@
+/**
+ * The `contributes` and `activationEvents` parts of package.json, built from
+ * ids.ts so the two cannot drift: test/unit/extension/manifest.test.ts fails
+ * when package.json differs, and `npx tsx src/extension/contributes.ts --write`
+ * rewrites them. Pure data; not bundled into the extension.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import {
+  CATEGORY,
+  COMMANDS,
+  CONTEXT_KEYS,
+  DEBUG_TYPE,
+  ITEM_CONTEXT,
+  LAUNCH_CONFIG_NAME,
+  PICK_RUN_VARIABLE,
+  SETTINGS,
+  SETTINGS_SECTION,
+  TRANSCRIPT_EXTENSION,
+  TRANSCRIPT_LANGUAGE,
+  VIEWS,
+  VIEW_CONTAINER,
+  type CommandKey,
+} from './ids';
+
+/** The launch attributes of `agent-replay` (checked against LaunchArgsSchema by a unit test). */
+export const LAUNCH_ATTRIBUTES = {
+  runId: {
+    type: 'string',
+    description: `Id of the run to replay. Use "${PICK_RUN_VARIABLE}" to pick one from the store when the session starts.`,
+  },
+  store: {
+    type: 'string',
+    description:
+      'Path of the run store (SQLite file). Default: the agentTimeTravel.storePath setting, else OCDB_STORE, else .ocdb/runs.db in the workspace.',
+  },
+  stopOnEntry: {
+    type: 'boolean',
+    description: 'Pause on the first checkpoint (or on checkpointId) instead of running to the first breakpoint.',
+    default: true,
+  },
+  checkpointId: {
+    type: 'string',
+    description: 'Start the replay at this checkpoint of the run instead of the first one.',
+  },
+  program: {
+    type: 'string',
+    description: 'The agent program that executes forks made during this session with its own tools (OCDB_FORK).',
+  },
+} as const;
+
+const RUN_ITEM = `viewItem =~ /^${ITEM_CONTEXT.run}/`;
+const CHECKPOINT_ITEM = `viewItem == ${ITEM_CONTEXT.checkpoint}`;
+const inRunsView = (when: string) => `view == ${VIEWS.runs} && ${when}`;
+
+function commandContributions() {
+  return (Object.keys(COMMANDS) as CommandKey[]).map((key) => ({
+    command: COMMANDS[key].id,
+    title: COMMANDS[key].title,
+    category: CATEGORY,
+    icon: `$(${COMMANDS[key].icon})`,
+  }));
+}
+
+function menus() {
+  const c = COMMANDS;
+  return {
+    'view/title': [
+      { command: c.refresh.id, when: `view == ${VIEWS.runs}`, group: 'navigation@1' },
+      { command: c.importRun.id, when: `view == ${VIEWS.runs}`, group: 'navigation@2' },
+      { command: c.runDemo.id, when: `view == ${VIEWS.runs}`, group: 'navigation@3' },
+      { command: c.compareRuns.id, when: `view == ${VIEWS.runs}`, group: '1_runs@1' },
+      { command: c.openStore.id, when: `view == ${VIEWS.runs}`, group: '1_runs@2' },
+    ],
+    'view/item/context': [
+      { command: c.replayRun.id, when: inRunsView(RUN_ITEM), group: 'inline@1' },
+      { command: c.forkFromCheckpoint.id, when: inRunsView(RUN_ITEM), group: 'inline@2' },
+      { command: c.replayRun.id, when: inRunsView(CHECKPOINT_ITEM), group: 'inline@1' },
+      { command: c.forkFromCheckpoint.id, when: inRunsView(CHECKPOINT_ITEM), group: 'inline@2' },
+      { command: c.replayRun.id, when: inRunsView(RUN_ITEM), group: '1_replay@1' },
+      { command: c.openTranscript.id, when: inRunsView(RUN_ITEM), group: '1_replay@2' },
+      { command: c.forkFromCheckpoint.id, when: inRunsView(RUN_ITEM), group: '1_replay@3' },
+      {
+        command: c.compareWithParent.id,
+        when: inRunsView(`viewItem == ${ITEM_CONTEXT.forkRun}`),
+        group: '2_compare@1',
+      },
+      { command: c.compareRuns.id, when: inRunsView(RUN_ITEM), group: '2_compare@2' },
+      { command: c.exportRun.id, when: inRunsView(RUN_ITEM), group: '3_manage@1' },
+      { command: c.deleteRun.id, when: inRunsView(RUN_ITEM), group: '3_manage@2' },
+      { command: c.replayRun.id, when: inRunsView(CHECKPOINT_ITEM), group: '1_replay@1' },
+      { command: c.forkFromCheckpoint.id, when: inRunsView(CHECKPOINT_ITEM), group: '1_replay@2' },
+      { command: c.editContext.id, when: inRunsView(CHECKPOINT_ITEM), group: '1_replay@3' },
+      { command: c.openTranscript.id, when: inRunsView(CHECKPOINT_ITEM), group: '1_replay@4' },
+    ],
+    'debug/callstack/context': [
+      {
+        command: c.forkFromFrame.id,
+        when: `debugType == ${DEBUG_TYPE} && callStackItemType == 'stackFrame'`,
+        group: 'navigation',
+      },
+    ],
+    commandPalette: (Object.keys(c) as CommandKey[])
+      .filter((k) => !c[k].palette)
+      .map((k) => ({ command: c[k].id, when: 'false' })),
+  };
+}
+
+function configuration() {
+  const p = (key: string) => `${SETTINGS_SECTION}.${key}`;
+  return {
+    title: CATEGORY,
+    properties: {
+      [p(SETTINGS.storePath)]: {
+        type: 'string',
+        default: '',
+        scope: 'resource',
+        markdownDescription:
+          'Path of the run store (a SQLite file). Empty: the `OCDB_STORE` environment variable, else `.ocdb/runs.db` in the first workspace folder. Relative paths are resolved against that folder.',
+      },
+      [p(SETTINGS.defaultModelMode)]: {
+        type: 'string',
+        enum: ['captured', 'real', 'override'],
+        enumDescriptions: [
+          'Re-emit the recorded model turns: no tokens spent.',
+          'Call the model endpoint with the recorded model.',
+          'Call the model endpoint with another provider/model.',
+        ],
+        default: 'captured',
+        description: 'Model mode preselected in the fork editor.',
+      },
+      [p(SETTINGS.modelBaseUrl)]: {
+        type: 'string',
+        default: 'https://api.openai.com/v1',
+        description: 'Base URL of the OpenAI-compatible chat endpoint used by forks in real / override mode.',
+      },
+      [p(SETTINGS.modelName)]: {
+        type: 'string',
+        default: 'gpt-4o-mini',
+        description: 'Model name preselected for forks in override mode.',
+      },
+      [p(SETTINGS.apiKeyEnvVar)]: {
+        type: 'string',
+        default: 'OPENAI_API_KEY',
+        description:
+          'Name of the environment variable holding the API key of the model endpoint (the key itself is never stored in settings).',
+      },
+      [p(SETTINGS.transcriptDetail)]: {
+        type: 'string',
+        enum: ['compact', 'normal', 'full'],
+        enumDescriptions: ['Excerpts of 60 characters.', 'Excerpts of 100 characters.', 'Excerpts of 400 characters.'],
+        default: 'normal',
+        description: 'How much of each message, argument and result a transcript line shows.',
+      },
+    },
+  };
+}
+
+/** The whole `contributes` object. */
+export function buildContributes() {
+  return {
+    viewsContainers: {
+      activitybar: [{ id: VIEW_CONTAINER, title: 'Agent Runs', icon: 'media/agent-runs.svg' }],
+    },
+    views: {
+      [VIEW_CONTAINER]: [
+        { id: VIEWS.runs, name: 'Runs', icon: 'media/agent-runs.svg', contextualTitle: 'Agent Runs' },
+        { type: 'webview', id: VIEWS.contextEditor, name: 'Context & Fork', contextualTitle: 'Agent Runs' },
+      ],
+    },
+    viewsWelcome: [
+      {
+        view: VIEWS.runs,
+        when: `${CONTEXT_KEYS.storeEmpty}`,
+        contents: [
+          'No agent runs in this store yet.',
+          `[$(play-circle) Run Demo](command:${COMMANDS.runDemo.id})`,
+          'Writes seven recorded demo runs (support, research and coding agents) into the store.',
+          `[$(cloud-download) Import Run](command:${COMMANDS.importRun.id})`,
+          'Record your own agent with the recorder SDK: `openRecorder({ store })` → `startRun(...)` → checkpoints and tool calls. Runs appear here while they are recorded.',
+          `[Open Store Settings](command:workbench.action.openSettings?%5B%22${SETTINGS_SECTION}.${SETTINGS.storePath}%22%5D)`,
+        ].join('\n'),
+      },
+    ],
+    commands: commandContributions(),
+    menus: menus(),
+    configuration: configuration(),
+    languages: [
+      {
+        id: TRANSCRIPT_LANGUAGE,
+        aliases: ['Agent Transcript'],
+        extensions: [TRANSCRIPT_EXTENSION],
+      },
+    ],
+    grammars: [
+      {
+        language: TRANSCRIPT_LANGUAGE,
+        scopeName: 'source.agent-transcript',
+        path: './media/transcript.tmLanguage.json',
+      },
+    ],
+    breakpoints: [{ language: TRANSCRIPT_LANGUAGE }],
+    configurationDefaults: {
+      'files.readonlyInclude': { [`**/*${TRANSCRIPT_EXTENSION}`]: true },
+    },
+    debuggers: [
+      {
+        type: DEBUG_TYPE,
+        label: 'Agent Replay',
+        languages: [TRANSCRIPT_LANGUAGE],
+        configurationAttributes: {
+          launch: { required: ['runId'], properties: LAUNCH_ATTRIBUTES },
+        },
+        initialConfigurations: [
+          {
+            type: DEBUG_TYPE,
+            request: 'launch',
+            name: LAUNCH_CONFIG_NAME,
+            runId: PICK_RUN_VARIABLE,
+            stopOnEntry: true,
+          },
+        ],
+        configurationSnippets: [
+          {
+            label: 'Agent Time Travel: Replay agent run',
+            description: 'Replay a recorded agent run, picking the run when the session starts.',
+            body: {
+              type: DEBUG_TYPE,
+              request: 'launch',
+              name: LAUNCH_CONFIG_NAME,
+              runId: '^"\\${command:agentTimeTravel.pickRun}"',
+              stopOnEntry: true,
+            },
+          },
+          {
+            label: 'Agent Time Travel: Replay a run by id',
+            description: 'Replay one run of a given store from a checkpoint.',
+            body: {
+              type: DEBUG_TYPE,
+              request: 'launch',
+              name: 'Replay ${1:run id}',
+              runId: '${1:run id}',
+              store: '^"\\${workspaceFolder}/.ocdb/runs.db"',
+              stopOnEntry: true,
+            },
+          },
+        ],
+      },
+    ],
+  };
+}
+
+export const ACTIVATION_EVENTS = [
+  `onDebugResolve:${DEBUG_TYPE}`,
+  `onDebugDynamicConfigurations:${DEBUG_TYPE}`,
+  `onDebugInitialConfigurations`,
+  `onLanguage:${TRANSCRIPT_LANGUAGE}`,
+  'workspaceContains:.ocdb/runs.db',
+];
+
+/** Rewrites package.json's contributes/activationEvents (run under `flock /tmp/npm.lock`: package.json is shared). */
+function writePackageJson(file: string): void {
+  const pkg = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  pkg.activationEvents = ACTIVATION_EVENTS;
+  pkg.contributes = buildContributes();
+  writeFileSync(file, JSON.stringify(pkg, null, 2) + '\n');
+}
+
+if (require.main === module && process.argv.includes('--write')) writePackageJson('package.json');

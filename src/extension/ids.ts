@@ -1,0 +1,105 @@
+/**
+ * Every id the extension shares with package.json: commands, views, the view
+ * container, context keys, the debug type, the transcript language and the
+ * settings. One module so a rename is one edit and a test can check
+ * package.json against it. Pure: no vscode value import (unit tests load it).
+ */
+
+export const EXTENSION_ID = 'agent-time-travel.agent-time-travel';
+export const CATEGORY = 'Agent Time Travel';
+
+export const DEBUG_TYPE = 'agent-replay';
+export const LAUNCH_CONFIG_NAME = 'Replay agent run';
+
+export const TRANSCRIPT_LANGUAGE = 'agent-transcript';
+export const TRANSCRIPT_EXTENSION = '.transcript';
+/** Scheme of the documents that open a long JSON value (a tool's args or result) in full. */
+export const VALUE_SCHEME = 'agent-time-travel-value';
+
+export const VIEW_CONTAINER = 'agentRuns';
+export const VIEWS = {
+  runs: 'agentTimeTravel.runs',
+  contextEditor: 'agentTimeTravel.contextEditor',
+} as const;
+export type ViewId = (typeof VIEWS)[keyof typeof VIEWS];
+
+/** Commands: `title` and `icon` (a codicon) go into package.json; `palette: false` hides item-only commands. */
+export const COMMANDS = {
+  replayRun: { id: 'agentTimeTravel.replayRun', title: 'Replay Run', icon: 'debug-alt', palette: true },
+  forkFromCheckpoint: {
+    id: 'agentTimeTravel.forkFromCheckpoint',
+    title: 'Fork from Checkpoint',
+    icon: 'repo-forked',
+    palette: false,
+  },
+  forkFromFrame: {
+    id: 'agentTimeTravel.forkFromFrame',
+    title: 'Fork from this checkpoint',
+    icon: 'repo-forked',
+    palette: false,
+  },
+  openTranscript: { id: 'agentTimeTravel.openTranscript', title: 'Open Transcript', icon: 'output', palette: true },
+  compareWithParent: {
+    id: 'agentTimeTravel.compareWithParent',
+    title: 'Compare with Parent',
+    icon: 'diff',
+    palette: false,
+  },
+  compareRuns: { id: 'agentTimeTravel.compareRuns', title: 'Compare Runs', icon: 'diff-multiple', palette: true },
+  importRun: { id: 'agentTimeTravel.importRun', title: 'Import Run', icon: 'cloud-download', palette: true },
+  exportRun: { id: 'agentTimeTravel.exportRun', title: 'Export Run', icon: 'export', palette: true },
+  deleteRun: { id: 'agentTimeTravel.deleteRun', title: 'Delete Run', icon: 'trash', palette: true },
+  openStore: { id: 'agentTimeTravel.openStore', title: 'Open Store', icon: 'database', palette: true },
+  runDemo: { id: 'agentTimeTravel.runDemo', title: 'Run Demo', icon: 'play-circle', palette: true },
+  refresh: { id: 'agentTimeTravel.refresh', title: 'Refresh Runs', icon: 'refresh', palette: true },
+  loadMore: { id: 'agentTimeTravel.loadMore', title: 'Load More Runs', icon: 'ellipsis', palette: false },
+  pickRun: { id: 'agentTimeTravel.pickRun', title: 'Pick Run', icon: 'list-selection', palette: true },
+  showValue: { id: 'agentTimeTravel.showValue', title: 'Show Whole Value', icon: 'json', palette: false },
+  editContext: {
+    id: 'agentTimeTravel.editContext',
+    title: 'Edit Context and Fork',
+    icon: 'edit',
+    palette: false,
+  },
+} as const;
+export type CommandKey = keyof typeof COMMANDS;
+export type CommandId = (typeof COMMANDS)[CommandKey]['id'];
+
+/** Context keys set with `setContext` and used in `when` clauses. */
+export const CONTEXT_KEYS = {
+  storeEmpty: 'agentTimeTravel.storeEmpty',
+  storeOpen: 'agentTimeTravel.storeOpen',
+} as const;
+
+/** `contextValue` of tree items (menus match on them). */
+export const ITEM_CONTEXT = {
+  run: 'agentRun',
+  forkRun: 'agentRun.fork',
+  step: 'agentStep',
+  checkpoint: 'agentCheckpoint',
+  ledger: 'agentToolLedger',
+  toolCall: 'agentToolCall',
+  loadMore: 'agentLoadMore',
+  message: 'agentMessage',
+} as const;
+export type ItemContext = (typeof ITEM_CONTEXT)[keyof typeof ITEM_CONTEXT];
+
+/** Settings under `agentTimeTravel.` (keys without the prefix). */
+export const SETTINGS_SECTION = 'agentTimeTravel';
+export const SETTINGS = {
+  storePath: 'storePath',
+  defaultModelMode: 'defaultModelMode',
+  modelBaseUrl: 'modelEndpoint.baseUrl',
+  modelName: 'modelEndpoint.model',
+  apiKeyEnvVar: 'modelEndpoint.apiKeyEnvVar',
+  transcriptDetail: 'transcriptDetail',
+} as const;
+export type SettingKey = (typeof SETTINGS)[keyof typeof SETTINGS];
+
+/** The command variable of launch configurations: `"runId": "${command:agentTimeTravel.pickRun}"`. */
+export const PICK_RUN_VARIABLE = `\${command:${COMMANDS.pickRun.id}}`;
+
+/** Key of a command by id (for logging and tests). */
+export function commandKeyOf(id: string): CommandKey | undefined {
+  return (Object.keys(COMMANDS) as CommandKey[]).find((k) => COMMANDS[k].id === id);
+}

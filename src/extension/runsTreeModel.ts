@@ -1,0 +1,247 @@
+/**
+ * The runs tree as data: node kinds with stable ids, and how each node looks
+ * (label, description, tooltip, codicon + colour, contextValue) from store
+ * summaries. The provider turns these into vscode.TreeItems; keeping them pure
+ * lets unit tests check what a user sees without VS Code. No vscode import.
+ */
+import type { ToolCallRecord } from '../model';
+import type { CheckpointSummary, RunSummary } from '../store';
+import {
+  BOUNDARY_ICON,
+  POLICY_TEXT,
+  SIDE_EFFECT_BADGE,
+  SIDE_EFFECT_TEXT,
+  formatDuration,
+  formatTime,
+  formatTokens,
+  shorten,
+  toJson,
+} from './format';
+import { COMMANDS, ITEM_CONTEXT, type ItemContext } from './ids';
+
+/** Runs shown per page before a "Load more" item. */
+export const RUNS_PAGE_SIZE = 200;
+
+export type RunsNode =
+  | { kind: 'run'; id: string; runId: string }
+  | { kind: 'loadMore'; id: string; shown: number; total: number }
+  | { kind: 'step'; id: string; runId: string; stepIndex: number }
+  | { kind: 'checkpoint'; id: string; runId: string; checkpointId: string; stepIndex: number }
+  | { kind: 'ledger'; id: string; runId: string }
+  | { kind: 'toolCall'; id: string; runId: string; toolCallId: string };
+
+export const nodeIds = {
+  run: (runId: string) => `run:${runId}`,
+  loadMore: () => 'more',
+  step: (runId: string, stepIndex: number) => `step:${runId}:${stepIndex}`,
+  checkpoint: (checkpointId: string) => `cp:${checkpointId}`,
+  ledger: (runId: string) => `ledger:${runId}`,
+  toolCall: (runId: string, toolCallId: string) => `tool:${runId}:${toolCallId}`,
+};
+
+/** How one node looks. `tooltip` is markdown; the provider escapes nothing else. */
+export interface NodeView {
+  label: string;
+  description?: string;
+  tooltip?: string;
+  icon: { id: string; color?: string };
+  contextValue: ItemContext;
+  collapsible: 'none' | 'collapsed' | 'expanded';
+  command?: { id: string; title: string; args: unknown[] };
+}
+
+/** The status word a user sees: a crashed recording is never "running". */
+export function runStatusText(run: RunSummary): string {
+  return run.crashed ? 'crashed' : run.status;
+}
+
+function runIcon(run: RunSummary): NodeView['icon'] {
+  if (run.crashed) return { id: 'flame', color: 'list.errorForeground' };
+  switch (run.status) {
+    case 'running':
+      return { id: 'sync~spin', color: 'charts.blue' };
+    case 'completed':
+      return run.mode === 'fork'
+        ? { id: 'repo-forked', color: 'testing.iconPassed' }
+        : { id: 'pass', color: 'testing.iconPassed' };
+    case 'failed':
+      return { id: 'error', color: 'list.errorForeground' };
+    case 'cancelled':
+      return { id: 'circle-slash', color: 'disabledForeground' };
+    default: {
+      const unreachable: never = run.status;
+      return { id: String(unreachable) };
+    }
+  }
+}
+
+function runDuration(run: RunSummary, now: number): string {
+  if (run.endedAt !== undefined) return formatDuration(run.endedAt - run.startedAt);
+  const last = run.heartbeatAt ?? now;
+  return run.crashed ? `${formatDuration(last - run.startedAt)}+` : `${formatDuration(now - run.startedAt)} so far`;
+}
+
+/** A run: status icon, mode, duration and tokens. */
+export function runView(run: RunSummary, now: number): NodeView {
+  const status = runStatusText(run);
+  const parts: string[] = [];
+  if (status !== 'completed') parts.push(status.toUpperCase());
+  if (run.mode !== 'live') parts.push(run.mode);
+  parts.push(run.agentId, runDuration(run, now), `${formatTokens(run.inputTokens + run.outputTokens)} tok`);
+  if (run.toolErrorCount > 0) parts.push(`${run.toolErrorCount} tool error${run.toolErrorCount > 1 ? 's' : ''}`);
+  const tooltip = [
+    `**${run.runId}** — ${status}${run.mode !== 'live' ? ` (${run.mode})` : ''}`,
+    '',
+    `Agent \`${run.agentId}\` · started ${formatTime(run.startedAt)}${run.endedAt !== undefined ? ` · ended ${formatTime(run.endedAt)}` : ''}`,
+    '',
+    `${run.stepCount} steps · ${run.checkpointCount} checkpoints · ${run.toolCallCount} tool calls (${run.toolErrorCount} errors) · tokens ${run.inputTokens} in / ${run.outputTokens} out`,
+  ];
+  if (run.crashed) {
+    tooltip.push(
+      '',
+      `$(flame) The recording process${run.ownerPid !== undefined ? ` (pid ${run.ownerPid})` : ''} died before the run ended${run.heartbeatAt !== undefined ? `; last heartbeat ${formatTime(run.heartbeatAt)}` : ''}. The run is incomplete.`,
+    );
+  }
+  if (run.parentRunId) tooltip.push('', `Forked from \`${run.parentRunId}\` at \`${run.forkFromCheckpointId ?? '?'}\``);
+  if (run.error !== undefined) tooltip.push('', `Error: ${shorten(toJson(run.error, 0), 300)}`);
+  return {
+    label: run.runId,
+    description: parts.join(' · '),
+    tooltip: tooltip.join('\n'),
+    icon: runIcon(run),
+    contextValue: run.mode === 'fork' || run.parentRunId ? ITEM_CONTEXT.forkRun : ITEM_CONTEXT.run,
+    collapsible: 'collapsed',
+  };
+}
+
+export function loadMoreView(shown: number, total: number): NodeView {
+  return {
+    label: 'Load more…',
+    description: `${shown} of ${total} runs shown`,
+    icon: { id: 'ellipsis' },
+    contextValue: ITEM_CONTEXT.loadMore,
+    collapsible: 'none',
+    command: { id: COMMANDS.loadMore.id, title: 'Load more runs', args: [] },
+  };
+}
+
+/** A ReAct step: its checkpoints and the tools it called. */
+export function stepView(stepIndex: number, checkpoints: readonly CheckpointSummary[]): NodeView {
+  const tools = [
+    ...new Set(checkpoints.filter((c) => c.boundary === 'before_tool_call').map((c) => c.toolName ?? '?')),
+  ];
+  const usage = checkpoints.reduce((n, c) => n + (c.usage ? c.usage.inputTokens + c.usage.outputTokens : 0), 0);
+  const parts = [`${checkpoints.length} checkpoints`];
+  if (tools.length > 0) parts.push(tools.join(', '));
+  if (usage > 0) parts.push(`${formatTokens(usage)} tok`);
+  return {
+    label: stepIndex < 0 ? 'End' : `Step ${stepIndex}`,
+    description: parts.join(' · '),
+    icon: { id: stepIndex < 0 ? 'debug-stop' : 'layers' },
+    contextValue: ITEM_CONTEXT.step,
+    collapsible: 'collapsed',
+  };
+}
+
+/** A checkpoint: `[index] boundary`, with the tool (and its error) or the model turn's finish reason. */
+export function checkpointView(c: CheckpointSummary, call?: ToolCallRecord): NodeView {
+  const parts: string[] = [];
+  let icon: NodeView['icon'] = { id: BOUNDARY_ICON[c.boundary] };
+  if (c.toolName) parts.push(c.toolName);
+  if (c.boundary === 'after_tool_call' && call?.error !== undefined) {
+    parts.push(`✗ ${shorten(errorText(call.error), 60)}`);
+    icon = { id: 'error', color: 'list.errorForeground' };
+  }
+  if (c.boundary === 'before_tool_call' && call) {
+    icon = {
+      id: BOUNDARY_ICON[c.boundary],
+      ...(SIDE_EFFECT_BADGE[call.sideEffectLevel].color
+        ? { color: SIDE_EFFECT_BADGE[call.sideEffectLevel].color }
+        : {}),
+    };
+    parts.push(call.sideEffectLevel);
+  }
+  if (c.finishReason) parts.push(`finish ${c.finishReason}`);
+  if (c.usage)
+    parts.push(
+      `${formatTokens(c.usage.inputTokens + c.usage.outputTokens)} tok${c.usage.captured ? ' (captured)' : ''}`,
+    );
+  parts.push(`${c.messageCount} msgs`);
+  return {
+    label: `[${c.index}] ${c.boundary}`,
+    description: parts.join(' · '),
+    tooltip: `Checkpoint \`${c.checkpointId}\` · step ${c.stepIndex} · ${formatTime(c.createdAt)}`,
+    icon,
+    contextValue: ITEM_CONTEXT.checkpoint,
+    collapsible: 'none',
+  };
+}
+
+export function ledgerView(calls: readonly ToolCallRecord[]): NodeView {
+  const errors = calls.filter((c) => c.error !== undefined).length;
+  const risky = calls.filter(
+    (c) => c.sideEffectLevel === 'write' || c.sideEffectLevel === 'external_irreversible',
+  ).length;
+  const parts = [`${calls.length} calls`];
+  if (errors > 0) parts.push(`${errors} error${errors > 1 ? 's' : ''}`);
+  if (risky > 0) parts.push(`${risky} with side effects`);
+  return {
+    label: 'Tool Ledger',
+    description: parts.join(' · '),
+    icon: { id: 'book' },
+    contextValue: ITEM_CONTEXT.ledger,
+    collapsible: calls.length > 0 ? 'collapsed' : 'none',
+  };
+}
+
+/** Text of a recorded tool error (`{ name, message }` or anything). */
+export function errorText(error: unknown): string {
+  if (typeof error === 'string') return error;
+  if (error && typeof error === 'object' && 'message' in error && typeof error.message === 'string') {
+    const name = 'name' in error && typeof error.name === 'string' ? `${error.name}: ` : '';
+    return `${name}${error.message}`;
+  }
+  return toJson(error, 0);
+}
+
+/** A ledger entry: side-effect badge (icon + tooltip), policy, duration, error. */
+export function toolCallView(call: ToolCallRecord): NodeView {
+  const badge = SIDE_EFFECT_BADGE[call.sideEffectLevel];
+  const failed = call.error !== undefined;
+  const parts: string[] = [call.sideEffectLevel, call.replayPolicy];
+  parts.push(call.endedAt === undefined ? 'unfinished' : formatDuration(call.endedAt - call.startedAt));
+  if (failed) parts.unshift(`✗ ${shorten(errorText(call.error), 60)}`);
+  const tooltip = [
+    `**${call.toolName}** · \`${call.toolCallId}\``,
+    '',
+    `$(${badge.icon}) **${call.sideEffectLevel}**: ${SIDE_EFFECT_TEXT[call.sideEffectLevel]}`,
+    '',
+    `Replay policy **${call.replayPolicy}**: ${POLICY_TEXT[call.replayPolicy]}`,
+    '',
+    `Args: \`${shorten(toJson(call.args, 0), 200).replace(/`/g, "'")}\``,
+  ];
+  if (failed) tooltip.push('', `$(error) Error: ${shorten(errorText(call.error), 300).replace(/`/g, "'")}`);
+  else if (call.result !== undefined)
+    tooltip.push('', `Result: \`${shorten(toJson(call.result, 0), 200).replace(/`/g, "'")}\``);
+  return {
+    label: call.toolName,
+    description: parts.join(' · '),
+    tooltip: tooltip.join('\n'),
+    icon: { id: badge.icon, ...(badge.color ? { color: badge.color } : {}) },
+    contextValue: ITEM_CONTEXT.toolCall,
+    collapsible: 'none',
+  };
+}
+
+/** Groups a run's checkpoints by ReAct step, in run order (agent_end's step -1 last). */
+export function groupBySteps(
+  checkpoints: readonly CheckpointSummary[],
+): { stepIndex: number; checkpoints: CheckpointSummary[] }[] {
+  const groups = new Map<number, CheckpointSummary[]>();
+  for (const c of checkpoints) {
+    const list = groups.get(c.stepIndex);
+    if (list) list.push(c);
+    else groups.set(c.stepIndex, [c]);
+  }
+  return [...groups].map(([stepIndex, list]) => ({ stepIndex, checkpoints: list }));
+}

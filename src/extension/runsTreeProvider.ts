@@ -1,0 +1,345 @@
+/**
+ * The "Runs" tree of the Agent Runs container: top-level runs newest first
+ * (paged), forks nested under their parent, each run expanding into its forks,
+ * its Tool Ledger and its ReAct steps (which expand into checkpoints). Caches
+ * summaries per run and refreshes only the runs a store change touched.
+ * Presentation comes from runsTreeModel.ts; no store writes here.
+ */
+import * as vscode from 'vscode';
+import type { ToolCallRecord } from '../model';
+import type { CheckpointSummary, RunSummary, RunStore } from '../store';
+import { CONTEXT_KEYS } from './ids';
+import {
+  RUNS_PAGE_SIZE,
+  checkpointView,
+  groupBySteps,
+  ledgerView,
+  loadMoreView,
+  nodeIds,
+  runView,
+  stepView,
+  toolCallView,
+  type NodeView,
+  type RunsNode,
+} from './runsTreeModel';
+import type { StoreConnection, StoreEvent } from './storeConnection';
+
+const CRASH_CHECK_MS = 5000;
+
+export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vscode.Disposable {
+  private shown = RUNS_PAGE_SIZE;
+  private readonly nodes = new Map<string, RunsNode>();
+  private readonly runs = new Map<string, RunSummary>();
+  private readonly checkpoints = new Map<string, CheckpointSummary[]>();
+  private readonly toolCalls = new Map<string, ToolCallRecord[]>();
+  private readonly emitter = new vscode.EventEmitter<RunsNode | undefined>();
+  private readonly disposables: vscode.Disposable[] = [];
+  private readonly crashTimer: NodeJS.Timeout;
+  readonly onDidChangeTreeData = this.emitter.event;
+
+  constructor(
+    private readonly connection: StoreConnection,
+    private readonly log: vscode.LogOutputChannel,
+  ) {
+    this.disposables.push(connection.onDidChange((e) => this.onStoreEvent(e)));
+    this.crashTimer = setInterval(() => this.checkRunning(), CRASH_CHECK_MS);
+    this.updateEmptyContext();
+  }
+
+  // ---- nodes (one object per id, so reveal and getParent agree) ----
+
+  private node<N extends RunsNode>(node: N): N {
+    const known = this.nodes.get(node.id);
+    if (known) return known as N;
+    this.nodes.set(node.id, node);
+    return node;
+  }
+
+  runNode(runId: string): RunsNode {
+    return this.node({ kind: 'run', id: nodeIds.run(runId), runId });
+  }
+
+  private stepNode(runId: string, stepIndex: number): RunsNode {
+    return this.node({ kind: 'step', id: nodeIds.step(runId, stepIndex), runId, stepIndex });
+  }
+
+  private checkpointNode(c: CheckpointSummary): RunsNode {
+    return this.node({
+      kind: 'checkpoint',
+      id: nodeIds.checkpoint(c.checkpointId),
+      runId: c.runId,
+      checkpointId: c.checkpointId,
+      stepIndex: c.stepIndex,
+    });
+  }
+
+  // ---- cached reads ----
+
+  private get store(): RunStore | undefined {
+    return this.connection.tryGet();
+  }
+
+  summary(runId: string): RunSummary | undefined {
+    const known = this.runs.get(runId);
+    if (known) return known;
+    const store = this.store;
+    if (!store || !store.hasRun(runId)) return undefined;
+    const run = store.getRun(runId);
+    this.runs.set(runId, run);
+    return run;
+  }
+
+  checkpointsOf(runId: string): CheckpointSummary[] {
+    let list = this.checkpoints.get(runId);
+    if (!list) {
+      list = this.store?.listCheckpoints(runId) ?? [];
+      this.checkpoints.set(runId, list);
+    }
+    return list;
+  }
+
+  private toolCallsOf(runId: string): ToolCallRecord[] {
+    let list = this.toolCalls.get(runId);
+    if (!list) {
+      list = this.store?.listToolCalls(runId) ?? [];
+      this.toolCalls.set(runId, list);
+    }
+    return list;
+  }
+
+  // ---- TreeDataProvider ----
+
+  getTreeItem(node: RunsNode): vscode.TreeItem {
+    const view = this.viewOf(node);
+    const state = {
+      none: vscode.TreeItemCollapsibleState.None,
+      collapsed: vscode.TreeItemCollapsibleState.Collapsed,
+      expanded: vscode.TreeItemCollapsibleState.Expanded,
+    }[view.collapsible];
+    const item = new vscode.TreeItem(view.label, state);
+    item.id = node.id;
+    item.description = view.description;
+    if (view.tooltip) item.tooltip = new vscode.MarkdownString(view.tooltip, true);
+    item.iconPath = new vscode.ThemeIcon(
+      view.icon.id,
+      view.icon.color ? new vscode.ThemeColor(view.icon.color) : undefined,
+    );
+    item.contextValue = view.contextValue;
+    if (view.command)
+      item.command = { command: view.command.id, title: view.command.title, arguments: view.command.args };
+    return item;
+  }
+
+  /** What a node shows (exported for tests through the extension API). */
+  viewOf(node: RunsNode): NodeView {
+    switch (node.kind) {
+      case 'run': {
+        const run = this.summary(node.runId);
+        if (!run)
+          return {
+            label: node.runId,
+            description: 'deleted',
+            icon: { id: 'trash' },
+            contextValue: 'agentRun',
+            collapsible: 'none',
+          };
+        return runView(run, Date.now());
+      }
+      case 'loadMore':
+        return loadMoreView(node.shown, node.total);
+      case 'step':
+        return stepView(
+          node.stepIndex,
+          this.checkpointsOf(node.runId).filter((c) => c.stepIndex === node.stepIndex),
+        );
+      case 'checkpoint': {
+        const c = this.checkpointsOf(node.runId).find((x) => x.checkpointId === node.checkpointId);
+        if (!c)
+          return {
+            label: node.checkpointId,
+            icon: { id: 'question' },
+            contextValue: 'agentCheckpoint',
+            collapsible: 'none',
+          };
+        const call = c.toolCallId ? this.toolCallsOf(node.runId).find((t) => t.toolCallId === c.toolCallId) : undefined;
+        return checkpointView(c, call);
+      }
+      case 'ledger':
+        return ledgerView(this.toolCallsOf(node.runId));
+      case 'toolCall': {
+        const call = this.toolCallsOf(node.runId).find((t) => t.toolCallId === node.toolCallId);
+        if (!call)
+          return {
+            label: node.toolCallId,
+            icon: { id: 'question' },
+            contextValue: 'agentToolCall',
+            collapsible: 'none',
+          };
+        return toolCallView(call);
+      }
+      default: {
+        const unreachable: never = node;
+        throw new Error(`unknown tree node ${JSON.stringify(unreachable)}`);
+      }
+    }
+  }
+
+  getChildren(node?: RunsNode): RunsNode[] {
+    const store = this.store;
+    if (!store) return [];
+    try {
+      if (!node) {
+        const { runs, total } = store.listRuns({ parentRunId: null, limit: this.shown });
+        for (const r of runs) this.runs.set(r.runId, r);
+        const children: RunsNode[] = runs.map((r) => this.runNode(r.runId));
+        if (total > runs.length) {
+          // a fresh object each time: its label carries the counts
+          const more: RunsNode = { kind: 'loadMore', id: nodeIds.loadMore(), shown: runs.length, total };
+          this.nodes.set(more.id, more);
+          children.push(more);
+        }
+        return children;
+      }
+      switch (node.kind) {
+        case 'run': {
+          const forks = store.listRuns({ parentRunId: node.runId }).runs;
+          for (const r of forks) this.runs.set(r.runId, r);
+          const steps = groupBySteps(this.checkpointsOf(node.runId));
+          return [
+            ...forks.map((r) => this.runNode(r.runId)),
+            this.node({ kind: 'ledger', id: nodeIds.ledger(node.runId), runId: node.runId }),
+            ...steps.map((s) => this.stepNode(node.runId, s.stepIndex)),
+          ];
+        }
+        case 'step':
+          return this.checkpointsOf(node.runId)
+            .filter((c) => c.stepIndex === node.stepIndex)
+            .map((c) => this.checkpointNode(c));
+        case 'ledger':
+          return this.toolCallsOf(node.runId).map((t) =>
+            this.node({
+              kind: 'toolCall',
+              id: nodeIds.toolCall(node.runId, t.toolCallId),
+              runId: node.runId,
+              toolCallId: t.toolCallId,
+            }),
+          );
+        default:
+          return [];
+      }
+    } catch (e) {
+      this.log.error(`reading the runs tree failed: ${e instanceof Error ? e.message : String(e)}`);
+      return [];
+    }
+  }
+
+  getParent(node: RunsNode): RunsNode | undefined {
+    switch (node.kind) {
+      case 'run': {
+        const parent = this.summary(node.runId)?.parentRunId;
+        return parent && this.summary(parent) ? this.runNode(parent) : undefined;
+      }
+      case 'loadMore':
+        return undefined;
+      case 'step':
+      case 'ledger':
+        return this.runNode(node.runId);
+      case 'checkpoint':
+        return this.stepNode(node.runId, node.stepIndex);
+      case 'toolCall':
+        return this.node({ kind: 'ledger', id: nodeIds.ledger(node.runId), runId: node.runId });
+      default: {
+        const unreachable: never = node;
+        throw new Error(`unknown tree node ${JSON.stringify(unreachable)}`);
+      }
+    }
+  }
+
+  /** The node of a checkpoint (for reveal), or undefined when the run has no such checkpoint. */
+  checkpointNodeOf(runId: string, checkpointId: string): RunsNode | undefined {
+    const c = this.checkpointsOf(runId).find((x) => x.checkpointId === checkpointId);
+    return c ? this.checkpointNode(c) : undefined;
+  }
+
+  /** Shows the next page of runs. */
+  loadMore(): void {
+    this.shown += RUNS_PAGE_SIZE;
+    this.emitter.fire(undefined);
+  }
+
+  refresh(): void {
+    this.runs.clear();
+    this.checkpoints.clear();
+    this.toolCalls.clear();
+    this.updateEmptyContext();
+    this.emitter.fire(undefined);
+  }
+
+  // ---- live refresh ----
+
+  private onStoreEvent(e: StoreEvent): void {
+    if (e.kind === 'reset') {
+      this.refresh();
+      return;
+    }
+    let root = false;
+    const changed = new Set<RunsNode>();
+    for (const run of e.changes.changedRuns) {
+      const known = this.runs.has(run.runId);
+      this.runs.set(run.runId, run);
+      this.checkpoints.delete(run.runId);
+      this.toolCalls.delete(run.runId);
+      if (known) changed.add(this.runNode(run.runId));
+      else if (run.parentRunId && this.runs.has(run.parentRunId)) changed.add(this.runNode(run.parentRunId));
+      else root = true;
+    }
+    for (const runId of e.changes.deletedRunIds) {
+      const parent = this.runs.get(runId)?.parentRunId;
+      this.runs.delete(runId);
+      this.checkpoints.delete(runId);
+      this.toolCalls.delete(runId);
+      if (parent && this.runs.has(parent)) changed.add(this.runNode(parent));
+      else root = true;
+    }
+    this.log.debug(
+      `store changed: ${e.changes.changedRuns.length} runs written, ${e.changes.deletedRunIds.length} deleted`,
+    );
+    this.updateEmptyContext();
+    if (root) this.emitter.fire(undefined);
+    else for (const n of changed) this.emitter.fire(n);
+  }
+
+  /** A running run whose recorder died turns "crashed" without a write: re-read only the running ones. */
+  private checkRunning(): void {
+    const store = this.store;
+    if (!store) return;
+    for (const [runId, run] of this.runs) {
+      if (run.status !== 'running' || run.crashed || !store.hasRun(runId)) continue;
+      try {
+        const now = store.getRun(runId);
+        if (now.crashed) {
+          this.runs.set(runId, now);
+          this.emitter.fire(this.runNode(runId));
+        }
+      } catch (e) {
+        this.log.debug(`crash check of ${runId} failed: ${String(e)}`);
+      }
+    }
+  }
+
+  private updateEmptyContext(): void {
+    let empty = true;
+    try {
+      empty = (this.store?.listRuns({ limit: 1 }).total ?? 0) === 0;
+    } catch (e) {
+      this.log.warn(`reading the run store failed: ${String(e)}`);
+    }
+    void vscode.commands.executeCommand('setContext', CONTEXT_KEYS.storeEmpty, empty);
+  }
+
+  dispose(): void {
+    clearInterval(this.crashTimer);
+    for (const d of this.disposables) d.dispose();
+    this.emitter.dispose();
+  }
+}

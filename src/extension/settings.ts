@@ -1,0 +1,60 @@
+/**
+ * Typed reads of the `agentTimeTravel.*` settings and the store path they
+ * resolve to. VS Code wiring only; the store path rule itself is the store's.
+ */
+import * as vscode from 'vscode';
+import type { ModelMode } from '../model';
+import { resolveStorePath } from '../store';
+import { SETTINGS, SETTINGS_SECTION, type SettingKey } from './ids';
+
+export type TranscriptDetail = 'compact' | 'normal' | 'full';
+
+export interface Settings {
+  storePath: string;
+  defaultModelMode: ModelMode;
+  modelBaseUrl: string;
+  modelName: string;
+  apiKeyEnvVar: string;
+  transcriptDetail: TranscriptDetail;
+}
+
+const EXCERPT: Readonly<Record<TranscriptDetail, number>> = { compact: 60, normal: 100, full: 400 };
+
+/** Excerpt length of transcript lines for a detail level. */
+export function excerptLengthOf(detail: TranscriptDetail): number {
+  return EXCERPT[detail];
+}
+
+function get<T>(key: SettingKey, fallback: T, valid: (v: unknown) => v is T): T {
+  const value = vscode.workspace.getConfiguration(SETTINGS_SECTION).get<unknown>(key);
+  return valid(value) ? value : fallback;
+}
+
+const isString = (v: unknown): v is string => typeof v === 'string';
+const oneOf =
+  <T extends string>(values: readonly T[]) =>
+  (v: unknown): v is T =>
+    typeof v === 'string' && (values as readonly string[]).includes(v);
+
+export function readSettings(): Settings {
+  return {
+    storePath: get(SETTINGS.storePath, '', isString),
+    defaultModelMode: get<ModelMode>(SETTINGS.defaultModelMode, 'captured', oneOf(['captured', 'real', 'override'])),
+    modelBaseUrl: get(SETTINGS.modelBaseUrl, 'https://api.openai.com/v1', isString),
+    modelName: get(SETTINGS.modelName, 'gpt-4o-mini', isString),
+    apiKeyEnvVar: get(SETTINGS.apiKeyEnvVar, 'OPENAI_API_KEY', isString),
+    transcriptDetail: get<TranscriptDetail>(SETTINGS.transcriptDetail, 'normal', oneOf(['compact', 'normal', 'full'])),
+  };
+}
+
+/** The store file: the setting (relative to the first workspace folder), else OCDB_STORE, else `<folder>/.ocdb/runs.db`. */
+export function storeFilePath(settings: Settings = readSettings()): string {
+  const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? process.cwd();
+  const explicit = settings.storePath.trim();
+  return resolveStorePath(explicit === '' ? undefined : explicit, process.env, folder);
+}
+
+/** True when a change event touches one of our settings. */
+export function affectsSettings(e: vscode.ConfigurationChangeEvent, key?: SettingKey): boolean {
+  return e.affectsConfiguration(key ? `${SETTINGS_SECTION}.${key}` : SETTINGS_SECTION);
+}

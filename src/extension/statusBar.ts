@@ -1,0 +1,49 @@
+/**
+ * The status bar item of a replay: `step 3/9 · before_tool_call` (the run
+ * and checkpoint in the tooltip) while an `agent-replay` session is paused;
+ * hidden otherwise. Clicking it opens the run's transcript.
+ */
+import * as vscode from 'vscode';
+import type { DebugPosition } from './debugPosition';
+
+/** The status text of a position; step numbers are 0-based like the Call Stack and the transcript. */
+export function positionText(run: { stepCount: number }, checkpoint: { stepIndex: number; boundary: string }): string {
+  const step = checkpoint.stepIndex < 0 ? `end` : `step ${checkpoint.stepIndex}/${run.stepCount}`;
+  return `${step} · ${checkpoint.boundary}`;
+}
+
+export class ReplayStatusBar implements vscode.Disposable {
+  private readonly item = vscode.window.createStatusBarItem(
+    'agentTimeTravel.position',
+    vscode.StatusBarAlignment.Left,
+    50,
+  );
+
+  constructor(private readonly openCommand: string) {
+    this.item.name = 'Agent Replay Position';
+  }
+
+  /** The text shown now ('' when hidden), for tests. */
+  get text(): string {
+    return this.item.text;
+  }
+
+  update(position: DebugPosition | undefined): void {
+    if (!position) {
+      this.item.text = '';
+      this.item.hide();
+      return;
+    }
+    const { run, checkpoint } = position;
+    this.item.text = `$(debug-alt) ${positionText(run, checkpoint)}`;
+    this.item.command = { command: this.openCommand, title: 'Open Transcript', arguments: [run.runId] };
+    this.item.tooltip = new vscode.MarkdownString(
+      `Replaying **${run.runId}** · checkpoint ${checkpoint.index + 1}/${run.checkpointCount}${checkpoint.toolName ? ` · ${checkpoint.toolName}` : ''}\n\nClick to open its transcript.`,
+    );
+    this.item.show();
+  }
+
+  dispose(): void {
+    this.item.dispose();
+  }
+}

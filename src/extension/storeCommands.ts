@@ -1,0 +1,182 @@
+/**
+ * Commands on the store: Run Demo, Import Run (a DebugRun JSON file through
+ * store.loadRun, any other trace through the importers with a cancellable
+ * progress notification), Export Run, Delete Run (confirmed), Open Store,
+ * Refresh, Load More.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { writeDemoStore } from '../demo';
+import { importPath } from '../importers';
+import { errorMessage, isOcdbError } from '../model';
+import type { ExtensionContextObject } from './context';
+import { SETTINGS, SETTINGS_SECTION } from './ids';
+import { registerCommand } from './notify';
+import { runIdOfArg } from './runCommands';
+import { pickRun } from './runPicker';
+import type { RunsTreeProvider } from './runsTreeProvider';
+
+/** True when parsed JSON looks like an exported DebugRun (ocdb export), not a trace of another tool. */
+export function looksLikeDebugRun(value: unknown): boolean {
+  return (
+    typeof value === 'object' && value !== null && 'runId' in value && 'checkpoints' in value && 'toolLedger' in value
+  );
+}
+
+/** Loads a DebugRun JSON file, asking before replacing a run of the same id. Returns the run id or undefined. */
+async function loadDebugRun(ctx: ExtensionContextObject, file: string, json: unknown): Promise<string | undefined> {
+  const store = ctx.connection.getOrCreate();
+  try {
+    return store.loadRun(json, { where: file }).runId;
+  } catch (e) {
+    if (!isOcdbError(e, 'RunAlreadyExists')) throw e;
+    const choice = await vscode.window.showWarningMessage(`${errorMessage(e)} Replace it?`, { modal: true }, 'Replace');
+    if (choice !== 'Replace') return undefined;
+    return store.loadRun(json, { where: file, replace: true }).runId;
+  }
+}
+
+async function importTraces(ctx: ExtensionContextObject, file: string): Promise<string[]> {
+  const store = ctx.connection.getOrCreate();
+  const summary = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: `Importing ${path.basename(file)}`, cancellable: true },
+    async (progress, token) => {
+      const abort = new AbortController();
+      token.onCancellationRequested(() => abort.abort());
+      let reported = 0;
+      return importPath(store, file, {
+        signal: abort.signal,
+        onProgress: (p) => {
+          const pct = p.allBytesTotal > 0 ? (100 * p.allBytesRead) / p.allBytesTotal : 0;
+          progress.report({ increment: pct - reported, message: path.basename(p.file) });
+          reported = pct;
+        },
+      });
+    },
+  );
+  for (const f of summary.files) {
+    if (f.outcome !== 'imported') ctx.log.warn(`import ${f.file}: ${f.outcome}${f.reason ? ` (${f.reason})` : ''}`);
+    for (const w of f.warnings) ctx.log.info(`import ${w.file}${w.line ? `:${w.line}` : ''}: ${w.message}`);
+  }
+  if (summary.failed > 0 && summary.imported === 0) {
+    throw new Error(`Nothing imported from ${file}: ${summary.files.map((f) => f.reason ?? f.outcome).join('; ')}`);
+  }
+  return summary.runIds;
+}
+
+export function registerStoreCommands(ctx: ExtensionContextObject, tree: RunsTreeProvider): vscode.Disposable[] {
+  const { log, connection } = ctx;
+  return [
+    registerCommand(log, 'refresh', () => {
+      connection.poll();
+      tree.refresh();
+    }),
+    registerCommand(log, 'loadMore', () => tree.loadMore()),
+    registerCommand(log, 'runDemo', async () => {
+      const store = connection.getOrCreate();
+      const written = writeDemoStore(store);
+      log.info(`wrote ${written.length} demo runs into ${connection.path}`);
+      connection.poll();
+      tree.refresh();
+      const first = written[0];
+      if (first) await ctx.revealRun(first);
+      void vscode.window
+        .showInformationMessage(
+          `Wrote ${written.length} demo runs into ${connection.path}.`,
+          'Replay demo-support-refund',
+        )
+        .then((c) => {
+          if (c && first) return ctx.startReplay(first);
+          return undefined;
+        });
+      return written;
+    }),
+    registerCommand(log, 'importRun', async (arg) => {
+      const file =
+        typeof arg === 'string'
+          ? arg
+          : (
+              await vscode.window.showOpenDialog({
+                title: 'Import a run (DebugRun JSON, Claude Code JSONL, OpenAI chat JSON, OTLP JSON)',
+                canSelectFiles: true,
+                canSelectFolders: true,
+                canSelectMany: false,
+                filters: { 'Runs and traces': ['json', 'jsonl', 'ndjson'], 'All files': ['*'] },
+              })
+            )?.[0]?.fsPath;
+      if (!file) return undefined;
+      let runIds: string[] = [];
+      let json: unknown;
+      if (fs.statSync(file).isFile() && file.endsWith('.json')) {
+        try {
+          json = JSON.parse(fs.readFileSync(file, 'utf8'));
+        } catch {
+          json = undefined; // not one JSON document: let the importers sniff it
+        }
+      }
+      if (looksLikeDebugRun(json)) {
+        const runId = await loadDebugRun(ctx, file, json);
+        if (runId) runIds = [runId];
+      } else {
+        runIds = await importTraces(ctx, file);
+      }
+      connection.poll();
+      if (runIds[0]) {
+        await ctx.revealRun(runIds[0]);
+        void vscode.window.showInformationMessage(
+          `Imported ${runIds.length} run${runIds.length === 1 ? '' : 's'}: ${runIds.slice(0, 3).join(', ')}${runIds.length > 3 ? ', …' : ''}`,
+        );
+      }
+      return runIds;
+    }),
+    registerCommand(log, 'exportRun', async (arg) => {
+      const runId = runIdOfArg(arg) ?? (await pickRun(connection, { title: 'Export which run?' }));
+      if (!runId) return;
+      const folder = vscode.workspace.workspaceFolders?.[0]?.uri ?? vscode.Uri.file(path.dirname(connection.path));
+      const target = await vscode.window.showSaveDialog({
+        title: `Export ${runId} as DebugRun JSON`,
+        defaultUri: vscode.Uri.joinPath(folder, `${runId.replace(/[^\w.-]/g, '_')}.json`),
+        filters: { 'DebugRun JSON': ['json'] },
+      });
+      if (!target) return;
+      fs.writeFileSync(target.fsPath, `${JSON.stringify(connection.getOrCreate().exportRun(runId), null, 2)}\n`);
+      void vscode.window.showInformationMessage(`Exported ${runId} to ${target.fsPath}.`);
+    }),
+    registerCommand(log, 'deleteRun', async (arg) => {
+      const runId = runIdOfArg(arg) ?? (await pickRun(connection, { title: 'Delete which run?' }));
+      if (!runId) return;
+      const store = connection.getOrCreate();
+      const run = store.getRun(runId);
+      const forks = store.listRuns({ parentRunId: runId }).total;
+      const choice = await vscode.window.showWarningMessage(
+        `Delete run ${runId} (${run.checkpointCount} checkpoints, ${run.toolCallCount} tool calls)?`,
+        {
+          modal: true,
+          detail: `This cannot be undone.${forks > 0 ? ` Its ${forks} fork${forks > 1 ? 's stay' : ' stays'} in the store.` : ''}`,
+        },
+        'Delete',
+      );
+      if (choice !== 'Delete') return;
+      store.deleteRun(runId);
+      log.info(`deleted run ${runId}`);
+      connection.poll();
+    }),
+    registerCommand(log, 'openStore', async () => {
+      const picked = await vscode.window.showOpenDialog({
+        title: 'Open a run store (SQLite file)',
+        canSelectFiles: true,
+        canSelectMany: false,
+        defaultUri: vscode.Uri.file(path.dirname(connection.path)),
+        filters: { 'Run store': ['db', 'sqlite', 'sqlite3'], 'All files': ['*'] },
+      });
+      const file = picked?.[0]?.fsPath;
+      if (!file) return;
+      const target = vscode.workspace.workspaceFolders
+        ? vscode.ConfigurationTarget.Workspace
+        : vscode.ConfigurationTarget.Global;
+      await vscode.workspace.getConfiguration(SETTINGS_SECTION).update(SETTINGS.storePath, file, target);
+      connection.reconfigure();
+    }),
+  ];
+}

@@ -1,0 +1,151 @@
+/**
+ * The fork editor's draft (everything the user set in the page) and the pure
+ * rules over it: the ForkConfig it stands for, the tool-policy table (the
+ * ledger's tools plus '*'), the hazard report with one tick per hazardous
+ * tool, and whether Fork may be pressed. No DOM, no vscode: unit-tested.
+ */
+import type { ForkConfig, ModelMode } from '../model/fork';
+import type { ReplayPolicy, SideEffectLevel } from '../model/toolCall';
+import { diffPatch, readForm, formValues } from './contextForm';
+import type { EditorCheckpoint, EditorDefaults, HazardView, PlanView } from './protocol';
+
+export interface ForkDraft {
+  /** Field texts of the context form, by path. */
+  values: Record<string, string>;
+  modelMode: ModelMode;
+  provider: string;
+  model: string;
+  /** Empty: keep the checkpoint's prompt version. */
+  promptVersion: string;
+  /** Tool name or '*' -> chosen policy; missing or '' means "not set" (named beats '*' beats recorded). */
+  policies: Record<string, ReplayPolicy | ''>;
+  /** Tool name -> mock result as JSON text (for mock_result tools). */
+  mocks: Record<string, string>;
+  /** Hazardous tools the user ticked. */
+  acknowledged: string[];
+}
+
+/** A fresh draft for a checkpoint. */
+export function newDraft(checkpoint: EditorCheckpoint, defaults: EditorDefaults): ForkDraft {
+  return {
+    values: formValues(checkpoint.runtimeContext),
+    modelMode: defaults.modelMode,
+    provider: defaults.overrideProvider || checkpoint.model?.provider || checkpoint.runtimeContext.model.provider,
+    model: defaults.overrideModel,
+    promptVersion: '',
+    policies: {},
+    mocks: {},
+    acknowledged: [],
+  };
+}
+
+export interface DraftResult {
+  config?: ForkConfig;
+  /** Errors by field path, `modelOverride`, or `mock:<tool>`. */
+  errors: Record<string, string>;
+  /** Context fields that differ from the checkpoint. */
+  changed: string[];
+}
+
+/** The ForkConfig a draft stands for, or the errors that keep it from being one. */
+export function buildForkConfig(checkpoint: EditorCheckpoint, draft: ForkDraft): DraftResult {
+  const form = readForm(checkpoint.runtimeContext, draft.values);
+  const errors: Record<string, string> = { ...form.errors };
+  const config: ForkConfig = { sourceRunId: checkpoint.runId, sourceCheckpointId: checkpoint.checkpointId };
+  if (form.context) {
+    const patch = diffPatch(checkpoint.runtimeContext, form.context);
+    if (Object.keys(patch).length > 0) config.contextPatch = patch;
+  }
+  if (draft.modelMode === 'override') {
+    if (draft.model.trim() === '') errors.modelOverride = 'name the model to use (e.g. gpt-4o-mini)';
+    config.modelOverride = {
+      mode: 'override',
+      ...(draft.provider.trim() ? { provider: draft.provider.trim() } : {}),
+      ...(draft.model.trim() ? { model: draft.model.trim() } : {}),
+    };
+  } else if (draft.modelMode === 'real') {
+    config.modelOverride = { mode: 'real' };
+  }
+  const policies = Object.entries(draft.policies).filter((e): e is [string, ReplayPolicy] => e[1] !== '');
+  if (policies.length > 0) config.toolPolicyMap = Object.fromEntries(policies);
+  const mocks: Record<string, unknown> = {};
+  for (const [tool, text] of Object.entries(draft.mocks)) {
+    if (text.trim() === '') continue;
+    try {
+      mocks[tool] = JSON.parse(text);
+    } catch (e) {
+      errors[`mock:${tool}`] = `not valid JSON: ${e instanceof Error ? e.message : String(e)}`;
+    }
+  }
+  if (Object.keys(mocks).length > 0) config.toolMockResults = mocks;
+  if (draft.promptVersion.trim() !== '') config.promptVersionOverride = draft.promptVersion.trim();
+  if (Object.keys(errors).length > 0) return { errors, changed: form.changed };
+  return { config, errors, changed: form.changed };
+}
+
+/** One row of the tool-policy table. */
+export interface ToolTableRow {
+  toolName: string;
+  /** Undefined for '*'. */
+  sideEffectLevel?: SideEffectLevel;
+  recordedPolicy?: ReplayPolicy;
+  /** What the user picked ('' = not set). */
+  chosen: ReplayPolicy | '';
+  /** The policy the fork will apply (from the last plan). */
+  effective?: ReplayPolicy;
+  /** A mock result editor is shown (effective policy mock_result). */
+  showMock: boolean;
+  mockMissing: boolean;
+  hazardous: boolean;
+}
+
+/** '*' first, then the plan's tools in its order. */
+export function toolTable(plan: PlanView | undefined, draft: ForkDraft): ToolTableRow[] {
+  const hazards = new Set(plan?.hazards.map((h) => h.toolName) ?? []);
+  const rows: ToolTableRow[] = [
+    { toolName: '*', chosen: draft.policies['*'] ?? '', showMock: false, mockMissing: false, hazardous: false },
+  ];
+  for (const t of plan?.tools ?? []) {
+    rows.push({
+      toolName: t.toolName,
+      sideEffectLevel: t.sideEffectLevel,
+      recordedPolicy: t.recordedPolicy,
+      chosen: draft.policies[t.toolName] ?? '',
+      effective: t.policy,
+      showMock: t.policy === 'mock_result',
+      mockMissing: t.mockMissing === true && (draft.mocks[t.toolName] ?? '').trim() === '',
+      hazardous: hazards.has(t.toolName),
+    });
+  }
+  return rows;
+}
+
+export interface HazardRow extends HazardView {
+  ticked: boolean;
+}
+
+/** The hazard report: one row per hazardous tool, ticked when acknowledged (never for a tool that cannot be unlocked). */
+export function hazardRows(plan: PlanView | undefined, draft: ForkDraft): HazardRow[] {
+  const ack = new Set(draft.acknowledged);
+  return (plan?.hazards ?? []).map((h) => ({ ...h, ticked: h.unlockable && ack.has(h.toolName) }));
+}
+
+/** Whether Fork may be pressed, and if not, why (shown under the button). */
+export function forkReadiness(
+  result: DraftResult,
+  plan: PlanView | undefined,
+  draft: ForkDraft,
+): { ok: boolean; why?: string } {
+  const errorCount = Object.keys(result.errors).length;
+  if (errorCount > 0) return { ok: false, why: `fix ${errorCount} field${errorCount > 1 ? 's' : ''} first` };
+  if (!plan) return { ok: false, why: 'checking the fork plan…' };
+  if (plan.error) return { ok: false, why: plan.error.message };
+  const rows = hazardRows(plan, draft);
+  const blocked = rows.filter((r) => !r.unlockable);
+  if (blocked.length > 0)
+    return { ok: false, why: `${blocked.map((r) => r.toolName).join(', ')} cannot be unlocked this way` };
+  const open = rows.filter((r) => !r.ticked);
+  if (open.length > 0)
+    return { ok: false, why: `tick ${open.map((r) => r.toolName).join(', ')} to confirm it may run again` };
+  return { ok: true };
+}

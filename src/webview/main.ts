@@ -1,0 +1,316 @@
+/**
+ * Entry of the RuntimeContext / fork editor page (bundled to dist/webview.js).
+ * Holds the page state (the checkpoint shown, the draft, the last plan),
+ * persists it with getState/setState, says "ready" before the host posts,
+ * validates every message both ways with protocol.ts, asks the host for a
+ * plan after each edit and sends the fork request. Rendering is in view.ts.
+ */
+import '@vscode-elements/elements/dist/vscode-button/index.js';
+import '@vscode-elements/elements/dist/vscode-checkbox/index.js';
+import '@vscode-elements/elements/dist/vscode-icon/index.js';
+import '@vscode-elements/elements/dist/vscode-option/index.js';
+import '@vscode-elements/elements/dist/vscode-radio/index.js';
+import '@vscode-elements/elements/dist/vscode-radio-group/index.js';
+import '@vscode-elements/elements/dist/vscode-single-select/index.js';
+import '@vscode-elements/elements/dist/vscode-textarea/index.js';
+import '@vscode-elements/elements/dist/vscode-textfield/index.js';
+import { z } from 'zod';
+import { ReplayPolicySchema } from '../model/toolCall';
+import { ModelModeSchema } from '../model/fork';
+import { h, replaceChildren, icon } from './dom';
+import { buildForkConfig, forkReadiness, hazardRows, newDraft, toolTable, type ForkDraft } from './forkDraft';
+import { formValues } from './contextForm';
+import {
+  HostMessageSchema,
+  PageMessageSchema,
+  parseMessage,
+  type EditorCheckpoint,
+  type EditorDefaults,
+  type HostMessage,
+  type PageMessage,
+  type PlanView,
+} from './protocol';
+import * as view from './view';
+
+interface VsCodeApi {
+  postMessage(message: unknown): void;
+  getState(): unknown;
+  setState(state: unknown): void;
+}
+declare function acquireVsCodeApi(): VsCodeApi;
+
+const vscode = acquireVsCodeApi();
+
+const DraftSchema = z.object({
+  values: z.record(z.string(), z.string()),
+  modelMode: ModelModeSchema,
+  provider: z.string(),
+  model: z.string(),
+  promptVersion: z.string(),
+  policies: z.record(z.string(), z.union([ReplayPolicySchema, z.literal('')])),
+  mocks: z.record(z.string(), z.string()),
+  acknowledged: z.array(z.string()),
+});
+const SavedStateSchema = z.object({ key: z.string(), draft: DraftSchema });
+
+interface State {
+  checkpoint: EditorCheckpoint | null;
+  defaults?: EditorDefaults;
+  draft?: ForkDraft;
+  plan?: PlanView;
+  planRequest: number;
+  status?: { kind: 'info' | 'error'; text: string };
+}
+
+const state: State = { checkpoint: null, planRequest: 0 };
+const saved = SavedStateSchema.safeParse(vscode.getState());
+
+const root = document.getElementById('root') as HTMLElement;
+const parts = {
+  header: h('div', { class: 'header' }),
+  form: h('div'),
+  model: h('div'),
+  tools: h('div'),
+  mocks: h('div'),
+  hazards: h('div'),
+  bar: h('div', { class: 'fork-bar' }),
+};
+
+const keyOf = (c: EditorCheckpoint) => `${c.runId}/${c.checkpointId}`;
+
+function post(message: PageMessage): void {
+  const checked = PageMessageSchema.safeParse(message);
+  if (!checked.success) {
+    state.status = { kind: 'error', text: `internal: refused to send an invalid ${message.type} message` };
+    renderBar();
+    return;
+  }
+  vscode.postMessage(checked.data);
+}
+
+function persist(): void {
+  if (state.checkpoint && state.draft) vscode.setState({ key: keyOf(state.checkpoint), draft: state.draft });
+}
+
+let planTimer: ReturnType<typeof setTimeout> | undefined;
+/** Persists the draft, updates field marks, and asks the host for a fresh plan (debounced). */
+function changed(): void {
+  persist();
+  const { checkpoint, draft } = state;
+  if (!checkpoint || !draft) return;
+  const result = buildForkConfig(checkpoint, draft);
+  view.updateFieldMarks(parts.form, result.errors, result.changed);
+  root.querySelectorAll<HTMLElement>('[data-error]').forEach((el) => {
+    const key = el.getAttribute('data-error') ?? '';
+    if (key === 'modelOverride' || key.startsWith('mock:')) el.textContent = result.errors[key] ?? '';
+  });
+  if (planTimer) clearTimeout(planTimer);
+  if (result.config) {
+    const config = result.config;
+    planTimer = setTimeout(() => post({ type: 'plan', requestId: ++state.planRequest, config }), 120);
+  }
+  renderBar();
+}
+
+function renderTools(): void {
+  const { draft } = state;
+  if (!draft) return;
+  const rows = toolTable(state.plan, draft);
+  replaceChildren(
+    parts.tools,
+    h(
+      'fieldset',
+      { class: 'section' },
+      h('legend', {}, 'Tool policies'),
+      view.toolTable(rows, (tool, policy) => {
+        draft.policies[tool] = policy;
+        changed();
+      }),
+    ),
+  );
+  const mockKey = rows
+    .filter((r) => r.showMock)
+    .map((r) => `${r.toolName}:${r.mockMissing}`)
+    .join(',');
+  if (parts.mocks.getAttribute('data-key') !== mockKey) {
+    parts.mocks.setAttribute('data-key', mockKey);
+    replaceChildren(
+      parts.mocks,
+      view.mockEditors(rows, draft, (tool, text) => {
+        draft.mocks[tool] = text;
+        changed();
+      }),
+    );
+  }
+  replaceChildren(
+    parts.hazards,
+    h(
+      'fieldset',
+      { class: 'section' },
+      h('legend', {}, 'Hazard report'),
+      view.hazardReport(hazardRows(state.plan, draft), (tool, ticked) => {
+        draft.acknowledged = ticked
+          ? [...new Set([...draft.acknowledged, tool])]
+          : draft.acknowledged.filter((t) => t !== tool);
+        persist();
+        renderBar();
+      }),
+    ),
+  );
+}
+
+function renderBar(): void {
+  const { checkpoint, draft } = state;
+  if (!checkpoint || !draft) {
+    replaceChildren(parts.bar);
+    return;
+  }
+  const result = buildForkConfig(checkpoint, draft);
+  const ready = forkReadiness(result, state.plan, draft);
+  const button = h(
+    'vscode-button',
+    { id: 'fork', disabled: !ready.ok, onclick: () => fork() },
+    icon('repo-forked'),
+    ' Fork',
+  );
+  const warnings = (state.plan?.warnings ?? []).map((w) => h('div', { class: 'warning' }, icon('warning'), ` ${w}`));
+  replaceChildren(
+    parts.bar,
+    ...warnings,
+    button,
+    h(
+      'span',
+      { class: 'why' },
+      ready.ok
+        ? `${result.changed.length} context field${result.changed.length === 1 ? '' : 's'} changed`
+        : (ready.why ?? ''),
+    ),
+    state.status ? h('div', { class: `status ${state.status.kind}`, role: 'status' }, state.status.text) : null,
+  );
+}
+
+function fork(): void {
+  const { checkpoint, draft } = state;
+  if (!checkpoint || !draft) return;
+  const result = buildForkConfig(checkpoint, draft);
+  if (!result.config || !forkReadiness(result, state.plan, draft).ok) return;
+  state.status = { kind: 'info', text: 'Creating the fork…' };
+  renderBar();
+  post({ type: 'fork', config: result.config, acknowledgedTools: draft.acknowledged });
+}
+
+function renderAll(): void {
+  const { checkpoint, draft } = state;
+  if (!checkpoint || !draft) {
+    replaceChildren(
+      root,
+      h(
+        'div',
+        { class: 'empty' },
+        'Select a checkpoint in the Runs view, or pause a replay, to edit its runtime context and fork from it.',
+      ),
+    );
+    return;
+  }
+  replaceChildren(
+    parts.header,
+    h('div', { class: 'title' }, icon('debug-breakpoint-log'), ` ${checkpoint.runId}`),
+    h(
+      'div',
+      { class: 'hint' },
+      `checkpoint ${checkpoint.checkpointIndex + 1}/${checkpoint.checkpointCount} · step ${checkpoint.stepIndex} · ${checkpoint.boundary} · agent ${checkpoint.agentId}`,
+    ),
+  );
+  replaceChildren(
+    parts.form,
+    view.contextForm(draft, {
+      onInput: (path, text) => {
+        draft.values[path] = text;
+        changed();
+      },
+      onRevert: (path) => {
+        draft.values[path] = formValues(checkpoint.runtimeContext)[path] ?? '';
+        const input = parts.form.querySelector<HTMLElement & { value: string }>(`[data-field="${path}"]`);
+        if (input) input.value = draft.values[path] ?? '';
+        changed();
+      },
+    }),
+  );
+  replaceChildren(
+    parts.model,
+    view.modelControls(checkpoint, draft, {
+      onMode: (mode) => {
+        draft.modelMode = mode;
+        parts.model.querySelector('[data-override]')?.classList.toggle('hidden', mode !== 'override');
+        changed();
+      },
+      onProvider: (text) => {
+        draft.provider = text;
+        changed();
+      },
+      onModel: (text) => {
+        draft.model = text;
+        changed();
+      },
+      onPromptVersion: (text) => {
+        draft.promptVersion = text;
+        changed();
+      },
+    }),
+  );
+  parts.mocks.removeAttribute('data-key');
+  replaceChildren(root, parts.header, parts.form, parts.model, parts.tools, parts.mocks, parts.hazards, parts.bar);
+  renderTools();
+  changed();
+}
+
+function onHostMessage(message: HostMessage): void {
+  switch (message.type) {
+    case 'show': {
+      state.defaults = message.defaults;
+      const same = state.checkpoint && message.checkpoint && keyOf(state.checkpoint) === keyOf(message.checkpoint);
+      state.checkpoint = message.checkpoint;
+      if (!message.checkpoint) state.draft = undefined;
+      else if (!same) {
+        const restored =
+          saved.success && saved.data.key === keyOf(message.checkpoint) && !state.draft ? saved.data.draft : undefined;
+        state.draft = restored ?? newDraft(message.checkpoint, message.defaults);
+        state.plan = undefined;
+        state.status = undefined;
+      }
+      renderAll();
+      return;
+    }
+    case 'plan':
+      if (message.requestId !== state.planRequest) return; // an older answer
+      state.plan = message.plan;
+      renderTools();
+      renderBar();
+      return;
+    case 'forked':
+      state.status = { kind: 'info', text: `Created fork ${message.runId} of ${message.sourceRunId}.` };
+      renderBar();
+      return;
+    case 'forkFailed':
+      state.status = { kind: 'error', text: message.message };
+      renderBar();
+      return;
+    default: {
+      const unreachable: never = message;
+      return unreachable;
+    }
+  }
+}
+
+window.addEventListener('message', (event: MessageEvent<unknown>) => {
+  const parsed = parseMessage(HostMessageSchema, event.data);
+  if (!parsed.ok) {
+    state.status = { kind: 'error', text: `Ignored a malformed message from the extension (${parsed.error}).` };
+    renderBar();
+    return;
+  }
+  onHostMessage(parsed.value);
+});
+
+renderAll();
+post({ type: 'ready' });

@@ -1,0 +1,92 @@
+/**
+ * The typed message protocol between the RuntimeContext editor page and its
+ * host (src/extension/contextEditorHost.ts): zod unions for both directions,
+ * parsed on receipt on both sides. Imports only browser-safe model schemas
+ * (zod, no node:*), because the page bundle includes this file.
+ */
+import { z } from 'zod';
+import { RuntimeContextSnapshotSchema } from '../model/context';
+import { ForkConfigSchema, ModelModeSchema } from '../model/fork';
+import { ReplayPolicySchema, SideEffectLevelSchema } from '../model/toolCall';
+
+/** The checkpoint the editor shows. */
+export const EditorCheckpointSchema = z.object({
+  runId: z.string(),
+  checkpointId: z.string(),
+  checkpointIndex: z.number().int(),
+  checkpointCount: z.number().int(),
+  boundary: z.string(),
+  stepIndex: z.number().int(),
+  agentId: z.string(),
+  runtimeContext: RuntimeContextSnapshotSchema,
+  /** The checkpoint's model / prompt version (what "captured" replays). */
+  model: z.object({ provider: z.string(), model: z.string() }).optional(),
+  promptVersion: z.string().optional(),
+});
+export type EditorCheckpoint = z.infer<typeof EditorCheckpointSchema>;
+
+export const EditorDefaultsSchema = z.object({
+  modelMode: ModelModeSchema,
+  overrideProvider: z.string(),
+  overrideModel: z.string(),
+});
+export type EditorDefaults = z.infer<typeof EditorDefaultsSchema>;
+
+export const HazardViewSchema = z.object({
+  toolName: z.string(),
+  sideEffectLevel: SideEffectLevelSchema,
+  policy: ReplayPolicySchema,
+  source: z.enum(['named', 'wildcard', 'recorded']),
+  unlockable: z.boolean(),
+  reason: z.string(),
+});
+export type HazardView = z.infer<typeof HazardViewSchema>;
+
+export const ToolRowSchema = z.object({
+  toolName: z.string(),
+  sideEffectLevel: SideEffectLevelSchema,
+  recordedPolicy: ReplayPolicySchema,
+  policy: ReplayPolicySchema,
+  source: z.enum(['named', 'wildcard', 'recorded']),
+  recordedCalls: z.number().int(),
+  callsAfterForkPoint: z.number().int(),
+  mockMissing: z.boolean().optional(),
+});
+export type ToolRow = z.infer<typeof ToolRowSchema>;
+
+/** The host's answer to a plan request: ForkService.plan() made displayable, or the error it raised. */
+export const PlanViewSchema = z.object({
+  tools: z.array(ToolRowSchema),
+  hazards: z.array(HazardViewSchema),
+  warnings: z.array(z.string()),
+  changedPaths: z.array(z.string()),
+  error: z.object({ message: z.string(), path: z.string().optional() }).optional(),
+});
+export type PlanView = z.infer<typeof PlanViewSchema>;
+
+export const HostMessageSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('show'), checkpoint: EditorCheckpointSchema.nullable(), defaults: EditorDefaultsSchema }),
+  z.object({ type: z.literal('plan'), requestId: z.number().int(), plan: PlanViewSchema }),
+  z.object({ type: z.literal('forked'), runId: z.string(), sourceRunId: z.string() }),
+  z.object({ type: z.literal('forkFailed'), message: z.string(), hazards: z.array(HazardViewSchema).optional() }),
+]);
+export type HostMessage = z.infer<typeof HostMessageSchema>;
+
+export const PageMessageSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('ready') }),
+  z.object({ type: z.literal('plan'), requestId: z.number().int(), config: ForkConfigSchema }),
+  z.object({ type: z.literal('fork'), config: ForkConfigSchema, acknowledgedTools: z.array(z.string()) }),
+]);
+export type PageMessage = z.infer<typeof PageMessageSchema>;
+
+/** Parses a message from the other side; returns an error text naming the path instead of throwing. */
+export function parseMessage<T>(
+  schema: z.ZodType<T>,
+  data: unknown,
+): { ok: true; value: T } | { ok: false; error: string } {
+  const r = schema.safeParse(data);
+  if (r.success) return { ok: true, value: r.data };
+  const issue = r.error.issues[0];
+  const where = issue && issue.path.length > 0 ? issue.path.map(String).join('.') : 'message';
+  return { ok: false, error: `${where}: ${issue?.message ?? 'invalid message'}` };
+}

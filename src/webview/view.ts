@@ -1,0 +1,294 @@
+/**
+ * DOM renderers of the fork editor page: the context form, the model and
+ * prompt controls, the tool-policy table with side-effect badges, the mock
+ * results, the hazard report and the Fork bar. Each takes data and callbacks
+ * and returns elements; no state and no messaging here. Text only, never HTML.
+ */
+import { REPLAY_POLICIES, type ReplayPolicy, type SideEffectLevel } from '../model/toolCall';
+import { FIELDS, type FieldDef } from './contextForm';
+import { h, icon } from './dom';
+import type { ForkDraft, HazardRow, ToolTableRow } from './forkDraft';
+import type { EditorCheckpoint } from './protocol';
+
+const BADGE: Record<SideEffectLevel, { icon: string; text: string }> = {
+  none: { icon: 'circle-outline', text: 'none: no side effects' },
+  read_only: { icon: 'eye', text: 'read_only: reads data, changes nothing' },
+  expensive_read: { icon: 'dashboard', text: 'expensive_read: reads data at a cost' },
+  write: { icon: 'edit', text: 'write: changes data the agent owns' },
+  external_irreversible: { icon: 'flame', text: 'external_irreversible: reaches outside and cannot be undone' },
+};
+
+/** Side-effect badge: codicon + level, with the meaning as tooltip. */
+export function sideEffectBadge(level: SideEffectLevel): HTMLElement {
+  const b = BADGE[level];
+  return h('span', { class: `badge effect-${level}`, title: b.text }, icon(b.icon, b.text), ` ${level}`);
+}
+
+export interface FieldHandlers {
+  onInput(path: string, text: string): void;
+  onRevert(path: string): void;
+}
+
+const SECTION_TITLES: Record<FieldDef['section'], string> = {
+  user: 'User',
+  conversation: 'Conversation',
+  project: 'Project',
+  task: 'Task',
+  tools: 'Tools',
+  model: 'Model',
+  extra: 'Other keys',
+};
+
+/** The context form: one row per field, each with its error line and a changed mark. */
+export function contextForm(draft: ForkDraft, handlers: FieldHandlers): HTMLElement {
+  const root = h('div', { class: 'context-form' });
+  let section: FieldDef['section'] | undefined;
+  let group: HTMLElement = root;
+  for (const f of FIELDS) {
+    if (f.section !== section) {
+      section = f.section;
+      group = h('fieldset', { class: 'section' }, h('legend', {}, SECTION_TITLES[f.section]));
+      root.appendChild(group);
+    }
+    const multiline = f.kind === 'json';
+    const input = document.createElement(multiline ? 'vscode-textarea' : 'vscode-textfield') as HTMLElement & {
+      value: string;
+    };
+    input.setAttribute('data-field', f.path);
+    input.setAttribute('aria-label', f.label);
+    if (multiline) input.setAttribute('rows', '4');
+    input.value = draft.values[f.path] ?? '';
+    input.addEventListener('input', () => handlers.onInput(f.path, input.value));
+    const revert = h(
+      'vscode-button',
+      { class: 'revert', secondary: true, title: `Revert ${f.label}`, onclick: () => handlers.onRevert(f.path) },
+      'Revert',
+    );
+    group.appendChild(
+      h(
+        'div',
+        { class: 'field', 'data-row': f.path },
+        h(
+          'label',
+          { class: 'field-label' },
+          h('span', { class: 'changed-mark', title: 'changed' }, '●'),
+          ` ${f.label}`,
+        ),
+        input,
+        revert,
+        h('div', { class: 'field-error', role: 'alert', 'data-error': f.path }),
+      ),
+    );
+  }
+  return root;
+}
+
+/** Updates errors and changed marks in place (the inputs keep focus while typing). */
+export function updateFieldMarks(root: HTMLElement, errors: Record<string, string>, changed: readonly string[]): void {
+  for (const f of FIELDS) {
+    const row = root.querySelector<HTMLElement>(`[data-row="${f.path}"]`);
+    if (!row) continue;
+    row.classList.toggle('changed', changed.includes(f.path));
+    row.classList.toggle('invalid', errors[f.path] !== undefined);
+    const err = row.querySelector<HTMLElement>('.field-error');
+    if (err) err.textContent = errors[f.path] ?? '';
+  }
+}
+
+export interface ModelHandlers {
+  onMode(mode: ForkDraft['modelMode']): void;
+  onProvider(text: string): void;
+  onModel(text: string): void;
+  onPromptVersion(text: string): void;
+}
+
+/** Model mode (captured / real / override with provider + model) and the prompt version. */
+export function modelControls(checkpoint: EditorCheckpoint, draft: ForkDraft, handlers: ModelHandlers): HTMLElement {
+  const group = h('vscode-radio-group', { class: 'model-mode' });
+  const modes: [ForkDraft['modelMode'], string][] = [
+    ['captured', 'Captured (replay recorded turns, no tokens)'],
+    ['real', 'Real (call the recorded model)'],
+    ['override', 'Override (another provider/model)'],
+  ];
+  for (const [mode, label] of modes) {
+    const radio = h('vscode-radio', { name: 'modelMode', value: mode, label, 'data-mode': mode }) as HTMLElement & {
+      checked: boolean;
+    };
+    radio.checked = draft.modelMode === mode;
+    radio.addEventListener('change', () => {
+      if (radio.checked) handlers.onMode(mode);
+    });
+    group.appendChild(radio);
+  }
+  const provider = h('vscode-textfield', {
+    'data-field': 'modelOverride.provider',
+    placeholder: 'provider',
+  }) as HTMLElement & { value: string };
+  provider.value = draft.provider;
+  provider.addEventListener('input', () => handlers.onProvider(provider.value));
+  const model = h('vscode-textfield', { 'data-field': 'modelOverride.model', placeholder: 'model' }) as HTMLElement & {
+    value: string;
+  };
+  model.value = draft.model;
+  model.addEventListener('input', () => handlers.onModel(model.value));
+  const prompt = h('vscode-textfield', {
+    'data-field': 'promptVersionOverride',
+    placeholder: checkpoint.promptVersion ?? checkpoint.runtimeContext.model.promptVersion,
+  }) as HTMLElement & { value: string };
+  prompt.value = draft.promptVersion;
+  prompt.addEventListener('input', () => handlers.onPromptVersion(prompt.value));
+  const recorded = checkpoint.model ? `${checkpoint.model.provider}/${checkpoint.model.model}` : 'unknown';
+  return h(
+    'fieldset',
+    { class: 'section' },
+    h('legend', {}, 'Model'),
+    h('div', { class: 'hint' }, `Recorded model: ${recorded}`),
+    group,
+    h(
+      'div',
+      { class: `override ${draft.modelMode === 'override' ? '' : 'hidden'}`, 'data-override': '' },
+      h('label', {}, 'Provider '),
+      provider,
+      h('label', {}, ' Model '),
+      model,
+      h('div', { class: 'field-error', 'data-error': 'modelOverride' }),
+    ),
+    h('div', { class: 'field' }, h('label', { class: 'field-label' }, 'Prompt version (empty: keep)'), prompt),
+  );
+}
+
+/** A policy picker; `''` is "not set" (shown with what applies instead). */
+function policyPicker(row: ToolTableRow, onPolicy: (tool: string, policy: ReplayPolicy | '') => void): HTMLElement {
+  const select = h('vscode-single-select', {
+    'data-policy': row.toolName,
+    'aria-label': `Policy of ${row.toolName}`,
+  }) as HTMLElement & {
+    value: string;
+  };
+  const unset =
+    row.toolName === '*'
+      ? '(not set)'
+      : `(default: ${row.effective && row.chosen === '' ? row.effective : (row.recordedPolicy ?? '')})`;
+  select.appendChild(h('vscode-option', { value: '' }, unset));
+  for (const p of REPLAY_POLICIES) select.appendChild(h('vscode-option', { value: p }, p));
+  select.value = row.chosen;
+  select.addEventListener('change', () => onPolicy(row.toolName, select.value as ReplayPolicy | ''));
+  return select;
+}
+
+/** The tool-policy table: '*' and every tool of the ledger. */
+export function toolTable(
+  rows: readonly ToolTableRow[],
+  onPolicy: (tool: string, policy: ReplayPolicy | '') => void,
+): HTMLElement {
+  const body = h('tbody');
+  for (const row of rows) {
+    body.appendChild(
+      h(
+        'tr',
+        { class: row.hazardous ? 'hazardous' : '', 'data-tool': row.toolName },
+        h('td', { class: 'tool-name' }, row.toolName === '*' ? '* (every other tool)' : row.toolName),
+        h('td', {}, row.sideEffectLevel ? sideEffectBadge(row.sideEffectLevel) : ''),
+        h('td', {}, row.recordedPolicy ?? ''),
+        h('td', {}, policyPicker(row, onPolicy)),
+        h('td', {}, row.effective ?? '', row.hazardous ? icon('warning', 'would re-execute with side effects') : null),
+      ),
+    );
+  }
+  return h(
+    'table',
+    { class: 'tools' },
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        h('th', {}, 'Tool'),
+        h('th', {}, 'Side effect'),
+        h('th', {}, 'Recorded'),
+        h('th', {}, 'Policy'),
+        h('th', {}, 'Applies'),
+      ),
+    ),
+    body,
+  );
+}
+
+/** Mock result editors for the tools answered by mock_result. */
+export function mockEditors(
+  rows: readonly ToolTableRow[],
+  draft: ForkDraft,
+  onMock: (tool: string, text: string) => void,
+): HTMLElement {
+  const mocked = rows.filter((r) => r.showMock);
+  const root = h('div', { class: 'mocks' });
+  if (mocked.length === 0) return root;
+  root.appendChild(h('div', { class: 'subtitle' }, 'Mock results (JSON)'));
+  for (const row of mocked) {
+    const area = h('vscode-textarea', {
+      'data-mock': row.toolName,
+      rows: '3',
+      'aria-label': `Mock result of ${row.toolName}`,
+    }) as HTMLElement & {
+      value: string;
+    };
+    area.value = draft.mocks[row.toolName] ?? '';
+    area.addEventListener('input', () => onMock(row.toolName, area.value));
+    root.appendChild(
+      h(
+        'div',
+        { class: 'field' },
+        h(
+          'label',
+          { class: 'field-label' },
+          row.toolName,
+          row.mockMissing ? ' — required: the fork fails if it is called without one' : '',
+        ),
+        area,
+        h('div', { class: 'field-error', 'data-error': `mock:${row.toolName}` }),
+      ),
+    );
+  }
+  return root;
+}
+
+/** The hazard report: each hazardous tool with a tick (disabled when it cannot be unlocked by a tick). */
+export function hazardReport(rows: readonly HazardRow[], onTick: (tool: string, ticked: boolean) => void): HTMLElement {
+  if (rows.length === 0) {
+    return h(
+      'div',
+      { class: 'hazards none' },
+      icon('pass', 'no hazards'),
+      ' No tool would run again with side effects.',
+    );
+  }
+  const list = h(
+    'div',
+    { class: 'hazards' },
+    h('div', { class: 'subtitle' }, icon('warning'), ' These tools would run again with side effects:'),
+  );
+  for (const row of rows) {
+    const box = h('vscode-checkbox', {
+      'data-ack': row.toolName,
+      label: `Run ${row.toolName} again`,
+    }) as HTMLElement & {
+      checked: boolean;
+      disabled: boolean;
+    };
+    box.checked = row.ticked;
+    box.disabled = !row.unlockable;
+    box.addEventListener('change', () => onTick(row.toolName, box.checked));
+    list.appendChild(
+      h(
+        'div',
+        { class: 'hazard', 'data-hazard': row.toolName },
+        box,
+        ' ',
+        sideEffectBadge(row.sideEffectLevel),
+        h('div', { class: 'hint' }, row.reason),
+      ),
+    );
+  }
+  return list;
+}

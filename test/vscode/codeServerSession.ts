@@ -47,7 +47,6 @@ export const USER_SETTINGS = {
   'extensions.autoCheckUpdates': false,
   'extensions.ignoreRecommendations': true,
   'git.enabled': false,
-  'workbench.colorTheme': 'Default Dark Modern',
   'window.commandCenter': false,
   'chat.commandCenter.enabled': false,
 };
@@ -97,6 +96,8 @@ export async function startCodeServer(options: CodeServerOptions = {}): Promise<
   const log = fs.openSync(logFile, 'a');
   const args = [
     entry,
+    '--config',
+    path.join(dir, 'config.yaml'), // not ~/.config/code-server: nothing written outside `dir`
     '--auth',
     'none',
     '--bind-addr',

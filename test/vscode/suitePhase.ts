@@ -77,7 +77,7 @@ export async function runSuitePhase(browser: Browser, workDir: string): Promise<
   }
   if (outcome.results.some((r) => !r.ok)) {
     process.stdout.write(`     code-server log: ${server.logFile}\n`);
-    for (const l of logs.slice(-20)) process.stdout.write(`     ${l}\n`);
+    for (const l of logs.slice(-20)) process.stdout.write(`     ${l.split('\n')[0]?.slice(0, 300)}\n`);
   }
   return outcome;
 }

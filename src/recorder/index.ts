@@ -4,6 +4,7 @@
  */
 export { Recorder, openRecorder, type RecorderOptions } from './recorder';
 export { RunRecorder, serializeError, type ModelCallResult } from './runRecorder';
+export { forkRequestFromEnv, type ForkModeOptions } from './forkMode';
 export type { StartRunInput, CheckpointInput, ToolOptions, ModelResponse, EndRunInput } from './inputs';
 export {
   OcdbError,

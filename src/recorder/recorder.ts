@@ -10,6 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { OcdbError, parseWith } from '../model';
 import { openRunStore, resolveStorePath, type RunStore } from '../store';
+import { attachForkRun, forkRequestFromEnv, type ForkModeOptions } from './forkMode';
 import { StartRunInputSchema, type StartRunInput } from './inputs';
 import { RunRecorder, type RecorderEnv } from './runRecorder';
 
@@ -29,6 +30,12 @@ export interface RecorderOptions {
   ownerPid?: number;
   /** Heartbeat period while a run is open, so a dead recorder shows as crashed; 0 disables. Default 5000. */
   heartbeatMs?: number;
+  /**
+   * Agent-program mode: the fork request this process executes (default $OCDB_FORK; false ignores it).
+   * startRun() then attaches to the fork run instead of starting a new one (see forkMode.ts).
+   */
+  fork?: string | false;
+  forkMode?: ForkModeOptions;
 }
 
 export class Recorder {
@@ -36,10 +43,14 @@ export class Recorder {
   private readonly owned: boolean;
   private readonly ownerPid: number | undefined;
   private readonly runs = new Set<RunRecorder>();
+  private readonly fork: string | undefined;
+  private readonly forkMode: ForkModeOptions | undefined;
 
   constructor(options: RecorderOptions = {}) {
     this.owned = options.runStore === undefined;
     this.ownerPid = options.ownerPid;
+    this.fork = options.fork === false ? undefined : (options.fork ?? forkRequestFromEnv());
+    this.forkMode = options.forkMode;
     const store = options.runStore ?? openRunStore(resolveStorePath(options.store));
     this.env = {
       store,
@@ -59,6 +70,12 @@ export class Recorder {
   /** Starts a run (status `running`) and returns its recorder. */
   startRun(input: StartRunInput): RunRecorder {
     const data = parseWith(StartRunInputSchema, input, 'startRun');
+    if (this.fork) {
+      // Agent-program mode: continue the fork run; the agent reads its starting state from the returned run.
+      const forked = attachForkRun(this.env, this.fork, this.forkMode);
+      this.runs.add(forked);
+      return forked;
+    }
     const runId = data.runId ?? this.env.newId('run');
     const sessionId = data.sessionId ?? data.runtimeContext.conversation.sessionId;
     this.env.store.createRun({

@@ -57,6 +57,31 @@ interface RunState {
 /** A model call's outcome as recorded (the response message is appended to the conversation). */
 export type ModelCallResult = ModelResponse;
 
+/**
+ * Agent-program mode (forkMode.ts) plugs in here: how model calls and tools
+ * run when the agent executes a fork (captured turns, cassette, policies).
+ */
+export interface RunHooks {
+  model(run: RunRecorder, call: (messages: readonly Message[]) => Promise<ModelResponse>): Promise<ModelResponse>;
+  tool(
+    run: RunRecorder,
+    toolName: string,
+    options: Omit<ToolOptions, 'toolCallId'>,
+    args: unknown,
+    fn: (args: unknown) => unknown,
+    toolCallId: string | undefined,
+  ): Promise<unknown>;
+  end(run: RunRecorder, status: 'completed' | 'failed' | 'cancelled', error: unknown): void;
+}
+
+/** Continuing a run that already has checkpoints (a fork created by ForkService). */
+export interface AttachState {
+  hooks: RunHooks;
+  stepIndex: number;
+  lastBoundary?: CheckpointBoundary;
+  ledger: readonly ToolCallRecord[];
+}
+
 export class RunRecorder {
   private state: RunState;
   private readonly ledger = new Map<string, ToolCallRecord>();
@@ -65,13 +90,21 @@ export class RunRecorder {
   private ended = false;
   private broken: OcdbError | undefined;
   private readonly timer: NodeJS.Timeout | undefined;
+  private readonly hooks: RunHooks | undefined;
 
   constructor(
     private readonly env: RecorderEnv,
     readonly runId: string,
     initial: RunState,
+    attach?: AttachState,
   ) {
     this.state = initial;
+    if (attach) {
+      this.hooks = attach.hooks;
+      this.step = attach.stepIndex;
+      this.lastBoundary = attach.lastBoundary;
+      for (const record of attach.ledger) this.ledger.set(record.toolCallId, record);
+    }
     if (env.heartbeatMs > 0) {
       this.timer = setInterval(() => this.beat(), env.heartbeatMs);
       this.timer.unref();
@@ -81,6 +114,29 @@ export class RunRecorder {
   /** The conversation as the recorder last saw it. */
   get messages(): readonly Message[] {
     return this.state.messages;
+  }
+
+  /** The runtime context as the recorder last saw it (in a fork: the patched context of the fork). */
+  get runtimeContext(): RuntimeContextSnapshot {
+    return this.state.runtimeContext;
+  }
+
+  get systemPrompt(): string | undefined {
+    return this.state.systemPrompt;
+  }
+
+  /** The model of the run (in a fork: with the fork's model override applied). */
+  get model(): ModelConfig | undefined {
+    return this.state.model;
+  }
+
+  get promptVersion(): string | undefined {
+    return this.state.promptVersion;
+  }
+
+  /** True when this run executes a fork (agent-program mode, OCDB_FORK). */
+  get isFork(): boolean {
+    return this.hooks !== undefined;
   }
 
   /** The current ReAct step (-1 before the first). */
@@ -216,7 +272,8 @@ export class RunRecorder {
     this.checkpoint('before_model_call', input);
     let response: ModelCallResult;
     try {
-      response = parseWith(ModelResponseSchema, await call(this.state.messages), 'model response');
+      const raw = this.hooks ? await this.hooks.model(this, call) : await call(this.state.messages);
+      response = parseWith(ModelResponseSchema, raw, 'model response');
     } catch (e) {
       if (!this.ended && !this.broken) this.checkpoint('after_model_call', { finishReason: 'error' });
       throw e;
@@ -317,6 +374,10 @@ export class RunRecorder {
   ): (args: A, callOptions?: { toolCallId?: string }) => Promise<R> {
     parseWith(ToolOptionsSchema, options, `tool(${toolName})`);
     return async (args: A, callOptions?: { toolCallId?: string }) => {
+      if (this.hooks) {
+        const run = (a: unknown) => fn(a as A);
+        return (await this.hooks.tool(this, toolName, options, args, run, callOptions?.toolCallId)) as R;
+      }
       const id = this.beginTool(toolName, args, { ...options, toolCallId: callOptions?.toolCallId });
       let result: R;
       try {
@@ -348,6 +409,7 @@ export class RunRecorder {
     );
     this.ended = true;
     if (this.timer) clearInterval(this.timer);
+    this.hooks?.end(this, status, data.error);
   }
 
   /** Stops the heartbeat without ending the run (the run will show as crashed if never ended). */

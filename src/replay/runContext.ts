@@ -15,12 +15,12 @@ import {
   type SideEffectLevel,
 } from '../model';
 import type { RunStore } from '../store';
-import { mockFor, type CassetteAnswer, type ToolCassette } from './cassette';
+import { mockFor, type CassetteAnswer, type ToolCassette } from '../recorder/forkCassette';
 import type { ForkPlan } from './forkPlan';
 import type { ForkWriter } from './forkWriter';
 import type { ChatModel } from './modelClient';
 import type { Divergence } from './promptRender';
-import { decideTool } from './toolDecision';
+import { decideTool } from '../recorder/forkToolDecision';
 
 export interface RunContext {
   store: RunStore;

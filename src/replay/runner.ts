@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { OcdbError, errorMessage, isOcdbError, type RunStatus } from '../model';
 import type { CheckpointSummary, RunStore } from '../store';
 import { capturedWalk } from './capturedWalk';
-import { ToolCassette } from './cassette';
+import { ToolCassette } from '../recorder/forkCassette';
 import { planFork } from './forkPlan';
 import { ForkService } from './forkService';
 import { ForkWriter } from './forkWriter';

@@ -67,13 +67,15 @@ describe('DAP breakpoints', () => {
     assert.ok(listed.length > 0 && listed.every((l) => lineOf(l).startsWith('[')));
   });
 
-  it('hit count and log points', async () => {
-    await dc.setFunctionBreakpointsRequest({
-      breakpoints: [
-        { name: 'lookup_*', logMessage: 'looking up {toolName} with {args}' },
-        { name: '*', hitCondition: '4' },
-      ],
+  it('hit count on a function breakpoint and log points on transcript lines', async () => {
+    const lines = fs.readFileSync(transcript, 'utf8').split('\n');
+    const lookups = lines.flatMap((l, i) => (/^\[\d+\] before_tool_call · lookup_/.test(l) ? [i + 1] : []));
+    assert.equal(lookups.length, 2);
+    await dc.setBreakpointsRequest({
+      source: { path: transcript },
+      breakpoints: lookups.map((line) => ({ line, logMessage: 'looking up {toolName} with {args}' })),
     });
+    await dc.setFunctionBreakpointsRequest({ breakpoints: [{ name: '*', hitCondition: '4' }] });
     const output: string[] = [];
     dc.on('output', (e: DebugProtocol.OutputEvent) => output.push(e.body.output));
     const s = await cont();
@@ -84,6 +86,7 @@ describe('DAP breakpoints', () => {
       output.some((o) => o.startsWith('looking up lookup_customer with {"email"')),
       output.join(''),
     );
+    assert.ok(output.some((o) => o.startsWith('looking up lookup_order with')));
   });
 
   it('tool error exception filter, with exception info', async () => {

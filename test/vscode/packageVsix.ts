@@ -15,6 +15,9 @@ const VSCE = path.join(REPO_ROOT, 'node_modules', '@vscode', 'vsce', 'vsce');
 export const REQUIRED_ENTRIES = [
   'extension/package.json',
   'extension/dist/extension.js',
+  'extension/dist/webview.js',
+  'extension/dist/codicons/codicon.css',
+  'extension/dist/codicons/codicon.ttf',
   'extension/node_modules/better-sqlite3/build/Release/better_sqlite3.node',
   'extension/node_modules/better-sqlite3/lib/index.js',
   'extension/node_modules/bindings/bindings.js',
@@ -25,6 +28,7 @@ const ALLOWED = [
   /^\[Content_Types\]\.xml$/,
   /^extension\/(package\.json|readme\.md|changelog\.md|LICENSE\.txt)$/,
   /^extension\/dist\/[^/]+\.(js|css)$/,
+  /^extension\/dist\/codicons\/codicon\.(css|ttf)$/,
   /^extension\/media\//,
   /^extension\/node_modules\/(better-sqlite3|bindings|file-uri-to-path)\//,
 ];

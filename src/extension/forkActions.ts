@@ -6,28 +6,10 @@
  */
 import * as vscode from 'vscode';
 import { isOcdbError, type ForkConfig } from '../model';
-import { ForkService, type CreatedFork, type ForkPlan } from '../replay/forkService';
+import { ForkService, type CreatedFork } from '../replay/forkService';
 import type { PlanView } from '../webview/protocol';
+import { planView } from './planView';
 import type { ExtensionContextObject } from './context';
-
-/** The page's view of a plan. */
-export function planView(plan: ForkPlan): PlanView {
-  return {
-    tools: plan.tools.map((t) => ({
-      toolName: t.toolName,
-      sideEffectLevel: t.sideEffectLevel,
-      recordedPolicy: t.recordedPolicy,
-      policy: t.policy,
-      source: t.source,
-      recordedCalls: t.recordedCalls,
-      callsAfterForkPoint: t.callsAfterForkPoint,
-      ...(t.mockMissing ? { mockMissing: true } : {}),
-    })),
-    hazards: plan.hazards.map((h) => ({ ...h })),
-    warnings: plan.warnings,
-    changedPaths: plan.changedPaths,
-  };
-}
 
 /** Plans a fork; an error (bad patch, unknown checkpoint) becomes the plan's `error` with its field path. */
 export function planFor(ctx: ExtensionContextObject, config: ForkConfig): PlanView {

@@ -78,3 +78,9 @@ export function toJson(value: unknown, indent = 2): string {
     return String(value);
   }
 }
+
+/** The status-bar text of a replay position; step numbers are 0-based like the Call Stack and the transcript. */
+export function positionText(run: { stepCount: number }, checkpoint: { stepIndex: number; boundary: string }): string {
+  const step = checkpoint.stepIndex < 0 ? 'end' : `step ${checkpoint.stepIndex}/${run.stepCount}`;
+  return `${step} · ${checkpoint.boundary}`;
+}

@@ -5,12 +5,7 @@
  */
 import * as vscode from 'vscode';
 import type { DebugPosition } from './debugPosition';
-
-/** The status text of a position; step numbers are 0-based like the Call Stack and the transcript. */
-export function positionText(run: { stepCount: number }, checkpoint: { stepIndex: number; boundary: string }): string {
-  const step = checkpoint.stepIndex < 0 ? `end` : `step ${checkpoint.stepIndex}/${run.stepCount}`;
-  return `${step} · ${checkpoint.boundary}`;
-}
+import { positionText } from './format';
 
 export class ReplayStatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem(

@@ -1,0 +1,95 @@
+/**
+ * package.json against its sources: `contributes` and `activationEvents` are
+ * what src/extension/contributes.ts builds from ids.ts (regenerate with
+ * `flock /tmp/npm.lock npx tsx src/extension/contributes.ts --write`), the
+ * launch attributes match LaunchArgsSchema, and every file the manifest names
+ * exists.
+ */
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import { test } from 'node:test';
+import { z } from 'zod';
+import { LaunchArgsSchema } from '../../../src/debug/launchArgs';
+import { ACTIVATION_EVENTS, LAUNCH_ATTRIBUTES, buildContributes } from '../../../src/extension/contributes';
+import {
+  CATEGORY,
+  COMMANDS,
+  DEBUG_TYPE,
+  LAUNCH_CONFIG_NAME,
+  SETTINGS,
+  SETTINGS_SECTION,
+} from '../../../src/extension/ids';
+
+interface Manifest {
+  activationEvents: string[];
+  contributes: ReturnType<typeof buildContributes>;
+}
+const manifest = JSON.parse(fs.readFileSync('package.json', 'utf8')) as Manifest;
+const REGEN = 'run `flock /tmp/npm.lock npx tsx src/extension/contributes.ts --write`';
+
+test('package.json contributes is exactly what contributes.ts builds from ids.ts', () => {
+  assert.deepEqual(
+    manifest.contributes,
+    JSON.parse(JSON.stringify(buildContributes())),
+    `package.json drifted: ${REGEN}`,
+  );
+  assert.deepEqual(manifest.activationEvents, ACTIVATION_EVENTS, `activationEvents drifted: ${REGEN}`);
+});
+
+test('the launch attributes are the fields of LaunchArgsSchema, with the same types and required fields', () => {
+  const schema = z.toJSONSchema(LaunchArgsSchema, { io: 'input' }) as {
+    properties: Record<string, { type?: string; default?: unknown }>;
+    required?: string[];
+  };
+  assert.deepEqual(Object.keys(LAUNCH_ATTRIBUTES).sort(), Object.keys(schema.properties).sort());
+  for (const [key, attr] of Object.entries(LAUNCH_ATTRIBUTES)) {
+    assert.equal(attr.type, schema.properties[key]?.type, `type of launch attribute ${key}`);
+  }
+  const launch = manifest.contributes.debuggers[0]?.configurationAttributes.launch;
+  assert.deepEqual([...(launch?.required ?? [])].sort(), [...(schema.required ?? [])].sort());
+  assert.equal(LAUNCH_ATTRIBUTES.stopOnEntry.default, LaunchArgsSchema.parse({ runId: 'x' }).stopOnEntry);
+});
+
+test('the initial configuration is "Replay agent run" with the run picker, and it satisfies the schema once substituted', () => {
+  const dbg = manifest.contributes.debuggers.find((d) => d.type === DEBUG_TYPE);
+  assert.ok(dbg);
+  const initial = dbg.initialConfigurations[0];
+  assert.equal(initial?.name, LAUNCH_CONFIG_NAME);
+  assert.equal(initial?.runId, '${command:agentTimeTravel.pickRun}');
+  assert.ok(LaunchArgsSchema.safeParse({ ...initial, runId: 'demo-support-refund' }).success);
+  assert.equal(LaunchArgsSchema.safeParse({ ...initial, runId: '' }).success, false, 'an empty run id is refused');
+});
+
+test('every command has the category and a codicon; item-only commands are hidden from the palette', () => {
+  const hidden = new Set(manifest.contributes.menus.commandPalette.map((m) => m.command));
+  for (const c of Object.values(COMMANDS)) {
+    const contributed = manifest.contributes.commands.find((x) => x.command === c.id);
+    assert.ok(contributed, `${c.id} is contributed`);
+    assert.equal(contributed.category, CATEGORY);
+    assert.match(contributed.icon, /^\$\([a-z-~]+\)$/);
+    assert.equal(
+      hidden.has(c.id),
+      !c.palette,
+      `${c.id} ${c.palette ? 'shows in' : 'is hidden from'} the command palette`,
+    );
+  }
+  const callstack = manifest.contributes.menus['debug/callstack/context'];
+  assert.ok(callstack.some((m) => m.command === COMMANDS.forkFromFrame.id && m.when.includes(DEBUG_TYPE)));
+});
+
+test('every setting of ids.ts is contributed with a default', () => {
+  const props = manifest.contributes.configuration.properties as Record<string, { default?: unknown }>;
+  for (const key of Object.values(SETTINGS)) {
+    assert.ok(`${SETTINGS_SECTION}.${key}` in props, `setting ${key}`);
+    assert.notEqual(props[`${SETTINGS_SECTION}.${key}`]?.default, undefined);
+  }
+});
+
+test('the icon, the grammar and the webview stylesheet the manifest and host name exist; the grammar is valid JSON', () => {
+  for (const c of manifest.contributes.viewsContainers.activitybar) assert.ok(fs.existsSync(c.icon), c.icon);
+  for (const g of manifest.contributes.grammars) {
+    const grammar = JSON.parse(fs.readFileSync(g.path, 'utf8')) as { scopeName: string };
+    assert.equal(grammar.scopeName, g.scopeName);
+  }
+  assert.ok(fs.existsSync('media/contextEditor.css'));
+});

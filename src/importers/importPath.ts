@@ -7,7 +7,7 @@
  * the CLI and the extension both call this.
  */
 import { readdirSync, statSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { OcdbError } from '../model';
 import type { RunStore } from '../store';
 import { importFile } from './importFile';
@@ -48,7 +48,7 @@ export async function importPath(store: RunStore, path: string, options: ImportO
   } catch {
     throw new OcdbError('InvalidInput', `${path}: no such file or directory`, { path });
   }
-  const files = st.isDirectory() ? listTraceFiles(path) : [path];
+  const files = st.isDirectory() ? listTraceFiles(resolve(path)) : [resolve(path)];
   const sizes = files.map((f) => {
     try {
       return statSync(f).size;

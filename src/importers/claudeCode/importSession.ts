@@ -125,7 +125,7 @@ function buildPlans(input: BuildInput): RunPlan[] {
   );
   const startAt = read.facts.firstAt ?? 0;
   const runIds = branches.map((b, i) =>
-    i === 0 ? input.runId : `${input.runId}-fork-${(b.entries[0] as Entry).uuid.slice(0, 8)}`,
+    i === 0 ? input.runId : `${input.runId}-fork${i}-${(b.entries[0] as Entry).uuid.slice(0, 8)}`,
   );
   const forkStarts = new Map<number, { mapper: SessionMapper; from?: string; at: number }>();
   const plans: RunPlan[] = [];
@@ -158,9 +158,18 @@ function buildPlans(input: BuildInput): RunPlan[] {
         forksHere.set(other.branchPointUuid, list);
       }
     }
-    for (const entry of branch.entries) {
+    branch.entries.forEach((entry, i) => {
       mapper.add(entry);
-      for (const forkIndex of forksHere.get(entry.uuid) ?? []) {
+      const forks = forksHere.get(entry.uuid);
+      if (!forks) return;
+      // A rewind leaves after a complete response: close it here unless this branch's response goes on.
+      const next = branch.entries
+        .slice(i + 1)
+        .find((e) => e.kind === 'assistant' || e.kind === 'user' || e.kind === 'system');
+      if (!(next?.kind === 'assistant' && next.messageId !== undefined && next.messageId === mapper.pendingMessageId)) {
+        mapper.flush();
+      }
+      for (const forkIndex of forks) {
         const forkBuilder = new RunPlanBuilder(runIds[forkIndex] as string, mapper.builder.snapshot());
         forkStarts.set(forkIndex, {
           mapper: mapper.fork(forkBuilder),
@@ -168,7 +177,7 @@ function buildPlans(input: BuildInput): RunPlan[] {
           at: mapper.builder.lastTimestamp,
         });
       }
-    }
+    });
     mapper.flush();
     const open = mapper.builder.openTools();
     const apiError = mapper.apiError;

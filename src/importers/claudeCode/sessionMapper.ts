@@ -86,6 +86,11 @@ export class SessionMapper {
     return m;
   }
 
+  /** The message id of the model response still being assembled, if any. */
+  get pendingMessageId(): string | undefined {
+    return this.pending?.messageId;
+  }
+
   get apiError(): string | undefined {
     return this.lastApiError;
   }

@@ -24,6 +24,16 @@ function operation(s: FlatSpan): string {
   return s.name.split(' ')[0] ?? s.name;
 }
 
+/** `gen_ai.system_instructions` (parts `[{ type: 'text', content }]`, as JSON or not) as the system prompt text. */
+function instructionsText(v: unknown): string {
+  const parsed = maybeJson(v);
+  if (Array.isArray(parsed)) {
+    const texts = parsed.map((p) => (p && typeof p === 'object' ? (p as { content?: unknown }).content : p));
+    if (texts.every((x) => typeof x === 'string')) return texts.join('\n');
+  }
+  return typeof v === 'string' ? v : JSON.stringify(v);
+}
+
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
 function traceContext(traceId: string, spans: FlatSpan[]): RuntimeContextSnapshot {
@@ -72,7 +82,7 @@ function traceToPlan(
       const provider = str(s.attrs['gen_ai.provider.name'] ?? s.attrs['gen_ai.system']) ?? 'unknown';
       if (model) b.setModel({ provider, model });
       const system = s.attrs['gen_ai.system_instructions'];
-      if (system !== undefined) b.setSystemPrompt(typeof system === 'string' ? system : JSON.stringify(system));
+      if (system !== undefined) b.setSystemPrompt(instructionsText(system));
       const input = inputMessages(s);
       if (input) {
         const sys = input.filter((m) => m.role === 'system');

@@ -1,0 +1,43 @@
+/** Shared helpers of the importer tests: a fresh store in a temp dir, fixture paths, checkpoint loading. */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { Checkpoint } from '../../../src/model';
+import { openRunStore, type SqliteRunStore } from '../../../src/store';
+
+export const FIXTURES = path.join(__dirname, '..', '..', 'fixtures', 'importers');
+export const SESSION_ID = '7f3c2a10-5d4e-4b8a-9c1f-2e6d8b0a4c11';
+export const SESSION_FILE = path.join(FIXTURES, 'claude-code', `${SESSION_ID}.jsonl`);
+export const REAL_FILE = path.join(FIXTURES, 'claude-code-real', '4d5611e5-241a-462a-8d15-5122611a9569.jsonl');
+
+export interface TempStore {
+  dir: string;
+  store: SqliteRunStore;
+  close(): void;
+}
+
+export function tempStore(): TempStore {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ocdb-import-'));
+  const store = openRunStore(path.join(dir, 'runs.db'), { create: true });
+  return {
+    dir,
+    store,
+    close() {
+      store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function checkpoints(store: SqliteRunStore, runId: string): Checkpoint[] {
+  return store.listCheckpoints(runId).map((c) => store.getCheckpoint(c.checkpointId));
+}
+
+/** Lines of a Claude Code JSONL file as objects (test-side reading, independent of the importer). */
+export function jsonLines(file: string): Record<string, unknown>[] {
+  return fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}

@@ -1,0 +1,79 @@
+/** `ocdb import` from the command line: summary lines, exit codes, --format and --side-effects. */
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { runCli } from '../../../src/cli/main';
+import type { CliIo } from '../../../src/cli/cliCommand';
+import { openRunStore } from '../../../src/store';
+import { FIXTURES, SESSION_FILE, tempStore, type TempStore } from './helpers';
+
+async function cli(args: string[], cwd: string) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const io: CliIo = { out: (t) => out.push(t), err: (t) => err.push(t), isTty: false, env: {}, cwd };
+  const code = await runCli(args, io);
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+describe('ocdb import', () => {
+  let t: TempStore;
+  let db: string;
+  before(() => {
+    t = tempStore();
+    t.store.close();
+    db = path.join(t.dir, 'cli.db');
+  });
+  after(() => fs.rmSync(t.dir, { recursive: true, force: true }));
+
+  it('imports a directory of traces and prints what it did', async () => {
+    const r = await cli(['import', FIXTURES, '--store', db], t.dir);
+    assert.equal(r.code, 0, r.err);
+    assert.match(r.out, /imported cc-7f3c2a10-.* \(live, \d+ checkpoints, 11 tool calls\)/);
+    assert.match(r.out, /\(fork of cc-7f3c2a10-/);
+    assert.match(r.out, /imported otel-5b8efff7/);
+    assert.match(r.out, /5 imported, 0 skipped, 0 failed/);
+    const again = await cli(['import', FIXTURES, '--store', db], t.dir);
+    assert.match(again.out, /0 imported, 5 skipped, 0 failed/);
+  });
+
+  it('exits non-zero naming the line of a corrupt file', async () => {
+    const bad = path.join(t.dir, 'bad.jsonl');
+    const lines = fs.readFileSync(SESSION_FILE, 'utf8').split('\n');
+    lines[2] = '{"type":"user", broken';
+    fs.writeFileSync(bad, lines.join('\n'));
+    const r = await cli(['import', bad, '--store', db, '--format', 'claude-code'], t.dir);
+    assert.equal(r.code, 1);
+    assert.match(r.out, /failed .*bad\.jsonl: .*line 3/);
+  });
+
+  it('rejects an unknown --format and a bad side-effect table', async () => {
+    const r = await cli(['import', SESSION_FILE, '--store', db, '--format', 'langsmith'], t.dir);
+    assert.equal(r.code, 2);
+    assert.match(r.err, /--format: expected auto, claude-code, openai-chat, otel/);
+    const table = path.join(t.dir, 'table.json');
+    fs.writeFileSync(table, JSON.stringify({ Bash: 'dangerous' }));
+    const r2 = await cli(['import', SESSION_FILE, '--store', db, '--side-effects', table], t.dir);
+    assert.equal(r2.code, 2);
+    assert.match(r2.err, /table\.json: Bash: /);
+  });
+
+  it('applies --side-effects to the imported ledger', async () => {
+    const table = path.join(t.dir, 'ok-table.json');
+    fs.writeFileSync(table, JSON.stringify({ 'send_*': 'external_irreversible' }));
+    const fresh = path.join(t.dir, 'fresh.db');
+    const r = await cli(
+      ['import', path.join(FIXTURES, 'openai', 'umbrella-agent.jsonl'), '--store', fresh, '--side-effects', table],
+      t.dir,
+    );
+    assert.equal(r.code, 0, r.err);
+    const store = openRunStore(fresh, { create: false });
+    try {
+      const runId = store.listRuns().runs[0]?.runId as string;
+      const email = store.listToolCalls(runId).find((c) => c.toolName === 'send_email');
+      assert.equal(email?.replayPolicy, 'forbid_replay');
+    } finally {
+      store.close();
+    }
+  });
+});

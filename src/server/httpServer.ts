@@ -1,0 +1,191 @@
+/**
+ * The local HTTP API of a run store (node:http only). Listens on 127.0.0.1
+ * only; every request needs `Authorization: Bearer <token>` (401); a Host
+ * header that is not a loopback name is refused with 421 and a foreign Origin
+ * with 403 (DNS-rebinding and cross-site guards); JSON only (415); bodies past
+ * the limit get 413; errors have one shape. Writes server.json (mode 0600)
+ * beside the store while it runs. Depends on routes.ts and the store contract.
+ */
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { RunStore } from '../store';
+import { HttpError, errorResponse } from './httpErrors';
+import { buildRoutes, type Route, type RoutesOptions } from './routes';
+import { removeServerFile, writeServerFile } from './serverFile';
+
+export const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
+const LOOPBACK_NAMES = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
+
+export interface ServerOptions extends Omit<RoutesOptions, 'store'> {
+  store: RunStore;
+  /** 0 (default) picks a free port. */
+  port?: number;
+  /** A fixed token (tests); default 32 random bytes, hex. */
+  token?: string;
+  bodyLimitBytes?: number;
+  /** Write server.json beside the store (default true). */
+  writeServerFile?: boolean;
+}
+
+export interface RunningServer {
+  url: string;
+  token: string;
+  port: number;
+  serverFile?: string;
+  close(): Promise<void>;
+}
+
+function hostName(hostHeader: string): string {
+  if (hostHeader.startsWith('[')) return hostHeader.slice(0, hostHeader.indexOf(']') + 1);
+  const colon = hostHeader.lastIndexOf(':');
+  return colon >= 0 ? hostHeader.slice(0, colon) : hostHeader;
+}
+
+function sameToken(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+function send(res: http.ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+  });
+  res.end(text);
+}
+
+/** Checks host, origin and token; throws HttpError. */
+function guard(req: http.IncomingMessage, token: string): void {
+  const host = req.headers.host;
+  if (!host || !LOOPBACK_NAMES.has(hostName(host).toLowerCase())) {
+    throw new HttpError(
+      421,
+      'MisdirectedRequest',
+      `Host ${host ?? '(none)'} is not a loopback name; this API answers 127.0.0.1 / localhost only.`,
+    );
+  }
+  const origin = req.headers.origin;
+  if (origin !== undefined) {
+    let originHost = '';
+    try {
+      originHost = new URL(origin).hostname;
+    } catch {
+      // an unparsable origin is foreign
+    }
+    if (!LOOPBACK_NAMES.has(originHost) && !LOOPBACK_NAMES.has(`[${originHost}]`)) {
+      throw new HttpError(403, 'Forbidden', `Requests from origin ${origin} are refused.`);
+    }
+  }
+  const auth = req.headers.authorization ?? '';
+  const match = /^Bearer\s+(\S+)$/i.exec(auth);
+  if (!match || !sameToken(match[1] ?? '', token)) {
+    throw new HttpError(
+      401,
+      'Unauthorized',
+      'Missing or wrong bearer token: send Authorization: Bearer <token> (the token is in server.json beside the store).',
+    );
+  }
+}
+
+function readBody(req: http.IncomingMessage, limit: number): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length']);
+    if (Number.isFinite(declared) && declared > limit) {
+      reject(
+        new HttpError(413, 'PayloadTooLarge', `The body (${declared} bytes) is over the limit of ${limit} bytes.`),
+      );
+      req.resume();
+      return;
+    }
+    const type = String(req.headers['content-type'] ?? '');
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let failed = false;
+    req.on('data', (chunk: Buffer) => {
+      if (failed) return;
+      size += chunk.length;
+      if (size > limit) {
+        failed = true;
+        reject(new HttpError(413, 'PayloadTooLarge', `The body is over the limit of ${limit} bytes.`));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('error', reject);
+    req.on('end', () => {
+      if (failed) return;
+      if (size === 0) return resolve(undefined);
+      if (!/^application\/json\b/i.test(type)) {
+        return reject(new HttpError(415, 'UnsupportedMediaType', 'Send JSON with Content-Type: application/json.'));
+      }
+      try {
+        resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+      } catch (e) {
+        reject(new HttpError(400, 'InvalidInput', `The body is not valid JSON: ${(e as Error).message}`, ''));
+      }
+    });
+  });
+}
+
+async function dispatch(
+  routes: Route[],
+  req: http.IncomingMessage,
+  limit: number,
+): Promise<{ status: number; body: unknown }> {
+  const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+  const pathname = url.pathname.replace(/\/+$/, '') || '/';
+  const matching = routes.filter((r) => r.pattern.test(pathname));
+  if (matching.length === 0) throw new HttpError(404, 'NotFound', `No endpoint ${pathname}.`);
+  const route = matching.find((r) => r.method === req.method);
+  if (!route) throw new HttpError(405, 'MethodNotAllowed', `${req.method ?? '?'} is not allowed on ${pathname}.`);
+  const body = req.method === 'POST' ? await readBody(req, limit) : undefined;
+  const params = (route.pattern.exec(pathname) ?? []).slice(1);
+  return route.handle({ params, query: url.searchParams, body });
+}
+
+/** Starts the API; resolves once it listens. */
+export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  const token = options.token ?? randomBytes(32).toString('hex');
+  const limit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
+  const routes = buildRoutes(options);
+  const server = http.createServer((req, res) => {
+    void (async () => {
+      try {
+        guard(req, token);
+        const result = await dispatch(routes, req, limit);
+        send(res, result.status, result.body);
+      } catch (e) {
+        const { status, body } = errorResponse(e);
+        send(res, status, body);
+      }
+    })();
+  });
+  server.requestTimeout = 60_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://127.0.0.1:${port}`;
+  const file =
+    options.writeServerFile === false
+      ? undefined
+      : writeServerFile(options.store.path, { url, token, pid: process.pid });
+  return {
+    url,
+    token,
+    port,
+    ...(file ? { serverFile: file } : {}),
+    close: () =>
+      new Promise<void>((resolve) => {
+        if (file) removeServerFile(options.store.path, token);
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

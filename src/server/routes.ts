@@ -1,0 +1,197 @@
+/**
+ * The endpoints of the HTTP API and what each does with the store: queries,
+ * ingest, forks (through the one ForkService; optionally run in the
+ * background by the runner) and manual_confirm answers. Bodies are validated
+ * with zod; handlers return `{ status, body }` and throw OcdbError / HttpError
+ * for the error shape. No node:http here.
+ */
+import { z } from 'zod';
+import { ForkConfigSchema, parseWith, type RunMode, type RunStatus } from '../model';
+import { ForkService } from '../replay/forkService';
+import type { ChatModel } from '../replay/modelClient';
+import { runFork } from '../replay/runner';
+import { CONFIRMATION_ANSWERS, type RunStore } from '../store';
+import { HttpError } from './httpErrors';
+import { IngestService } from './ingest';
+
+export interface RouteContext {
+  params: string[];
+  query: URLSearchParams;
+  body: unknown;
+}
+
+export interface RouteResult {
+  status: number;
+  body: unknown;
+}
+
+export interface Route {
+  method: 'GET' | 'POST';
+  pattern: RegExp;
+  handle(ctx: RouteContext): RouteResult | Promise<RouteResult>;
+}
+
+export interface RoutesOptions {
+  store: RunStore;
+  now?: () => number;
+  /** Model for forks that use a real model and are run by the server. */
+  chatModel?: ChatModel;
+  /** Called when a background fork run ends (tests, logs). */
+  onForkSettled?: (forkRequestId: string) => void;
+}
+
+const ForkBodySchema = ForkConfigSchema.extend({
+  acknowledgedTools: z.array(z.string().min(1)).optional(),
+  /** Run the fork now with the built-in runner (in the background; follow it with GET /forks/:id). */
+  run: z.boolean().optional(),
+  /** The agent program will run it (OCDB_FORK): mark it waiting_for_agent. */
+  agentProgram: z.boolean().optional(),
+});
+
+const AnswerBodySchema = z.object({
+  answer: z.enum(CONFIRMATION_ANSWERS as ['allow_once', 'use_recorded', 'mock', 'abort']),
+  mockResult: z.unknown().optional(),
+});
+
+const ListQuerySchema = z.object({
+  agentId: z.string().optional(),
+  status: z.enum(['running', 'completed', 'failed', 'cancelled']).optional(),
+  mode: z.enum(['live', 'replay', 'fork']).optional(),
+  parentRunId: z.string().optional(),
+  limit: z.coerce.number().int().min(0).max(10_000).optional(),
+  offset: z.coerce.number().int().min(0).optional(),
+});
+
+const RangeQuerySchema = z.object({
+  offset: z.coerce.number().int().min(0).optional(),
+  limit: z.coerce.number().int().min(0).optional(),
+});
+
+const param = (ctx: RouteContext, i: number) => decodeURIComponent(ctx.params[i] ?? '');
+
+export function buildRoutes(options: RoutesOptions): Route[] {
+  const { store } = options;
+  const now = options.now ?? Date.now;
+  const ingest = new IngestService(store, now);
+  const forks = new ForkService(store, { now });
+
+  const startFork = (forkRequestId: string, agentProgram: boolean) => {
+    void runFork(store, forkRequestId, {
+      now,
+      agentProgram,
+      ...(options.chatModel ? { chatModel: options.chatModel } : {}),
+    })
+      .catch(() => undefined) // failures are recorded on the fork request
+      .finally(() => options.onForkSettled?.(forkRequestId));
+  };
+
+  return [
+    { method: 'GET', pattern: /^\/health$/, handle: () => ({ status: 200, body: { ok: true, store: store.path } }) },
+    {
+      method: 'GET',
+      pattern: /^\/runs$/,
+      handle: (ctx) => {
+        const q = parseWith(ListQuerySchema, Object.fromEntries(ctx.query), 'query');
+        const result = store.listRuns({
+          ...(q.agentId !== undefined ? { agentId: q.agentId } : {}),
+          ...(q.status !== undefined ? { status: q.status as RunStatus } : {}),
+          ...(q.mode !== undefined ? { mode: q.mode as RunMode } : {}),
+          ...(q.parentRunId !== undefined ? { parentRunId: q.parentRunId } : {}),
+          ...(q.limit !== undefined ? { limit: q.limit } : {}),
+          ...(q.offset !== undefined ? { offset: q.offset } : {}),
+        });
+        return { status: 200, body: result };
+      },
+    },
+    {
+      method: 'GET',
+      pattern: /^\/runs\/([^/]+)$/,
+      handle: (ctx) => ({ status: 200, body: store.getRun(param(ctx, 0)) }),
+    },
+    {
+      method: 'GET',
+      pattern: /^\/runs\/([^/]+)\/checkpoints$/,
+      handle: (ctx) => {
+        const range = parseWith(RangeQuerySchema, Object.fromEntries(ctx.query), 'query');
+        return { status: 200, body: { checkpoints: store.listCheckpoints(param(ctx, 0), range) } };
+      },
+    },
+    {
+      method: 'GET',
+      pattern: /^\/runs\/([^/]+)\/tool-calls$/,
+      handle: (ctx) => ({ status: 200, body: { toolCalls: store.listToolCalls(param(ctx, 0)) } }),
+    },
+    {
+      method: 'GET',
+      pattern: /^\/checkpoints\/([^/]+)$/,
+      handle: (ctx) => ({ status: 200, body: store.getCheckpoint(param(ctx, 0)) }),
+    },
+    { method: 'POST', pattern: /^\/runs$/, handle: (ctx) => ({ status: 201, body: ingest.createRun(ctx.body) }) },
+    {
+      method: 'POST',
+      pattern: /^\/runs\/([^/]+)\/checkpoints$/,
+      handle: (ctx) => ({ status: 201, body: ingest.appendCheckpoint(param(ctx, 0), ctx.body) }),
+    },
+    {
+      method: 'POST',
+      pattern: /^\/runs\/([^/]+)\/tool-calls$/,
+      handle: (ctx) => ({ status: 201, body: ingest.toolCall(param(ctx, 0), ctx.body) }),
+    },
+    {
+      method: 'POST',
+      pattern: /^\/runs\/([^/]+)\/end$/,
+      handle: (ctx) => ({ status: 200, body: ingest.endRun(param(ctx, 0), ctx.body) }),
+    },
+    {
+      method: 'POST',
+      pattern: /^\/fork\/plan$/,
+      handle: (ctx) => ({ status: 200, body: forks.plan(parseWith(ForkConfigSchema, ctx.body, 'body')) }),
+    },
+    {
+      method: 'POST',
+      pattern: /^\/fork$/,
+      handle: (ctx) => {
+        const { acknowledgedTools, run, agentProgram, ...config } = parseWith(ForkBodySchema, ctx.body, 'body');
+        const created = forks.create(config, acknowledgedTools ?? []);
+        if (run || agentProgram) startFork(created.forkRequestId, agentProgram ?? false);
+        return {
+          status: 201,
+          body: { runId: created.runId, forkRequestId: created.forkRequestId, plan: created.plan },
+        };
+      },
+    },
+    {
+      method: 'GET',
+      pattern: /^\/forks\/([^/]+)$/,
+      handle: (ctx) => ({ status: 200, body: store.getForkRequest(param(ctx, 0)) }),
+    },
+    {
+      method: 'GET',
+      pattern: /^\/confirmations$/,
+      handle: (ctx) => {
+        const status = ctx.query.get('status') ?? undefined;
+        if (status !== undefined && !['pending', 'answered', 'expired'].includes(status)) {
+          throw new HttpError(400, 'InvalidInput', 'status must be pending, answered or expired', 'status');
+        }
+        const forkRequestId = ctx.query.get('forkRequestId') ?? undefined;
+        return {
+          status: 200,
+          body: {
+            confirmations: store.listConfirmations({
+              ...(status ? { status: status as 'pending' | 'answered' | 'expired' } : {}),
+              ...(forkRequestId ? { forkRequestId } : {}),
+            }),
+          },
+        };
+      },
+    },
+    {
+      method: 'POST',
+      pattern: /^\/confirmations\/([^/]+)$/,
+      handle: (ctx) => {
+        const body = parseWith(AnswerBodySchema, ctx.body, 'body');
+        return { status: 200, body: store.answerConfirmation(param(ctx, 0), body.answer, now(), body.mockResult) };
+      },
+    },
+  ];
+}

@@ -44,6 +44,8 @@ interface Turn {
   };
   model?: string;
   tools: string[];
+  /** A record that is one message (JSONL of messages): it continues the current run. */
+  append?: boolean;
 }
 
 function toTurn(value: unknown, where: string): Turn {
@@ -51,6 +53,8 @@ function toTurn(value: unknown, where: string): Turn {
     where ? `${where}${typeof i === 'number' ? `[${i}]` : `.${i}`}` : typeof i === 'number' ? `[${i}]` : i;
   if (Array.isArray(value)) return { messages: value.map((m, i) => toChatMsg(m, at(i))), tools: [] };
   const o = parseWith(z.looseObject({}), value, where || 'record');
+  if ('role' in o && !('messages' in o))
+    return { messages: [toChatMsg(o, where || '(root)')], tools: [], append: true };
   if ('choices' in o && !('request' in o)) return { messages: [], response: responseOf(o, where), tools: [] };
   const reqValue = 'request' in o ? o.request : o;
   const req = parseWith(RequestSchema, reqValue, 'request' in o ? at('request') : where || '(root)');
@@ -223,7 +227,11 @@ export async function readOpenAiChat(file: string, options: ReaderOptions): Prom
     run = undefined;
   };
   for (const turn of turns) {
-    if (!run || (turn.messages.length > 0 && !run.continues(turn.messages))) {
+    if (turn.append && run) {
+      for (const m of turn.messages) run.add(m);
+      continue;
+    }
+    if (!run || (!turn.append && turn.messages.length > 0 && !run.continues(turn.messages))) {
       close();
       const runId = `oa-${digest}-${plans.length + 1}`;
       const model = turn.model ?? turn.response?.model;

@@ -30,6 +30,8 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
   private shown = RUNS_PAGE_SIZE;
   private readonly nodes = new Map<string, RunsNode>();
   private readonly runs = new Map<string, RunSummary>();
+  /** Runs the view was given as children (a changed one refreshes in place; a new one refreshes its parent). */
+  private readonly shownRuns = new Set<string>();
   private readonly checkpoints = new Map<string, CheckpointSummary[]>();
   private readonly toolCalls = new Map<string, ToolCallRecord[]>();
   private readonly emitter = new vscode.EventEmitter<RunsNode | undefined>();
@@ -190,7 +192,10 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
     try {
       if (!node) {
         const { runs, total } = store.listRuns({ parentRunId: null, limit: this.shown });
-        for (const r of runs) this.runs.set(r.runId, r);
+        for (const r of runs) {
+          this.runs.set(r.runId, r);
+          this.shownRuns.add(r.runId);
+        }
         const children: RunsNode[] = runs.map((r) => this.runNode(r.runId));
         if (total > runs.length) {
           // a fresh object each time: its label carries the counts
@@ -203,7 +208,10 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
       switch (node.kind) {
         case 'run': {
           const forks = store.listRuns({ parentRunId: node.runId }).runs;
-          for (const r of forks) this.runs.set(r.runId, r);
+          for (const r of forks) {
+            this.runs.set(r.runId, r);
+            this.shownRuns.add(r.runId);
+          }
           const steps = groupBySteps(this.checkpointsOf(node.runId));
           return [
             ...forks.map((r) => this.runNode(r.runId)),
@@ -269,6 +277,7 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
 
   refresh(): void {
     this.runs.clear();
+    this.shownRuns.clear();
     this.checkpoints.clear();
     this.toolCalls.clear();
     this.updateEmptyContext();
@@ -285,20 +294,21 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
     let root = false;
     const changed = new Set<RunsNode>();
     for (const run of e.changes.changedRuns) {
-      const known = this.runs.has(run.runId);
+      const known = this.shownRuns.has(run.runId);
       this.runs.set(run.runId, run);
       this.checkpoints.delete(run.runId);
       this.toolCalls.delete(run.runId);
       if (known) changed.add(this.runNode(run.runId));
-      else if (run.parentRunId && this.runs.has(run.parentRunId)) changed.add(this.runNode(run.parentRunId));
+      else if (run.parentRunId && this.shownRuns.has(run.parentRunId)) changed.add(this.runNode(run.parentRunId));
       else root = true;
     }
     for (const runId of e.changes.deletedRunIds) {
       const parent = this.runs.get(runId)?.parentRunId;
       this.runs.delete(runId);
+      this.shownRuns.delete(runId);
       this.checkpoints.delete(runId);
       this.toolCalls.delete(runId);
-      if (parent && this.runs.has(parent)) changed.add(this.runNode(parent));
+      if (parent && this.shownRuns.has(parent)) changed.add(this.runNode(parent));
       else root = true;
     }
     this.log.debug(

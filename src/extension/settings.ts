@@ -26,7 +26,8 @@ export function excerptLengthOf(detail: TranscriptDetail): number {
 }
 
 function get<T>(key: SettingKey, fallback: T, valid: (v: unknown) => v is T): T {
-  const value = vscode.workspace.getConfiguration(SETTINGS_SECTION).get<unknown>(key);
+  const scope = vscode.workspace.workspaceFolders?.[0]?.uri ?? null;
+  const value = vscode.workspace.getConfiguration(SETTINGS_SECTION, scope).get<unknown>(key);
   return valid(value) ? value : fallback;
 }
 

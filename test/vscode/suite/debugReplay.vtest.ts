@@ -1,0 +1,111 @@
+/**
+ * "Replay agent run" in a real VS Code: vscode.debug.startDebugging with the
+ * contributed debug type (inline adapter), stopping on entry, stepping
+ * forwards and back through the session, reading frames, the status bar
+ * position, the context editor following the frame, and a gutter breakpoint
+ * on a transcript's tool-call line stopping there.
+ */
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import type { DebugProtocol } from '@vscode/debugprotocol';
+import { DEBUG_TYPE, LAUNCH_CONFIG_NAME } from '../../../src/extension/ids';
+import { demoStorePath, extensionApi, stopAllSessions } from './extensionApi';
+import { waitFor, type VTest } from './vtest';
+
+type Frames = DebugProtocol.StackTraceResponse['body'];
+
+function config(extra: Record<string, unknown> = {}): vscode.DebugConfiguration {
+  return {
+    type: DEBUG_TYPE,
+    request: 'launch',
+    name: LAUNCH_CONFIG_NAME,
+    runId: 'demo-support-refund',
+    store: demoStorePath(),
+    stopOnEntry: true,
+    ...extra,
+  };
+}
+
+async function frames(session: vscode.DebugSession): Promise<Frames> {
+  return (await session.customRequest('stackTrace', { threadId: 1, startFrame: 0, levels: 20 })) as Frames;
+}
+
+/** Waits for the session to be paused at a top frame whose name matches. */
+async function pausedAt(session: vscode.DebugSession, name: RegExp): Promise<Frames> {
+  return waitFor(`a frame named ${name}`, async () => {
+    const f = await frames(session);
+    return name.test(f.stackFrames[0]?.name ?? '') && f;
+  });
+}
+
+export const tests: VTest[] = [
+  {
+    name: 'startDebugging "Replay agent run" stops on entry; next / stepBack move between checkpoints; frames read back',
+    timeoutMs: 60_000,
+    async run() {
+      const api = await extensionApi();
+      await stopAllSessions();
+      const started = await vscode.debug.startDebugging(vscode.workspace.workspaceFolders?.[0], config());
+      assert.equal(started, true, 'the session started');
+      const session = await waitFor('the agent-replay session', () => vscode.debug.activeDebugSession);
+      assert.equal(session.type, DEBUG_TYPE);
+      try {
+        const first = await pausedAt(session, /^step 0 · before_prompt_build/);
+        assert.equal(first.stackFrames.length, 1);
+        assert.match(first.stackFrames[0]?.source?.path ?? '', /demo-support-refund\.transcript$/);
+
+        await session.customRequest('next', { threadId: 1 });
+        const second = await pausedAt(session, /^step 0 · before_model_call/);
+        assert.equal(second.stackFrames.length, 2, 'frames run from the current checkpoint back to the start');
+        assert.equal((second.stackFrames[0]?.line ?? 0) > (second.stackFrames[1]?.line ?? 0), true);
+
+        await session.customRequest('next', { threadId: 1 });
+        await pausedAt(session, /^step 0 · after_model_call/);
+        await session.customRequest('stepBack', { threadId: 1 });
+        await pausedAt(session, /^step 0 · before_model_call/);
+
+        // the status bar and the context editor follow the active frame
+        await api.tracker.update();
+        await waitFor('the status bar position', () => api.statusBar.text.includes('step 0/') && api.statusBar.text);
+        assert.match(api.statusBar.text, /step 0\/\d+ · before_model_call/);
+        assert.equal(api.tracker.position?.checkpoint.boundary, 'before_model_call');
+        assert.equal(api.editor.shown?.checkpointId, api.tracker.position?.checkpoint.checkpointId);
+      } finally {
+        await stopAllSessions();
+      }
+      await waitFor('the status bar to hide', () => api.statusBar.text === '');
+    },
+  },
+  {
+    name: 'a gutter breakpoint on a tool-call line of the transcript stops the replay there',
+    timeoutMs: 60_000,
+    async run() {
+      const api = await extensionApi();
+      await stopAllSessions();
+      const transcript = api.ctx.transcripts.transcript('demo-support-refund');
+      const target = transcript.lines.find((l) => l.boundary === 'before_tool_call' && l.toolName === 'issue_refund');
+      assert.ok(target, 'the transcript has the issue_refund call');
+      const uri = api.ctx.transcripts.ensureFile('demo-support-refund');
+      const bp = new vscode.SourceBreakpoint(new vscode.Location(uri, new vscode.Position(target.line, 0)));
+      vscode.debug.addBreakpoints([bp]);
+      try {
+        assert.ok(await vscode.debug.startDebugging(undefined, config({ stopOnEntry: false })));
+        const session = await waitFor('the session', () => vscode.debug.activeDebugSession);
+        const f = await pausedAt(session, /before_tool_call · issue_refund$/);
+        assert.equal(f.stackFrames[0]?.line, target.line + 1, 'the frame line is the breakpoint line (1-based)');
+      } finally {
+        vscode.debug.removeBreakpoints([bp]);
+        await stopAllSessions();
+      }
+    },
+  },
+  {
+    name: 'an invalid launch configuration is refused before the adapter starts',
+    async run() {
+      await stopAllSessions();
+      const started = await vscode.debug.startDebugging(undefined, config({ runId: 42 }));
+      assert.equal(started, false);
+      assert.equal(vscode.debug.activeDebugSession, undefined);
+    },
+  },
+];

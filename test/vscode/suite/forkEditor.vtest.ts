@@ -1,0 +1,72 @@
+/**
+ * The RuntimeContext / fork editor in a real VS Code: the webview page loads
+ * under its CSP and says "ready", follows the checkpoint it is given, asks
+ * the host for a plan, and the host's fork path creates a fork run in the
+ * store (through ForkService) that appears under its parent in the tree.
+ */
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import { VIEWS } from '../../../src/extension/ids';
+import type { PageMessage } from '../../../src/webview/protocol';
+import { openRunStore } from '../../../src/store';
+import { demoStorePath, extensionApi } from './extensionApi';
+import { waitFor, type VTest } from './vtest';
+
+export const tests: VTest[] = [
+  {
+    name: 'the editor page loads, says ready, and asks for a plan of the checkpoint it shows',
+    async run() {
+      const { editor, ctx } = await extensionApi();
+      const seen: PageMessage[] = [];
+      const sub = editor.onDidReceive((m) => seen.push(m));
+      try {
+        const store = ctx.connection.getOrCreate();
+        const at = store.listCheckpoints('demo-support-refund').find((c) => c.stepIndex === 3);
+        assert.ok(at);
+        await ctx.editCheckpoint('demo-support-refund', at.checkpointId, true);
+        await vscode.commands.executeCommand(`${VIEWS.contextEditor}.focus`);
+        await waitFor(
+          'the page to plan the shown checkpoint',
+          () => seen.find((m) => m.type === 'plan' && m.config.sourceCheckpointId === at.checkpointId),
+          20_000,
+        );
+        assert.equal(editor.shown?.checkpointId, at.checkpointId);
+      } finally {
+        sub.dispose();
+      }
+    },
+  },
+  {
+    name: "the host's fork path creates a fork run under its parent, refusing first while a hazard is unticked",
+    async run() {
+      const { editor, ctx, tree } = await extensionApi();
+      const store = ctx.connection.getOrCreate();
+      const at = store
+        .listCheckpoints('demo-support-refund')
+        .find((c) => c.stepIndex === 4 && c.boundary === 'before_prompt_build');
+      assert.ok(at);
+      const config = {
+        sourceRunId: 'demo-support-refund',
+        sourceCheckpointId: at.checkpointId,
+        contextPatch: { user: { roleId: 'supervisor' } },
+        toolPolicyMap: { send_email: 'reuse_result' as const, write_case_report: 're_execute' as const },
+      };
+      assert.equal(editor.fork(config, []), undefined, 'refused: write_case_report is not ticked');
+      const runId = editor.fork(config, ['write_case_report']);
+      assert.ok(runId, 'the fork was created');
+      const reader = openRunStore(demoStorePath(), { create: false });
+      try {
+        const run = reader.getRun(runId);
+        assert.equal(run.parentRunId, 'demo-support-refund');
+        assert.equal(run.mode, 'fork');
+        assert.equal(reader.getCheckpointAt(runId, 0).runtimeContext.user.roleId, 'supervisor');
+      } finally {
+        reader.close();
+      }
+      await waitFor('the fork under its parent in the tree', () =>
+        tree.getChildren(tree.runNode('demo-support-refund')).some((n) => n.kind === 'run' && n.runId === runId),
+      );
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    },
+  },
+];

@@ -1,0 +1,130 @@
+/**
+ * The Runs tree inside a real VS Code on the demo store: newest first, the
+ * fork nested under its parent, the crashed run shown crashed, a run's Tool
+ * Ledger and steps, getParent for reveal, and a run recorded by another
+ * writer appearing without a manual refresh.
+ */
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import { openRecorder } from '../../../src/recorder';
+import type { RunsNode } from '../../../src/extension/runsTreeModel';
+import { demoStorePath, extensionApi } from './extensionApi';
+import { waitFor, type VTest } from './vtest';
+
+function label(item: vscode.TreeItem): string {
+  return typeof item.label === 'string' ? item.label : (item.label?.label ?? '');
+}
+
+export const tests: VTest[] = [
+  {
+    name: 'the root lists the demo runs newest first, without the fork, and the store is not empty',
+    async run() {
+      const { tree } = await extensionApi();
+      const roots = await waitFor('runs in the tree', () => {
+        const r = tree.getChildren();
+        return r.length > 0 && r;
+      });
+      const ids = roots.map((n) => label(tree.getTreeItem(n)));
+      for (const id of ['demo-support-refund', 'demo-research-crashed', 'demo-coding-cancelled']) {
+        assert.ok(ids.includes(id), `${id} is a root item (got ${ids.join(', ')})`);
+      }
+      assert.ok(!ids.includes('demo-support-refund-auditor'), 'the fork is not at the root');
+      assert.ok(ids.indexOf('demo-coding-cancelled') < ids.indexOf('demo-support-refund'), 'newest first');
+    },
+  },
+  {
+    name: 'the crashed run is shown crashed with a flame; the failed run with an error icon',
+    async run() {
+      const { tree } = await extensionApi();
+      const crashed = tree.getTreeItem(tree.runNode('demo-research-crashed'));
+      assert.match(String(crashed.description), /^CRASHED/);
+      assert.equal((crashed.iconPath as vscode.ThemeIcon).id, 'flame');
+      const failed = tree.getTreeItem(tree.runNode('demo-support-escalation'));
+      assert.equal((failed.iconPath as vscode.ThemeIcon).id, 'error');
+      assert.equal(crashed.id, 'run:demo-research-crashed', 'items have stable ids');
+    },
+  },
+  {
+    name: 'the refund run expands into its fork, its Tool Ledger with badges, and its steps with checkpoints',
+    async run() {
+      const { tree } = await extensionApi();
+      const children = tree.getChildren(tree.runNode('demo-support-refund'));
+      const kinds = children.map((c) => c.kind);
+      assert.equal(kinds[0], 'run', 'forks come first');
+      assert.ok(kinds.indexOf('ledger') > kinds.lastIndexOf('run'), 'then the Tool Ledger');
+      const auditor = children.find((c) => c.kind === 'run' && c.runId === 'demo-support-refund-auditor');
+      assert.ok(auditor, 'the auditor fork is nested under its parent');
+      assert.equal(tree.getTreeItem(auditor).contextValue, 'agentRun.fork');
+      const ledger = children.find((c) => c.kind === 'ledger');
+      assert.ok(ledger);
+      const calls = tree.getChildren(ledger).map((c) => tree.getTreeItem(c));
+      const refund = calls.find((c) => label(c) === 'issue_refund');
+      assert.ok(refund, 'issue_refund is in the ledger');
+      assert.equal((refund.iconPath as vscode.ThemeIcon).id, 'flame');
+      assert.match((refund.tooltip as vscode.MarkdownString).value, /external_irreversible/);
+      assert.ok(
+        calls.some((c) => String(c.description).startsWith('✗ ')),
+        'the tool error is visible',
+      );
+      const steps = children.filter((c) => c.kind === 'step');
+      assert.ok(steps.length >= 9, `${steps.length} steps`);
+      const checkpoints = tree.getChildren(steps[0]);
+      assert.match(label(tree.getTreeItem(checkpoints[0] as RunsNode)), /^\[0\] before_prompt_build$/);
+      // getParent walks back to the root: what reveal() needs
+      const cp = checkpoints[0] as RunsNode;
+      assert.equal(tree.getParent(cp)?.id, steps[0]?.id);
+      assert.equal(tree.getParent(steps[0] as RunsNode)?.id, 'run:demo-support-refund');
+      assert.equal(tree.getParent(auditor)?.id, 'run:demo-support-refund');
+    },
+  },
+  {
+    name: 'a run recorded by another writer appears in the tree without a refresh, and reveal selects it',
+    async run() {
+      const { tree, treeView, ctx } = await extensionApi();
+      await vscode.commands.executeCommand('agentTimeTravel.runs.focus');
+      await waitFor('the Runs view visible', () => treeView.visible);
+      // what the view is told: the root (a new run) or the run's own item (it changed in place)
+      const told: string[] = [];
+      const sub = tree.onDidChangeTreeData((node) => told.push(node?.id ?? 'root'));
+      const recorder = openRecorder({ store: demoStorePath(), heartbeatMs: 0 });
+      const run = recorder.startRun({
+        agentId: 'live-writer',
+        runId: 'vtest-live-run',
+        runtimeContext: {
+          user: { userId: 'u1', roleId: 'agent', permissions: [] },
+          conversation: { sessionId: 's1' },
+          project: { projectId: 'p1' },
+          task: { taskId: 't1', workflowId: 'w1', stepStates: {} },
+          tools: { availableTools: ['search'] },
+          model: { provider: 'openai', model: 'gpt-4o-mini', promptVersion: 'v1' },
+        },
+        messages: [{ role: 'user', content: 'find the weather' }],
+      });
+      run.checkpoint('before_prompt_build');
+      try {
+        await waitFor('the view to be told about the new run', () =>
+          told.some((t) => t === 'root' || t === 'run:vtest-live-run'),
+        );
+        const node = await waitFor('the new run at the top of the tree', () => {
+          const first = tree.getChildren()[0];
+          return first && first.kind === 'run' && first.runId === 'vtest-live-run' && first;
+        });
+        assert.match(String(tree.getTreeItem(node).description), /^RUNNING/);
+        await ctx.revealRun('vtest-live-run');
+        await waitFor('the new run selected', () => treeView.selection[0]?.id === 'run:vtest-live-run');
+        told.length = 0;
+        run.end();
+        await waitFor('the view to be told the run ended', () =>
+          told.some((t) => t === 'root' || t === 'run:vtest-live-run'),
+        );
+        await waitFor(
+          'the finished run',
+          () => !String(tree.getTreeItem(tree.runNode('vtest-live-run')).description).startsWith('RUNNING'),
+        );
+      } finally {
+        sub.dispose();
+        recorder.close();
+      }
+    },
+  },
+];

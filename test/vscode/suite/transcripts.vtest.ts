@@ -1,0 +1,87 @@
+/**
+ * Transcript documents in a real VS Code: the agent-transcript language and
+ * read-only file of a run, the tool-call hover (args, result, link to the
+ * whole value) through the hover provider API, the whole value opening as
+ * JSON, and Compare with Parent opening a diff editor.
+ */
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import { COMMANDS, TRANSCRIPT_LANGUAGE } from '../../../src/extension/ids';
+import { extensionApi } from './extensionApi';
+import { waitFor, type VTest } from './vtest';
+
+function hoverText(hovers: vscode.Hover[]): string {
+  return hovers
+    .flatMap((h) => h.contents)
+    .map((c) => (typeof c === 'string' ? c : 'value' in c ? c.value : ''))
+    .join('\n');
+}
+
+export const tests: VTest[] = [
+  {
+    name: 'Open Transcript shows the run as a read-only agent-transcript document',
+    async run() {
+      await extensionApi();
+      await vscode.commands.executeCommand(COMMANDS.openTranscript.id, 'demo-support-refund');
+      const editor = await waitFor('the transcript editor', () => {
+        const e = vscode.window.activeTextEditor;
+        return e?.document.fileName.endsWith('demo-support-refund.transcript') && e;
+      });
+      assert.equal(editor.document.languageId, TRANSCRIPT_LANGUAGE);
+      assert.match(editor.document.lineAt(0).text, /^# run demo-support-refund · agent /);
+      const readonly = vscode.workspace.getConfiguration('files').get<Record<string, boolean>>('readonlyInclude') ?? {};
+      assert.equal(readonly['**/*.transcript'], true, 'transcripts are read-only by default');
+    },
+  },
+  {
+    name: 'hovering a tool call shows its args and result as JSON with a link to the whole value',
+    async run() {
+      const api = await extensionApi();
+      const uri = api.ctx.transcripts.ensureFile('demo-support-refund');
+      const doc = await vscode.workspace.openTextDocument(uri);
+      const line = api.ctx.transcripts
+        .transcript('demo-support-refund')
+        .lines.find((l) => l.boundary === 'after_tool_call' && l.toolName === 'lookup_order');
+      assert.ok(line);
+      const hovers = await vscode.commands.executeCommand<vscode.Hover[]>(
+        'vscode.executeHoverProvider',
+        doc.uri,
+        new vscode.Position(line.line, 6),
+      );
+      const text = hoverText(hovers);
+      assert.match(text, /lookup\\_order/);
+      assert.match(text, /"orderId": "A-10442"/);
+      assert.match(text, /\*\*Result\*\*/);
+      const link = /\(command:agentTimeTravel\.showValue\?([^)]+)\)/.exec(text.split('**Result**')[1] ?? '');
+      assert.ok(link, 'the result section links to the whole value');
+      const [ref] = JSON.parse(decodeURIComponent(link[1] ?? '')) as unknown[];
+      await vscode.commands.executeCommand(COMMANDS.showValue.id, ref);
+      const valueDoc = await waitFor('the whole value document', () =>
+        vscode.workspace.textDocuments.find((d) => d.uri.path.endsWith('/result.json')),
+      );
+      assert.equal(valueDoc.languageId, 'json');
+      assert.equal((JSON.parse(valueDoc.getText()) as { orderId: string }).orderId, 'A-10442');
+      const none = await vscode.commands.executeCommand<vscode.Hover[]>(
+        'vscode.executeHoverProvider',
+        doc.uri,
+        new vscode.Position(0, 3),
+      );
+      assert.equal(hoverText(none).includes('**Result**'), false, 'the header line has no tool hover');
+    },
+  },
+  {
+    name: 'Compare with Parent opens the diff editor over the fork and its parent',
+    async run() {
+      await extensionApi();
+      await vscode.commands.executeCommand(COMMANDS.compareWithParent.id, 'demo-support-refund-auditor');
+      const tab = await waitFor('a diff tab', () => {
+        const t = vscode.window.tabGroups.activeTabGroup.activeTab;
+        return t?.input instanceof vscode.TabInputTextDiff && t;
+      });
+      const input = tab.input as vscode.TabInputTextDiff;
+      assert.match(input.original.fsPath, /demo-support-refund\.transcript$/);
+      assert.match(input.modified.fsPath, /demo-support-refund-auditor\.transcript$/);
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    },
+  },
+];

@@ -1,7 +1,9 @@
 /**
  * The SQLite implementation of RunStore: WAL, busy timeout, foreign keys,
  * migrations at open, every write one IMMEDIATE transaction, heavy values in
- * content-addressed blobs (see contentStore.ts). The only file with SQL.
+ * content-addressed blobs (see contentStore.ts). Runs, export/load and the
+ * change feed live here; checkpoints, tool calls, fork requests and
+ * confirmations in their table modules. SQL stays inside src/store.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -9,12 +11,9 @@ import {
   ArtifactRefSchema,
   CheckpointSchema,
   DebugRunSchema,
-  ForkConfigSchema,
   MessageSchema,
   OcdbError,
   RuntimeContextSnapshotSchema,
-  ToolCallRecordSchema,
-  argsHash,
   formatPath,
   parseWith,
   type Checkpoint,
@@ -22,11 +21,14 @@ import {
   type ToolCallRecord,
 } from '../model';
 import { z } from 'zod';
+import { CheckpointTable } from './checkpointTable';
 import { ConfirmationTable } from './confirmationTable';
 import { ContentStore } from './contentStore';
-import { isCrashed, THIS_HOST } from './liveness';
+import { ForkRequestTable } from './forkRequestTable';
+import { THIS_HOST } from './liveness';
 import { migrate } from './migrations';
 import { openDriver } from './openDriver';
+import { compact, json, rowToRunSummary, toJson } from './rowCodec';
 import type {
   BeginToolCallInput,
   ConfirmationAnswer,
@@ -43,6 +45,8 @@ import type {
 } from './runStore';
 import type { DriverName, SqlDriver, SqlRow, SqlStatement } from './sqlDriver';
 import { translateSqliteError } from './sqliteErrors';
+import type { StoreContext } from './storeContext';
+import { ToolCallTable } from './toolCallTable';
 
 export interface OpenStoreOptions {
   /** Create the file (and its folder) when missing; default true. Readers pass false to get a clear error instead. */
@@ -83,27 +87,13 @@ export function openRunStore(file: string, options: OpenStoreOptions = {}): Sqli
   return new SqliteRunStore(abs, db);
 }
 
-const num = (v: unknown): number | undefined => (v === null || v === undefined ? undefined : Number(v));
-const str = (v: unknown): string | undefined => (v === null || v === undefined ? undefined : String(v));
-const json = (v: unknown): unknown => (v === null || v === undefined ? undefined : JSON.parse(String(v)));
-const toJson = (v: unknown): string | null => (v === undefined ? null : JSON.stringify(v));
-
-/** Drops keys whose value is undefined, so exported JSON has no `"x": undefined` noise and round-trips exactly. */
-function compact<T extends object>(o: T): T {
-  for (const key of Object.keys(o) as (keyof T)[]) if (o[key] === undefined) delete o[key];
-  return o;
-}
-
-const ForkRequestRowSchema = z.object({
-  status: z.enum(['pending', 'running', 'waiting_for_agent', 'completed', 'failed']),
-  config: ForkConfigSchema,
-  acknowledgedTools: z.array(z.string()),
-});
-
 export class SqliteRunStore implements RunStore {
   readonly driverName: string;
   private readonly content: ContentStore;
   private readonly confirmations: ConfirmationTable;
+  private readonly checkpoints: CheckpointTable;
+  private readonly toolCalls: ToolCallTable;
+  private readonly forkRequests: ForkRequestTable;
   private readonly stmts: Record<string, SqlStatement> = {};
   private depth = 0;
   private closed = false;
@@ -115,6 +105,19 @@ export class SqliteRunStore implements RunStore {
     this.driverName = db.name;
     this.content = new ContentStore(db);
     this.confirmations = new ConfirmationTable(db, (fn) => this.transaction(fn), path);
+    const ctx: StoreContext = {
+      path,
+      content: this.content,
+      sql: (text) => this.sql(text),
+      transaction: (fn) => this.transaction(fn),
+      touchRun: (runId) => this.touchRun(runId),
+      hasRun: (runId) => this.hasRun(runId),
+      requireRunRow: (runId) => this.requireRunRow(runId),
+      requireRunning: (runId) => this.requireRunning(runId),
+    };
+    this.checkpoints = new CheckpointTable(ctx);
+    this.toolCalls = new ToolCallTable(ctx);
+    this.forkRequests = new ForkRequestTable(ctx);
   }
 
   private sql(text: string): SqlStatement {
@@ -236,36 +239,7 @@ export class SqliteRunStore implements RunStore {
 
   getRun(runId: string): RunSummary {
     this.assertOpen();
-    return this.toSummary(this.requireRunRow(runId));
-  }
-
-  private toSummary(row: SqlRow): RunSummary {
-    const status = String(row.status) as RunSummary['status'];
-    const ownerPid = num(row.owner_pid);
-    const heartbeatAt = num(row.heartbeat_at);
-    return compact({
-      runId: String(row.run_id),
-      sessionId: String(row.session_id),
-      agentId: String(row.agent_id),
-      parentRunId: str(row.parent_run_id),
-      forkFromCheckpointId: str(row.fork_from_checkpoint_id),
-      status,
-      mode: String(row.mode) as RunSummary['mode'],
-      startedAt: Number(row.started_at),
-      endedAt: num(row.ended_at),
-      error: json(row.error_json),
-      metadata: json(row.metadata_json) as Record<string, unknown>,
-      checkpointCount: Number(row.checkpoint_count),
-      toolCallCount: Number(row.tool_call_count),
-      toolErrorCount: Number(row.tool_error_count),
-      stepCount: Number(row.max_step) + 1,
-      inputTokens: Number(row.input_tokens),
-      outputTokens: Number(row.output_tokens),
-      crashed: isCrashed(status, ownerPid ?? null, str(row.owner_host) ?? null, heartbeatAt ?? null),
-      ownerPid,
-      heartbeatAt,
-      changeSeq: Number(row.change_seq),
-    });
+    return rowToRunSummary(this.requireRunRow(runId));
   }
 
   listRuns(options: ListRunsOptions = {}): { runs: RunSummary[]; total: number } {
@@ -298,7 +272,7 @@ export class SqliteRunStore implements RunStore {
       limit,
       offset,
     );
-    return { runs: rows.map((r) => this.toSummary(r)), total };
+    return { runs: rows.map((r) => rowToRunSummary(r)), total };
   }
 
   finishRun(runId: string, input: FinishRunInput): RunSummary {
@@ -370,286 +344,50 @@ export class SqliteRunStore implements RunStore {
     const cp = parseWith(CheckpointSchema, input, 'checkpoint');
     return this.transaction(() => {
       this.requireRunning(cp.runId);
-      return this.insertCheckpoint(cp);
-    });
-  }
-
-  private insertCheckpoint(cp: Checkpoint): CheckpointSummary {
-    const existing = this.sql('SELECT run_id FROM checkpoints WHERE checkpoint_id = ?').get(cp.checkpointId);
-    if (existing) {
-      throw new OcdbError(
-        'InvalidInput',
-        `checkpointId ${cp.checkpointId} is already used (run ${String(existing.run_id)}); checkpoint ids are unique in a store.`,
-        { path: 'checkpointId', checkpointId: cp.checkpointId },
-      );
-    }
-    const run = this.requireRunRow(cp.runId);
-    const index = Number(run.checkpoint_count);
-    const messagesNode = this.content.putList(cp.messages, `m:${cp.runId}`);
-    const ledgerNode = this.content.putList(cp.toolLedgerSnapshot, `l:${cp.runId}`);
-    const contextHash = this.content.putValue(cp.runtimeContext);
-    const promptHash = cp.systemPrompt === undefined ? null : this.content.putValue(cp.systemPrompt);
-    this.sql(
-      `INSERT INTO checkpoints (checkpoint_id, run_id, seq, boundary, step_index, messages_node, message_count,
-         system_prompt_hash, model_json, prompt_version, context_hash, tool_call_id, ledger_node, ledger_count,
-         artifact_refs_json, finish_reason, usage_json, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(
-      cp.checkpointId,
-      cp.runId,
-      index,
-      cp.boundary,
-      cp.stepIndex,
-      messagesNode,
-      cp.messages.length,
-      promptHash,
-      toJson(cp.model),
-      cp.promptVersion ?? null,
-      contextHash,
-      cp.toolCallId ?? null,
-      ledgerNode,
-      cp.toolLedgerSnapshot.length,
-      toJson(cp.artifactRefs),
-      cp.finishReason ?? null,
-      toJson(cp.usage),
-      cp.createdAt,
-    );
-    const usageIn = cp.usage && !cp.usage.captured ? cp.usage.inputTokens : 0;
-    const usageOut = cp.usage && !cp.usage.captured ? cp.usage.outputTokens : 0;
-    this.sql(
-      `UPDATE runs SET checkpoint_count = checkpoint_count + 1, max_step = MAX(max_step, ?),
-         input_tokens = input_tokens + ?, output_tokens = output_tokens + ?, heartbeat_at = ? WHERE run_id = ?`,
-    ).run(cp.stepIndex, usageIn, usageOut, Date.now(), cp.runId);
-    this.touchRun(cp.runId);
-    return this.toCheckpointSummary({
-      checkpoint_id: cp.checkpointId,
-      run_id: cp.runId,
-      seq: index,
-      boundary: cp.boundary,
-      step_index: cp.stepIndex,
-      tool_call_id: cp.toolCallId ?? null,
-      finish_reason: cp.finishReason ?? null,
-      usage_json: toJson(cp.usage),
-      message_count: cp.messages.length,
-      prompt_version: cp.promptVersion ?? null,
-      created_at: cp.createdAt,
-      tool_name: null,
-    });
-  }
-
-  private toCheckpointSummary(row: SqlRow): CheckpointSummary {
-    return compact({
-      checkpointId: String(row.checkpoint_id),
-      runId: String(row.run_id),
-      index: Number(row.seq),
-      boundary: String(row.boundary) as CheckpointSummary['boundary'],
-      stepIndex: Number(row.step_index),
-      toolCallId: str(row.tool_call_id),
-      toolName: str(row.tool_name),
-      finishReason: str(row.finish_reason),
-      usage: json(row.usage_json) as CheckpointSummary['usage'],
-      messageCount: Number(row.message_count),
-      promptVersion: str(row.prompt_version),
-      createdAt: Number(row.created_at),
+      return this.checkpoints.insert(cp);
     });
   }
 
   listCheckpoints(runId: string, range: { offset?: number; limit?: number } = {}): CheckpointSummary[] {
     this.assertOpen();
-    this.requireRunRow(runId);
-    const offset = Math.max(0, range.offset ?? 0);
-    const limit = range.limit === undefined ? -1 : Math.max(0, range.limit);
-    return this.sql(
-      `SELECT c.checkpoint_id, c.run_id, c.seq, c.boundary, c.step_index, c.tool_call_id, c.finish_reason, c.usage_json,
-              c.message_count, c.prompt_version, c.created_at, t.tool_name
-         FROM checkpoints c LEFT JOIN tool_calls t ON t.run_id = c.run_id AND t.tool_call_id = c.tool_call_id
-        WHERE c.run_id = ? ORDER BY c.seq LIMIT ? OFFSET ?`,
-    )
-      .all(runId, limit, offset)
-      .map((r) => this.toCheckpointSummary(r));
+    return this.checkpoints.list(runId, range);
   }
 
   getCheckpoint(checkpointId: string): Checkpoint {
     this.assertOpen();
-    const row = this.sql('SELECT * FROM checkpoints WHERE checkpoint_id = ?').get(checkpointId);
-    if (!row) {
-      throw new OcdbError('CheckpointNotFound', `No checkpoint ${checkpointId} in ${this.path}.`, { checkpointId });
-    }
-    return this.toCheckpoint(row);
+    return this.checkpoints.get(checkpointId);
   }
 
   getCheckpointAt(runId: string, index: number): Checkpoint {
     this.assertOpen();
-    const row = this.sql('SELECT * FROM checkpoints WHERE run_id = ? AND seq = ?').get(runId, index);
-    if (!row) {
-      this.requireRunRow(runId);
-      throw new OcdbError('CheckpointNotFound', `Run ${runId} has no checkpoint at index ${index}.`, { runId, index });
-    }
-    return this.toCheckpoint(row);
-  }
-
-  /** Rebuilds a whole Checkpoint from its row and blobs, validating what comes back from disk. */
-  private toCheckpoint(row: SqlRow): Checkpoint {
-    const where = `store checkpoint ${String(row.checkpoint_id)}`;
-    const cp = compact({
-      checkpointId: String(row.checkpoint_id),
-      runId: String(row.run_id),
-      boundary: row.boundary,
-      stepIndex: Number(row.step_index),
-      messages: this.content.getList(Number(row.messages_node)),
-      systemPrompt: row.system_prompt_hash === null ? undefined : this.content.getValue(String(row.system_prompt_hash)),
-      model: json(row.model_json),
-      promptVersion: str(row.prompt_version),
-      runtimeContext: this.content.getValue(String(row.context_hash)),
-      toolCallId: str(row.tool_call_id),
-      toolLedgerSnapshot: this.content.getList(Number(row.ledger_node)),
-      artifactRefs: json(row.artifact_refs_json),
-      finishReason: str(row.finish_reason),
-      usage: json(row.usage_json),
-      createdAt: Number(row.created_at),
-    });
-    return parseWith(CheckpointSchema, cp, where);
+    return this.checkpoints.getAt(runId, index);
   }
 
   // ---- tool calls ----------------------------------------------------------------
 
   beginToolCall(runId: string, input: BeginToolCallInput): ToolCallRecord {
-    return this.transaction(() => {
-      this.requireRunning(runId);
-      const exists = this.sql('SELECT 1 AS x FROM tool_calls WHERE run_id = ? AND tool_call_id = ?').get(
-        runId,
-        input.toolCallId,
-      );
-      if (exists) {
-        throw new OcdbError('ToolCallAlreadyExists', `Tool call ${input.toolCallId} already exists in run ${runId}.`, {
-          runId,
-          toolCallId: input.toolCallId,
-        });
-      }
-      const record: ToolCallRecord = {
-        toolCallId: input.toolCallId,
-        toolName: input.toolName,
-        args: input.args,
-        argsHash: argsHash(input.args),
-        sideEffectLevel: input.sideEffectLevel,
-        replayPolicy: input.replayPolicy,
-        startedAt: input.startedAt,
-      };
-      this.insertToolCall(runId, parseWith(ToolCallRecordSchema, record, 'tool call'), 'running');
-      this.touchRun(runId);
-      return this.getToolCall(runId, input.toolCallId);
-    });
-  }
-
-  private insertToolCall(runId: string, record: ToolCallRecord, state: string): void {
-    const seq = Number(this.sql('SELECT tool_call_count AS n FROM runs WHERE run_id = ?').get(runId)?.n ?? 0);
-    this.sql(
-      `INSERT INTO tool_calls (run_id, tool_call_id, seq, tool_name, args_hash, args_ref, result_ref, error_json,
-         side_effect_level, replay_policy, started_at, ended_at, state)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(
-      runId,
-      record.toolCallId,
-      seq,
-      record.toolName,
-      record.argsHash,
-      this.content.putValue(record.args ?? null),
-      record.result === undefined ? null : this.content.putValue(record.result),
-      toJson(record.error),
-      record.sideEffectLevel,
-      record.replayPolicy,
-      record.startedAt,
-      record.endedAt ?? null,
-      state,
-    );
-    this.sql(
-      'UPDATE runs SET tool_call_count = tool_call_count + 1, tool_error_count = tool_error_count + ? WHERE run_id = ?',
-    ).run(record.error === undefined ? 0 : 1, runId);
+    this.assertOpen();
+    return this.toolCalls.begin(runId, input);
   }
 
   finishToolCall(runId: string, toolCallId: string, input: FinishToolCallInput): ToolCallRecord {
-    return this.transaction(() => {
-      this.requireRunRow(runId);
-      const row = this.requireToolCallRow(runId, toolCallId);
-      if (row.state !== 'running') {
-        throw new OcdbError(
-          'ToolCallAlreadyFinished',
-          `Tool call ${toolCallId} (${String(row.tool_name)}) in run ${runId} was already finished (${String(
-            row.state,
-          )}); finish it exactly once.`,
-          { runId, toolCallId, state: row.state },
-        );
-      }
-      const error =
-        input.outcome === 'cancelled'
-          ? (input.error ?? { name: 'Cancelled', message: 'tool call cancelled' })
-          : input.error;
-      const isError = input.outcome !== 'success';
-      this.sql(
-        'UPDATE tool_calls SET result_ref = ?, error_json = ?, ended_at = ?, state = ? WHERE run_id = ? AND tool_call_id = ?',
-      ).run(
-        !isError && input.result !== undefined ? this.content.putValue(input.result) : null,
-        isError ? JSON.stringify(error ?? null) : null,
-        input.endedAt,
-        input.outcome,
-        runId,
-        toolCallId,
-      );
-      if (isError) this.sql('UPDATE runs SET tool_error_count = tool_error_count + 1 WHERE run_id = ?').run(runId);
-      this.touchRun(runId);
-      return this.getToolCall(runId, toolCallId);
-    });
-  }
-
-  private requireToolCallRow(runId: string, toolCallId: string): SqlRow {
-    const row = this.sql('SELECT * FROM tool_calls WHERE run_id = ? AND tool_call_id = ?').get(runId, toolCallId);
-    if (!row) {
-      throw new OcdbError('ToolCallNotFound', `No tool call ${toolCallId} in run ${runId}.`, { runId, toolCallId });
-    }
-    return row;
-  }
-
-  private toToolCall(row: SqlRow): ToolCallRecord {
-    return parseWith(
-      ToolCallRecordSchema,
-      compact({
-        toolCallId: String(row.tool_call_id),
-        toolName: String(row.tool_name),
-        args: this.content.getValue(String(row.args_ref)),
-        argsHash: String(row.args_hash),
-        result: row.result_ref === null ? undefined : this.content.getValue(String(row.result_ref)),
-        error: json(row.error_json),
-        sideEffectLevel: row.side_effect_level,
-        replayPolicy: row.replay_policy,
-        startedAt: Number(row.started_at),
-        endedAt: num(row.ended_at),
-      }),
-      `store tool call ${String(row.tool_call_id)}`,
-    );
+    this.assertOpen();
+    return this.toolCalls.finish(runId, toolCallId, input);
   }
 
   getToolCall(runId: string, toolCallId: string): ToolCallRecord {
     this.assertOpen();
-    return this.toToolCall(this.requireToolCallRow(runId, toolCallId));
+    return this.toolCalls.get(runId, toolCallId);
   }
 
   listToolCalls(runId: string): ToolCallRecord[] {
     this.assertOpen();
-    this.requireRunRow(runId);
-    return this.sql('SELECT * FROM tool_calls WHERE run_id = ? ORDER BY seq')
-      .all(runId)
-      .map((r) => this.toToolCall(r));
+    return this.toolCalls.list(runId);
   }
 
   findToolCalls(runIds: readonly string[], toolName: string, hash: string): ToolCallRecord[] {
     this.assertOpen();
-    if (runIds.length === 0) return [];
-    const marks = runIds.map(() => '?').join(', ');
-    return this.sql(
-      `SELECT * FROM tool_calls WHERE tool_name = ? AND args_hash = ? AND run_id IN (${marks}) ORDER BY started_at, seq`,
-    )
-      .all(toolName, hash, ...runIds)
-      .map((r) => this.toToolCall(r));
+    return this.toolCalls.find(runIds, toolName, hash);
   }
 
   // ---- export / load ------------------------------------------------------------
@@ -657,10 +395,8 @@ export class SqliteRunStore implements RunStore {
   exportRun(runId: string): DebugRun {
     this.assertOpen();
     const row = this.requireRunRow(runId);
-    const summary = this.toSummary(row);
-    const checkpoints = this.sql('SELECT * FROM checkpoints WHERE run_id = ? ORDER BY seq')
-      .all(runId)
-      .map((r) => this.toCheckpoint(r));
+    const summary = rowToRunSummary(row);
+    const checkpoints = this.checkpoints.allOf(runId);
     return compact({
       runId: summary.runId,
       sessionId: summary.sessionId,
@@ -723,9 +459,9 @@ export class SqliteRunStore implements RunStore {
       );
       for (const record of run.toolLedger) {
         const state = record.error !== undefined ? 'error' : record.endedAt === undefined ? 'running' : 'success';
-        this.insertToolCall(run.runId, record, state);
+        this.toolCalls.insert(run.runId, record, state);
       }
-      for (const cp of run.checkpoints) this.insertCheckpoint(cp);
+      for (const cp of run.checkpoints) this.checkpoints.insert(cp);
       this.touchRun(run.runId);
       return this.getRun(run.runId);
     });
@@ -737,55 +473,13 @@ export class SqliteRunStore implements RunStore {
   // ---- fork requests --------------------------------------------------------------
 
   saveForkRequest(record: ForkRequestRecord): void {
-    this.transaction(() => {
-      this.sql(
-        `INSERT INTO fork_requests (fork_request_id, source_run_id, source_checkpoint_id, fork_run_id, config_json,
-           acknowledged_json, status, error_json, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT (fork_request_id) DO UPDATE SET fork_run_id = excluded.fork_run_id, status = excluded.status,
-           error_json = excluded.error_json, updated_at = excluded.updated_at`,
-      ).run(
-        record.forkRequestId,
-        record.sourceRunId,
-        record.sourceCheckpointId,
-        record.forkRunId ?? null,
-        JSON.stringify(record.config),
-        JSON.stringify(record.acknowledgedTools),
-        record.status,
-        toJson(record.error),
-        record.createdAt,
-        record.updatedAt,
-      );
-      if (record.forkRunId && this.hasRun(record.forkRunId)) this.touchRun(record.forkRunId);
-    });
+    this.assertOpen();
+    this.forkRequests.save(record);
   }
 
   getForkRequest(forkRequestId: string): ForkRequestRecord {
     this.assertOpen();
-    const row = this.sql('SELECT * FROM fork_requests WHERE fork_request_id = ?').get(forkRequestId);
-    if (!row)
-      throw new OcdbError('ForkNotFound', `No fork request ${forkRequestId} in ${this.path}.`, { forkRequestId });
-    const parsed = parseWith(
-      ForkRequestRowSchema,
-      {
-        status: row.status,
-        config: json(row.config_json),
-        acknowledgedTools: json(row.acknowledged_json),
-      },
-      `store fork request ${forkRequestId}`,
-    );
-    return compact({
-      forkRequestId,
-      sourceRunId: String(row.source_run_id),
-      sourceCheckpointId: String(row.source_checkpoint_id),
-      forkRunId: str(row.fork_run_id),
-      config: parsed.config,
-      acknowledgedTools: parsed.acknowledgedTools,
-      status: parsed.status,
-      error: json(row.error_json),
-      createdAt: Number(row.created_at),
-      updatedAt: Number(row.updated_at),
-    });
+    return this.forkRequests.get(forkRequestId);
   }
 
   // ---- fork confirmations (manual_confirm in agent-program mode) ----------------------
@@ -823,7 +517,7 @@ export class SqliteRunStore implements RunStore {
     if (changeSeq === since) return { changeSeq, changedRuns: [], deletedRunIds: [] };
     const changedRuns = this.sql('SELECT * FROM runs WHERE change_seq > ? ORDER BY change_seq')
       .all(since)
-      .map((r) => this.toSummary(r));
+      .map((r) => rowToRunSummary(r));
     const deletedRunIds = this.sql('SELECT run_id FROM deleted_runs WHERE change_seq > ?')
       .all(since)
       .map((r) => String(r.run_id));

@@ -1,0 +1,142 @@
+/** The `checkpoints` table: writing a checkpoint (its lists and blobs through ContentStore) and reading it back whole. */
+import { CheckpointSchema, OcdbError, parseWith, type Checkpoint } from '../model';
+import { compact, json, rowToCheckpointSummary, str, toJson } from './rowCodec';
+import type { CheckpointSummary } from './runStore';
+import type { SqlRow } from './sqlDriver';
+import type { StoreContext } from './storeContext';
+
+export class CheckpointTable {
+  constructor(private readonly ctx: StoreContext) {}
+
+  /** Inserts a validated checkpoint at the end of its run (inside the caller's transaction). */
+  insert(cp: Checkpoint): CheckpointSummary {
+    const existing = this.ctx.sql('SELECT run_id FROM checkpoints WHERE checkpoint_id = ?').get(cp.checkpointId);
+    if (existing) {
+      throw new OcdbError(
+        'InvalidInput',
+        `checkpointId ${cp.checkpointId} is already used (run ${String(existing.run_id)}); checkpoint ids are unique in a store.`,
+        { path: 'checkpointId', checkpointId: cp.checkpointId },
+      );
+    }
+    const run = this.ctx.requireRunRow(cp.runId);
+    const index = Number(run.checkpoint_count);
+    const messagesNode = this.ctx.content.putList(cp.messages, `m:${cp.runId}`);
+    const ledgerNode = this.ctx.content.putList(cp.toolLedgerSnapshot, `l:${cp.runId}`);
+    const contextHash = this.ctx.content.putValue(cp.runtimeContext);
+    const promptHash = cp.systemPrompt === undefined ? null : this.ctx.content.putValue(cp.systemPrompt);
+    this.ctx
+      .sql(
+        `INSERT INTO checkpoints (checkpoint_id, run_id, seq, boundary, step_index, messages_node, message_count,
+         system_prompt_hash, model_json, prompt_version, context_hash, tool_call_id, ledger_node, ledger_count,
+         artifact_refs_json, finish_reason, usage_json, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        cp.checkpointId,
+        cp.runId,
+        index,
+        cp.boundary,
+        cp.stepIndex,
+        messagesNode,
+        cp.messages.length,
+        promptHash,
+        toJson(cp.model),
+        cp.promptVersion ?? null,
+        contextHash,
+        cp.toolCallId ?? null,
+        ledgerNode,
+        cp.toolLedgerSnapshot.length,
+        toJson(cp.artifactRefs),
+        cp.finishReason ?? null,
+        toJson(cp.usage),
+        cp.createdAt,
+      );
+    const usageIn = cp.usage && !cp.usage.captured ? cp.usage.inputTokens : 0;
+    const usageOut = cp.usage && !cp.usage.captured ? cp.usage.outputTokens : 0;
+    this.ctx
+      .sql(
+        `UPDATE runs SET checkpoint_count = checkpoint_count + 1, max_step = MAX(max_step, ?),
+         input_tokens = input_tokens + ?, output_tokens = output_tokens + ?, heartbeat_at = ? WHERE run_id = ?`,
+      )
+      .run(cp.stepIndex, usageIn, usageOut, Date.now(), cp.runId);
+    this.ctx.touchRun(cp.runId);
+    return rowToCheckpointSummary({
+      checkpoint_id: cp.checkpointId,
+      run_id: cp.runId,
+      seq: index,
+      boundary: cp.boundary,
+      step_index: cp.stepIndex,
+      tool_call_id: cp.toolCallId ?? null,
+      finish_reason: cp.finishReason ?? null,
+      usage_json: toJson(cp.usage),
+      message_count: cp.messages.length,
+      prompt_version: cp.promptVersion ?? null,
+      created_at: cp.createdAt,
+      tool_name: null,
+    });
+  }
+
+  list(runId: string, range: { offset?: number; limit?: number } = {}): CheckpointSummary[] {
+    this.ctx.requireRunRow(runId);
+    const offset = Math.max(0, range.offset ?? 0);
+    const limit = range.limit === undefined ? -1 : Math.max(0, range.limit);
+    return this.ctx
+      .sql(
+        `SELECT c.checkpoint_id, c.run_id, c.seq, c.boundary, c.step_index, c.tool_call_id, c.finish_reason, c.usage_json,
+              c.message_count, c.prompt_version, c.created_at, t.tool_name
+         FROM checkpoints c LEFT JOIN tool_calls t ON t.run_id = c.run_id AND t.tool_call_id = c.tool_call_id
+        WHERE c.run_id = ? ORDER BY c.seq LIMIT ? OFFSET ?`,
+      )
+      .all(runId, limit, offset)
+      .map((r) => rowToCheckpointSummary(r));
+  }
+
+  get(checkpointId: string): Checkpoint {
+    const row = this.ctx.sql('SELECT * FROM checkpoints WHERE checkpoint_id = ?').get(checkpointId);
+    if (!row) {
+      throw new OcdbError('CheckpointNotFound', `No checkpoint ${checkpointId} in ${this.ctx.path}.`, { checkpointId });
+    }
+    return this.toCheckpoint(row);
+  }
+
+  getAt(runId: string, index: number): Checkpoint {
+    const row = this.ctx.sql('SELECT * FROM checkpoints WHERE run_id = ? AND seq = ?').get(runId, index);
+    if (!row) {
+      this.ctx.requireRunRow(runId);
+      throw new OcdbError('CheckpointNotFound', `Run ${runId} has no checkpoint at index ${index}.`, { runId, index });
+    }
+    return this.toCheckpoint(row);
+  }
+
+  /** Rebuilds a whole Checkpoint from its row and blobs, validating what comes back from disk. */
+  private toCheckpoint(row: SqlRow): Checkpoint {
+    const where = `store checkpoint ${String(row.checkpoint_id)}`;
+    const cp = compact({
+      checkpointId: String(row.checkpoint_id),
+      runId: String(row.run_id),
+      boundary: row.boundary,
+      stepIndex: Number(row.step_index),
+      messages: this.ctx.content.getList(Number(row.messages_node)),
+      systemPrompt:
+        row.system_prompt_hash === null ? undefined : this.ctx.content.getValue(String(row.system_prompt_hash)),
+      model: json(row.model_json),
+      promptVersion: str(row.prompt_version),
+      runtimeContext: this.ctx.content.getValue(String(row.context_hash)),
+      toolCallId: str(row.tool_call_id),
+      toolLedgerSnapshot: this.ctx.content.getList(Number(row.ledger_node)),
+      artifactRefs: json(row.artifact_refs_json),
+      finishReason: str(row.finish_reason),
+      usage: json(row.usage_json),
+      createdAt: Number(row.created_at),
+    });
+    return parseWith(CheckpointSchema, cp, where);
+  }
+
+  /** Every checkpoint of a run, whole, in order. */
+  allOf(runId: string): Checkpoint[] {
+    return this.ctx
+      .sql('SELECT * FROM checkpoints WHERE run_id = ? ORDER BY seq')
+      .all(runId)
+      .map((r) => this.toCheckpoint(r));
+  }
+}

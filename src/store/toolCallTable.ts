@@ -1,0 +1,154 @@
+/** The `tool_calls` table: a run's ledger (the tool cassette) — begin, finish exactly once, read, find by cassette key. */
+import { OcdbError, ToolCallRecordSchema, argsHash, parseWith, type ToolCallRecord } from '../model';
+import { compact, json, num, toJson } from './rowCodec';
+import type { BeginToolCallInput, FinishToolCallInput } from './runStore';
+import type { SqlRow } from './sqlDriver';
+import type { StoreContext } from './storeContext';
+
+export class ToolCallTable {
+  constructor(private readonly ctx: StoreContext) {}
+
+  begin(runId: string, input: BeginToolCallInput): ToolCallRecord {
+    return this.ctx.transaction(() => {
+      this.ctx.requireRunning(runId);
+      const exists = this.ctx
+        .sql('SELECT 1 AS x FROM tool_calls WHERE run_id = ? AND tool_call_id = ?')
+        .get(runId, input.toolCallId);
+      if (exists) {
+        throw new OcdbError('ToolCallAlreadyExists', `Tool call ${input.toolCallId} already exists in run ${runId}.`, {
+          runId,
+          toolCallId: input.toolCallId,
+        });
+      }
+      const record: ToolCallRecord = {
+        toolCallId: input.toolCallId,
+        toolName: input.toolName,
+        args: input.args,
+        argsHash: argsHash(input.args),
+        sideEffectLevel: input.sideEffectLevel,
+        replayPolicy: input.replayPolicy,
+        startedAt: input.startedAt,
+      };
+      this.insert(runId, parseWith(ToolCallRecordSchema, record, 'tool call'), 'running');
+      this.ctx.touchRun(runId);
+      return this.get(runId, input.toolCallId);
+    });
+  }
+
+  /** Inserts a record into a run's ledger (inside the caller's transaction). */
+  insert(runId: string, record: ToolCallRecord, state: string): void {
+    const seq = Number(this.ctx.sql('SELECT tool_call_count AS n FROM runs WHERE run_id = ?').get(runId)?.n ?? 0);
+    this.ctx
+      .sql(
+        `INSERT INTO tool_calls (run_id, tool_call_id, seq, tool_name, args_hash, args_ref, result_ref, error_json,
+         side_effect_level, replay_policy, started_at, ended_at, state)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        runId,
+        record.toolCallId,
+        seq,
+        record.toolName,
+        record.argsHash,
+        this.ctx.content.putValue(record.args ?? null),
+        record.result === undefined ? null : this.ctx.content.putValue(record.result),
+        toJson(record.error),
+        record.sideEffectLevel,
+        record.replayPolicy,
+        record.startedAt,
+        record.endedAt ?? null,
+        state,
+      );
+    this.ctx
+      .sql(
+        'UPDATE runs SET tool_call_count = tool_call_count + 1, tool_error_count = tool_error_count + ? WHERE run_id = ?',
+      )
+      .run(record.error === undefined ? 0 : 1, runId);
+  }
+
+  finish(runId: string, toolCallId: string, input: FinishToolCallInput): ToolCallRecord {
+    return this.ctx.transaction(() => {
+      this.ctx.requireRunRow(runId);
+      const row = this.requireToolCallRow(runId, toolCallId);
+      if (row.state !== 'running') {
+        throw new OcdbError(
+          'ToolCallAlreadyFinished',
+          `Tool call ${toolCallId} (${String(row.tool_name)}) in run ${runId} was already finished (${String(
+            row.state,
+          )}); finish it exactly once.`,
+          { runId, toolCallId, state: row.state },
+        );
+      }
+      const error =
+        input.outcome === 'cancelled'
+          ? (input.error ?? { name: 'Cancelled', message: 'tool call cancelled' })
+          : input.error;
+      const isError = input.outcome !== 'success';
+      this.ctx
+        .sql(
+          'UPDATE tool_calls SET result_ref = ?, error_json = ?, ended_at = ?, state = ? WHERE run_id = ? AND tool_call_id = ?',
+        )
+        .run(
+          !isError && input.result !== undefined ? this.ctx.content.putValue(input.result) : null,
+          isError ? JSON.stringify(error ?? null) : null,
+          input.endedAt,
+          input.outcome,
+          runId,
+          toolCallId,
+        );
+      if (isError) this.ctx.sql('UPDATE runs SET tool_error_count = tool_error_count + 1 WHERE run_id = ?').run(runId);
+      this.ctx.touchRun(runId);
+      return this.get(runId, toolCallId);
+    });
+  }
+
+  private requireToolCallRow(runId: string, toolCallId: string): SqlRow {
+    const row = this.ctx.sql('SELECT * FROM tool_calls WHERE run_id = ? AND tool_call_id = ?').get(runId, toolCallId);
+    if (!row) {
+      throw new OcdbError('ToolCallNotFound', `No tool call ${toolCallId} in run ${runId}.`, { runId, toolCallId });
+    }
+    return row;
+  }
+
+  private toToolCall(row: SqlRow): ToolCallRecord {
+    return parseWith(
+      ToolCallRecordSchema,
+      compact({
+        toolCallId: String(row.tool_call_id),
+        toolName: String(row.tool_name),
+        args: this.ctx.content.getValue(String(row.args_ref)),
+        argsHash: String(row.args_hash),
+        result: row.result_ref === null ? undefined : this.ctx.content.getValue(String(row.result_ref)),
+        error: json(row.error_json),
+        sideEffectLevel: row.side_effect_level,
+        replayPolicy: row.replay_policy,
+        startedAt: Number(row.started_at),
+        endedAt: num(row.ended_at),
+      }),
+      `store tool call ${String(row.tool_call_id)}`,
+    );
+  }
+
+  get(runId: string, toolCallId: string): ToolCallRecord {
+    return this.toToolCall(this.requireToolCallRow(runId, toolCallId));
+  }
+
+  list(runId: string): ToolCallRecord[] {
+    this.ctx.requireRunRow(runId);
+    return this.ctx
+      .sql('SELECT * FROM tool_calls WHERE run_id = ? ORDER BY seq')
+      .all(runId)
+      .map((r) => this.toToolCall(r));
+  }
+
+  find(runIds: readonly string[], toolName: string, hash: string): ToolCallRecord[] {
+    if (runIds.length === 0) return [];
+    const marks = runIds.map(() => '?').join(', ');
+    return this.ctx
+      .sql(
+        `SELECT * FROM tool_calls WHERE tool_name = ? AND args_hash = ? AND run_id IN (${marks}) ORDER BY started_at, seq`,
+      )
+      .all(toolName, hash, ...runIds)
+      .map((r) => this.toToolCall(r));
+  }
+}

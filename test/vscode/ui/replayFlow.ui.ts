@@ -4,16 +4,29 @@
  * in the transcript; edit the runtime context and fork; find the fork in the tree. A screenshot per step.
  */
 import * as assert from 'node:assert/strict';
+import type { Locator, Page } from 'playwright-core';
 import type { UiTest } from './uiTest';
-import { waitForRuns } from './workbench';
+import {
+  callStackFrames,
+  chooseOption,
+  clickInlineAction,
+  debugToolbarButton,
+  openAgentRuns,
+  row,
+  waitForRuns,
+  webviewContent,
+  widenSideBar,
+} from './workbench';
 
 const REFUND = 'demo-support-refund';
+let forkRunId = '';
 
 export const tests: UiTest[] = [
   {
     name: 'the Agent Runs view lists the demo runs',
     async run({ page, screenshot }) {
       const pane = await waitForRuns(page, [REFUND, 'demo-research-rag', 'demo-coding-fix']);
+      await widenSideBar(page);
       const labels = await pane.locator('.monaco-list-row').allTextContents();
       assert.ok(
         labels.some((l) => l.includes('crashed')),
@@ -22,4 +35,137 @@ export const tests: UiTest[] = [
       await screenshot('01-runs-tree');
     },
   },
+  {
+    name: 'Replay Run on a tree item starts a paused replay with checkpoint frames in the Call Stack',
+    async run({ page, screenshot }) {
+      const pane = await waitForRuns(page, [REFUND]);
+      await clickInlineAction(row(pane, REFUND).first(), 'Replay Run');
+      await debugToolbarButton(page, 'Step Over').waitFor({ timeout: 30_000 });
+      const frames = await callStackFrames(page);
+      assert.match(frames[0] ?? '', /step 0 · before_prompt_build/, `top frame: ${frames.join(' | ')}`);
+      await screenshot('02-replay-paused');
+    },
+  },
+  {
+    name: 'F10 steps to the next checkpoint',
+    async run({ page, screenshot }) {
+      const before = await callStackFrames(page);
+      await page.keyboard.press('F10');
+      const after = await waitForFrames(
+        page,
+        (f) => /step 0 · before_model_call/.test(f[0] ?? '') && f.length === before.length + 1,
+        'the top frame to become step 0 · before_model_call with one more frame below',
+      );
+      await page.keyboard.press('F10');
+      await waitForFrames(page, (f) => f[0] !== after[0] && f.length === after.length + 1, 'a second step');
+      await screenshot('03-stepped-over');
+    },
+  },
+  {
+    name: 'the Step Back toolbar button returns to the previous checkpoint',
+    async run({ page, screenshot }) {
+      const before = await callStackFrames(page);
+      await debugToolbarButton(page, 'Step Back').click();
+      await waitForFrames(
+        page,
+        (f) => /step 0 · before_model_call/.test(f[0] ?? '') && f.length === before.length - 1,
+        'the top frame to return to step 0 · before_model_call',
+      );
+      await screenshot('04-stepped-back');
+    },
+  },
+  {
+    name: 'hovering a tool call in the transcript shows its result, and with Alt its args and side effect',
+    async run({ page, screenshot }) {
+      const call = page
+        .locator('.monaco-editor .view-line', { hasText: /before_tool_call\s·\slookup_customer\(/ })
+        .first();
+      await call
+        .locator('span', { hasText: /^lookup_customer$/ })
+        .first()
+        .hover();
+      // While debugging, VS Code shows the debugger's hover (the evaluated tool call) first...
+      await page.locator('.debug-hover-widget', { hasText: 'C-5531' }).first().waitFor({ timeout: 15_000 });
+      await screenshot('05-tool-call-debug-hover');
+      // ...and Alt switches to the transcript's own hover: args, result, side effect and policy.
+      await page.keyboard.down('Alt');
+      try {
+        const language = page.locator('.monaco-hover:not(.hidden)', { hasText: 'dana.kim@example.com' }).first();
+        await language.waitFor({ timeout: 10_000 });
+        const text = (await language.textContent()) ?? '';
+        assert.match(text, /lookup_customer/, text);
+        assert.match(text, /C-5531/, `the hover shows the result: ${text}`);
+        assert.match(text, /read_only/, `the hover shows the side effect: ${text}`);
+        await screenshot('05-tool-call-hover');
+      } finally {
+        await page.keyboard.up('Alt');
+      }
+    },
+  },
+  {
+    name: 'editing a context field in the RuntimeContext editor and pressing Fork creates a fork',
+    async run({ page, screenshot }) {
+      await page.mouse.move(700, 10);
+      await openAgentRuns(page);
+      const editor = webviewContent(page);
+      // The editor follows the paused replay: checkpoint [1] of the refund run.
+      await editor.locator('.title', { hasText: REFUND }).waitFor({ timeout: 30_000 });
+      const role = editor.locator('vscode-textfield[data-field="user.roleId"]');
+      await role.locator('input').fill('auditor');
+      await editor.locator('[data-row="user.roleId"] .changed-mark').waitFor();
+      await role.scrollIntoViewIfNeeded();
+      await screenshot('06-fork-editor-context');
+      // Replay every tool from the recording ('*' → reuse_result): nothing runs again, so no hazard needs a tick.
+      await chooseOption(editor.locator('vscode-single-select[data-policy="*"]'), 'reuse_result');
+      const fork = editor.locator('vscode-button#fork:not([disabled])');
+      await fork.waitFor({ timeout: 10_000 });
+      await editor.locator('.why', { hasText: '1 context field changed' }).waitFor();
+      await editor.locator('.hazards.none').waitFor();
+      await fork.scrollIntoViewIfNeeded();
+      await screenshot('07-fork-editor-ready');
+      await fork.click();
+      const status = editor.locator('.status[role="status"]', { hasText: /Created fork|error|reject/i });
+      await status.waitFor({ timeout: 30_000 });
+      const text = (await status.textContent()) ?? '';
+      const created = /Created fork (\S+) of demo-support-refund/.exec(text);
+      assert.ok(created, `the editor reports the fork: ${text}`);
+      forkRunId = created[1] ?? '';
+      // The fork runs (captured model, reused tools) and its outcome offers "Replay fork".
+      const toast = page
+        .locator('.notification-toast', { hasText: `Fork ${forkRunId}` })
+        .filter({ hasText: 'Replay fork' });
+      await toast.first().waitFor({ timeout: 60_000 });
+      const outcome = (await toast.first().textContent()) ?? '';
+      assert.match(outcome, new RegExp(`Fork ${forkRunId} completed`), outcome);
+    },
+  },
+  {
+    name: 'the new fork appears in the runs tree under its parent',
+    async run({ page, screenshot }) {
+      const pane = await waitForRuns(page, [REFUND]);
+      const forkRow = row(pane, forkRunId).first();
+      await forkRow.waitFor({ timeout: 20_000 });
+      // nested: one level deeper than its parent
+      const level = async (r: Locator) => Number(await r.getAttribute('aria-level'));
+      assert.equal(
+        await level(forkRow),
+        (await level(row(pane, REFUND).first())) + 1,
+        'the fork is nested under its parent',
+      );
+      await page.mouse.move(700, 10);
+      await screenshot('08-fork-in-tree');
+    },
+  },
 ];
+
+/** Polls the Call Stack until `ok(frames)`; returns the frames, or throws naming `what` and the last frames seen. */
+async function waitForFrames(page: Page, ok: (frames: string[]) => boolean, what: string): Promise<string[]> {
+  const deadline = Date.now() + 15_000;
+  let frames: string[] = [];
+  while (Date.now() < deadline) {
+    frames = await callStackFrames(page).catch(() => []);
+    if (ok(frames)) return frames;
+    await page.waitForTimeout(100);
+  }
+  throw new Error(`timed out waiting for ${what}; Call Stack: ${frames.join(' | ')}`);
+}

@@ -67,16 +67,54 @@ export async function callStackFrames(page: Page): Promise<string[]> {
   return pane.locator('.monaco-list-row .stack-frame').evaluateAll((rows) => rows.map((r) => r.textContent ?? ''));
 }
 
-/** The content of the webview view titled `title` (two nested iframes deep). */
-export function webviewContent(page: Page, title: string): FrameLocator {
-  return viewPane(page, title)
-    .page()
-    .frameLocator(`iframe.webview.ready[title="${title}"], iframe.webview.ready`)
-    .frameLocator('iframe#active-frame');
+/** The page inside the (only) webview view on screen: VS Code nests it two iframes deep. */
+export function webviewContent(page: Page): FrameLocator {
+  return page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
+}
+
+/**
+ * Picks `option` in a `<vscode-single-select>` (vscode-elements) the way a user does: open it, click the option,
+ * until the select holds that value. Retries: a webview that re-renders after the previous edit (a new fork plan)
+ * replaces or moves the select under the mouse.
+ */
+export async function chooseOption(select: Locator, option: string): Promise<void> {
+  const item = select.locator('li[role="option"]', { hasText: new RegExp(`^\\s*${escapeRegExp(option)}\\s*$`) });
+  let lastError: unknown;
+  for (let attempt = 1; attempt <= 5; attempt++) {
+    try {
+      if ((await select.evaluate((e) => (e as HTMLElement & { value: string }).value)) === option) return;
+      await select.scrollIntoViewIfNeeded({ timeout: 2_000 });
+      await select.click({ timeout: 2_000 });
+      await item.click({ timeout: 2_000 });
+    } catch (e) {
+      lastError = e;
+    }
+    await select.page().waitForTimeout(300);
+  }
+  throw new Error(`could not choose "${option}": ${String(lastError)}`);
 }
 
 function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** Drags the side bar's edge so it is `width` px wide (tree descriptions and the fork editor need the room). */
+export async function widenSideBar(page: Page, width = 480): Promise<void> {
+  const bar = await page.locator('.part.sidebar').boundingBox();
+  if (!bar || Math.abs(bar.width - width) < 4) return;
+  const edge = bar.x + bar.width;
+  const sashes = page.locator('.monaco-sash.vertical');
+  for (let i = 0; i < (await sashes.count()); i++) {
+    const box = await sashes.nth(i).boundingBox();
+    if (!box || Math.abs(box.x + box.width / 2 - edge) > 4 || box.height < bar.height / 2) continue;
+    const y = box.y + box.height / 2;
+    await page.mouse.move(edge, y);
+    await page.mouse.down();
+    await page.mouse.move(bar.x + width, y, { steps: 8 });
+    await page.mouse.up();
+    return;
+  }
+  throw new Error('found no sash on the side bar edge');
 }
 
 /** Opens Agent Runs and waits until the Runs view lists every one of `runIds`; returns the view's pane. */

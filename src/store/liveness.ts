@@ -2,11 +2,17 @@
  * Crash detection for runs left `running`: the recording process's pid and
  * host, and a heartbeat the recorder refreshes while it lives. A run is
  * crashed when its process is gone (same host) or its heartbeat is stale.
+ * On the recorder's own host the pid decides, so an agent whose event loop is
+ * busy for a minute is not called crashed; the heartbeat decides for runs
+ * recorded elsewhere (a shared folder) and guards against pid reuse.
  */
 import * as os from 'node:os';
 
-/** A heartbeat older than this marks a `running` run as crashed. The recorder beats every 5 s. */
+/** A heartbeat older than this marks a `running` run of another host as crashed. The recorder beats every 5 s. */
 export const HEARTBEAT_STALE_MS = 60_000;
+
+/** On the same host, a live pid with no heartbeat for this long is taken as a reused pid: the run is crashed. */
+export const PID_REUSE_STALE_MS = 60 * 60_000;
 
 export const THIS_HOST = os.hostname();
 
@@ -28,7 +34,10 @@ export function isCrashed(
   now: number = Date.now(),
 ): boolean {
   if (status !== 'running') return false;
-  if (ownerPid !== null && ownerHost === THIS_HOST && ownerPid !== process.pid && !pidAlive(ownerPid)) return true;
-  if (heartbeatAt !== null && now - heartbeatAt > HEARTBEAT_STALE_MS) return true;
-  return false;
+  const age = heartbeatAt === null ? 0 : now - heartbeatAt;
+  if (ownerPid !== null && ownerHost === THIS_HOST) {
+    if (ownerPid === process.pid) return false;
+    return !pidAlive(ownerPid) || age > PID_REUSE_STALE_MS;
+  }
+  return age > HEARTBEAT_STALE_MS;
 }

@@ -3,9 +3,12 @@ import type { CliCommand } from './cliCommand';
 import { dapCommand } from './commands/dapCommand';
 import { demoCommand } from './commands/demoCommand';
 import { exportCommand } from './commands/exportCommand';
+import { forkCommand } from './commands/forkCommand';
 import { importCommand } from './commands/importCommand';
 import { loadCommand } from './commands/loadCommand';
+import { replayCommand } from './commands/replayCommand';
 import { runsCommand } from './commands/runsCommand';
+import { serveCommand } from './commands/serveCommand';
 import { showCommand } from './commands/showCommand';
 
 export const COMMANDS: readonly CliCommand[] = [
@@ -14,6 +17,9 @@ export const COMMANDS: readonly CliCommand[] = [
   exportCommand,
   loadCommand,
   importCommand,
+  replayCommand,
+  forkCommand,
+  serveCommand,
   demoCommand,
   dapCommand,
 ];

@@ -33,7 +33,7 @@ export class ToolCassette {
 
   /**
    * @param lineage the source run followed by its ancestors
-   * @param before the ledger at the fork point: calls already made count as used
+   * @param before the ledger at the fork point: calls already finished count as used
    */
   constructor(
     private readonly store: RunStore,
@@ -41,7 +41,9 @@ export class ToolCassette {
     before: readonly ToolCallRecord[],
   ) {
     this.sourceRunId = lineage[0] ?? '';
+    // Calls finished before the fork point consumed their results; one begun but unfinished there is answered by the fork.
     for (const r of before) {
+      if (r.endedAt === undefined) continue;
       const key = keyOf(r.toolName, r.argsHash);
       this.used.set(key, (this.used.get(key) ?? 0) + 1);
     }

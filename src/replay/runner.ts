@@ -41,6 +41,8 @@ export interface RunOutcome {
   status: RunStatus | 'waiting_for_agent';
   /** `{ code, message, ... }` when the runner stopped the fork (diverged, forbidden_replay, cassette_miss, ...) or the recording ended with an error. */
   error?: unknown;
+  /** Set when the runner itself stopped the fork (diverged, forbidden_replay, cassette_miss, ...), as opposed to a recording that ended with an error. */
+  failure?: Record<string, unknown>;
   /** Where the prompt first differed from the recording (captured mode). */
   divergence?: Divergence;
   /** Checkpoints in the fork run when the runner stopped. */
@@ -158,6 +160,7 @@ export async function runFork(
     checkpointCount: writer.checkpointCount,
   };
   if (outcome.error !== undefined) result.error = outcome.error;
+  if (failure) result.failure = failure;
   if (divergence) result.divergence = divergence;
   return result;
 }

@@ -1,0 +1,205 @@
+/**
+ * `ocdb fork <runId> <checkpoint>`: prints the fork plan (policies, hazards),
+ * creates the fork through ForkService and, with --run, runs it (built-in
+ * runner, or the agent program given with --program under OCDB_FORK).
+ * Exit codes: 0 created / completed / waiting, 4 rejected (hazards), 5
+ * diverged, 1 stopped by another failure, 2 usage, 3 not found.
+ */
+import { spawn } from 'node:child_process';
+import { OcdbError, ReplayPolicySchema, parseWith, type ForkConfig, type ReplayPolicy } from '../../model';
+import { ForkService } from '../../replay/forkService';
+import { runFork } from '../../replay/runner';
+import type { RunStore } from '../../store';
+import { EXIT, STORE_HELP, STORE_OPTION, openStoreFor, parseCommandArgs, type CliCommand } from '../cliCommand';
+import {
+  MODEL_HELP,
+  MODEL_OPTIONS,
+  chatModelFrom,
+  printPlan,
+  readJsonFile,
+  reportOutcome,
+  requireEndpoint,
+} from './forkCliShared';
+
+/** A checkpoint id of the run, or its index (`12` or `#12`). */
+export function resolveCheckpoint(store: RunStore, runId: string, ref: string): string {
+  const list = store.listCheckpoints(runId);
+  if (list.some((c) => c.checkpointId === ref)) return ref;
+  const m = /^#?(\d+)$/.exec(ref);
+  const byIndex = m ? list[Number(m[1])] : undefined;
+  if (byIndex) return byIndex.checkpointId;
+  throw new OcdbError(
+    'CheckpointNotFound',
+    `Run ${runId} has no checkpoint ${ref} (ids or indexes 0-${list.length - 1}; \`ocdb show ${runId}\` lists them).`,
+    { runId, checkpointId: ref },
+  );
+}
+
+function pairs(values: string[] | undefined, flag: string): [string, string][] {
+  return (values ?? []).map((v) => {
+    const eq = v.indexOf('=');
+    if (eq <= 0 || eq === v.length - 1) {
+      throw new OcdbError('InvalidInput', `${flag} ${v}: expected tool=value (e.g. ${flag} search_kb=reuse_result)`, {
+        path: flag,
+      });
+    }
+    return [v.slice(0, eq), v.slice(eq + 1)];
+  });
+}
+
+function modelOverride(spec: string | undefined): ForkConfig['modelOverride'] {
+  if (spec === undefined || spec === 'captured') return spec === undefined ? undefined : { mode: 'captured' };
+  if (spec === 'real') return { mode: 'real' };
+  const m = /^override:(?:([^/]+)\/)?(.+)$/.exec(spec);
+  if (!m) {
+    throw new OcdbError('InvalidInput', `--model ${spec}: expected captured, real or override:provider/model`, {
+      path: 'model',
+    });
+  }
+  return { mode: 'override', ...(m[1] ? { provider: m[1] } : {}), model: m[2] as string };
+}
+
+export const forkCommand: CliCommand = {
+  name: 'fork',
+  summary: 'plan and create a fork of a run from a checkpoint (and run it)',
+  help: [
+    'Usage: ocdb fork <runId> <checkpointId|index> [options]',
+    '',
+    'Prints the plan (every tool, its effective policy, hazards) and creates the fork.',
+    '  --patch <file.json>         contextPatch deep-merged into the runtime context (null removes a key)',
+    '  --policy <tool=policy>      replay policy per tool or * (reuse_result, mock_result, re_execute,',
+    '                              manual_confirm, forbid_replay); repeatable',
+    '  --mock <tool=file.json>     mock result of a tool; repeatable',
+    '  --model <mode>              captured (default), real, or override:provider/model',
+    '  --prompt-version <v>        promptVersionOverride',
+    '  --on-divergence <what>      fail (default) or continue_real',
+    '  --ack <tool[,tool]>         acknowledge hazardous tools by name; repeatable',
+    '  --plan                      print the plan only, create nothing',
+    '  --run                       run the fork now (built-in runner)',
+    '  --program <command>         with --run: run it with the agent program (OCDB_FORK, OCDB_STORE set)',
+    '  --json                      print { plan, runId, forkRequestId, outcome } as JSON',
+    MODEL_HELP,
+    STORE_HELP,
+    '',
+    'Exit codes: 0 ok, 1 failed, 2 usage, 3 not found, 4 rejected (unacknowledged hazards), 5 diverged.',
+  ].join('\n'),
+  async run({ args, io }) {
+    const { values, positionals } = parseCommandArgs(args, {
+      ...STORE_OPTION,
+      ...MODEL_OPTIONS,
+      patch: { type: 'string' },
+      policy: { type: 'string', multiple: true },
+      mock: { type: 'string', multiple: true },
+      model: { type: 'string' },
+      'prompt-version': { type: 'string' },
+      'on-divergence': { type: 'string' },
+      ack: { type: 'string', multiple: true },
+      plan: { type: 'boolean' },
+      run: { type: 'boolean' },
+      program: { type: 'string' },
+      json: { type: 'boolean' },
+    });
+    const [runId, checkpointRef] = positionals;
+    if (!runId || !checkpointRef || positionals.length > 2) {
+      io.err(`ocdb fork: expected <runId> <checkpointId>.\n\n${this.help}`);
+      return EXIT.usage;
+    }
+    const toolPolicyMap: Record<string, ReplayPolicy> = {};
+    for (const [tool, policy] of pairs(values.policy, '--policy')) {
+      toolPolicyMap[tool] = parseWith(ReplayPolicySchema, policy, `--policy ${tool}`);
+    }
+    const toolMockResults: Record<string, unknown> = {};
+    for (const [tool, file] of pairs(values.mock, '--mock'))
+      toolMockResults[tool] = readJsonFile(file, '--mock', io.cwd);
+    const acknowledged = (values.ack ?? [])
+      .flatMap((a) => a.split(','))
+      .map((a) => a.trim())
+      .filter(Boolean);
+    const onDivergence = values['on-divergence'];
+    if (onDivergence !== undefined && onDivergence !== 'fail' && onDivergence !== 'continue_real') {
+      throw new OcdbError('InvalidInput', `--on-divergence ${onDivergence}: expected fail or continue_real`, {
+        path: 'on-divergence',
+      });
+    }
+    const store = openStoreFor(io, values.store, false);
+    try {
+      const override = modelOverride(values.model);
+      const config: ForkConfig = {
+        sourceRunId: runId,
+        sourceCheckpointId: resolveCheckpoint(store, runId, checkpointRef),
+        ...(override ? { modelOverride: override } : {}),
+        ...(values.patch
+          ? { contextPatch: readJsonFile(values.patch, '--patch', io.cwd) as Record<string, unknown> }
+          : {}),
+        ...(Object.keys(toolPolicyMap).length ? { toolPolicyMap } : {}),
+        ...(Object.keys(toolMockResults).length ? { toolMockResults } : {}),
+        ...(values['prompt-version'] ? { promptVersionOverride: values['prompt-version'] } : {}),
+        ...(onDivergence ? { onDivergence } : {}),
+      };
+      const service = new ForkService(store);
+      const plan = service.plan(config);
+      if (!values.json) printPlan(io, plan, acknowledged);
+      if (values.plan) {
+        if (values.json) io.out(JSON.stringify({ plan }, null, 2));
+        return EXIT.ok;
+      }
+      const chat = chatModelFrom(values, io);
+      if (values.run && !values.program) requireEndpoint(plan.modelMode, chat);
+      const created = service.create(config, acknowledged);
+      if (!values.json) io.out(`Created fork ${created.runId} (fork request ${created.forkRequestId}).`);
+      if (!values.run) {
+        if (values.json)
+          io.out(JSON.stringify({ plan, runId: created.runId, forkRequestId: created.forkRequestId }, null, 2));
+        else
+          io.out(
+            `Run it with: ocdb fork --run ... or OCDB_FORK=${created.forkRequestId} OCDB_STORE=${store.path} <your agent>`,
+          );
+        return EXIT.ok;
+      }
+      if (values.program) {
+        await runFork(store, created.forkRequestId, { agentProgram: true });
+        const code = await runProgram(values.program, created.forkRequestId, store.path, io.env, io.cwd);
+        const request = store.getForkRequest(created.forkRequestId);
+        const error = request.error as { code?: string; message?: string } | undefined;
+        if (values.json)
+          io.out(
+            JSON.stringify({ plan, runId: created.runId, forkRequestId: created.forkRequestId, request }, null, 2),
+          );
+        else
+          io.out(
+            `Agent program exited with ${code}; fork ${created.runId}: ${request.status}${error ? ` (${error.code}: ${error.message})` : ''}`,
+          );
+        if (error?.code === 'diverged') return EXIT.diverged;
+        return request.status === 'completed' ? EXIT.ok : EXIT.failed;
+      }
+      const outcome = await runFork(store, created.forkRequestId, chat ? { chatModel: chat } : {});
+      if (values.json) {
+        io.out(JSON.stringify({ plan, runId: created.runId, forkRequestId: created.forkRequestId, outcome }, null, 2));
+        return outcome.failure?.code === 'diverged' ? EXIT.diverged : outcome.failure ? EXIT.failed : EXIT.ok;
+      }
+      return reportOutcome(io, outcome, 'Fork');
+    } finally {
+      store.close();
+    }
+  },
+};
+
+/** Runs the agent program with OCDB_FORK / OCDB_STORE set, its output passed through; resolves with its exit code. */
+function runProgram(
+  command: string,
+  forkRequestId: string,
+  storePath: string,
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, {
+      shell: true,
+      cwd,
+      stdio: 'inherit',
+      env: { ...env, OCDB_FORK: forkRequestId, OCDB_STORE: storePath },
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve(code ?? 1));
+  });
+}

@@ -64,6 +64,10 @@ export function sniffFormat(file: string): SniffResult {
   }
   if (/"resourceSpans"\s*:/.test(text)) return { format: 'otel' };
   if (/"parentUuid"\s*:/.test(text) && /"sessionId"\s*:/.test(text)) return { format: 'claude-code' };
+  // A first line longer than the head (a big snapshot or tool result) still starts like a transcript line.
+  if (/^\{"(type|parentUuid|leafUuid|messageId)":/.test(text) && /"(sessionId|leafUuid|messageId|uuid)":/.test(text)) {
+    return { format: 'claude-code' };
+  }
   if (/"role"\s*:\s*"(user|assistant|system|tool)"/.test(text)) return { format: 'openai-chat' };
   return { unknown: 'neither a Claude Code transcript, an OpenAI chat log nor OTLP JSON traces' };
 }

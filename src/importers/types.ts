@@ -8,6 +8,9 @@ export const IMPORT_FORMATS = ['claude-code', 'openai-chat', 'otel'] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 export type ImportFormatOption = ImportFormat | 'auto';
 
+/** File extensions a directory import reads (for file pickers too). */
+export const IMPORT_FILE_EXTENSIONS: readonly string[] = ['jsonl', 'json'];
+
 /** Bytes read so far of the file being imported (and of the whole import when a directory is walked). */
 export interface ImportProgress {
   file: string;

@@ -72,7 +72,7 @@ export class RunView implements CheckpointAccess {
       this.run,
       this.summaries,
       (id) => this.load(this.indexById.get(id) ?? -1),
-      { toolCalls: this.ledger },
+      { toolCalls: this.ledger, lastMessage: (id) => this.store.getLastMessage(id) },
     );
     return this.transcriptCache;
   }

@@ -10,7 +10,14 @@
  * Line numbers in `TranscriptLine` are 0-based (like vscode.Position); the
  * debug session converts them for DAP clients.
  */
-import { messageText, messageToolCalls, type Checkpoint, type Message, type ToolCallRecord } from '../model';
+import {
+  canonicalJson,
+  messageText,
+  messageToolCalls,
+  type Checkpoint,
+  type Message,
+  type ToolCallRecord,
+} from '../model';
 import type { CheckpointSummary, RunSummary } from '../store';
 
 /** The line of one checkpoint in the transcript. */
@@ -37,6 +44,11 @@ export interface TranscriptOptions {
   excerptLength?: number;
   /** The run's tool ledger; when given, tool lines need no checkpoint load. */
   toolCalls?: readonly ToolCallRecord[];
+  /**
+   * The last message of a checkpoint without loading it whole (RunStore.getLastMessage); when given, model
+   * turns and the end need no checkpoint load, so a 10,000-checkpoint run renders in milliseconds.
+   */
+  lastMessage?: (checkpointId: string) => Message | undefined;
 }
 
 /** Renders `value` as one line of at most `max` characters. */
@@ -45,7 +57,8 @@ export function excerpt(value: unknown, max: number): string {
   if (typeof value === 'string') text = value;
   else {
     try {
-      text = JSON.stringify(value) ?? String(value);
+      // canonical (sorted keys): the same value reads the same whether it came from the ledger or a checkpoint
+      text = value === undefined ? 'undefined' : canonicalJson(value);
     } catch {
       text = String(value);
     }
@@ -79,31 +92,29 @@ function toolLine(s: CheckpointSummary, call: ToolCallRecord | undefined, max: n
   return `${name} → ${excerpt(call.result, max)}${ms}`;
 }
 
-/** The text after `[index] boundary · ` for one checkpoint. */
-function describe(
-  s: CheckpointSummary,
-  run: RunSummary,
-  load: (checkpointId: string) => Checkpoint,
-  calls: ReadonlyMap<string, ToolCallRecord> | undefined,
-  max: number,
-  first: boolean,
-): string {
+interface Sources {
+  run: RunSummary;
+  load: (checkpointId: string) => Checkpoint;
+  last: (checkpointId: string) => Message | undefined;
+  calls: ReadonlyMap<string, ToolCallRecord> | undefined;
+  max: number;
+}
+
+/** The text after `[index] boundary · ` for one checkpoint. Loads a whole checkpoint only for the first line. */
+function describe(s: CheckpointSummary, src: Sources, first: boolean): string {
+  const { run, max } = src;
   switch (s.boundary) {
     case 'before_prompt_build': {
-      const cp = load(s.checkpointId);
-      const user = lastOfRole(cp.messages, 'user');
-      const who = first && user ? ` · user: ${excerpt(messageText(user), max)}` : '';
-      return `${plural(s.messageCount, 'message')}${who}`;
+      if (!first) return plural(s.messageCount, 'message');
+      const user = lastOfRole(src.load(s.checkpointId).messages, 'user');
+      return `${plural(s.messageCount, 'message')}${user ? ` · user: ${excerpt(messageText(user), max)}` : ''}`;
     }
     case 'before_model_call': {
-      const cp = load(s.checkpointId);
-      const model = cp.model ? ` · model ${cp.model.provider}/${cp.model.model}` : '';
       const prompt = s.promptVersion ? ` · prompt ${s.promptVersion}` : '';
-      return `${plural(s.messageCount, 'message')}${model}${prompt}`;
+      return `${plural(s.messageCount, 'message')}${prompt}`;
     }
     case 'after_model_call': {
-      const cp = load(s.checkpointId);
-      const reply = cp.messages[cp.messages.length - 1];
+      const reply = src.last(s.checkpointId);
       const parts: string[] = [`finish ${s.finishReason ?? '?'}`];
       const text = reply && reply.role === 'assistant' ? messageText(reply) : '';
       if (text) parts.push(`assistant: ${excerpt(text, max)}`);
@@ -113,15 +124,15 @@ function describe(
     }
     case 'before_tool_call':
     case 'after_tool_call': {
-      let call = s.toolCallId ? calls?.get(s.toolCallId) : undefined;
+      let call = s.toolCallId ? src.calls?.get(s.toolCallId) : undefined;
       if (!call && s.toolCallId) {
-        call = load(s.checkpointId).toolLedgerSnapshot.find((t) => t.toolCallId === s.toolCallId);
+        call = src.load(s.checkpointId).toolLedgerSnapshot.find((t) => t.toolCallId === s.toolCallId);
       }
       return toolLine(s, call, max);
     }
     case 'agent_end': {
-      const cp = load(s.checkpointId);
-      const reply = lastOfRole(cp.messages, 'assistant');
+      const lastMsg = src.last(s.checkpointId);
+      const reply = lastMsg?.role === 'assistant' ? lastMsg : undefined;
       const status = run.crashed ? 'crashed' : run.status;
       const err = run.error !== undefined ? ` · error: ${excerpt(run.error, max)}` : '';
       const text = reply ? ` · assistant: ${excerpt(messageText(reply), max)}` : '';
@@ -144,8 +155,13 @@ export function renderTranscript(
   load: (checkpointId: string) => Checkpoint,
   options: TranscriptOptions = {},
 ): Transcript {
-  const max = options.excerptLength ?? 100;
-  const calls = options.toolCalls ? new Map(options.toolCalls.map((t) => [t.toolCallId, t])) : undefined;
+  const src: Sources = {
+    run,
+    load,
+    last: options.lastMessage ?? ((id) => load(id).messages.at(-1)),
+    calls: options.toolCalls ? new Map(options.toolCalls.map((t) => [t.toolCallId, t])) : undefined,
+    max: options.excerptLength ?? 100,
+  };
   const out: string[] = [];
   const lines: TranscriptLine[] = [];
   const status = run.crashed ? 'crashed' : run.status;
@@ -171,7 +187,7 @@ export function renderTranscript(
     if (s.toolCallId) line.toolCallId = s.toolCallId;
     if (s.toolName) line.toolName = s.toolName;
     lines.push(line);
-    out.push(`[${s.index}] ${s.boundary} · ${describe(s, run, load, calls, max, i === 0)}`);
+    out.push(`[${s.index}] ${s.boundary} · ${describe(s, src, i === 0)}`);
   });
   return { text: out.join('\n') + '\n', lines };
 }

@@ -1,5 +1,5 @@
 /** The `checkpoints` table: writing a checkpoint (its lists and blobs through ContentStore) and reading it back whole. */
-import { CheckpointSchema, OcdbError, parseWith, type Checkpoint } from '../model';
+import { CheckpointSchema, MessageSchema, OcdbError, parseWith, type Checkpoint, type Message } from '../model';
 import { compact, json, rowToCheckpointSummary, str, toJson } from './rowCodec';
 import type { CheckpointSummary } from './runStore';
 import type { SqlRow } from './sqlDriver';
@@ -106,6 +106,20 @@ export class CheckpointTable {
       throw new OcdbError('CheckpointNotFound', `Run ${runId} has no checkpoint at index ${index}.`, { runId, index });
     }
     return this.toCheckpoint(row);
+  }
+
+  /**
+   * The last message of a checkpoint's conversation, read alone (one list node, one blob): transcripts of
+   * long runs list thousands of checkpoints and must not rebuild every conversation.
+   */
+  lastMessage(checkpointId: string): Message | undefined {
+    const row = this.ctx.sql('SELECT messages_node FROM checkpoints WHERE checkpoint_id = ?').get(checkpointId);
+    if (!row) {
+      throw new OcdbError('CheckpointNotFound', `No checkpoint ${checkpointId} in ${this.ctx.path}.`, { checkpointId });
+    }
+    const node = this.ctx.sql('SELECT item FROM list_nodes WHERE id = ?').get(Number(row.messages_node));
+    if (!node) return undefined; // the empty list
+    return parseWith(MessageSchema, this.ctx.content.getValue(String(node.item)), `store checkpoint ${checkpointId}`);
   }
 
   /** Rebuilds a whole Checkpoint from its row and blobs, validating what comes back from disk. */

@@ -9,6 +9,7 @@ import type {
   Checkpoint,
   CheckpointBoundary,
   DebugRun,
+  Message,
   ForkConfig,
   ReplayPolicy,
   RunMode,
@@ -175,6 +176,8 @@ export interface RunStore {
   listCheckpoints(runId: string, range?: { offset?: number; limit?: number }): CheckpointSummary[];
   getCheckpoint(checkpointId: string): Checkpoint;
   getCheckpointAt(runId: string, index: number): Checkpoint;
+  /** The last message of a checkpoint's conversation without loading the rest (undefined when it is empty). */
+  getLastMessage(checkpointId: string): Message | undefined;
   getToolCall(runId: string, toolCallId: string): ToolCallRecord;
   listToolCalls(runId: string): ToolCallRecord[];
   /** Recorded calls of `toolName` with `argsHash` in any of `runIds`, oldest first (the tool cassette). */

@@ -18,6 +18,7 @@ import {
   parseWith,
   type Checkpoint,
   type DebugRun,
+  type Message,
   type ToolCallRecord,
 } from '../model';
 import { z } from 'zod';
@@ -361,6 +362,11 @@ export class SqliteRunStore implements RunStore {
   getCheckpointAt(runId: string, index: number): Checkpoint {
     this.assertOpen();
     return this.checkpoints.getAt(runId, index);
+  }
+
+  getLastMessage(checkpointId: string): Message | undefined {
+    this.assertOpen();
+    return this.checkpoints.lastMessage(checkpointId);
   }
 
   // ---- tool calls ----------------------------------------------------------------

@@ -40,6 +40,23 @@ describe('renderTranscript', () => {
     assert.ok(longest < 700, `lines stay readable (${longest} chars)`);
   });
 
+  it('renders the same text from last messages alone (RunStore.getLastMessage) as from whole checkpoints', () => {
+    const run = store.getRun('demo-support-refund');
+    const cps = store.listCheckpoints(run.runId);
+    const loaded: string[] = [];
+    const cheap = renderTranscript(
+      run,
+      cps,
+      (id) => {
+        loaded.push(id);
+        return store.getCheckpoint(id);
+      },
+      { toolCalls: store.listToolCalls(run.runId), lastMessage: (id) => store.getLastMessage(id) },
+    );
+    assert.equal(cheap.text, t.text);
+    assert.deepEqual(loaded, [cps[0]?.checkpointId], 'only the first checkpoint is loaded whole');
+  });
+
   it('a fork names its parent and fork point', () => {
     const run = store.getRun('demo-support-refund-auditor');
     const fork = renderTranscript(run, store.listCheckpoints(run.runId), (id) => store.getCheckpoint(id));

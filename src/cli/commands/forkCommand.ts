@@ -5,8 +5,8 @@
  * Exit codes: 0 created / completed / waiting, 4 rejected (hazards), 5
  * diverged, 1 stopped by another failure, 2 usage, 3 not found.
  */
-import { spawn } from 'node:child_process';
 import { OcdbError, ReplayPolicySchema, parseWith, type ForkConfig, type ReplayPolicy } from '../../model';
+import { startAgentProgram } from '../../replay/agentProgram';
 import { ForkService } from '../../replay/forkService';
 import { runFork } from '../../replay/runner';
 import type { RunStore } from '../../store';
@@ -157,8 +157,12 @@ export const forkCommand: CliCommand = {
         return EXIT.ok;
       }
       if (values.program) {
-        await runFork(store, created.forkRequestId, { agentProgram: true });
-        const code = await runProgram(values.program, created.forkRequestId, store.path, io.env, io.cwd);
+        const program = await startAgentProgram(store, created.forkRequestId, {
+          command: values.program,
+          cwd: io.cwd,
+          env: io.env,
+        });
+        const code = await program.exited;
         const request = store.getForkRequest(created.forkRequestId);
         const error = request.error as { code?: string; message?: string } | undefined;
         if (values.json)
@@ -183,23 +187,3 @@ export const forkCommand: CliCommand = {
     }
   },
 };
-
-/** Runs the agent program with OCDB_FORK / OCDB_STORE set, its output passed through; resolves with its exit code. */
-function runProgram(
-  command: string,
-  forkRequestId: string,
-  storePath: string,
-  env: NodeJS.ProcessEnv,
-  cwd: string,
-): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, {
-      shell: true,
-      cwd,
-      stdio: 'inherit',
-      env: { ...env, OCDB_FORK: forkRequestId, OCDB_STORE: storePath },
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve(code ?? 1));
-  });
-}

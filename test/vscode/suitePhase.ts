@@ -14,7 +14,7 @@ import { writeDemoWorkspace } from './demoWorkspace';
 import { printOutcome, type PhaseOutcome } from './outcome';
 import type { VTestReport } from './suite/vtest';
 
-const SUITE_TIMEOUT_MS = Number(process.env.OCDB_VTEST_SUITE_TIMEOUT_MS) || 10 * 60_000;
+const SUITE_TIMEOUT_MS = Number(process.env.OCDB_VTEST_SUITE_TIMEOUT_MS) || 5 * 60_000;
 
 function readReport(file: string): VTestReport | undefined {
   try {

@@ -10,7 +10,7 @@ import type { CheckpointSummary, RunStore, RunSummary } from '../store';
 import { divergenceCheckpointId, type CheckpointAccess } from './breakpoints';
 import { renderTranscript, type Transcript } from './transcript';
 
-const CACHE_SIZE = 64;
+const CACHE_SIZE = 16;
 
 export class RunView implements CheckpointAccess {
   readonly run: RunSummary;

@@ -46,6 +46,7 @@ export function findDivergence(
   for (let i = 0; i < n; i++) {
     const a = rendered.messages[i] as Message;
     const b = recorded.messages[i] as Message;
+    if (a === b) continue; // the same recorded object: equal by construction (keeps long replays linear)
     if (a.role !== b.role) return at(i, 'role', b.role, a.role);
     if ((a.toolCallId ?? '') !== (b.toolCallId ?? ''))
       return at(i, 'toolCallId', b.toolCallId ?? '', a.toolCallId ?? '');

@@ -87,7 +87,9 @@ export async function capturedWalk(ctx: RunContext): Promise<WalkResult> {
     return { toolName };
   };
 
-  for (const summary of summaries) {
+  for (const [i, summary] of summaries.entries()) {
+    // Let the event loop breathe (an HTTP server or the debugger shares it; Cancel must get through).
+    if (i % 16 === 15) await new Promise<void>((resolve) => setImmediate(resolve));
     checkAborted(ctx.signal);
     const cp = store.getCheckpoint(summary.checkpointId);
     switch (cp.boundary) {

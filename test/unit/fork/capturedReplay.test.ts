@@ -197,6 +197,25 @@ describe('captured forks', () => {
     assert.equal(error.toolName, 'lookup_order');
   });
 
+  it('records live (each checkpoint visible as it is written) and stops as cancelled when aborted', async () => {
+    const created = new ForkService(store).createReplay('demo-support-refund', { captured: true });
+    const controller = new AbortController();
+    const seen: number[] = [];
+    const outcome = await runFork(store, created.forkRequestId, {
+      signal: controller.signal,
+      onCheckpoint: (summary) => {
+        seen.push(store.getRun(created.runId).checkpointCount);
+        assert.equal(summary.runId, created.runId);
+        if (summary.index === 20) controller.abort();
+      },
+    });
+    assert.deepEqual(seen.slice(0, 3), [2, 3, 4], 'every checkpoint is in the store when reported');
+    assert.equal(outcome.status, 'cancelled');
+    assert.equal(store.getRun(created.runId).status, 'cancelled');
+    assert.ok(store.getRun(created.runId).checkpointCount < store.getRun('demo-support-refund').checkpointCount);
+    assert.equal(store.getForkRequest(created.forkRequestId).status, 'failed');
+  });
+
   it('a fork of a fork reuses results from the whole lineage', async () => {
     const first = new ForkService(store).create({
       sourceRunId: 'support',

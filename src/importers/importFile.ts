@@ -52,6 +52,7 @@ export async function importFile(
   file: string,
   options: ImportOptions,
   onBytes?: (file: string, bytesRead: number) => void,
+  onWrite?: (written: number, total: number) => void,
 ): Promise<FileResult> {
   const result: FileResult = { file, outcome: 'failed', runs: [], unknownTypes: {}, warnings: [], bytes: 0 };
   try {
@@ -90,7 +91,15 @@ export async function importFile(
       return result;
     }
     if (options.signal?.aborted) throw new OcdbError('Cancelled', `Import of ${file} was cancelled.`, { file });
-    const summaries = store.transaction(() => read.plans.map((plan) => writeRunPlan(store, plan)));
+    const total = read.plans.reduce((a, p) => a + p.checkpointCount, 0);
+    let written = 0;
+    const tick = onWrite
+      ? () => {
+          written++;
+          if (written % 256 === 0 || written === total) onWrite(written, total);
+        }
+      : undefined;
+    const summaries = store.transaction(() => read.plans.map((plan) => writeRunPlan(store, plan, tick)));
     result.runs = summaries.map((s) => ({
       runId: s.runId,
       agentId: s.agentId,

@@ -65,11 +65,36 @@ export async function importPath(store: RunStore, path: string, options: ImportO
     const size = sizes[i] ?? 0;
     const report = (f: string, bytesRead: number) => {
       if (f !== file) return; // subagent files read along with their session
-      options.onProgress?.({ file, bytesRead, bytesTotal: size, allBytesRead: doneBytes + bytesRead, allBytesTotal });
+      options.onProgress?.({
+        phase: 'read',
+        file,
+        bytesRead,
+        bytesTotal: size,
+        allBytesRead: doneBytes + bytesRead,
+        allBytesTotal,
+      });
     };
-    results.push(await importFile(store, file, options, report));
+    const writing = (checkpointsWritten: number, checkpointsTotal: number) =>
+      options.onProgress?.({
+        phase: 'write',
+        file,
+        bytesRead: size,
+        bytesTotal: size,
+        allBytesRead: doneBytes + size,
+        allBytesTotal,
+        checkpointsWritten,
+        checkpointsTotal,
+      });
+    results.push(await importFile(store, file, options, report, writing));
     doneBytes += size;
-    options.onProgress?.({ file, bytesRead: size, bytesTotal: size, allBytesRead: doneBytes, allBytesTotal });
+    options.onProgress?.({
+      phase: 'read',
+      file,
+      bytesRead: size,
+      bytesTotal: size,
+      allBytesRead: doneBytes,
+      allBytesTotal,
+    });
   }
   return {
     files: results,

@@ -13,7 +13,12 @@ export const IMPORT_FILE_EXTENSIONS: readonly string[] = ['jsonl', 'json'];
 
 /** Bytes read so far of the file being imported (and of the whole import when a directory is walked). */
 export interface ImportProgress {
+  /** 'read': parsing the file (bytes move); 'write': writing its runs in one transaction (checkpoints move). */
+  phase: 'read' | 'write';
   file: string;
+  /** During 'write': checkpoints written of the file's total. */
+  checkpointsWritten?: number;
+  checkpointsTotal?: number;
   bytesRead: number;
   bytesTotal: number;
   /** Over every file of the import (equal to the file figures for a single file). */
@@ -25,7 +30,10 @@ export interface ImportOptions {
   /** 'auto' (default) sniffs each file's content. */
   format?: ImportFormatOption;
   onProgress?: (progress: ImportProgress) => void;
-  /** Aborting stops before the next line is read; the file being read is not imported (its transaction never starts). */
+  /**
+   * Aborting stops before the next chunk is read; the file being read is not imported (its transaction never
+   * starts). The write phase is one synchronous transaction and is not interruptible.
+   */
   signal?: AbortSignal;
   /** Tool name -> side-effect level overrides (see sideEffects.ts); merged over the built-in table. */
   sideEffectTable?: SideEffectTable;

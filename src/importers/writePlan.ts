@@ -9,7 +9,8 @@ import type { Checkpoint, Message, ModelConfig, RuntimeContextSnapshot, ToolCall
 import type { RunStore, RunSummary } from '../store';
 import type { RunPlan } from './runPlan';
 
-export function writeRunPlan(store: RunStore, plan: RunPlan): RunSummary {
+/** Writes `plan`; `onCheckpoint` is called after each checkpoint (progress of a long write). */
+export function writeRunPlan(store: RunStore, plan: RunPlan, onCheckpoint?: () => void): RunSummary {
   store.createRun({
     runId: plan.runId,
     sessionId: plan.sessionId,
@@ -85,6 +86,7 @@ export function writeRunPlan(store: RunStore, plan: RunPlan): RunSummary {
         if (op.finishReason !== undefined) cp.finishReason = op.finishReason;
         if (op.usage !== undefined) cp.usage = op.usage;
         store.appendCheckpoint(cp);
+        onCheckpoint?.();
         break;
       }
       default: {

@@ -54,9 +54,11 @@ export const importCommand: CliCommand = {
           if (now - lastDraw < 100 && p.allBytesRead < p.allBytesTotal) return;
           lastDraw = now;
           const pct = p.allBytesTotal > 0 ? Math.floor((100 * p.allBytesRead) / p.allBytesTotal) : 100;
-          process.stderr.write(
-            `\r\x1b[Kimporting ${pct}% (${mib(p.allBytesRead)} of ${mib(p.allBytesTotal)}) ${p.file}`,
-          );
+          const what =
+            p.phase === 'write'
+              ? `writing ${p.checkpointsWritten ?? 0} of ${p.checkpointsTotal ?? 0} checkpoints`
+              : `reading ${mib(p.allBytesRead)} of ${mib(p.allBytesTotal)}`;
+          process.stderr.write(`\r\x1b[Kimporting ${pct}% (${what}) ${p.file}`);
         }
       : undefined;
     try {

@@ -132,7 +132,13 @@ describe('bad input', () => {
     write(t, 'mixed/c-empty.jsonl', '');
     write(t, 'mixed/d-notes.json', '{"hello": "world"}');
     const progress: number[] = [];
-    const summary = await importPath(t.store, dir, { onProgress: (p) => progress.push(p.allBytesRead) });
+    const writes: [number, number][] = [];
+    const summary = await importPath(t.store, dir, {
+      onProgress: (p) => {
+        progress.push(p.allBytesRead);
+        if (p.phase === 'write') writes.push([p.checkpointsWritten ?? -1, p.checkpointsTotal ?? -1]);
+      },
+    });
     assert.deepEqual(
       summary.files.map((f) => [path.basename(f.file), f.outcome]),
       [
@@ -146,6 +152,8 @@ describe('bad input', () => {
     assert.match(String(summary.files[3]?.reason), /format not recognised/);
     assert.deepEqual([summary.imported, summary.skipped, summary.failed], [1, 1, 2]);
     assert.ok(progress.length > 0 && progress.at(-1) === summary.files.reduce((a, f) => a + f.bytes, 0));
+    const total = summary.files[0]?.runs.reduce((a, r) => a + r.checkpointCount, 0);
+    assert.deepEqual(writes.at(-1), [total, total], 'the write phase reports its checkpoints');
   });
 
   it('stops when cancelled and imports nothing of the file being read', async () => {

@@ -45,7 +45,8 @@ if (existsSync('src/webview/main.ts')) {
 // The webview's icon font: copied into dist/ so the webview's localResourceRoots can stay limited to the bundle.
 if (existsSync('node_modules/@vscode/codicons/dist/codicon.css')) {
   mkdirSync('dist/codicons', { recursive: true });
-  for (const f of ['codicon.css', 'codicon.ttf']) cpSync(`node_modules/@vscode/codicons/dist/${f}`, `dist/codicons/${f}`);
+  for (const f of ['codicon.css', 'codicon.ttf'])
+    cpSync(`node_modules/@vscode/codicons/dist/${f}`, `dist/codicons/${f}`);
 }
 
 if (watch) {

@@ -1,35 +1,34 @@
-/** A captured replay of an imported run reproduces it with no divergence (the fork helper's runner). */
+/**
+ * A captured replay (the fork helper's runner) of every imported run — Claude
+ * Code run, rewound fork and subagent, the real transcript, OpenAI, Vercel
+ * and OTLP runs — reproduces it with no divergence.
+ */
 import assert from 'node:assert/strict';
-import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { importPath } from '../../../src/importers';
 import { ForkService } from '../../../src/replay/forkService';
 import { runFork } from '../../../src/replay/runner';
-import { FIXTURES, REAL_FILE, SESSION_FILE, tempStore, type TempStore } from './helpers';
+import { FIXTURES, tempStore, type TempStore } from './helpers';
 
 describe('captured replay of imported runs', () => {
   let t: TempStore;
-  before(() => {
+  let runIds: string[] = [];
+  before(async () => {
     t = tempStore();
+    runIds = (await importPath(t.store, FIXTURES)).runIds;
   });
   after(() => t.close());
 
-  for (const file of [
-    SESSION_FILE,
-    REAL_FILE,
-    path.join(FIXTURES, 'openai', 'umbrella-agent.jsonl'),
-    path.join(FIXTURES, 'otel', 'travel-booker.otlp.json'),
-  ]) {
-    it(`replays ${path.basename(file)} without divergence`, async () => {
-      const summary = await importPath(t.store, file);
-      const runId = summary.runIds[0] as string;
+  it('replays every imported run without divergence', async () => {
+    assert.equal(runIds.length, 7);
+    for (const runId of runIds) {
       const created = new ForkService(t.store).createReplay(runId, { captured: true });
       const outcome = await runFork(t.store, created.forkRequestId);
-      assert.equal(outcome.divergence, undefined, JSON.stringify(outcome.divergence));
-      assert.equal(outcome.status, 'completed', JSON.stringify(outcome.error));
+      assert.equal(outcome.divergence, undefined, `${runId}: ${JSON.stringify(outcome.divergence)}`);
+      assert.equal(outcome.status, 'completed', `${runId}: ${JSON.stringify(outcome.error)}`);
       const source = t.store.getRun(runId);
       const replay = t.store.getRun(outcome.runId);
-      assert.equal(replay.toolCallCount, source.toolCallCount);
-    });
-  }
+      assert.equal(replay.toolCallCount, source.toolCallCount, runId);
+    }
+  });
 });

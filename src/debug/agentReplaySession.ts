@@ -7,7 +7,6 @@
  * stdio (`ocdb dap`). Must not import vscode.
  */
 import {
-  Handles,
   InitializedEvent,
   LoggingDebugSession,
   OutputEvent,
@@ -17,15 +16,16 @@ import {
   Event,
 } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import { OcdbError, canonicalJson } from '../model';
-import { EXCEPTION_FILTERS } from '../replay/breakpoints';
+import { OcdbError } from '../model';
 import { checkpointAtLine } from '../replay/transcript';
 import type { RunView } from '../replay/runView';
 import { toDapError } from './dapErrors';
+import { CAPABILITIES } from './capabilities';
+import { checkpointLines, dataBreakpointInfo, exceptionInfo, setSourceBreakpoints } from './breakpointMapping';
 import { FrameIds, pageFrames, toStackFrame, totalFrames, type FrameRef } from './frames';
 import { ReplayController, type StopInfo } from './replayController';
 import { parseEditedValue } from './stagedEdits';
-import { runIdOfTranscript, transcriptPath, writeTranscriptFile } from './transcriptFiles';
+import { TranscriptSources } from './transcriptSources';
 import { Variables, previewValue } from './variables';
 
 const THREAD_ID = 1;
@@ -37,8 +37,7 @@ export class AgentReplaySession extends LoggingDebugSession {
     (ref) => ref.view.load(ref.index),
     () => this.ctl?.staged,
   );
-  private readonly sources = new Map<string, DebugProtocol.Source>();
-  private readonly sourceRefs = new Handles<string>();
+  private sources: TranscriptSources | undefined;
   private configured = false;
 
   constructor(private readonly env: NodeJS.ProcessEnv = process.env) {
@@ -64,26 +63,7 @@ export class AgentReplaySession extends LoggingDebugSession {
 
   /** The client's first request: answers what this adapter can do. */
   protected override initializeRequest(response: DebugProtocol.InitializeResponse): void {
-    response.body = {
-      supportsConfigurationDoneRequest: true,
-      supportsStepBack: true,
-      supportsFunctionBreakpoints: true,
-      supportsConditionalBreakpoints: true,
-      supportsHitConditionalBreakpoints: true,
-      supportsLogPoints: true,
-      supportsEvaluateForHovers: true,
-      supportsSetVariable: true,
-      supportsRestartFrame: true,
-      supportsGotoTargetsRequest: true,
-      supportsBreakpointLocationsRequest: true,
-      supportsDataBreakpoints: true,
-      supportsDelayedStackTraceLoading: true,
-      supportsTerminateRequest: true,
-      supportsExceptionInfoRequest: true,
-      supportsClipboardContext: true,
-      supportsValueFormattingOptions: false,
-      exceptionBreakpointFilters: EXCEPTION_FILTERS.map((f) => ({ ...f, default: false })),
-    };
+    response.body = CAPABILITIES;
     this.sendResponse(response);
   }
 
@@ -93,6 +73,11 @@ export class AgentReplaySession extends LoggingDebugSession {
       const ctl = ReplayController.open(args, this.env);
       this.ctl?.close();
       this.ctl = ctl;
+      this.sources = new TranscriptSources(
+        ctl.args.storePath,
+        (p) => this.convertDebuggerPathToClient(p),
+        (p) => this.convertClientPathToDebugger(p),
+      );
       this.sendResponse(response);
       const run = ctl.view.run;
       this.sendEvent(
@@ -136,32 +121,13 @@ export class AgentReplaySession extends LoggingDebugSession {
 
   /** The frame source of a run: its transcript file beside the store (see transcriptFiles.ts for why). */
   private sourceOf(view: RunView): DebugProtocol.Source {
-    let src = this.sources.get(view.runId);
-    if (!src) {
-      const ctl = this.controller();
-      const file = transcriptPath(ctl.args.storePath, view.runId);
-      const name = `${view.runId}.transcript`;
-      src = writeTranscriptFile(file, view.transcript().text)
-        ? { name, path: this.convertDebuggerPathToClient(file) }
-        : { name, sourceReference: this.sourceRefs.create(view.runId) };
-      this.sources.set(view.runId, src);
-    }
-    return src;
+    this.controller();
+    return (this.sources as TranscriptSources).sourceOf(view);
   }
 
   private viewOfSource(source: DebugProtocol.Source): RunView {
     const ctl = this.controller();
-    const runId = source.sourceReference
-      ? this.sourceRefs.get(source.sourceReference)
-      : source.path
-        ? runIdOfTranscript(this.convertClientPathToDebugger(source.path))
-        : undefined;
-    if (!runId) {
-      throw new OcdbError('InvalidInput', `${source.path ?? source.name ?? 'This source'} is not a run transcript.`, {
-        path: 'source',
-      });
-    }
-    return ctl.viewOf(runId);
+    return ctl.viewOf((this.sources as TranscriptSources).runIdOf(source));
   }
 
   /** Opening a transcript that has no file (read-only fallback). */
@@ -183,17 +149,12 @@ export class AgentReplaySession extends LoggingDebugSession {
     this.handle(response, () => {
       const ctl = this.controller();
       const view = this.viewOfSource(args.source);
-      const specs = (args.breakpoints ?? []).map((b) => ({ ...b, line: this.convertClientLineToDebugger(b.line) }));
-      const results = ctl.breakpoints.setSourceBreakpoints(view.runId, view.transcript(), specs);
-      const foreign = view !== ctl.view;
+      const lines = {
+        toDebugger: (l: number) => this.convertClientLineToDebugger(l),
+        toClient: (l: number) => this.convertDebuggerLineToClient(l),
+      };
       response.body = {
-        breakpoints: results.map((r) => ({
-          id: r.id,
-          verified: r.verified && !foreign,
-          message: foreign ? `This transcript is run ${view.runId}; the session replays ${ctl.view.runId}.` : r.message,
-          line: r.line === undefined ? undefined : this.convertDebuggerLineToClient(r.line),
-          source: this.sourceOf(view),
-        })),
+        breakpoints: setSourceBreakpoints(ctl.breakpoints, view, ctl.view, args, lines, this.sourceOf(view)),
       };
       this.sendResponse(response);
     });
@@ -209,10 +170,7 @@ export class AgentReplaySession extends LoggingDebugSession {
       const from = this.convertClientLineToDebugger(args.line);
       const to = this.convertClientLineToDebugger(args.endLine ?? args.line);
       response.body = {
-        breakpoints: view
-          .transcript()
-          .lines.filter((l) => l.line >= from && l.line <= to)
-          .map((l) => ({ line: this.convertDebuggerLineToClient(l.line) })),
+        breakpoints: checkpointLines(view, from, to).map((l) => ({ line: this.convertDebuggerLineToClient(l) })),
       };
       this.sendResponse(response);
     });
@@ -248,16 +206,8 @@ export class AgentReplaySession extends LoggingDebugSession {
     args: DebugProtocol.DataBreakpointInfoArguments,
   ): void {
     this.handle(response, () => {
-      let dataId: string | null = null;
-      if (args.variablesReference) {
-        const c = this.vars.container(args.variablesReference);
-        if (c?.contextPath) dataId = ['runtimeContext', ...c.contextPath, args.name].join('.');
-      } else if (/^runtimeContext(\.[\w-]+)+$/.test(args.name)) {
-        dataId = args.name;
-      }
-      response.body = dataId
-        ? { dataId, description: `${dataId} changes`, accessTypes: ['write'], canPersist: true }
-        : { dataId: null, description: 'Data breakpoints watch Runtime Context values only.' };
+      const c = args.variablesReference ? this.vars.container(args.variablesReference) : undefined;
+      response.body = dataBreakpointInfo(c?.contextPath, args);
       this.sendResponse(response);
     });
   }
@@ -274,17 +224,9 @@ export class AgentReplaySession extends LoggingDebugSession {
 
   protected override exceptionInfoRequest(response: DebugProtocol.ExceptionInfoResponse): void {
     this.handle(response, () => {
-      const ex = this.controller().lastStop?.exception;
-      if (!ex) throw new OcdbError('InvalidInput', 'The session did not stop on an exception filter.', {});
-      response.body = {
-        exceptionId: ex.filter,
-        description: ex.description,
-        breakMode: 'always',
-        details: {
-          message: ex.description,
-          stackTrace: ex.details === undefined ? undefined : canonicalJson(ex.details),
-        },
-      };
+      const body = exceptionInfo(this.controller().lastStop);
+      if (!body) throw new OcdbError('InvalidInput', 'The session did not stop on an exception filter.', {});
+      response.body = body;
       this.sendResponse(response);
     });
   }
@@ -433,26 +375,7 @@ export class AgentReplaySession extends LoggingDebugSession {
     this.handle(response, () => {
       const ref = this.refOf(args.frameId);
       const value = this.controller().evaluate(args.expression, ref, args.context);
-      if (args.context === 'clipboard') {
-        response.body = {
-          result: typeof value === 'string' ? value : JSON.stringify(value, null, 2),
-          variablesReference: 0,
-        };
-      } else {
-        const v = this.vars.toVariable(
-          { ref, scope: 'runtimeContext', value: undefined, evaluateName: undefined },
-          args.expression,
-          args.expression,
-          value,
-        );
-        response.body = {
-          result: v.value,
-          type: v.type,
-          variablesReference: v.variablesReference,
-          namedVariables: v.namedVariables,
-          indexedVariables: v.indexedVariables,
-        };
-      }
+      response.body = this.vars.evaluateResult(ref, args.expression, value, args.context);
       this.sendResponse(response);
     });
   }
@@ -466,25 +389,10 @@ export class AgentReplaySession extends LoggingDebugSession {
    */
   protected override customRequest(command: string, response: DebugProtocol.Response, args: unknown): void {
     this.handle(response, () => {
-      const ctl = this.controller();
-      switch (command) {
-        case 'fork': {
-          const created = ctl.fork(args);
-          response.body = { runId: created.runId, forkRequestId: created.forkRequestId };
-          this.sendResponse(response);
-          this.sendEvent(new Event('runsChanged', { runIds: [created.runId], parentRunId: created.sourceRunId }));
-          return;
-        }
-        case 'stagedContextPatch': {
-          const staged = ctl.staged;
-          response.body = staged ?? { contextPatch: {} };
-          if ((args as { clear?: unknown } | undefined)?.clear === true) ctl.clearStaged();
-          this.sendResponse(response);
-          return;
-        }
-        default:
-          throw new OcdbError('InvalidInput', `Unknown request ${command}.`, { path: 'command' });
-      }
+      const answer = this.controller().customRequest(command, args);
+      response.body = answer.body;
+      this.sendResponse(response);
+      if (answer.runsChanged) this.sendEvent(new Event('runsChanged', answer.runsChanged));
     });
   }
 

@@ -260,4 +260,30 @@ export class ReplayController {
     const created = new ForkService(this.store).create(config, args.acknowledgedTools);
     return { runId: created.runId, forkRequestId: created.forkRequestId, sourceRunId: source.runId };
   }
+
+  /**
+   * Custom requests: `fork` creates a fork (and asks for a `runsChanged` event), `stagedContextPatch` {clear?}
+   * answers the edits staged with setVariable.
+   */
+  customRequest(
+    command: string,
+    args: unknown,
+  ): { body: unknown; runsChanged?: { runIds: string[]; parentRunId: string } } {
+    switch (command) {
+      case 'fork': {
+        const created = this.fork(args);
+        return {
+          body: { runId: created.runId, forkRequestId: created.forkRequestId },
+          runsChanged: { runIds: [created.runId], parentRunId: created.sourceRunId },
+        };
+      }
+      case 'stagedContextPatch': {
+        const body = this.stagedPatch ?? { contextPatch: {} };
+        if ((args as { clear?: unknown } | undefined)?.clear === true) this.clearStaged();
+        return { body };
+      }
+      default:
+        throw new OcdbError('InvalidInput', `Unknown request ${command}.`, { path: 'command' });
+    }
+  }
 }

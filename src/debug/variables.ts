@@ -212,6 +212,27 @@ export class Variables {
     return v;
   }
 
+  /** The evaluate response of `value`: whole text for copy (clipboard), else a previewed, expandable value. */
+  evaluateResult(
+    ref: FrameRef,
+    expression: string,
+    value: unknown,
+    context: string | undefined,
+  ): DebugProtocol.EvaluateResponse['body'] {
+    if (context === 'clipboard') {
+      return { result: typeof value === 'string' ? value : JSON.stringify(value, null, 2), variablesReference: 0 };
+    }
+    const root: Container = { ref, scope: 'runtimeContext', value: undefined };
+    const v = this.toVariable(root, expression, expression, value);
+    return {
+      result: v.value,
+      type: v.type,
+      variablesReference: v.variablesReference,
+      namedVariables: v.namedVariables,
+      indexedVariables: v.indexedVariables,
+    };
+  }
+
   /** Children of `reference`; arrays honour `start`/`count` (paging). */
   variables(reference: number, start?: number, count?: number): DebugProtocol.Variable[] {
     const c = this.containers.get(reference);

@@ -1,0 +1,53 @@
+/**
+ * The DAP sources of run transcripts for one session: each run's transcript
+ * is written beside the store (see transcriptFiles.ts for why a file) and
+ * named by path; when the folder is not writable it is served by
+ * sourceReference instead. Maps sources back to run ids for breakpoints and
+ * goto. No transport; no vscode.
+ */
+import { Handles } from '@vscode/debugadapter';
+import type { DebugProtocol } from '@vscode/debugprotocol';
+import { OcdbError } from '../model';
+import type { RunView } from '../replay/runView';
+import { runIdOfTranscript, transcriptPath, writeTranscriptFile } from './transcriptFiles';
+
+export class TranscriptSources {
+  private readonly sources = new Map<string, DebugProtocol.Source>();
+  private readonly refs = new Handles<string>();
+
+  constructor(
+    private readonly storePath: string,
+    /** Debugger path -> client path (URIs or paths, as the client asked). */
+    private readonly toClient: (p: string) => string,
+    private readonly toDebugger: (p: string) => string,
+  ) {}
+
+  /** The source of `view`'s transcript, written on first use. */
+  sourceOf(view: RunView): DebugProtocol.Source {
+    let src = this.sources.get(view.runId);
+    if (!src) {
+      const file = transcriptPath(this.storePath, view.runId);
+      const name = `${view.runId}.transcript`;
+      src = writeTranscriptFile(file, view.transcript().text)
+        ? { name, path: this.toClient(file) }
+        : { name, sourceReference: this.refs.create(view.runId) };
+      this.sources.set(view.runId, src);
+    }
+    return src;
+  }
+
+  /** The run a source is the transcript of; InvalidInput for any other file. */
+  runIdOf(source: DebugProtocol.Source): string {
+    const runId = source.sourceReference
+      ? this.refs.get(source.sourceReference)
+      : source.path
+        ? runIdOfTranscript(this.toDebugger(source.path))
+        : undefined;
+    if (!runId) {
+      throw new OcdbError('InvalidInput', `${source.path ?? source.name ?? 'This source'} is not a run transcript.`, {
+        path: 'source',
+      });
+    }
+    return runId;
+  }
+}

@@ -3,7 +3,7 @@
  * the first difference between the prompt a fork is about to send and the
  * recorded one, located by step, message index and field. Pure.
  */
-import { canonicalJson, messageText, type Message } from '../model';
+import { canonicalJson, messageText, messageToolCalls as messageToolCallsOf, type Message } from '../model';
 
 /** Where a fork's prompt first differs from the recording. messageIndex -1 means the system prompt. */
 export interface Divergence {
@@ -12,7 +12,8 @@ export interface Divergence {
   sourceCheckpointIndex: number;
   sourceCheckpointId: string;
   messageIndex: number;
-  field: 'systemPrompt' | 'role' | 'content' | 'toolCallId' | 'toolName' | 'messageCount';
+  /** `response` / `toolCalls`: a real model answered differently from the recorded turn (reported, not fatal). */
+  field: 'systemPrompt' | 'role' | 'content' | 'toolCallId' | 'toolName' | 'messageCount' | 'response' | 'toolCalls';
   recorded: string;
   rendered: string;
 }
@@ -66,4 +67,30 @@ export function findDivergence(
 export function describeDivergence(d: Divergence): string {
   const where = d.messageIndex < 0 ? 'the system prompt' : `message ${d.messageIndex} (${d.field})`;
   return `step ${d.stepIndex}, before_model_call #${d.sourceCheckpointIndex}: ${where} differs — recorded ${JSON.stringify(d.recorded)}, rendered ${JSON.stringify(d.rendered)}`;
+}
+
+/**
+ * Where a real model's answer first differs from the recorded answer of the same turn: the tool calls it asks
+ * for (names and args), then its text. Undefined when they agree.
+ */
+export function findResponseDivergence(
+  real: Message,
+  recorded: Message,
+  where: { stepIndex: number; sourceCheckpointIndex: number; sourceCheckpointId: string; messageIndex: number },
+): Divergence | undefined {
+  const calls = (m: Message) =>
+    canonicalJson(messageToolCallsOf(m).map((c) => ({ toolName: c.toolName, args: c.args })));
+  const base = {
+    stepIndex: where.stepIndex,
+    sourceCheckpointIndex: where.sourceCheckpointIndex,
+    sourceCheckpointId: where.sourceCheckpointId,
+    messageIndex: where.messageIndex,
+  };
+  if (calls(real) !== calls(recorded)) {
+    return { ...base, field: 'toolCalls', recorded: clip(calls(recorded)), rendered: clip(calls(real)) };
+  }
+  if (messageText(real).trim() !== messageText(recorded).trim()) {
+    return { ...base, field: 'response', recorded: clip(messageText(recorded)), rendered: clip(messageText(real)) };
+  }
+  return undefined;
 }

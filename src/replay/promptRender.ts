@@ -10,7 +10,13 @@
  */
 import type { RuntimeContextSnapshot } from '../model';
 
-export { describeDivergence, findDivergence, type Divergence, type RenderedPrompt } from '../recorder/forkDivergence';
+export {
+  describeDivergence,
+  findDivergence,
+  findResponseDivergence,
+  type Divergence,
+  type RenderedPrompt,
+} from '../recorder/forkDivergence';
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);

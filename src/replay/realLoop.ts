@@ -7,7 +7,7 @@
  * recorded live as checkpoints. No UI.
  */
 import { OcdbError, messageToolCalls, type Message } from '../model';
-import { promptTemplateFor, renderTemplate } from './promptRender';
+import { findResponseDivergence, promptTemplateFor, renderTemplate } from './promptRender';
 import { answerTool, checkAborted, toolFacts, toolMessage, type RunContext, type StepsOutcome } from './runContext';
 
 /** Tool calls of the last assistant message that have no tool message yet. */
@@ -85,6 +85,20 @@ export async function realLoop(ctx: RunContext): Promise<StepsOutcome> {
       { systemPrompt, messages: writer.state.messages, model, tools: toolNames },
       ctx.signal,
     );
+    const recorded = ctx.recordedTurns?.[turns];
+    const recordedAnswer =
+      recorded?.after && recorded.after.messages.length > recorded.before.messages.length
+        ? recorded.after.messages.at(-1)
+        : undefined;
+    if (!ctx.responseDivergence && recorded && recordedAnswer) {
+      const d = findResponseDivergence(result.message, recordedAnswer, {
+        stepIndex: writer.state.stepIndex,
+        sourceCheckpointIndex: recorded.beforeIndex,
+        sourceCheckpointId: recorded.before.checkpointId,
+        messageIndex: writer.state.messages.length,
+      });
+      if (d) ctx.responseDivergence = d;
+    }
     turns++;
     writer.checkpoint(
       'after_model_call',

@@ -20,6 +20,7 @@ import type { ForkPlan } from './forkPlan';
 import type { ForkWriter } from './forkWriter';
 import type { ChatModel } from './modelClient';
 import type { Divergence } from './promptRender';
+import type { RecordedTurn } from '../recorder/forkHooks';
 import { decideTool } from '../recorder/forkToolDecision';
 
 export interface RunContext {
@@ -34,6 +35,10 @@ export interface RunContext {
   chatModel?: ChatModel;
   signal?: AbortSignal;
   maxModelTurns: number;
+  /** Recorded model turns from the fork point on: a real model's answers are compared with them (first difference reported). */
+  recordedTurns?: readonly RecordedTurn[];
+  /** Set by the real loop at the first answer that differs from the recording. */
+  responseDivergence?: Divergence;
 }
 
 /** How a walk or loop ended. */

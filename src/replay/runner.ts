@@ -19,6 +19,7 @@ import { ForkWriter } from './forkWriter';
 import type { ChatModel } from './modelClient';
 import type { Divergence } from './promptRender';
 import { realLoop } from './realLoop';
+import { recordedTurns } from '../recorder/forkHooks';
 import type { RunContext, StepsOutcome } from './runContext';
 
 export interface RunnerOptions {
@@ -137,7 +138,10 @@ export async function runFork(
       divergence = walked.divergence;
       outcome = walked.continueReal ? await realLoop(ctx) : walked;
     } else {
+      // Compare the real model's answers with the recorded ones while the conversations are still aligned.
+      ctx.recordedTurns = recordedTurns(store, plan.sourceRunId, Math.max(0, plan.sourceCheckpointIndex));
       outcome = await realLoop(ctx);
+      divergence = ctx.responseDivergence;
     }
   } catch (e) {
     failure = toRunError(e);

@@ -92,6 +92,10 @@ describe('real model forks', () => {
     assert.equal(last.boundary, 'agent_end');
     assert.match(String(last.messages.at(-1)?.content), /colleague will issue it/);
     assert.ok(run.inputTokens > 0, 'real turns spend tokens');
+    // The recording called lookup_order and search_kb together at step 1; this model asked for one: reported, not fatal.
+    assert.equal(outcome.divergence?.field, 'toolCalls');
+    assert.equal(outcome.divergence?.stepIndex, 1);
+    assert.match(outcome.divergence?.recorded ?? '', /search_kb/);
   });
 
   it('names the tool and hash on a cassette miss', async () => {

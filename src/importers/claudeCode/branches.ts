@@ -67,6 +67,14 @@ export function splitBranches(all: readonly Entry[]): Branch[] {
       for (const e of path) owner.set(e.uuid, o);
       continue;
     }
+    if (!branchPoint && branches.length > 0 && conversation.every((e) => e.kind === 'user' && e.isMeta)) {
+      // Hook reminders injected with a parent outside this file (seen in compaction subagents): part of the run.
+      for (const e of path) {
+        owner.set(e.uuid, 0);
+        folded.push({ entry: e, branch: 0 });
+      }
+      continue;
+    }
     const foldable = conversation.every((e) => {
       const ids = toolResultIds(e);
       return ids !== undefined && ids.every((id) => toolOwner.has(id));

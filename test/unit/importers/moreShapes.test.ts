@@ -95,3 +95,85 @@ describe('other shapes', () => {
     assert.equal(cps.at(-2)?.finishReason, 'error');
   });
 });
+
+describe('subagent transcripts with parents outside the file', () => {
+  let t: TempStore;
+  before(() => {
+    t = tempStore();
+  });
+  after(() => t.close());
+
+  it('folds hook reminders whose parent is in the session file into the run', async () => {
+    // Shaped like marot/spotter's agent-acompact-e1f845.jsonl: isMeta reminders parented on main-session lines.
+    const env = {
+      isSidechain: true,
+      userType: 'external',
+      cwd: '/w',
+      sessionId: 's-1',
+      version: '2.1.39',
+      agentId: 'acompact-1',
+    };
+    const lines = [
+      {
+        ...env,
+        parentUuid: 'outside-1',
+        type: 'user',
+        isMeta: true,
+        uuid: 'm1',
+        timestamp: '2026-02-12T20:24:43.254Z',
+        message: { role: 'user', content: '<system-reminder>compile error</system-reminder>' },
+      },
+      {
+        ...env,
+        parentUuid: 'outside-2',
+        type: 'user',
+        isMeta: true,
+        uuid: 'm2',
+        timestamp: '2026-02-12T20:26:01.866Z',
+        message: { role: 'user', content: '<system-reminder>credo</system-reminder>' },
+      },
+      {
+        ...env,
+        parentUuid: 'outside-3',
+        type: 'user',
+        isMeta: true,
+        uuid: 'm3',
+        timestamp: '2026-02-12T20:29:04.376Z',
+        message: { role: 'user', content: '<system-reminder>compile error 2</system-reminder>' },
+      },
+      {
+        ...env,
+        parentUuid: 'm3',
+        type: 'user',
+        uuid: 'p1',
+        timestamp: '2026-02-12T20:29:04.537Z',
+        message: { role: 'user', content: 'Your task is to create a detailed summary of the conversation so far.' },
+      },
+      {
+        ...env,
+        parentUuid: 'p1',
+        type: 'assistant',
+        uuid: 'a1',
+        timestamp: '2026-02-12T20:30:00.000Z',
+        message: {
+          id: 'msg_1',
+          model: 'claude-opus-4-6',
+          role: 'assistant',
+          content: [{ type: 'text', text: '<summary>...</summary>' }],
+          stop_reason: 'end_turn',
+          usage: { input_tokens: 10, output_tokens: 900 },
+        },
+      },
+    ];
+    const dir = path.join(t.dir, 'proj', 's-1', 'subagents');
+    fs.mkdirSync(dir, { recursive: true });
+    const file = path.join(dir, 'agent-acompact-1.jsonl');
+    fs.writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n'));
+    const summary = await importPath(t.store, file);
+    assert.equal(summary.runIds.length, 1, JSON.stringify(summary.files[0]?.runs));
+    const cps = t.store.listCheckpoints(summary.runIds[0] as string);
+    const first = t.store.getCheckpoint(cps[0]?.checkpointId as string);
+    assert.equal(first.messages.length, 4, 'three reminders and the prompt reach the model call');
+    assert.equal(t.store.getRun(summary.runIds[0] as string).agentId, 'claude-code/subagent');
+  });
+});

@@ -66,7 +66,8 @@ async function main(): Promise<number> {
   const all = outcomes.flatMap((o) => o.results);
   const passed = all.filter((r) => r.ok).length;
   const failed = all.length - passed;
-  process.stdout.write(`\nwork folder: ${workDir}\n`);
+  if (failed === 0) fs.rmSync(workDir, { recursive: true, force: true });
+  else process.stdout.write(`\nwork folder (logs, failure screenshots): ${workDir}\n`);
   process.stdout.write(`${passed} passed, ${failed} failed (${((Date.now() - started) / 1000).toFixed(1)} s)\n`);
   return failed > 0 || all.length === 0 ? 1 : 0;
 }

@@ -15,6 +15,8 @@ import { printOutcome, type PhaseOutcome } from './outcome';
 import type { VTestReport } from './suite/vtest';
 
 const SUITE_TIMEOUT_MS = Number(process.env.OCDB_VTEST_SUITE_TIMEOUT_MS) || 5 * 60_000;
+/** The extension host writes an empty report as soon as it has loaded index.js; without one it never started. */
+const START_TIMEOUT_MS = 90_000;
 
 function readReport(file: string): VTestReport | undefined {
   try {
@@ -41,7 +43,8 @@ export async function runSuitePhase(browser: Browser, workDir: string): Promise<
       extensionTestsPath: path.join(SUITE_OUT, 'index'),
     });
     const page = await openPage(browser, url, (l) => logs.push(l));
-    const deadline = Date.now() + SUITE_TIMEOUT_MS;
+    const started = Date.now();
+    const deadline = started + SUITE_TIMEOUT_MS;
     let report: VTestReport | undefined;
     let printed = 0;
     for (;;) {
@@ -53,6 +56,17 @@ export async function runSuitePhase(browser: Browser, workDir: string): Promise<
       }
       printed = report?.results.length ?? 0;
       if (report?.done) break;
+      if (!report && Date.now() > started + START_TIMEOUT_MS) {
+        const o = {
+          name: 'suite started',
+          ok: false,
+          error: `the extension host did not load ${path.join(SUITE_OUT, 'index.js')} within ${START_TIMEOUT_MS} ms; server log: ${server.logFile}`,
+          durationMs: START_TIMEOUT_MS,
+        };
+        outcome.results.push(o);
+        printOutcome(phase, o);
+        break;
+      }
       if (Date.now() > deadline) {
         const o = {
           name: 'suite finished',

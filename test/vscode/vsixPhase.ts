@@ -9,6 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { openPage } from './browser';
+import { buildExtension } from './buildTests';
 import { ensureCodeServer } from './codeServer';
 import { startCodeServer } from './codeServerSession';
 import { writeDemoWorkspace } from './demoWorkspace';
@@ -42,6 +43,7 @@ export async function runVsixPhase(browser: Browser, workDir: string): Promise<P
   const extensionsDir = path.join(workDir, 'vsix-extensions');
   const packed = await step(outcome, 'npm run package builds a .vsix with exactly the runtime files', async () => {
     vsix = packageVsix();
+    buildExtension(); // back to the development build (source maps) the other phases and F5 use
     const { entries, missing, unexpected } = vsixContents(vsix);
     if (missing.length || unexpected.length) {
       throw new Error(`missing: ${missing.join(', ') || '-'}; unexpected: ${unexpected.join(', ') || '-'}`);

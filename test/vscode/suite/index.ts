@@ -86,6 +86,7 @@ function loadTestFiles(dir: string, reporter: Reporter): { file: string; tests: 
 /** Runs the suite; resolves when every test passed, rejects otherwise. */
 export async function run(): Promise<void> {
   const reporter = new Reporter(process.env.OCDB_VTEST_RESULTS);
+  reporter.flush(); // an empty report tells the driving script the extension host has loaded the suite
   const grep = process.env.OCDB_VTEST_GREP;
   const defaultTimeout = Number(process.env.OCDB_VTEST_TIMEOUT_MS) || DEFAULT_TIMEOUT_MS;
   try {

@@ -7,19 +7,20 @@
  * the CLI and the extension both call this.
  */
 import { readdirSync, statSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve, sep } from 'node:path';
 import { OcdbError } from '../model';
 import type { RunStore } from '../store';
 import { importFile } from './importFile';
 import type { FileResult, ImportOptions, ImportSummary } from './types';
 
-function isSubagentOfSession(file: string): boolean {
-  // <dir>/<session>/subagents/agent-x.jsonl is read together with <dir>/<session>.jsonl
+/** True for <dir>/<session>/subagents/agent-x.jsonl when <dir>/<session>.jsonl is part of the same walk (it reads them). */
+function isSubagentOfSession(file: string, root: string): boolean {
   const subDir = dirname(file);
   if (basename(subDir) !== 'subagents') return false;
-  const sessionDir = dirname(subDir);
+  const sessionFile = `${dirname(subDir)}.jsonl`;
+  if (!sessionFile.startsWith(root + sep)) return false;
   try {
-    return statSync(`${sessionDir}.jsonl`).isFile();
+    return statSync(sessionFile).isFile();
   } catch {
     return false;
   }
@@ -34,7 +35,7 @@ export function listTraceFiles(dir: string): string[] {
       const p = join(d, name);
       const st = statSync(p);
       if (st.isDirectory()) walk(p);
-      else if (st.isFile() && /\.(jsonl|json)$/i.test(name) && !isSubagentOfSession(p)) out.push(p);
+      else if (st.isFile() && /\.(jsonl|json)$/i.test(name) && !isSubagentOfSession(p, dir)) out.push(p);
     }
   };
   walk(dir);

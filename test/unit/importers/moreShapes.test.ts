@@ -177,3 +177,20 @@ describe('subagent transcripts with parents outside the file', () => {
     assert.equal(t.store.getRun(summary.runIds[0] as string).agentId, 'claude-code/subagent');
   });
 });
+
+describe('importing a subagents folder on its own', () => {
+  it('imports the subagent transcripts there, unlinked', async () => {
+    const t = tempStore();
+    try {
+      const dir = path.join(path.dirname(SESSION_FILE), '7f3c2a10-5d4e-4b8a-9c1f-2e6d8b0a4c11', 'subagents');
+      const summary = await importPath(t.store, dir);
+      assert.equal(summary.imported, 1);
+      const run = t.store.getRun(summary.runIds[0] as string);
+      assert.equal(run.agentId, 'claude-code/subagent');
+      assert.equal(run.toolCallCount, 2);
+      assert.equal(run.metadata.subagentOf, undefined);
+    } finally {
+      t.close();
+    }
+  });
+});

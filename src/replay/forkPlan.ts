@@ -191,6 +191,17 @@ export function planFork(store: RunStore, input: ForkConfig): ForkPlan {
       ...(mockMissing ? { mockMissing } : {}),
     });
   }
+  if (config.promptVersionOverride !== undefined) {
+    const metadata = store.getRun(config.sourceRunId).metadata;
+    const templates = metadata.promptTemplates;
+    const known =
+      typeof templates === 'object' && templates !== null && Object.hasOwn(templates, config.promptVersionOverride);
+    if (!known && typeof metadata.promptTemplate !== 'string') {
+      warnings.push(
+        `the run keeps no prompt template for ${config.promptVersionOverride} (metadata.promptTemplates): the built-in runner keeps the recorded system prompt; run the agent program to use the new prompt`,
+      );
+    }
+  }
   for (const name of Object.keys(config.toolPolicyMap ?? {})) {
     if (name !== '*' && !byTool.has(name)) {
       warnings.push(`toolPolicyMap names ${name}, which the run never called`);

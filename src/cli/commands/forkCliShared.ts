@@ -32,9 +32,9 @@ export const MODEL_OPTIONS = {
 } as const;
 
 export const MODEL_HELP = [
-  '  --base-url <url>       OpenAI-compatible endpoint for real / override models (default $OCDB_MODEL_BASE_URL)',
-  '  --api-key-env <VAR>    environment variable holding the API key (default $OCDB_MODEL_API_KEY_ENV, else none)',
-  '  --model-name <model>   model when the run names none (default $OCDB_MODEL)',
+  '  --base-url <url>            OpenAI-compatible endpoint for real / override models (default $OCDB_MODEL_BASE_URL)',
+  '  --api-key-env <VAR>         environment variable holding the API key (default $OCDB_MODEL_API_KEY_ENV, else none)',
+  '  --model-name <model>        model when the run names none (default $OCDB_MODEL)',
 ].join('\n');
 
 /** The chat model for real / override runs, or undefined when no endpoint is configured. */

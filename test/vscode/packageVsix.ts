@@ -1,7 +1,8 @@
 /**
  * `npm run package`: a production build (`node esbuild.mjs --production`) packed by @vscode/vsce into
  * out/<name>-<version>.vsix. .vscodeignore keeps it to dist/, media/, the docs and better-sqlite3's runtime (its
- * native binary included — the one module esbuild leaves external); `vsixContents` checks exactly that.
+ * native binary included — the one module esbuild leaves external); `vsixContents` checks exactly that. Relative
+ * links in README.md stay as written (no repository URL to rewrite them against), so a README screenshot packs.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -47,11 +48,15 @@ export function packageVsix(): string {
   const out = vsixPath();
   fs.mkdirSync(path.dirname(out), { recursive: true });
   fs.rmSync(out, { force: true });
-  const r = spawnSync(process.execPath, [VSCE, 'package', '--allow-missing-repository', '--out', out], {
-    cwd: REPO_ROOT,
-    stdio: ['ignore', 'pipe', 'inherit'],
-    encoding: 'utf8',
-  });
+  const r = spawnSync(
+    process.execPath,
+    [VSCE, 'package', '--allow-missing-repository', '--no-rewrite-relative-links', '--out', out],
+    {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'pipe', 'inherit'],
+      encoding: 'utf8',
+    },
+  );
   if (r.status !== 0 || !fs.existsSync(out)) throw new Error(`vsce package failed (exit ${r.status}):\n${r.stdout}`);
   return out;
 }

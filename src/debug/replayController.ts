@@ -44,6 +44,9 @@ export const ForkRequestArgsSchema = z.object({
   /** The ForkConfig without its source (taken from checkpointId); contextPatch defaults to the staged edits. */
   forkConfig: z
     .object({
+      /** Accepted so a whole ForkConfig can be sent; must agree with checkpointId. */
+      sourceRunId: z.string().min(1).optional(),
+      sourceCheckpointId: z.string().min(1).optional(),
       modelOverride: ModelOverrideSchema.optional(),
       contextPatch: z.record(z.string(), z.unknown()).optional(),
       toolPolicyMap: z.record(z.string(), ReplayPolicySchema).optional(),
@@ -244,16 +247,31 @@ export class ReplayController {
   /** Creates a fork through the one ForkService; the staged edits are its default contextPatch. */
   fork(rawArgs: unknown): { runId: string; forkRequestId: string; sourceRunId: string } {
     const args = parseWith(ForkRequestArgsSchema, rawArgs ?? {}, 'fork request');
-    const checkpointId = args.checkpointId ?? this.cursor.current.checkpointId;
+    const { sourceRunId, sourceCheckpointId, ...rest } = args.forkConfig;
+    if (args.checkpointId && sourceCheckpointId && args.checkpointId !== sourceCheckpointId) {
+      throw new OcdbError(
+        'InvalidInput',
+        `fork request: checkpointId ${args.checkpointId} and forkConfig.sourceCheckpointId ${sourceCheckpointId} differ; send one.`,
+        { path: 'forkConfig.sourceCheckpointId' },
+      );
+    }
+    const checkpointId = args.checkpointId ?? sourceCheckpointId ?? this.cursor.current.checkpointId;
     const source = this.store.getCheckpoint(checkpointId);
+    if (sourceRunId && sourceRunId !== source.runId) {
+      throw new OcdbError(
+        'InvalidInput',
+        `fork request: checkpoint ${checkpointId} belongs to run ${source.runId}, not forkConfig.sourceRunId ${sourceRunId}.`,
+        { path: 'forkConfig.sourceRunId' },
+      );
+    }
     const staged = this.stagedPatch?.checkpointId === checkpointId ? this.stagedPatch.contextPatch : undefined;
     const config: ForkConfig = parseWith(
       ForkConfigSchema,
       {
-        ...args.forkConfig,
+        ...rest,
         sourceRunId: source.runId,
         sourceCheckpointId: checkpointId,
-        contextPatch: args.forkConfig.contextPatch ?? staged,
+        contextPatch: rest.contextPatch ?? staged,
       },
       'fork request forkConfig',
     );

@@ -192,6 +192,10 @@ describe('DAP state, evaluation and edits', () => {
     assert.equal(s.getCheckpointAt(runId, 0).runtimeContext.user.roleId, 'auditor', 'the staged edit is the patch');
     s.close();
     await assert.rejects(dc.customRequest('fork', { checkpointId: 42 }), /checkpointId/);
+    await assert.rejects(
+      dc.customRequest('fork', { forkConfig: { sourceRunId: 'demo-coding-fix' } }),
+      /belongs to run demo-support-refund, not forkConfig\.sourceRunId demo-coding-fix/,
+    );
   });
 
   it('bad launch arguments answer errors naming the run, path or field, and the adapter stays up', async () => {

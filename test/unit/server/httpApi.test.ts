@@ -191,6 +191,39 @@ describe('HTTP API queries and forks', () => {
     assert.equal((await get('/forks/ghost')).status, 404);
   });
 
+  it('lists pending manual_confirm questions and takes one answer', async () => {
+    store.createConfirmation({
+      confirmationId: 'conf-1',
+      forkRequestId: 'fr-x',
+      runId: 'demo-support-refund',
+      toolName: 'send_email',
+      args: { to: 'dana.kim@example.com' },
+      sideEffectLevel: 'external_irreversible',
+      createdAt: Date.now(),
+      expiresAt: Date.now() + 60_000,
+    });
+    const pending = (await get('/confirmations?status=pending')).body as {
+      confirmations: { confirmationId: string; toolName: string }[];
+    };
+    assert.deepEqual(
+      pending.confirmations.map((c) => [c.confirmationId, c.toolName]),
+      [['conf-1', 'send_email']],
+    );
+    const bad = await post('/confirmations/conf-1', { answer: 'maybe' });
+    assert.equal(bad.status, 400);
+    assert.equal(errorOf(bad.body).path, 'answer');
+    const ok = await post('/confirmations/conf-1', { answer: 'mock', mockResult: { queued: false } });
+    assert.equal(ok.status, 200);
+    assert.deepEqual((ok.body as { mockResult: unknown }).mockResult, { queued: false });
+    const again = await post('/confirmations/conf-1', { answer: 'allow_once' });
+    assert.equal(again.status, 400);
+    assert.match(errorOf(again.body).message, /already answered/);
+    assert.equal(
+      ((await get('/confirmations?status=pending')).body as { confirmations: unknown[] }).confirmations.length,
+      0,
+    );
+  });
+
   it('runs a fork in the background with run: true and reports it on GET /forks/:id', async () => {
     const from = store.listCheckpoints('demo-coding-fix')[0]?.checkpointId;
     const res = await post('/fork', {

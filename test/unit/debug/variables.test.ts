@@ -1,0 +1,86 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { FrameRef } from '../../../src/debug/frames';
+import type { StagedPatch } from '../../../src/debug/stagedEdits';
+import { LONG_STRING, Variables, previewValue } from '../../../src/debug/variables';
+import { RunView } from '../../../src/replay/runView';
+import type { SqliteRunStore } from '../../../src/store';
+import { openDemoStore } from '../replay/demoStore';
+
+describe('Variables', () => {
+  let store: SqliteRunStore;
+  let view: RunView;
+  let staged: StagedPatch | undefined;
+  let vars: Variables;
+  let end: FrameRef;
+  before(() => {
+    store = openDemoStore();
+    view = new RunView(store, 'demo-support-refund');
+    vars = new Variables(
+      (ref) => ref.view.load(ref.index),
+      () => staged,
+    );
+    end = { view, index: view.summaries.length - 1 };
+  });
+  after(() => store.close());
+
+  const scope = (ref: FrameRef, name: string) => {
+    const s = vars.scopes(ref).find((x) => x.name === name);
+    assert.ok(s, name);
+    return s;
+  };
+
+  it('pages large arrays by start and count', () => {
+    const messages = scope(end, 'Messages');
+    assert.equal(messages.indexedVariables, view.load(end.index).messages.length);
+    const page = vars.variables(messages.variablesReference, 5, 4);
+    assert.deepEqual(
+      page.map((v) => v.name),
+      ['5', '6', '7', '8'],
+    );
+    assert.deepEqual(
+      page.map((v) => v.evaluateName),
+      ['messages[5]', 'messages[6]', 'messages[7]', 'messages[8]'],
+    );
+  });
+
+  it('shortens long strings in the value and gives them whole as one child', () => {
+    const long = 'x'.repeat(LONG_STRING + 50);
+    assert.ok(previewValue(long).length < long.length);
+    const checkpoint = vars.variables(scope(end, 'Checkpoint').variablesReference);
+    const prompt = checkpoint.find((v) => v.name === 'systemPrompt');
+    assert.ok(prompt && prompt.variablesReference > 0);
+    const [whole] = vars.variables(prompt.variablesReference);
+    assert.equal(whole?.value, view.load(end.index).systemPrompt);
+  });
+
+  it('tool ledger entries carry args, result or error, side effect, policy and duration', () => {
+    const ledger = vars.variables(scope(end, 'Tool Ledger').variablesReference);
+    const failed = ledger.find((v) => v.value.includes('✗'));
+    assert.ok(failed);
+    const fields = Object.fromEntries(vars.variables(failed.variablesReference).map((v) => [v.name, v.value]));
+    assert.equal(fields.toolName, '"get_shipping_events"');
+    assert.equal(fields.sideEffectLevel, '"read_only"');
+    assert.equal(fields.durationMs, '10004');
+    assert.ok(fields.error && fields.args && fields.replayPolicy);
+  });
+
+  it('the Runtime Context shows staged edits at the checkpoint they were made at, and knows its paths', () => {
+    const cp = view.load(0);
+    staged = { runId: view.runId, checkpointId: cp.checkpointId, contextPatch: { user: { roleId: 'auditor' } } };
+    const ctx = vars.variables(scope({ view, index: 0 }, 'Runtime Context').variablesReference);
+    const user = ctx.find((v) => v.name === 'user');
+    assert.ok(user);
+    const roleId = vars.variables(user.variablesReference).find((v) => v.name === 'roleId');
+    assert.equal(roleId?.value, '"auditor"');
+    assert.equal(roleId?.evaluateName, 'runtimeContext.user.roleId');
+    assert.deepEqual(vars.container(user.variablesReference)?.contextPath, ['user']);
+    const elsewhere = vars.variables(scope({ view, index: 1 }, 'Runtime Context').variablesReference);
+    const user1 = elsewhere.find((v) => v.name === 'user');
+    assert.equal(
+      vars.variables(user1?.variablesReference ?? 0).find((v) => v.name === 'roleId')?.value,
+      '"support_agent"',
+    );
+    staged = undefined;
+  });
+});

@@ -51,6 +51,8 @@ export class ContextEditorHost implements vscode.WebviewViewProvider, vscode.Dis
     this.disposables.push(
       view.webview.onDidReceiveMessage((data: unknown) => this.onMessage(data)),
       view.onDidDispose(() => {
+        // a late dispose of an older page must not orphan a newer one
+        if (this.view !== view) return;
         this.view = undefined;
         this.ready = false;
       }),

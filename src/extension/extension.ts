@@ -52,12 +52,20 @@ function wire(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): A
   const treeView = vscode.window.createTreeView(VIEWS.runs, { treeDataProvider: tree, showCollapseAll: true });
   subs.push(connection, transcripts, tree, treeView);
 
+  /** Reveals a node; retried briefly because a run just written may not be in the view's refreshed children yet. */
   const reveal = async (node: RunsNode | undefined, select: boolean) => {
     if (!node) return;
-    try {
-      await treeView.reveal(node, { select, focus: false, expand: node.kind === 'run' ? false : true });
-    } catch (e) {
-      log.debug(`reveal ${node.id} failed: ${String(e)}`);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await treeView.reveal(node, { select, focus: false, expand: node.kind === 'run' ? false : true });
+        return;
+      } catch (e) {
+        if (attempt >= 5) {
+          log.debug(`reveal ${node.id} failed: ${String(e)}`); // e.g. a run beyond the loaded page
+          return;
+        }
+        await new Promise((r) => setTimeout(r, 200 * attempt));
+      }
     }
   };
   const ctx: ExtensionContextObject = {
@@ -65,7 +73,11 @@ function wire(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): A
     log,
     connection,
     transcripts,
-    revealRun: (runId) => reveal(tree.runNode(runId), true),
+    revealRun: async (runId) => {
+      connection.poll();
+      tree.relist(runId);
+      await reveal(tree.runNode(runId), true);
+    },
     revealCheckpoint: (runId, checkpointId) => reveal(tree.checkpointNodeOf(runId, checkpointId), true),
     startReplay: async (runId, checkpointId) =>
       vscode.debug.startDebugging(
@@ -100,6 +112,11 @@ function wire(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): A
       if (!p) return;
       editor.show(p.run.runId, p.checkpoint.checkpointId);
       if (treeView.visible) void ctx.revealCheckpoint(p.run.runId, p.checkpoint.checkpointId);
+    }),
+    // a hidden tree (the Run and Debug view took the sidebar) catches up when it is shown again
+    treeView.onDidChangeVisibility((e) => {
+      const p = tracker.position;
+      if (e.visible && p) void ctx.revealCheckpoint(p.run.runId, p.checkpoint.checkpointId);
     }),
   );
 

@@ -269,6 +269,12 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
     return c ? this.checkpointNode(c) : undefined;
   }
 
+  /** Tells the view to re-list where `runId` sits (its parent, or the root), so a reveal finds a just-written run. */
+  relist(runId: string): void {
+    const parent = this.summary(runId)?.parentRunId;
+    this.emitter.fire(parent && this.summary(parent) ? this.runNode(parent) : undefined);
+  }
+
   /** Shows the next page of runs. */
   loadMore(): void {
     this.shown += RUNS_PAGE_SIZE;

@@ -91,6 +91,9 @@ export interface ToolTableRow {
   recordedPolicy?: ReplayPolicy;
   /** What the user picked ('' = not set). */
   chosen: ReplayPolicy | '';
+  /** What applies when nothing is picked for this tool: '*' if set, else the recorded policy. */
+  fallback?: ReplayPolicy;
+  fallbackSource: 'wildcard' | 'recorded';
   /** The policy the fork will apply (from the last plan). */
   effective?: ReplayPolicy;
   /** A mock result editor is shown (effective policy mock_result). */
@@ -102,8 +105,16 @@ export interface ToolTableRow {
 /** '*' first, then the plan's tools in its order. */
 export function toolTable(plan: PlanView | undefined, draft: ForkDraft): ToolTableRow[] {
   const hazards = new Set(plan?.hazards.map((h) => h.toolName) ?? []);
+  const wildcard = draft.policies['*'] ?? '';
   const rows: ToolTableRow[] = [
-    { toolName: '*', chosen: draft.policies['*'] ?? '', showMock: false, mockMissing: false, hazardous: false },
+    {
+      toolName: '*',
+      chosen: wildcard,
+      fallbackSource: 'recorded',
+      showMock: false,
+      mockMissing: false,
+      hazardous: false,
+    },
   ];
   for (const t of plan?.tools ?? []) {
     rows.push({
@@ -111,6 +122,8 @@ export function toolTable(plan: PlanView | undefined, draft: ForkDraft): ToolTab
       sideEffectLevel: t.sideEffectLevel,
       recordedPolicy: t.recordedPolicy,
       chosen: draft.policies[t.toolName] ?? '',
+      fallback: wildcard === '' ? t.recordedPolicy : wildcard,
+      fallbackSource: wildcard === '' ? 'recorded' : 'wildcard',
       effective: t.policy,
       showMock: t.policy === 'mock_result',
       mockMissing: t.mockMissing === true && (draft.mocks[t.toolName] ?? '').trim() === '',

@@ -157,60 +157,63 @@ export function modelControls(checkpoint: EditorCheckpoint, draft: ForkDraft, ha
   );
 }
 
-/** A policy picker; `''` is "not set" (shown with what applies instead). */
+/** A policy picker; `''` is "not set", labelled with what applies then ('*' or the recorded policy). */
 function policyPicker(row: ToolTableRow, onPolicy: (tool: string, policy: ReplayPolicy | '') => void): HTMLElement {
   const select = h('vscode-single-select', {
     'data-policy': row.toolName,
     'aria-label': `Policy of ${row.toolName}`,
-  }) as HTMLElement & {
-    value: string;
-  };
+  }) as HTMLElement & { value: string };
   const unset =
     row.toolName === '*'
       ? '(not set)'
-      : `(default: ${row.effective && row.chosen === '' ? row.effective : (row.recordedPolicy ?? '')})`;
-  select.appendChild(h('vscode-option', { value: '' }, unset));
-  for (const p of REPLAY_POLICIES) select.appendChild(h('vscode-option', { value: p }, p));
-  select.value = row.chosen;
+      : row.fallbackSource === 'wildcard'
+        ? `(from *: ${row.fallback ?? ''})`
+        : `(recorded: ${row.fallback ?? ''})`;
+  // `selected` on the option (not select.value): the value must hold before the element is upgraded
+  select.appendChild(h('vscode-option', { value: '', selected: row.chosen === '' }, unset));
+  for (const p of REPLAY_POLICIES) select.appendChild(h('vscode-option', { value: p, selected: row.chosen === p }, p));
   select.addEventListener('change', () => onPolicy(row.toolName, select.value as ReplayPolicy | ''));
   return select;
 }
 
-/** The tool-policy table: '*' and every tool of the ledger. */
+/** The tool-policy table: '*' and every tool of the ledger, each with its side-effect badge. */
 export function toolTable(
   rows: readonly ToolTableRow[],
   onPolicy: (tool: string, policy: ReplayPolicy | '') => void,
 ): HTMLElement {
   const body = h('tbody');
   for (const row of rows) {
+    const name = row.toolName === '*' ? '* (every other tool)' : row.toolName;
     body.appendChild(
       h(
         'tr',
         { class: row.hazardous ? 'hazardous' : '', 'data-tool': row.toolName },
-        h('td', { class: 'tool-name' }, row.toolName === '*' ? '* (every other tool)' : row.toolName),
-        h('td', {}, row.sideEffectLevel ? sideEffectBadge(row.sideEffectLevel) : ''),
-        h('td', {}, row.recordedPolicy ?? ''),
-        h('td', {}, policyPicker(row, onPolicy)),
-        h('td', {}, row.effective ?? '', row.hazardous ? icon('warning', 'would re-execute with side effects') : null),
+        h(
+          'td',
+          { class: 'tool-cell' },
+          h(
+            'div',
+            { class: 'tool-name' },
+            name,
+            row.hazardous ? icon('warning', 'would run again with side effects') : null,
+          ),
+          row.sideEffectLevel ? sideEffectBadge(row.sideEffectLevel) : null,
+        ),
+        h(
+          'td',
+          { class: 'policy-cell' },
+          policyPicker(row, onPolicy),
+          row.effective && row.chosen !== '' && row.effective !== row.chosen
+            ? h('div', { class: 'hint' }, `applies: ${row.effective}`)
+            : null,
+        ),
       ),
     );
   }
   return h(
     'table',
     { class: 'tools' },
-    h(
-      'thead',
-      {},
-      h(
-        'tr',
-        {},
-        h('th', {}, 'Tool'),
-        h('th', {}, 'Side effect'),
-        h('th', {}, 'Recorded'),
-        h('th', {}, 'Policy'),
-        h('th', {}, 'Applies'),
-      ),
-    ),
+    h('thead', {}, h('tr', {}, h('th', {}, 'Tool'), h('th', {}, 'Replay policy'))),
     body,
   );
 }

@@ -118,7 +118,16 @@ test("the tool table lists '*' first, then every tool of the ledger with its bad
   const search = rows.find((r) => r.toolName === 'search_kb');
   assert.equal(search?.showMock, true);
   assert.equal(search?.mockMissing, true, 'a mock_result tool without a mock is flagged');
-  assert.equal(rows.find((r) => r.toolName === 'issue_refund')?.sideEffectLevel, 'external_irreversible');
+  const refund = rows.find((r) => r.toolName === 'issue_refund');
+  assert.equal(refund?.sideEffectLevel, 'external_irreversible');
+  assert.deepEqual(
+    [refund?.fallbackSource, refund?.fallback],
+    ['recorded', 'forbid_replay'],
+    'unset shows the recorded policy',
+  );
+  draft.policies['*'] = 'reuse_result';
+  const withWildcard = toolTable(undefined, draft);
+  assert.equal(withWildcard[0]?.chosen, 'reuse_result');
 });
 
 test('the hazard report needs a tick per hazardous tool; ticking them lets the fork through ForkService', () => {

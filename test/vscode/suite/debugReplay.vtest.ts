@@ -2,7 +2,7 @@
  * "Replay agent run" in a real VS Code: vscode.debug.startDebugging with the
  * contributed debug type (inline adapter), stopping on entry, stepping
  * forwards and back through the session, reading frames, the status bar
- * position, the context editor following the frame, and a gutter breakpoint
+ * position, the tree revealing and the context editor following the frame, and a gutter breakpoint
  * on a transcript's tool-call line stopping there.
  */
 import * as assert from 'node:assert/strict';
@@ -45,6 +45,7 @@ export const tests: VTest[] = [
     async run() {
       const api = await extensionApi();
       await stopAllSessions();
+      await vscode.commands.executeCommand('agentTimeTravel.runs.focus');
       const started = await vscode.debug.startDebugging(vscode.workspace.workspaceFolders?.[0], config());
       assert.equal(started, true, 'the session started');
       const session = await waitFor('the agent-replay session', () => vscode.debug.activeDebugSession);
@@ -69,7 +70,15 @@ export const tests: VTest[] = [
         await waitFor('the status bar position', () => api.statusBar.text.includes('step 0/') && api.statusBar.text);
         assert.match(api.statusBar.text, /step 0\/\d+ · before_model_call/);
         assert.equal(api.tracker.position?.checkpoint.boundary, 'before_model_call');
-        assert.equal(api.editor.shown?.checkpointId, api.tracker.position?.checkpoint.checkpointId);
+        const current = api.tracker.position?.checkpoint.checkpointId;
+        assert.equal(api.editor.shown?.checkpointId, current, 'the context editor follows the frame');
+        // debugging took the sidebar; the Runs view catches up with the current checkpoint when shown again
+        await vscode.commands.executeCommand('workbench.view.extension.agentRuns');
+        await waitFor('the Runs view visible again', () => api.treeView.visible);
+        await waitFor(
+          'the tree to reveal the current checkpoint',
+          () => api.treeView.selection[0]?.id === `cp:${current}`,
+        );
       } finally {
         await stopAllSessions();
       }

@@ -16,20 +16,26 @@ export const tests: VTest[] = [
   {
     name: 'the editor page loads, says ready, and asks for a plan of the checkpoint it shows',
     async run() {
-      const { editor, ctx } = await extensionApi();
+      const { editor, ctx, treeView } = await extensionApi();
       const seen: PageMessage[] = [];
       const sub = editor.onDidReceive((m) => seen.push(m));
       try {
         const store = ctx.connection.getOrCreate();
         const at = store.listCheckpoints('demo-support-refund').find((c) => c.stepIndex === 3);
         assert.ok(at);
+        // the sidebar may still show Run and Debug from an earlier test: open Agent Runs first
+        await vscode.commands.executeCommand('workbench.view.extension.agentRuns');
+        await waitFor('the Agent Runs container', () => treeView.visible);
         await ctx.editCheckpoint('demo-support-refund', at.checkpointId, true);
         await vscode.commands.executeCommand(`${VIEWS.contextEditor}.focus`);
         await waitFor(
           'the page to plan the shown checkpoint',
           () => seen.find((m) => m.type === 'plan' && m.config.sourceCheckpointId === at.checkpointId),
           20_000,
-        );
+        ).catch((e: unknown) => {
+          const got = seen.map((m) => (m.type === 'plan' ? `plan(${m.config.sourceCheckpointId})` : m.type)).join(', ');
+          throw new Error(`${String(e)}; the page sent: ${got || 'nothing'}; wanted ${at.checkpointId}`);
+        });
         assert.equal(editor.shown?.checkpointId, at.checkpointId);
       } finally {
         sub.dispose();

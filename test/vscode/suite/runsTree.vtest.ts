@@ -110,6 +110,7 @@ export const tests: VTest[] = [
           return first && first.kind === 'run' && first.runId === 'vtest-live-run' && first;
         });
         assert.match(String(tree.getTreeItem(node).description), /^RUNNING/);
+        await vscode.commands.executeCommand('agentTimeTravel.runs.focus');
         await ctx.revealRun('vtest-live-run');
         await waitFor('the new run selected', () => treeView.selection[0]?.id === 'run:vtest-live-run');
         told.length = 0;

@@ -360,10 +360,14 @@ function short(v: unknown): string {
 }
 
 /**
- * The checkpoint where a replay diverged, as far as the store tells: a run
- * whose error has code `Diverged` (the fork runner's OcdbError) points at
- * `checkpointId` in the error or its details, or at metadata.divergence;
- * without a location, the last checkpoint.
+ * The checkpoint where a replay diverged, as far as the store tells. The fork
+ * runner stores a failed run's error as `{ code: 'diverged', message,
+ * divergence: { stepIndex, sourceCheckpointId, ... } }` (an OcdbError
+ * `Diverged` turned into JSON); `metadata.divergence` of the same shape is
+ * read too (a run that went on with a real model). The place is the
+ * checkpoint named by id when this run has it, else this run's last
+ * before_model_call of the divergent step (the prompt that differed), else
+ * its last checkpoint.
  */
 export function divergenceCheckpointId(
   run: { error?: unknown; metadata: Record<string, unknown> },
@@ -372,10 +376,17 @@ export function divergenceCheckpointId(
   const rec = (v: unknown): Record<string, unknown> | undefined =>
     typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : undefined;
   const err = rec(run.error);
-  const meta = rec(run.metadata.divergence);
-  const diverged = err?.code === 'Diverged' || err?.name === 'Diverged' || meta !== undefined;
-  if (!diverged) return undefined;
-  const candidates = [err?.checkpointId, rec(err?.details)?.checkpointId, meta?.checkpointId];
-  const id = candidates.find((c): c is string => typeof c === 'string' && summaries.some((s) => s.checkpointId === c));
-  return id ?? summaries[summaries.length - 1]?.checkpointId;
+  const code = typeof err?.code === 'string' ? err.code.toLowerCase() : undefined;
+  const fromError = code === 'diverged' || err?.name === 'Diverged';
+  const where =
+    (fromError ? (rec(err?.divergence) ?? rec(rec(err?.details)?.divergence) ?? err) : undefined) ??
+    rec(run.metadata.divergence);
+  if (!where) return undefined;
+  const ids = [where.checkpointId, where.sourceCheckpointId].filter((c): c is string => typeof c === 'string');
+  const own = ids.find((id) => summaries.some((s) => s.checkpointId === id));
+  if (own) return own;
+  const step = typeof where.stepIndex === 'number' ? where.stepIndex : undefined;
+  const calls = summaries.filter((s) => s.boundary === 'before_model_call');
+  const atStep = step === undefined ? undefined : calls.filter((s) => s.stepIndex === step).at(-1);
+  return (atStep ?? calls.at(-1) ?? summaries.at(-1))?.checkpointId;
 }

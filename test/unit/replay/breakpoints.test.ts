@@ -152,15 +152,39 @@ describe('breakpoints over a recorded run', () => {
     );
   });
 
-  it('replay divergence: a run whose error is Diverged stops at the named checkpoint', () => {
+  it("replay divergence: the fork runner's diverged error points at the prompt that differed", () => {
     const cps = refund.summaries;
     const at = cps[10]?.checkpointId;
     assert.equal(
-      divergenceCheckpointId({ error: { code: 'Diverged', details: { checkpointId: at } }, metadata: {} }, cps),
+      divergenceCheckpointId(
+        { error: { code: 'diverged', divergence: { sourceCheckpointId: at } }, metadata: {} },
+        cps,
+      ),
       at,
     );
-    assert.equal(divergenceCheckpointId({ error: { name: 'Diverged' }, metadata: {} }, cps), cps.at(-1)?.checkpointId);
+    const step3Call = cps.filter((c) => c.stepIndex === 3 && c.boundary === 'before_model_call').at(-1);
+    assert.equal(
+      divergenceCheckpointId(
+        {
+          error: { code: 'diverged', message: 'x', divergence: { stepIndex: 3, sourceCheckpointId: 'elsewhere' } },
+          metadata: {},
+        },
+        cps,
+      ),
+      step3Call?.checkpointId,
+    );
+    assert.equal(divergenceCheckpointId({ metadata: { divergence: { stepIndex: 3 } } }, cps), step3Call?.checkpointId);
     assert.equal(divergenceCheckpointId({ error: { name: 'ToolError' }, metadata: {} }, cps), undefined);
+    const set = new BreakpointSet();
+    set.setExceptionFilters(['replayDivergence']);
+    const diverged = Object.assign(Object.create(Object.getPrototypeOf(refund) as object) as RunView, refund, {
+      divergenceCheckpointId: step3Call?.checkpointId,
+    });
+    const stops = allStops(diverged, set);
+    assert.deepEqual(
+      stops.map((s) => [s.index, s.reason]),
+      [[step3Call?.index, 'exception']],
+    );
   });
 
   it('globs are anchored', () => {

@@ -83,8 +83,21 @@ export function attachForkRun(env: RecorderEnv, forkRequestId: string, options: 
     confirmPollMs: options.confirmPollMs ?? 200,
   });
   store.transaction(() => {
+    // Claim it atomically: a second agent started with the same OCDB_FORK must not run it twice.
+    const now = store.getForkRequest(forkRequestId);
+    if (now.status !== 'pending' && now.status !== 'waiting_for_agent') {
+      throw new OcdbError(
+        'InvalidInput',
+        `OCDB_FORK=${forkRequestId}: another process has already run it (${now.status}).`,
+        {
+          forkRequestId,
+          status: now.status,
+          path: 'OCDB_FORK',
+        },
+      );
+    }
     store.setRunOwner(runId, { pid: process.pid, at: env.now() });
-    store.saveForkRequest({ ...request, status: 'running', updatedAt: env.now() });
+    store.saveForkRequest({ ...now, status: 'running', updatedAt: env.now() });
   });
   // A fork point before the model call replays that step: the agent's first checkpoint starts it again.
   const rewinds = first.boundary === 'before_prompt_build' || first.boundary === 'before_model_call';

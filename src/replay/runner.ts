@@ -84,8 +84,18 @@ export async function runFork(
     return { forkRequestId, runId, status: 'waiting_for_agent', checkpointCount: store.getRun(runId).checkpointCount };
   }
 
-  store.setRunOwner(runId, { pid: process.pid, at: now() });
-  service.setStatus(forkRequestId, 'running');
+  store.transaction(() => {
+    // Claim it atomically: two runners (or a runner and an agent program) must not run one fork twice.
+    const current = service.getRequest(forkRequestId);
+    if (current.status !== 'pending' && current.status !== 'waiting_for_agent') {
+      throw new OcdbError('InvalidInput', `Fork request ${forkRequestId} is already ${current.status}.`, {
+        forkRequestId,
+        status: current.status,
+      });
+    }
+    store.setRunOwner(runId, { pid: process.pid, at: now() });
+    service.setStatus(forkRequestId, 'running');
+  });
   const beat = setInterval(() => {
     try {
       store.heartbeat(runId, now());

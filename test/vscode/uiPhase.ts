@@ -1,6 +1,7 @@
 /**
  * Phase 2 of `npm run test:vscode`: the UI flows of ui/*.ui.ts, driven with Playwright against the workbench a user
- * sees (code-server + the extension under development + a fresh demo workspace), one page per file, screenshots
+ * sees (code-server + the extension under development + a fresh demo workspace, or an empty one when the file
+ * exports `workspace = 'empty'`), one page per file, screenshots
  * into test-results/screenshots/ (emptied first so every image is from this run).
  */
 import * as fs from 'node:fs';
@@ -11,7 +12,7 @@ import { REPO_ROOT } from './codeServer';
 import { startCodeServer } from './codeServerSession';
 import { writeDemoWorkspace } from './demoWorkspace';
 import { printOutcome, type PhaseOutcome, type TestOutcome } from './outcome';
-import type { UiTest } from './ui/uiTest';
+import type { UiTest, UiWorkspace } from './ui/uiTest';
 import { waitForWorkbench } from './ui/workbench';
 
 export const SCREENSHOTS = path.join(REPO_ROOT, 'test-results', 'screenshots');
@@ -52,11 +53,13 @@ export async function runUiPhase(browser: Browser, workDir: string): Promise<Pha
   const server = await startCodeServer({ dir: path.join(workDir, 'ui-server') });
   try {
     for (const file of files) {
-      const mod = (await import(path.join(UI_DIR, file))) as { tests?: UiTest[] };
+      const mod = (await import(path.join(UI_DIR, file))) as { tests?: UiTest[]; workspace?: UiWorkspace };
       const tests = (mod.tests ?? []).filter((t) => !grep || `${file} ${t.name}`.includes(grep));
       if (tests.length === 0) continue;
       const ws = path.join(workDir, `ui-workspace-${file.replace(/\.ui\.ts$/, '')}`);
-      const store = writeDemoWorkspace(ws);
+      let store = path.join(ws, '.ocdb', 'runs.db');
+      if (mod.workspace === 'empty') fs.mkdirSync(ws, { recursive: true });
+      else store = writeDemoWorkspace(ws);
       const logs: string[] = [];
       const page = await openPage(browser, server.url(ws, { extensionDevelopmentPath: REPO_ROOT }), (l) =>
         logs.push(l),

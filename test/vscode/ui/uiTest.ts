@@ -5,9 +5,12 @@
  */
 import type { Page } from 'playwright-core';
 
+/** What a file's workspace starts with (`export const workspace: UiWorkspace`); default `demo`. */
+export type UiWorkspace = 'demo' | 'empty';
+
 export interface UiContext {
   page: Page;
-  /** The workspace folder, holding the demo store at `.ocdb/runs.db`. */
+  /** The workspace folder, holding the demo store at `.ocdb/runs.db` (no store at all when `empty`). */
   workspace: string;
   store: string;
   /** Saves test-results/screenshots/<name>.png (the README names this folder). */

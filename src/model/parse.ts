@@ -40,17 +40,23 @@ function valueAt(root: unknown, path: ReadonlyArray<PropertyKey>): unknown {
 /**
  * Parses `value` with `schema`; on failure throws `InvalidInput` whose message
  * names the first offending field path (prefixed by `where`, e.g. a file name)
- * and whose details carry every issue.
+ * and whose details carry every issue. `basePath` places `value` inside a
+ * larger document (e.g. `['messages', 3]`) so the path names the whole way.
  */
-export function parseWith<S extends z.ZodType>(schema: S, value: unknown, where?: string): z.output<S> {
+export function parseWith<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  where?: string,
+  basePath: ReadonlyArray<PropertyKey> = [],
+): z.output<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issues = result.error.issues.map((issue) => ({
-    path: formatPath(issue.path),
+    path: formatPath([...basePath, ...issue.path]),
     message: issue.message,
   }));
   const first = result.error.issues[0];
-  const path = first ? formatPath(first.path) : '';
+  const path = first ? formatPath([...basePath, ...first.path]) : formatPath(basePath);
   const got = first ? describeValue(valueAt(value, first.path)) : '';
   const prefix = where ? `${where}: ` : '';
   const location = path === '' ? '(root)' : path;

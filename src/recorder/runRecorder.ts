@@ -103,7 +103,7 @@ export class RunRecorder {
       this.hooks = attach.hooks;
       this.step = attach.stepIndex;
       this.lastBoundary = attach.lastBoundary;
-      for (const record of attach.ledger) this.ledger.set(record.toolCallId, record);
+      for (const record of attach.ledger) this.ledger.set(record.toolCallId, deepFreeze(record));
     }
     if (env.heartbeatMs > 0) {
       this.timer = setInterval(() => this.beat(), env.heartbeatMs);
@@ -308,7 +308,7 @@ export class RunRecorder {
         startedAt: this.env.now(),
       }),
     );
-    if (record) this.ledger.set(toolCallId, record);
+    if (record) this.ledger.set(toolCallId, deepFreeze(record));
     if (opts.checkpoints !== false) this.checkpoint('before_tool_call', { toolCallId });
     return toolCallId;
   }
@@ -344,7 +344,7 @@ export class RunRecorder {
         endedAt,
       }),
     );
-    if (record) this.ledger.set(toolCallId, record);
+    if (record) this.ledger.set(toolCallId, deepFreeze(record));
     if (options.checkpoints === false) return;
     const toolName = record?.toolName ?? known?.toolName ?? 'unknown';
     const messages =
@@ -430,5 +430,18 @@ export function serializeError(value: unknown, outcome: ToolOutcome | 'error'): 
     return outcome === 'cancelled'
       ? { name: 'Cancelled', message: 'cancelled' }
       : { name: 'Error', message: 'unknown error' };
+  return value;
+}
+
+/**
+ * Ledger records are facts about the past: the recorder freezes them, which
+ * also lets the store recognise an unchanged record by identity instead of
+ * comparing it field by field at every checkpoint.
+ */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
   return value;
 }

@@ -1,15 +1,44 @@
 /** The `checkpoints` table: writing a checkpoint (its lists and blobs through ContentStore) and reading it back whole. */
-import { CheckpointSchema, MessageSchema, OcdbError, parseWith, type Checkpoint, type Message } from '../model';
+import { z } from 'zod';
+import {
+  CheckpointSchema,
+  MessageSchema,
+  OcdbError,
+  ToolCallRecordSchema,
+  parseWith,
+  type Checkpoint,
+  type Message,
+} from '../model';
 import { compact, json, rowToCheckpointSummary, str, toJson } from './rowCodec';
 import type { CheckpointSummary } from './runStore';
 import type { SqlRow } from './sqlDriver';
 import type { StoreContext } from './storeContext';
 
+/**
+ * A checkpoint whose two growing lists are not validated yet: appendCheckpoint
+ * validates only the items that differ from the run's previous checkpoint, so
+ * a long conversation or ledger costs O(new items) per append, not O(all).
+ */
+export const CheckpointShellSchema = CheckpointSchema.extend({
+  messages: z.array(z.unknown()),
+  toolLedgerSnapshot: z.array(z.unknown()),
+});
+export type CheckpointShell = z.infer<typeof CheckpointShellSchema>;
+
+const WHERE = 'checkpoint';
+const parseMessage = (raw: unknown, i: number) => parseWith(MessageSchema, raw, WHERE, ['messages', i]);
+const parseLedgerRecord = (raw: unknown, i: number) =>
+  parseWith(ToolCallRecordSchema, raw, WHERE, ['toolLedgerSnapshot', i]);
+
 export class CheckpointTable {
   constructor(private readonly ctx: StoreContext) {}
 
-  /** Inserts a validated checkpoint at the end of its run (inside the caller's transaction). */
-  insert(cp: Checkpoint): CheckpointSummary {
+  /**
+   * Inserts a checkpoint at the end of its run (inside the caller's
+   * transaction). A `Checkpoint` is taken as validated; a `CheckpointShell`
+   * gets its new list items validated here.
+   */
+  insert(cp: Checkpoint | CheckpointShell, validateItems = false): CheckpointSummary {
     const existing = this.ctx.sql('SELECT run_id FROM checkpoints WHERE checkpoint_id = ?').get(cp.checkpointId);
     if (existing) {
       throw new OcdbError(
@@ -20,8 +49,16 @@ export class CheckpointTable {
     }
     const run = this.ctx.requireRunRow(cp.runId);
     const index = Number(run.checkpoint_count);
-    const messagesNode = this.ctx.content.putList(cp.messages, `m:${cp.runId}`);
-    const ledgerNode = this.ctx.content.putList(cp.toolLedgerSnapshot, `l:${cp.runId}`);
+    const messagesNode = this.ctx.content.putList(
+      cp.messages,
+      `m:${cp.runId}`,
+      validateItems ? parseMessage : undefined,
+    );
+    const ledgerNode = this.ctx.content.putList(
+      cp.toolLedgerSnapshot,
+      `l:${cp.runId}`,
+      validateItems ? parseLedgerRecord : undefined,
+    );
     const contextHash = this.ctx.content.putValue(cp.runtimeContext);
     const promptHash = cp.systemPrompt === undefined ? null : this.ctx.content.putValue(cp.systemPrompt);
     this.ctx

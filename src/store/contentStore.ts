@@ -35,11 +35,31 @@ class Lru<K, V> {
   }
 }
 
-/** The values and node ids of the last list written for one key, to find the shared prefix fast. */
+/**
+ * The last list written for one key, to find the shared prefix fast: the
+ * caller's items (for the identity fast path), private structural copies of
+ * them (for everything else) and the node ids of each prefix.
+ */
 interface ListMemo {
+  originals: readonly unknown[];
   values: readonly unknown[];
   nodes: number[];
 }
+
+const deepFrozen = new WeakSet<object>();
+
+/** True when nothing in `value` can change any more (cached: a frozen object stays frozen). */
+function isDeepFrozen(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return true;
+  if (deepFrozen.has(value)) return true;
+  if (!Object.isFrozen(value)) return false;
+  for (const v of Object.values(value)) if (!isDeepFrozen(v)) return false;
+  deepFrozen.add(value);
+  return true;
+}
+
+/** Validates (and normalises) one new item of a list; gets its index for located errors. */
+export type ItemParser = (raw: unknown, index: number) => unknown;
 
 /** A private structural copy that shares the (immutable) strings: cheap, and safe from later mutation by the caller. */
 function snapshot(value: unknown): unknown {
@@ -120,27 +140,39 @@ export class ContentStore {
    * Stores a list of values as a chain of nodes and returns the last node's id.
    * `memoKey` names the sequence this list continues (e.g. a run's messages):
    * the shared prefix with the previous list of that key is found by
-   * structural comparison against a private copy, so only new items are
-   * serialized, hashed and written.
+   * identity (deep-frozen items) or structural comparison against a private
+   * copy, so only new items are validated (`parseItem`), serialized, hashed
+   * and written.
    */
-  putList(values: readonly unknown[], memoKey?: string): number {
+  putList(raw: readonly unknown[], memoKey?: string, parseItem?: ItemParser): number {
     const memo = memoKey ? this.memos.get(memoKey) : undefined;
     let shared = 0;
     if (memo) {
-      const max = Math.min(memo.values.length, values.length);
-      while (shared < max && sameValue(memo.values[shared], values[shared])) shared++;
+      const max = Math.min(memo.values.length, raw.length);
+      while (shared < max) {
+        const item = raw[shared];
+        // The same deep-frozen object cannot have changed; anything else is compared with the private copy.
+        const same = (item === memo.originals[shared] && isDeepFrozen(item)) || sameValue(memo.values[shared], item);
+        if (!same) break;
+        shared++;
+      }
     }
     const nodes = memo ? memo.nodes.slice(0, shared) : [];
+    const originals = memo ? memo.originals.slice(0, shared) : [];
     const kept = memo ? memo.values.slice(0, shared) : [];
     let node = shared > 0 ? (nodes[shared - 1] as number) : EMPTY_LIST;
-    for (let i = shared; i < values.length; i++) {
-      const hash = this.putValue(values[i]);
+    for (let i = shared; i < raw.length; i++) {
+      const value = parseItem ? parseItem(raw[i], i) : raw[i];
+      const hash = this.putValue(value);
       const found = this.findNode.get(node, hash);
       node = found ? Number(found.id) : Number(this.insertNode.run(node, hash, i + 1).lastInsertRowid);
       nodes.push(node);
-      if (memoKey) kept.push(snapshot(values[i]));
+      if (memoKey) {
+        originals.push(raw[i]);
+        kept.push(snapshot(value));
+      }
     }
-    if (memoKey) this.memos.set(memoKey, { values: kept, nodes });
+    if (memoKey) this.memos.set(memoKey, { originals, values: kept, nodes });
     return node;
   }
 

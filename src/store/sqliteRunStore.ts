@@ -9,7 +9,6 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
   ArtifactRefSchema,
-  CheckpointSchema,
   DebugRunSchema,
   MessageSchema,
   OcdbError,
@@ -22,7 +21,7 @@ import {
   type ToolCallRecord,
 } from '../model';
 import { z } from 'zod';
-import { CheckpointTable } from './checkpointTable';
+import { CheckpointShellSchema, CheckpointTable } from './checkpointTable';
 import { ConfirmationTable } from './confirmationTable';
 import { ContentStore } from './contentStore';
 import { ForkRequestTable } from './forkRequestTable';
@@ -342,10 +341,10 @@ export class SqliteRunStore implements RunStore {
   // ---- checkpoints ------------------------------------------------------------
 
   appendCheckpoint(input: Checkpoint): CheckpointSummary {
-    const cp = parseWith(CheckpointSchema, input, 'checkpoint');
+    const cp = parseWith(CheckpointShellSchema, input, 'checkpoint');
     return this.transaction(() => {
       this.requireRunning(cp.runId);
-      return this.checkpoints.insert(cp);
+      return this.checkpoints.insert(cp, true);
     });
   }
 

@@ -71,6 +71,11 @@ export const tests: UiTest[] = [
         (f) => /step 0 · before_model_call/.test(f[0] ?? '') && f.length === before.length - 1,
         'the top frame to return to step 0 · before_model_call',
       );
+      // The status bar follows the replay position.
+      await page
+        .locator('.statusbar-item', { hasText: /step 0\/\d+ · before_model_call/ })
+        .first()
+        .waitFor();
       await screenshot('04-stepped-back');
     },
   },

@@ -14,6 +14,7 @@ import {
   openAgentRuns,
   row,
   waitForRuns,
+  viewPane,
   webviewContent,
   widenSideBar,
 } from './workbench';
@@ -43,6 +44,11 @@ export const tests: UiTest[] = [
       await debugToolbarButton(page, 'Step Over').waitFor({ timeout: 30_000 });
       const frames = await callStackFrames(page);
       assert.match(frames[0] ?? '', /step 0 · before_prompt_build/, `top frame: ${frames.join(' | ')}`);
+      // The Variables view shows the checkpoint's scopes.
+      const variables = viewPane(page, 'Variables');
+      for (const scope of ['Checkpoint', 'Messages', 'Runtime Context', 'Tool Ledger']) {
+        await row(variables, scope).first().waitFor({ timeout: 15_000 });
+      }
       await screenshot('02-replay-paused');
     },
   },

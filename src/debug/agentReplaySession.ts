@@ -235,7 +235,9 @@ export class AgentReplaySession extends LoggingDebugSession {
 
   private move(response: DebugProtocol.Response, fn: (ctl: ReplayController) => StopInfo): void {
     this.handle(response, () => {
-      const stop = fn(this.controller());
+      const ctl = this.controller();
+      if (ctl.refresh()) this.sources?.forget(ctl.view.runId); // a run still being recorded has grown
+      const stop = fn(ctl);
       this.sendResponse(response);
       this.report(stop);
     });
@@ -273,7 +275,7 @@ export class AgentReplaySession extends LoggingDebugSession {
       const ctl = this.controller();
       const view = this.viewOfSource(args.source);
       const at =
-        view === ctl.view
+        view.runId === ctl.view.runId
           ? checkpointAtLine(view.transcript(), this.convertClientLineToDebugger(args.line))
           : undefined;
       response.body = {
@@ -295,7 +297,7 @@ export class AgentReplaySession extends LoggingDebugSession {
   ): void {
     this.move(response, (c) => {
       const ref = this.frames.get(args.frameId);
-      if (!ref || ref.view !== c.view) {
+      if (!ref || ref.view.runId !== c.view.runId) {
         throw new OcdbError('InvalidInput', 'Only frames of the replayed run can be restarted.', { path: 'frameId' });
       }
       return c.jump(ref.index, 'restart');

@@ -25,7 +25,7 @@ export function setSourceBreakpoints(
   source: DebugProtocol.Source,
 ): DebugProtocol.Breakpoint[] {
   const specs = (args.breakpoints ?? []).map((b) => ({ ...b, line: lines.toDebugger(b.line) }));
-  const foreign = view !== replayed;
+  const foreign = view.runId !== replayed.runId;
   return set.setSourceBreakpoints(view.runId, view.transcript(), specs).map((r) => ({
     id: r.id,
     verified: r.verified && !foreign,

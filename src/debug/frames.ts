@@ -114,12 +114,12 @@ export function toStackFrame(
   const where = source(ref.view, ref.index);
   const frame: DebugProtocol.StackFrame = {
     id,
-    name: ref.view === current ? frameName(s) : `${frameName(s)} (${ref.view.runId})`,
+    name: ref.view.runId === current.runId ? frameName(s) : `${frameName(s)} (${ref.view.runId})`,
     source: where.source,
     line: where.line,
     column: 1,
-    canRestart: ref.view === current,
+    canRestart: ref.view.runId === current.runId,
   };
-  if (ref.view !== current) frame.presentationHint = 'subtle';
+  if (ref.view.runId !== current.runId) frame.presentationHint = 'subtle';
   return frame;
 }

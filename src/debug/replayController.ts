@@ -59,8 +59,8 @@ export const ForkRequestArgsSchema = z.object({
 
 export class ReplayController {
   readonly breakpoints = new BreakpointSet();
-  readonly cursor: ReplayCursor;
-  readonly view: RunView;
+  private cursorNow: ReplayCursor;
+  private viewNow: RunView;
   private readonly views = new Map<string, RunView>();
   private stagedPatch: StagedPatch | undefined;
   lastStop: StopInfo | undefined;
@@ -69,9 +69,9 @@ export class ReplayController {
     readonly store: RunStore,
     readonly args: ResolvedLaunchArgs,
   ) {
-    this.view = new RunView(store, args.runId);
+    this.viewNow = new RunView(store, args.runId);
     this.views.set(this.view.runId, this.view);
-    this.cursor = new ReplayCursor(this.view.summaries);
+    this.cursorNow = new ReplayCursor(this.viewNow.summaries);
     if (args.checkpointId) {
       const at = this.view.indexOf(args.checkpointId);
       if (at === undefined) {
@@ -99,6 +99,31 @@ export class ReplayController {
 
   close(): void {
     this.store.close();
+  }
+
+  /** The replayed run as last read. */
+  get view(): RunView {
+    return this.viewNow;
+  }
+
+  get cursor(): ReplayCursor {
+    return this.cursorNow;
+  }
+
+  /**
+   * A run still being recorded grows while it is replayed: re-reads it when the store has more checkpoints
+   * (or a new status) than the session saw, keeping the position. Returns true when it changed; earlier
+   * checkpoints and their transcript lines stay where they were.
+   */
+  refresh(): boolean {
+    const seen = this.viewNow.run;
+    if (seen.status !== 'running') return false;
+    const now = this.store.getRun(seen.runId);
+    if (now.checkpointCount === seen.checkpointCount && now.status === seen.status) return false;
+    this.viewNow = new RunView(this.store, seen.runId);
+    this.views.set(seen.runId, this.viewNow);
+    this.cursorNow = new ReplayCursor(this.viewNow.summaries, this.cursorNow.index);
+    return true;
   }
 
   /** The view of `runId` (the replayed run or an ancestor), read once. */

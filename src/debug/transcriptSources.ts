@@ -36,6 +36,11 @@ export class TranscriptSources {
     return src;
   }
 
+  /** Forgets `runId`'s source so the next use re-renders and rewrites it (the run grew). */
+  forget(runId: string): void {
+    this.sources.delete(runId);
+  }
+
   /** The run a source is the transcript of; InvalidInput for any other file. */
   runIdOf(source: DebugProtocol.Source): string {
     const runId = source.sourceReference

@@ -245,6 +245,11 @@ export class ReplayController {
     if (context === 'hover') {
       const hovered = hoverToolResult(expression, ref.view.ledger);
       if (hovered.found) return hovered.value;
+      const value = evaluateExpression(expression, this.state(ref));
+      // hovering any word of a transcript must not pop up `null`: no value, no hover
+      if (value === null)
+        throw new OcdbError('InvalidInput', `${expression} has no value here.`, { path: 'expression' });
+      return value;
     }
     return evaluateExpression(expression, this.state(ref));
   }

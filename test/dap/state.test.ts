@@ -91,6 +91,8 @@ describe('DAP state, evaluation and edits', () => {
     const hover = await dc.evaluate('issue_refund', 'hover');
     assert.equal(hover.result, (await dc.evaluate('result')).result, 'hover shows the recorded result of the call');
     assert.notEqual(hover.result, 'null');
+    await assert.rejects(dc.evaluate('assistant', 'hover'), /no value here/, 'plain words show no hover');
+    assert.equal((await dc.evaluate('boundary', 'hover')).result, '"before_tool_call"');
     const last = await dc.evaluate('messages[-1].content', 'clipboard');
     assert.ok(last.result.length > 0);
     await assert.rejects(dc.evaluate('runtimeContext.(', 'repl'), /Expression `runtimeContext\.\(`/);

@@ -4,6 +4,7 @@
  * checkpoints). Deterministic: a fixed clock and ids derived from the run id.
  * Depends on the recorder and model only.
  */
+import { renderTemplate } from '../replay/promptRender';
 import { deepMerge, messageText, type Message, type ModelConfig, type RuntimeContextSnapshot } from '../model';
 import { Recorder, type RunRecorder } from '../recorder';
 import type { ReplayPolicy, SideEffectLevel } from '../model';
@@ -41,7 +42,10 @@ export interface AgentScript {
   runId: string;
   agentId: string;
   startedAt: number;
-  systemPrompt: string;
+  /** A fixed system prompt, or */
+  systemPrompt?: string;
+  /** a template rendered from the runtime context at every step (kept in run metadata as `promptTemplate`). */
+  promptTemplate?: string;
   model: ModelConfig;
   context: RuntimeContextSnapshot;
   firstUserMessage: string;
@@ -81,15 +85,23 @@ export function playScript(store: RunStore, script: AgentScript): string {
     clock += ms;
   };
   let context = script.context;
+  const promptFor = (ctx: RuntimeContextSnapshot): string =>
+    script.promptTemplate !== undefined
+      ? renderTemplate(script.promptTemplate, ctx, ctx.model.promptVersion)
+      : (script.systemPrompt ?? '');
   const run: RunRecorder = recorder.startRun({
     runId: script.runId,
     agentId: script.agentId,
     sessionId: context.conversation.sessionId,
     runtimeContext: context,
-    systemPrompt: script.systemPrompt,
+    systemPrompt: promptFor(context),
     model: script.model,
     promptVersion: context.model.promptVersion,
-    metadata: { demo: true, ...script.metadata },
+    metadata: {
+      demo: true,
+      ...script.metadata,
+      ...(script.promptTemplate !== undefined ? { promptTemplate: script.promptTemplate } : {}),
+    },
     messages: script.fork ? script.fork.messages : [{ role: 'user', content: script.firstUserMessage }],
     mode: script.fork ? 'fork' : 'live',
     parentRunId: script.fork?.parentRunId,
@@ -102,6 +114,7 @@ export function playScript(store: RunStore, script: AgentScript): string {
     advance(120);
     run.checkpoint('before_prompt_build', {
       runtimeContext: context,
+      systemPrompt: promptFor(context),
       messages,
       stepIndex: first && script.fork ? script.fork.stepIndex : undefined,
     });
@@ -117,7 +130,7 @@ export function playScript(store: RunStore, script: AgentScript): string {
         args: c.args,
       }),
     );
-    const promptChars = run.messages.map((m) => messageText(m)).join('\n').length + script.systemPrompt.length;
+    const promptChars = run.messages.map((m) => messageText(m)).join('\n').length + promptFor(context).length;
     run.checkpoint('before_model_call', {});
     advance(step.modelMs ?? 900 + 37 * calls.length + (step.say.length % 400));
     run.checkpoint('after_model_call', {

@@ -21,8 +21,14 @@ export const SUPPORT_TOOLS: Record<string, ToolSpec> = {
   escalate_to_human: { level: 'write', policy: 'manual_confirm' },
 };
 
-const SYSTEM_PROMPT = [
-  'You are Acme Store support (prompt support-v3).',
+/**
+ * The support agent renders its system prompt from the runtime context; the
+ * template is kept in run metadata (`promptTemplate`) so a captured replay can
+ * render it for a fork and report where a context patch changes the prompt.
+ */
+export const SUPPORT_PROMPT_TEMPLATE = [
+  'You are Acme Store support (prompt {{promptVersion}}).',
+  'You act as {{user.roleId}} with permissions {{user.permissions}}.',
   'Verify the customer and the order before any money moves.',
   'Refunds: damaged-in-transit items within 30 days get a full refund without return (KB-112).',
   'Only users with the refunds:issue permission may issue refunds; auditors document, never act.',
@@ -60,7 +66,7 @@ export const refundScript: AgentScript = {
   runId: 'demo-support-refund',
   agentId: 'support-desk',
   startedAt: DAY,
-  systemPrompt: SYSTEM_PROMPT,
+  promptTemplate: SUPPORT_PROMPT_TEMPLATE,
   model: { provider: 'openai', model: 'gpt-4.1-mini', temperature: 0.2 },
   context: supportContext(),
   firstUserMessage:
@@ -214,7 +220,7 @@ export function auditorForkScript(fromCheckpointId: string, messages: Message[])
     runId: 'demo-support-refund-auditor',
     agentId: 'support-desk',
     startedAt: DAY + 3 * 3600_000,
-    systemPrompt: SYSTEM_PROMPT,
+    promptTemplate: SUPPORT_PROMPT_TEMPLATE,
     model: { provider: 'openai', model: 'gpt-4.1-mini', temperature: 0.2 },
     context: supportContext({
       user: { userId: 'agent-u-48213', roleId: 'auditor', permissions: ['orders:read', 'cases:write'] },
@@ -259,7 +265,7 @@ export const escalationScript: AgentScript = {
   runId: 'demo-support-escalation',
   agentId: 'support-desk',
   startedAt: DAY + 47 * 60_000,
-  systemPrompt: SYSTEM_PROMPT,
+  promptTemplate: SUPPORT_PROMPT_TEMPLATE,
   model: { provider: 'openai', model: 'gpt-4.1-mini', temperature: 0.2 },
   context: supportContext({
     conversation: { sessionId: 'sess-support-0207', summary: 'Customer disputes a double charge' },

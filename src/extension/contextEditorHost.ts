@@ -50,6 +50,12 @@ export class ContextEditorHost implements vscode.WebviewViewProvider, vscode.Dis
     });
     this.disposables.push(
       view.webview.onDidReceiveMessage((data: unknown) => this.onMessage(data)),
+      // A hidden view loses its page (no retainContextWhenHidden; the draft lives in the page's setState):
+      // when shown again, post the checkpoint; a reloaded page asks again with "ready".
+      view.onDidChangeVisibility(() => {
+        if (this.view !== view) return;
+        if (view.visible) this.postShow(true);
+      }),
       view.onDidDispose(() => {
         // a late dispose of an older page must not orphan a newer one
         if (this.view !== view) return;
@@ -97,8 +103,8 @@ export class ContextEditorHost implements vscode.WebviewViewProvider, vscode.Dis
     };
   }
 
-  private postShow(): void {
-    if (!this.ready) return;
+  private postShow(force = false): void {
+    if (!this.ready && !force) return;
     const settings = readSettings();
     let checkpoint: EditorCheckpoint | null = null;
     try {
@@ -119,7 +125,12 @@ export class ContextEditorHost implements vscode.WebviewViewProvider, vscode.Dis
       this.ctx.log.error(`refused to post an invalid ${message.type} message to the editor: ${checked.error.message}`);
       return;
     }
-    void this.view?.webview.postMessage(checked.data);
+    const view = this.view;
+    if (!view) return;
+    void view.webview.postMessage(checked.data).then((delivered) => {
+      // not delivered: the page is gone or reloading; its "ready" will bring the current checkpoint
+      if (!delivered && this.view === view) this.ready = false;
+    });
   }
 
   private onMessage(data: unknown): void {

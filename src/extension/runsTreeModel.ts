@@ -77,8 +77,11 @@ function runIcon(run: RunSummary): NodeView['icon'] {
 
 function runDuration(run: RunSummary, now: number): string {
   if (run.endedAt !== undefined) return formatDuration(run.endedAt - run.startedAt);
-  const last = run.heartbeatAt ?? now;
-  return run.crashed ? `${formatDuration(last - run.startedAt)}+` : `${formatDuration(now - run.startedAt)} so far`;
+  if (run.crashed) {
+    // the recording stopped at its last heartbeat; without one, how long it ran is unknown
+    return run.heartbeatAt !== undefined ? `${formatDuration(run.heartbeatAt - run.startedAt)}+` : 'incomplete';
+  }
+  return `${formatDuration(now - run.startedAt)} so far`;
 }
 
 /** A run: status icon, mode, duration and tokens. */

@@ -7,6 +7,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { openRecorder } from '../../../src/recorder';
+import { openRunStore } from '../../../src/store';
 import type { RunsNode } from '../../../src/extension/runsTreeModel';
 import { demoStorePath, extensionApi } from './extensionApi';
 import { waitFor, type VTest } from './vtest';
@@ -129,3 +130,40 @@ export const tests: VTest[] = [
     },
   },
 ];
+
+/** A minimal finished run (paging only needs many rows). */
+function tinyRun(store: ReturnType<typeof openRunStore>, runId: string, at: number): void {
+  store.createRun({ runId, sessionId: 'paging', agentId: 'paging-agent', startedAt: at });
+  store.finishRun(runId, { status: 'completed', endedAt: at + 1 });
+}
+
+tests.push({
+  name: 'past 200 runs the root ends with "Load more…", and Load More shows the next page',
+  async run() {
+    const { tree } = await extensionApi();
+    const writer = openRunStore(demoStorePath(), { create: false });
+    const ids = Array.from({ length: 210 }, (_, i) => `vtest-page-${String(i).padStart(3, '0')}`);
+    try {
+      writer.transaction(() => ids.forEach((id, i) => tinyRun(writer, id, Date.parse('2020-01-01') + i)));
+      const roots = await waitFor('a Load more item', () => {
+        const r = tree.getChildren();
+        return r[r.length - 1]?.kind === 'loadMore' && r;
+      });
+      assert.equal(roots.length, 201, '200 runs and the Load more item');
+      const more = tree.getTreeItem(roots[200] as RunsNode);
+      assert.equal(label(more), 'Load more…');
+      assert.match(String(more.description), /^200 of \d+ runs shown$/);
+      assert.equal(more.command?.command, 'agentTimeTravel.loadMore');
+      await vscode.commands.executeCommand('agentTimeTravel.loadMore');
+      const all = tree.getChildren();
+      assert.ok(
+        all.every((n) => n.kind === 'run'),
+        'every run shown, no Load more item',
+      );
+      assert.ok(all.length > 210);
+    } finally {
+      writer.transaction(() => ids.forEach((id) => writer.deleteRun(id)));
+      writer.close();
+    }
+  },
+});

@@ -13,7 +13,7 @@ import { buildExtension, buildSuite } from './buildTests';
 import { ensureCodeServer } from './codeServer';
 import { printOutcome, type PhaseOutcome } from './outcome';
 import { runSuitePhase } from './suitePhase';
-import { runUiPhase } from './uiPhase';
+import { runUiPhase, SCREENSHOTS } from './uiPhase';
 import { runVsixPhase } from './vsixPhase';
 
 const PHASES = ['suite', 'ui', 'vsix'] as const;
@@ -66,6 +66,12 @@ async function main(): Promise<number> {
   const all = outcomes.flatMap((o) => o.results);
   const passed = all.filter((r) => r.ok).length;
   const failed = all.length - passed;
+  if (fs.existsSync(SCREENSHOTS)) {
+    const shots = fs.readdirSync(SCREENSHOTS).filter((f) => f.endsWith('.png'));
+    process.stdout.write(
+      `\nscreenshots: ${path.relative(process.cwd(), SCREENSHOTS)}/ (${shots.length}: ${shots.join(', ')})\n`,
+    );
+  }
   if (failed === 0) fs.rmSync(workDir, { recursive: true, force: true });
   else process.stdout.write(`\nwork folder (logs, failure screenshots): ${workDir}\n`);
   process.stdout.write(`${passed} passed, ${failed} failed (${((Date.now() - started) / 1000).toFixed(1)} s)\n`);

@@ -141,13 +141,18 @@ export const tests: UiTest[] = [
       const created = /Created fork (\S+) of demo-support-refund/.exec(text);
       assert.ok(created, `the editor reports the fork: ${text}`);
       forkRunId = created[1] ?? '';
-      // The fork runs (captured model, reused tools) and its outcome offers "Replay fork".
+      // The fork runs with the captured model. The demo agent renders its system prompt from the runtime context
+      // ("You act as {{user.roleId}} ..."), so the auditor's prompt no longer matches the recording: the outcome
+      // reports the divergence and where it is, and offers "Replay fork".
       const toast = page
         .locator('.notification-toast', { hasText: `Fork ${forkRunId}` })
-        .filter({ hasText: 'Replay fork' });
-      await toast.first().waitFor({ timeout: 60_000 });
-      const outcome = (await toast.first().textContent()) ?? '';
-      assert.match(outcome, new RegExp(`Fork ${forkRunId} completed`), outcome);
+        .filter({ hasText: 'Replay fork' })
+        .first();
+      await toast.waitFor({ timeout: 60_000 });
+      const outcome = await toast.locator('.notification-list-item-message').innerText();
+      assert.match(outcome, /diverged from the recording at step \d+/, outcome);
+      assert.match(outcome, /system prompt/, outcome);
+      await screenshot('08-fork-outcome');
     },
   },
   {
@@ -164,7 +169,7 @@ export const tests: UiTest[] = [
         'the fork is nested under its parent',
       );
       await page.mouse.move(700, 10);
-      await screenshot('08-fork-in-tree');
+      await screenshot('09-fork-in-tree');
     },
   },
 ];

@@ -5,12 +5,14 @@
  * prints `N passed, N failed`; exits non-zero on any failure. `--phase suite,ui,vsix` runs a subset;
  * OCDB_VTEST_GREP narrows the tests by name.
  */
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { launchBrowser } from './browser';
 import { buildExtension, buildSuite } from './buildTests';
-import { ensureCodeServer } from './codeServer';
+import { ensureCodeServer, REPO_ROOT } from './codeServer';
 import { printOutcome, type PhaseOutcome } from './outcome';
 import { runSuitePhase } from './suitePhase';
 import { runUiPhase, SCREENSHOTS } from './uiPhase';
@@ -37,8 +39,10 @@ async function main(): Promise<number> {
   ensureCodeServer();
   const installMs = Date.now() - installStarted;
   buildExtension();
-  const vtests = await buildSuite();
-  process.stdout.write(`built; suite files: ${vtests.join(', ')}; code-server ready in ${installMs} ms\n`);
+  const vtests = phases.includes('suite') ? await buildSuite() : [];
+  process.stdout.write(
+    `built${vtests.length ? `; suite files: ${vtests.join(', ')}` : ''}; code-server ready in ${installMs} ms\n`,
+  );
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ocdb-vscode-test-'));
   const outcomes: PhaseOutcome[] = [];
   const browser = await launchBrowser();
@@ -78,10 +82,31 @@ async function main(): Promise<number> {
   return failed > 0 || all.length === 0 ? 1 : 0;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (e: unknown) => {
-    process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n0 passed, 1 failed\n`);
-    process.exit(1);
-  },
-);
+/**
+ * Two runs in one checkout would rebuild dist/ and out/ under each other's extension host and clear each other's
+ * screenshots: the run re-executes itself under `flock` on a per-checkout lock file, so a second run waits.
+ */
+function underLock(): boolean {
+  if (process.env.OCDB_VSCODE_TEST_LOCKED === '1') return false;
+  const lock = path.join(
+    os.tmpdir(),
+    `ocdb-test-vscode-${createHash('sha256').update(REPO_ROOT).digest('hex').slice(0, 12)}.lock`,
+  );
+  if (spawnSync('flock', ['-n', lock, 'true']).status !== 0) {
+    process.stderr.write(`waiting for another test:vscode run in ${REPO_ROOT} (lock ${lock})\n`);
+  }
+  const r = spawnSync('flock', [lock, process.execPath, ...process.execArgv, __filename, ...process.argv.slice(2)], {
+    stdio: 'inherit',
+    env: { ...process.env, OCDB_VSCODE_TEST_LOCKED: '1' },
+  });
+  process.exit(r.status ?? 1);
+}
+
+if (!underLock())
+  main().then(
+    (code) => process.exit(code),
+    (e: unknown) => {
+      process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n0 passed, 1 failed\n`);
+      process.exit(1);
+    },
+  );

@@ -13,9 +13,14 @@ export async function waitForWorkbench(page: Page, timeoutMs = 60_000): Promise<
   await page.locator('.monaco-workbench .part.statusbar').waitFor({ timeout: timeoutMs });
 }
 
+/** An activity bar entry by the start of its title ("Run and Debug", "Agent Runs"); the whole item, badge included. */
+export function activityBarItem(page: Page, title: string): Locator {
+  return page.locator(`.activitybar .action-item:has(> .action-label[aria-label^="${title}"])`);
+}
+
 /** Clicks the "Agent Runs" activity bar entry unless its view container is already showing. */
 export async function openAgentRuns(page: Page): Promise<void> {
-  const entry = page.locator(`.activitybar .action-item .action-label[aria-label^="${VIEW_CONTAINER_TITLE}"]`);
+  const entry = activityBarItem(page, VIEW_CONTAINER_TITLE);
   await entry.waitFor({ timeout: 30_000 });
   const title = page.locator('.part.sidebar .composite.title h2', { hasText: VIEW_CONTAINER_TITLE });
   if (!(await title.isVisible())) await entry.click();

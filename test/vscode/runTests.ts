@@ -12,7 +12,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { launchBrowser } from './browser';
 import { buildExtension, buildSuite } from './buildTests';
-import { ensureCodeServer, REPO_ROOT } from './codeServer';
+import { ensureCodeServer, ensureSystemPackages, REPO_ROOT } from './codeServer';
 import { printOutcome, type PhaseOutcome } from './outcome';
 import { runSuitePhase } from './suitePhase';
 import { runUiPhase, SCREENSHOTS } from './uiPhase';
@@ -36,6 +36,7 @@ async function main(): Promise<number> {
   const started = Date.now();
   const phases = selectedPhases(process.argv.slice(2));
   const installStarted = Date.now();
+  ensureSystemPackages(); // chromium, ripgrep, libkrb5-dev, unzip: apt-get when root, else a clear error
   ensureCodeServer();
   const installMs = Date.now() - installStarted;
   buildExtension();

@@ -103,13 +103,20 @@ function wire(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): A
 
   // ...and the active debug frame, which the tree reveals and the status bar shows.
   const tracker = new DebugPositionTracker(ctx);
+  let followed: string | undefined;
   const statusBar = new ReplayStatusBar(COMMANDS.openTranscript.id);
   subs.push(
     tracker,
     statusBar,
     tracker.onDidChange((p) => {
       statusBar.update(p);
-      if (!p) return;
+      const key = p ? `${p.run.runId}/${p.checkpoint.checkpointId}` : undefined;
+      // follow moves of the replay, but a re-read of the same position must not undo the user's own pick
+      if (!p || key === followed) {
+        followed = key;
+        return;
+      }
+      followed = key;
       editor.show(p.run.runId, p.checkpoint.checkpointId);
       if (treeView.visible) void ctx.revealCheckpoint(p.run.runId, p.checkpoint.checkpointId);
     }),

@@ -34,7 +34,7 @@ export function planFor(ctx: ExtensionContextObject, config: ForkConfig): PlanVi
 
 /** The chat model of a real / override fork, from the settings (the key stays in its environment variable). */
 function chatModelFor(created: CreatedFork): ChatModel | undefined {
-  if (created.plan.modelMode === 'captured') return undefined;
+  if (created.plan.modelMode === 'captured' && created.plan.config.onDivergence !== 'continue_real') return undefined;
   const settings = readSettings();
   return new OpenAiChatModel({
     baseUrl: settings.modelBaseUrl,

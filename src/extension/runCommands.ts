@@ -30,38 +30,46 @@ function checkpointIdOfArg(arg: unknown): string | undefined {
   return isNode(arg) && arg.kind === 'checkpoint' ? arg.checkpointId : undefined;
 }
 
-/** A call-stack context-menu argument: `{ sessionId, threadId, frameId }`. */
+/** The checkpoint at a frame's transcript location (1-based line), if the source is a run transcript. */
+function checkpointAt(ctx: ExtensionContextObject, sourcePath: string | undefined, line: number | undefined) {
+  const file = sourcePath?.startsWith('file:') ? vscode.Uri.parse(sourcePath).fsPath : sourcePath;
+  const runId = file ? runIdOfTranscript(file) : undefined;
+  if (!runId || line === undefined || !ctx.connection.tryGet()?.hasRun(runId)) return undefined;
+  const at = checkpointAtLine(ctx.transcripts.transcript(runId), line - 1);
+  return at ? { runId, checkpointId: at.checkpointId } : undefined;
+}
+
+/**
+ * The checkpoint of a Call Stack context-menu argument. VS Code 1.100 passes a stack frame's source URI only
+ * (the run's transcript), so the frame is the focused one when it belongs to that run, else the newest frame of
+ * that run in the stack. An object `{ frameLocation: { range, source } }` (newer clients, tests) names the line.
+ */
 async function checkpointOfFrame(
   ctx: ExtensionContextObject,
   tracker: DebugPositionTracker,
   arg: unknown,
 ): Promise<{ runId: string; checkpointId: string } | undefined> {
-  const a = (typeof arg === 'object' && arg !== null ? arg : {}) as {
-    sessionId?: unknown;
-    threadId?: unknown;
-    frameId?: unknown;
-  };
-  const session = vscode.debug.activeDebugSession;
-  if (
-    session &&
-    typeof a.frameId === 'number' &&
-    typeof a.threadId === 'number' &&
-    (a.sessionId === undefined || a.sessionId === session.id)
-  ) {
-    const reply = (await session.customRequest('stackTrace', {
-      threadId: a.threadId,
-      startFrame: 0,
-      levels: 1000,
-    })) as DebugProtocol.StackTraceResponse['body'];
-    const frame = reply.stackFrames.find((f) => f.id === a.frameId);
-    const runId = frame?.source?.path ? runIdOfTranscript(frame.source.path) : undefined;
-    if (frame && runId) {
-      const line = checkpointAtLine(ctx.transcripts.transcript(runId), frame.line - 1);
-      if (line) return { runId, checkpointId: line.checkpointId };
-    }
+  if (typeof arg === 'object' && arg !== null) {
+    const a = arg as { frameLocation?: { range?: { startLineNumber?: number }; source?: { path?: string } } };
+    const at = checkpointAt(ctx, a.frameLocation?.source?.path, a.frameLocation?.range?.startLineNumber);
+    if (at) return at;
   }
+  await tracker.update();
   const p = tracker.position;
-  return p ? { runId: p.run.runId, checkpointId: p.checkpoint.checkpointId } : undefined;
+  const runId = typeof arg === 'string' ? runIdOfTranscript(vscode.Uri.parse(arg).fsPath) : p?.run.runId;
+  if (p && p.run.runId === runId) return { runId, checkpointId: p.checkpoint.checkpointId };
+  const session = vscode.debug.activeDebugSession;
+  if (!session || !runId) return undefined;
+  const reply = (await session.customRequest('stackTrace', {
+    threadId: vscode.debug.activeStackItem?.threadId ?? 1,
+    startFrame: 0,
+    levels: 1000,
+  })) as DebugProtocol.StackTraceResponse['body'];
+  for (const frame of reply.stackFrames) {
+    const at = checkpointAt(ctx, frame.source?.path, frame.line);
+    if (at?.runId === runId) return at;
+  }
+  return undefined;
 }
 
 async function diff(ctx: ExtensionContextObject, left: string, right: string): Promise<void> {

@@ -15,6 +15,8 @@ export interface ForkDraft {
   modelMode: ModelMode;
   provider: string;
   model: string;
+  /** Captured mode: at the first prompt divergence, go on with the real model instead of failing. */
+  continueReal: boolean;
   /** Empty: keep the checkpoint's prompt version. */
   promptVersion: string;
   /** Tool name or '*' -> chosen policy; missing or '' means "not set" (named beats '*' beats recorded). */
@@ -32,6 +34,7 @@ export function newDraft(checkpoint: EditorCheckpoint, defaults: EditorDefaults)
     modelMode: defaults.modelMode,
     provider: defaults.overrideProvider || checkpoint.model?.provider || checkpoint.runtimeContext.model.provider,
     model: defaults.overrideModel,
+    continueReal: false,
     promptVersion: '',
     policies: {},
     mocks: {},
@@ -65,6 +68,8 @@ export function buildForkConfig(checkpoint: EditorCheckpoint, draft: ForkDraft):
     };
   } else if (draft.modelMode === 'real') {
     config.modelOverride = { mode: 'real' };
+  } else if (draft.continueReal) {
+    config.onDivergence = 'continue_real';
   }
   const policies = Object.entries(draft.policies).filter((e): e is [string, ReplayPolicy] => e[1] !== '');
   if (policies.length > 0) config.toolPolicyMap = Object.fromEntries(policies);

@@ -46,6 +46,7 @@ const DraftSchema = z.object({
   modelMode: ModelModeSchema,
   provider: z.string(),
   model: z.string(),
+  continueReal: z.boolean().default(false),
   promptVersion: z.string(),
   policies: z.record(z.string(), z.union([ReplayPolicySchema, z.literal('')])),
   mocks: z.record(z.string(), z.string()),
@@ -242,6 +243,7 @@ function renderAll(): void {
       onMode: (mode) => {
         draft.modelMode = mode;
         parts.model.querySelector('[data-override]')?.classList.toggle('hidden', mode !== 'override');
+        parts.model.querySelector('[data-continue-real]')?.classList.toggle('hidden', mode !== 'captured');
         changed();
       },
       onProvider: (text) => {
@@ -250,6 +252,10 @@ function renderAll(): void {
       },
       onModel: (text) => {
         draft.model = text;
+        changed();
+      },
+      onContinueReal: (on) => {
+        draft.continueReal = on;
         changed();
       },
       onPromptVersion: (text) => {

@@ -99,6 +99,7 @@ export interface ModelHandlers {
   onMode(mode: ForkDraft['modelMode']): void;
   onProvider(text: string): void;
   onModel(text: string): void;
+  onContinueReal(on: boolean): void;
   onPromptVersion(text: string): void;
 }
 
@@ -137,6 +138,12 @@ export function modelControls(checkpoint: EditorCheckpoint, draft: ForkDraft, ha
   }) as HTMLElement & { value: string };
   prompt.value = draft.promptVersion;
   prompt.addEventListener('input', () => handlers.onPromptVersion(prompt.value));
+  const continueReal = h('vscode-checkbox', {
+    'data-field': 'onDivergence',
+    label: 'If the prompt diverges from the recording, continue with the real model',
+  }) as HTMLElement & { checked: boolean };
+  continueReal.checked = draft.continueReal;
+  continueReal.addEventListener('change', () => handlers.onContinueReal(continueReal.checked));
   const recorded = checkpoint.model ? `${checkpoint.model.provider}/${checkpoint.model.model}` : 'unknown';
   return h(
     'fieldset',
@@ -144,6 +151,11 @@ export function modelControls(checkpoint: EditorCheckpoint, draft: ForkDraft, ha
     h('legend', {}, 'Model'),
     h('div', { class: 'hint' }, `Recorded model: ${recorded}`),
     group,
+    h(
+      'div',
+      { class: `continue-real ${draft.modelMode === 'captured' ? '' : 'hidden'}`, 'data-continue-real': '' },
+      continueReal,
+    ),
     h(
       'div',
       { class: `override ${draft.modelMode === 'override' ? '' : 'hidden'}`, 'data-override': '' },

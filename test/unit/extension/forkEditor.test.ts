@@ -104,6 +104,14 @@ test('override mode needs a model; the draft becomes the ForkConfig ForkService 
   assert.equal(plan.runtimeContext.user.roleId, 'auditor');
 });
 
+test('captured mode can continue with the real model at a divergence; other modes do not carry the option', () => {
+  const draft = newDraft(checkpoint, defaults);
+  draft.continueReal = true;
+  assert.equal(buildForkConfig(checkpoint, draft).config?.onDivergence, 'continue_real');
+  draft.modelMode = 'real';
+  assert.equal(buildForkConfig(checkpoint, draft).config?.onDivergence, undefined);
+});
+
 test("the tool table lists '*' first, then every tool of the ledger with its badge; mock_result shows a mock editor", () => {
   const draft = newDraft(checkpoint, defaults);
   draft.policies = { search_kb: 'mock_result' };

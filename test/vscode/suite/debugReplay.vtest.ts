@@ -8,7 +8,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import { DEBUG_TYPE, LAUNCH_CONFIG_NAME } from '../../../src/extension/ids';
+import { COMMANDS, DEBUG_TYPE, LAUNCH_CONFIG_NAME } from '../../../src/extension/ids';
 import { demoStorePath, extensionApi, stopAllSessions } from './extensionApi';
 import { waitFor, type VTest } from './vtest';
 
@@ -79,6 +79,29 @@ export const tests: VTest[] = [
           'the tree to reveal the current checkpoint',
           () => api.treeView.selection[0]?.id === `cp:${current}`,
         );
+
+        // with a frame location (newer clients), the frame it names
+        const lower = (await frames(session)).stackFrames[1];
+        assert.ok(lower?.source?.path);
+        await vscode.commands.executeCommand(COMMANDS.forkFromFrame.id, {
+          sessionId: session.id,
+          threadId: `${session.id}:1`,
+          frameId: 'stackframe:1:1',
+          frameName: lower.name,
+          frameLocation: { range: { startLineNumber: lower.line }, source: lower.source },
+        });
+        const cp0 = api.ctx.transcripts.transcript('demo-support-refund').lines[0];
+        await waitFor(
+          'the editor at the right-clicked frame',
+          () => api.editor.shown?.checkpointId === cp0?.checkpointId,
+        );
+        // "Fork from this checkpoint" as VS Code 1.100 calls it (the frame's source URI): the focused frame
+        const top = (await frames(session)).stackFrames[0];
+        await vscode.commands.executeCommand(
+          COMMANDS.forkFromFrame.id,
+          vscode.Uri.file(top?.source?.path ?? '').toString(),
+        );
+        await waitFor('the editor back at the focused frame', () => api.editor.shown?.checkpointId === current);
       } finally {
         await stopAllSessions();
       }

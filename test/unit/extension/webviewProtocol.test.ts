@@ -3,6 +3,8 @@
  * message unions both sides validate with.
  */
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { test } from 'node:test';
 import { contentSecurityPolicy, webviewHtml } from '../../../src/extension/webviewHtml';
 import { HostMessageSchema, PageMessageSchema, parseMessage } from '../../../src/webview/protocol';
@@ -46,4 +48,16 @@ test('messages from the host are validated too', () => {
     }).ok,
     true,
   );
+});
+
+test('the page never turns strings into HTML: no innerHTML / outerHTML / insertAdjacentHTML / document.write in src/webview', () => {
+  const dir = 'src/webview';
+  for (const name of fs.readdirSync(dir)) {
+    const text = fs.readFileSync(path.join(dir, name), 'utf8');
+    assert.doesNotMatch(
+      text,
+      /\.(innerHTML|outerHTML)\s*=|insertAdjacentHTML|document\.write|DOMParser/,
+      `${name} builds HTML from strings`,
+    );
+  }
 });

@@ -30,6 +30,17 @@ function checkpointIdOfArg(arg: unknown): string | undefined {
   return isNode(arg) && arg.kind === 'checkpoint' ? arg.checkpointId : undefined;
 }
 
+/** The checkpoint a node stands for in a transcript: itself, or a ledger call's before_tool_call. */
+function transcriptCheckpointOf(ctx: ExtensionContextObject, arg: unknown): string | undefined {
+  if (isNode(arg) && arg.kind === 'toolCall') {
+    return ctx.connection
+      .tryGet()
+      ?.listCheckpoints(arg.runId)
+      .find((c) => c.toolCallId === arg.toolCallId && c.boundary === 'before_tool_call')?.checkpointId;
+  }
+  return checkpointIdOfArg(arg);
+}
+
 /** The checkpoint at a frame's transcript location (1-based line), if the source is a run transcript. */
 function checkpointAt(ctx: ExtensionContextObject, sourcePath: string | undefined, line: number | undefined) {
   const file = sourcePath?.startsWith('file:') ? vscode.Uri.parse(sourcePath).fsPath : sourcePath;
@@ -119,9 +130,10 @@ export function registerRunCommands(ctx: ExtensionContextObject, tracker: DebugP
       if (!at) throw new Error('No agent-replay frame is selected: pause a replay and pick a frame in the Call Stack.');
       await ctx.editCheckpoint(at.runId, at.checkpointId, true);
     }),
-    registerCommand(log, 'openTranscript', async (arg) => {
+    registerCommand(log, 'openTranscript', async (arg, fromClick) => {
       const runId = await runOrPick(arg, 'Open the transcript of which run?');
-      if (runId) await ctx.transcripts.open(runId, checkpointIdOfArg(arg));
+      if (runId)
+        await ctx.transcripts.open(runId, transcriptCheckpointOf(ctx, arg), { preserveFocus: fromClick === true });
     }),
     registerCommand(log, 'compareWithParent', async (arg) => {
       const runId = await runOrPick(arg, 'Compare which fork with its parent?');

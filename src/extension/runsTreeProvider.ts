@@ -8,7 +8,7 @@
 import * as vscode from 'vscode';
 import type { ToolCallRecord } from '../model';
 import type { CheckpointSummary, RunSummary, RunStore } from '../store';
-import { CONTEXT_KEYS } from './ids';
+import { COMMANDS, CONTEXT_KEYS } from './ids';
 import {
   RUNS_PAGE_SIZE,
   checkpointView,
@@ -129,6 +129,10 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
     item.contextValue = view.contextValue;
     if (view.command)
       item.command = { command: view.command.id, title: view.command.title, arguments: view.command.args };
+    else if (node.kind === 'checkpoint' || node.kind === 'toolCall') {
+      // a click shows the line in the run's transcript (the focus stays in the tree)
+      item.command = { command: COMMANDS.openTranscript.id, title: 'Show in Transcript', arguments: [node, true] };
+    }
     return item;
   }
 

@@ -87,10 +87,17 @@ export class TranscriptService implements vscode.Disposable {
   }
 
   /** Opens the transcript of `runId`, optionally at a checkpoint's line. */
-  async open(runId: string, checkpointId?: string, options: { preview?: boolean } = {}): Promise<vscode.TextEditor> {
+  async open(
+    runId: string,
+    checkpointId?: string,
+    options: { preview?: boolean; preserveFocus?: boolean } = {},
+  ): Promise<vscode.TextEditor> {
     const uri = this.ensureFile(runId);
     const doc = await vscode.workspace.openTextDocument(uri);
-    const editor = await vscode.window.showTextDocument(doc, { preview: options.preview ?? true });
+    const editor = await vscode.window.showTextDocument(doc, {
+      preview: options.preview ?? true,
+      preserveFocus: options.preserveFocus ?? false,
+    });
     if (checkpointId) {
       const line = this.transcript(runId).lines.find((l) => l.checkpointId === checkpointId)?.line;
       if (line !== undefined) {

@@ -84,4 +84,30 @@ export const tests: VTest[] = [
       await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     },
   },
+  {
+    name: 'clicking a Tool Ledger entry shows its call on its line of the transcript',
+    async run() {
+      const { tree, ctx } = await extensionApi();
+      const ledger = tree.getChildren(tree.runNode('demo-support-refund')).find((n) => n.kind === 'ledger');
+      assert.ok(ledger);
+      const call = tree
+        .getChildren(ledger)
+        .find((n) => n.kind === 'toolCall' && tree.getTreeItem(n).label === 'issue_refund');
+      assert.ok(call);
+      const command = tree.getTreeItem(call).command;
+      assert.ok(command, 'a ledger entry has a click command');
+      await vscode.commands.executeCommand(command.command, ...(command.arguments ?? []));
+      const line = ctx.transcripts
+        .transcript('demo-support-refund')
+        .lines.find((l) => l.boundary === 'before_tool_call' && l.toolName === 'issue_refund');
+      const editor = await waitFor('the transcript at the issue_refund call', () =>
+        vscode.window.visibleTextEditors.find(
+          (e) =>
+            e.document.fileName.endsWith('demo-support-refund.transcript') && e.selection.active.line === line?.line,
+        ),
+      );
+      assert.match(editor.document.lineAt(editor.selection.active.line).text, /before_tool_call · issue_refund\(/);
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    },
+  },
 ];

@@ -7,6 +7,7 @@ import * as assert from 'node:assert/strict';
 import type { Locator, Page } from 'playwright-core';
 import type { UiTest } from './uiTest';
 import {
+  activityBarItem,
   callStackFrames,
   chooseOption,
   clickInlineAction,
@@ -170,6 +171,33 @@ export const tests: UiTest[] = [
       );
       await page.mouse.move(700, 10);
       await screenshot('09-fork-in-tree');
+    },
+  },
+  {
+    name: 'Fork from this checkpoint on a Call Stack frame opens the editor at that checkpoint',
+    async run({ page, screenshot }) {
+      await activityBarItem(page, 'Run and Debug').click();
+      const frame = viewPane(page, 'Call Stack')
+        .locator('.monaco-list-row', { hasText: 'before_prompt_build' })
+        .first();
+      // Select the frame (the debugger focuses that checkpoint), then open its context menu.
+      await frame.click();
+      await frame.click({ button: 'right' });
+      // VS Code's menu ignores a click landing right after it opened: point at the item and press Enter.
+      await page.locator('.context-view .monaco-menu .action-label', { hasText: 'Fork from this checkpoint' }).hover();
+      await page.keyboard.press('Enter');
+      // The command brings up the RuntimeContext editor (Agent Runs › Context & Fork) at that checkpoint.
+      await viewPane(page, 'Context & Fork').waitFor({ timeout: 10_000 });
+      const hint = webviewContent(page).locator('.hint').first();
+      await hint
+        .filter({ hasText: /checkpoint 1\/\d+ · step 0 · before_prompt_build/ })
+        .waitFor({ timeout: 20_000 })
+        .catch(async () => {
+          const shown = await hint.textContent().catch(() => 'nothing');
+          throw new Error(`the editor should show the right-clicked frame ([0] before_prompt_build), shows: ${shown}`);
+        });
+      await page.mouse.move(700, 10);
+      await screenshot('10-fork-from-frame');
     },
   },
 ];

@@ -1,7 +1,7 @@
 /**
  * What a user does in the VS Code workbench, as Playwright steps against code-server's page: wait for the workbench,
  * open the Agent Runs view, find tree rows, run a palette command, read the Call Stack, reach into a webview view.
- * Selectors are VS Code 1.100's DOM (aria labels first); nothing here knows the extension's internals beyond ids.ts.
+ * Selectors are VS Code 1.100's DOM (aria labels first); of the extension it knows only the view titles.
  */
 import type { FrameLocator, Locator, Page } from 'playwright-core';
 

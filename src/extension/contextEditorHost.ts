@@ -20,9 +20,16 @@ import {
 } from '../webview/protocol';
 import type { ExtensionContextObject } from './context';
 import { createFork, planFor } from './forkActions';
-import { VIEWS } from './ids';
+import { DEBUG_TYPE, VIEWS } from './ids';
 import { readSettings } from './settings';
 import { webviewHtml } from './webviewHtml';
+
+/** The `program` of the active agent-replay session's launch configuration, or ''. */
+function activeProgram(): string {
+  const session = vscode.debug.activeDebugSession;
+  const program: unknown = session?.type === DEBUG_TYPE ? session.configuration.program : undefined;
+  return typeof program === 'string' ? program : '';
+}
 
 export class ContextEditorHost implements vscode.WebviewViewProvider, vscode.Disposable {
   private view: vscode.WebviewView | undefined;
@@ -115,7 +122,12 @@ export class ContextEditorHost implements vscode.WebviewViewProvider, vscode.Dis
     this.post({
       type: 'show',
       checkpoint,
-      defaults: { modelMode: settings.defaultModelMode, overrideProvider: '', overrideModel: settings.modelName },
+      defaults: {
+        modelMode: settings.defaultModelMode,
+        overrideProvider: '',
+        overrideModel: settings.modelName,
+        program: activeProgram(),
+      },
     });
   }
 
@@ -150,7 +162,7 @@ export class ContextEditorHost implements vscode.WebviewViewProvider, vscode.Dis
         this.post({ type: 'plan', requestId: message.requestId, plan: planFor(this.ctx, message.config) });
         return;
       case 'fork':
-        this.fork(message.config, message.acknowledgedTools);
+        this.fork(message.config, message.acknowledgedTools, message.program);
         return;
       default: {
         const unreachable: never = message;
@@ -160,9 +172,9 @@ export class ContextEditorHost implements vscode.WebviewViewProvider, vscode.Dis
   }
 
   /** The page's fork path (also called by tests): ForkService.create, then tell the page. */
-  fork(config: ForkConfig, acknowledgedTools: readonly string[]): string | undefined {
+  fork(config: ForkConfig, acknowledgedTools: readonly string[], program?: string): string | undefined {
     try {
-      const created = createFork(this.ctx, config, acknowledgedTools);
+      const created = createFork(this.ctx, config, acknowledgedTools, program ? { program } : {});
       this.post({ type: 'forked', runId: created.runId, sourceRunId: created.plan.sourceRunId });
       return created.runId;
     } catch (e) {

@@ -11,6 +11,7 @@ import { OpenAiChatModel, type ChatModel } from '../replay/modelClient';
 import { runFork, type RunOutcome } from '../replay/runner';
 import type { PlanView } from '../webview/protocol';
 import { planView } from './planView';
+import { runWithAgentProgram } from './agentProgramRunner';
 import type { ExtensionContextObject } from './context';
 import { COMMANDS } from './ids';
 import { showError } from './notify';
@@ -43,45 +44,78 @@ function chatModelFor(created: CreatedFork): ChatModel | undefined {
   });
 }
 
-/** Runs a created fork with the runner (cancellable progress), then offers to replay or compare it. */
-export async function executeFork(ctx: ExtensionContextObject, created: CreatedFork): Promise<RunOutcome | undefined> {
+interface ForkResult {
+  status: string;
+  checkpointCount: number;
+  error?: unknown;
+}
+
+/** Runs a created fork with the built-in runner (cancellable progress). */
+async function runWithRunner(ctx: ExtensionContextObject, created: CreatedFork): Promise<RunOutcome> {
   const store = ctx.connection.getOrCreate();
-  let outcome: RunOutcome;
+  const chatModel = chatModelFor(created);
+  return vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: `Running fork ${created.runId}`, cancellable: true },
+    (progress, token) => {
+      const abort = new AbortController();
+      token.onCancellationRequested(() => abort.abort());
+      return runFork(store, created.forkRequestId, {
+        signal: abort.signal,
+        ...(chatModel ? { chatModel } : {}),
+        onCheckpoint: (c) => {
+          progress.report({ message: `[${c.index}] ${c.boundary}` });
+          ctx.connection.poll();
+        },
+      });
+    },
+  );
+}
+
+/**
+ * Runs a created fork — with the agent's own program when `program` is given (its tools run for real), else with
+ * the built-in runner — then offers to replay or compare it.
+ */
+export async function executeFork(
+  ctx: ExtensionContextObject,
+  created: CreatedFork,
+  program?: string,
+): Promise<ForkResult | undefined> {
+  let result: ForkResult;
   try {
-    const chatModel = chatModelFor(created);
-    outcome = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `Running fork ${created.runId}`, cancellable: true },
-      (progress, token) => {
-        const abort = new AbortController();
-        token.onCancellationRequested(() => abort.abort());
-        return runFork(store, created.forkRequestId, {
-          signal: abort.signal,
-          ...(chatModel ? { chatModel } : {}),
-          onCheckpoint: (c) => {
-            progress.report({ message: `[${c.index}] ${c.boundary}` });
-            ctx.connection.poll();
-          },
-        });
-      },
-    );
+    if (program) {
+      const code = await runWithAgentProgram(ctx, created, program);
+      const run = ctx.connection.getOrCreate().getRun(created.runId);
+      const status = run.crashed
+        ? 'crashed'
+        : run.status === 'running'
+          ? `still running (agent exited ${code})`
+          : run.status;
+      result = {
+        status,
+        checkpointCount: run.checkpointCount,
+        ...(run.error !== undefined ? { error: run.error } : {}),
+      };
+    } else {
+      result = await runWithRunner(ctx, created);
+    }
   } catch (e) {
     showError(ctx.log, `Running fork ${created.runId}`, e);
     return undefined;
   }
   ctx.connection.poll();
-  ctx.log.info(`fork ${created.runId} ${outcome.status} after ${outcome.checkpointCount} checkpoints`);
+  ctx.log.info(`fork ${created.runId} ${result.status} after ${result.checkpointCount} checkpoints`);
   const text =
-    outcome.status === 'completed'
-      ? `Fork ${created.runId} completed (${outcome.checkpointCount} checkpoints).`
-      : `Fork ${created.runId} ${outcome.status}${outcome.error !== undefined ? `: ${errorText(outcome.error)}` : ''}.`;
-  const show = outcome.status === 'completed' ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
+    result.status === 'completed'
+      ? `Fork ${created.runId} completed (${result.checkpointCount} checkpoints).`
+      : `Fork ${created.runId} ${result.status}${result.error !== undefined ? `: ${errorText(result.error)}` : ''}.`;
+  const show = result.status === 'completed' ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
   void show(text, 'Replay fork', 'Compare with Parent').then((choice) => {
     if (choice === 'Replay fork') return ctx.startReplay(created.runId);
     if (choice === 'Compare with Parent')
       return vscode.commands.executeCommand(COMMANDS.compareWithParent.id, created.runId);
     return undefined;
   });
-  return outcome;
+  return result;
 }
 
 function errorText(error: unknown): string {
@@ -100,12 +134,12 @@ export function createFork(
   ctx: ExtensionContextObject,
   config: ForkConfig,
   acknowledgedTools: readonly string[],
-  options: { execute?: boolean } = {},
+  options: { execute?: boolean; program?: string } = {},
 ): CreatedFork {
   const created = new ForkService(ctx.connection.getOrCreate()).create(config, acknowledgedTools);
   ctx.log.info(`created fork ${created.runId} of ${created.plan.sourceRunId} at ${created.plan.sourceCheckpointId}`);
   ctx.connection.poll();
   void ctx.revealRun(created.runId);
-  if (options.execute !== false) void executeFork(ctx, created);
+  if (options.execute !== false) void executeFork(ctx, created, options.program?.trim() || undefined);
   return created;
 }

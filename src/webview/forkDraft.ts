@@ -25,6 +25,8 @@ export interface ForkDraft {
   mocks: Record<string, string>;
   /** Hazardous tools the user ticked. */
   acknowledged: string[];
+  /** Agent program that executes the fork with its own tools ('' = the built-in runner). */
+  program: string;
 }
 
 /** A fresh draft for a checkpoint. */
@@ -39,6 +41,7 @@ export function newDraft(checkpoint: EditorCheckpoint, defaults: EditorDefaults)
     policies: {},
     mocks: {},
     acknowledged: [],
+    program: defaults.program,
   };
 }
 
@@ -166,4 +169,12 @@ export function forkReadiness(
   if (open.length > 0)
     return { ok: false, why: `tick ${open.map((r) => r.toolName).join(', ')} to confirm it may run again` };
   return { ok: true };
+}
+
+/** Tools that would run their own code again: without an agent program the built-in runner stops there. */
+export function toolsNeedingProgram(plan: PlanView | undefined, draft: ForkDraft): string[] {
+  if (draft.program.trim() !== '') return [];
+  return (plan?.tools ?? [])
+    .filter((t) => t.policy === 're_execute' || t.policy === 'manual_confirm')
+    .map((t) => t.toolName);
 }

@@ -18,7 +18,15 @@ import { z } from 'zod';
 import { ReplayPolicySchema } from '../model/toolCall';
 import { ModelModeSchema } from '../model/fork';
 import { h, replaceChildren, icon } from './dom';
-import { buildForkConfig, forkReadiness, hazardRows, newDraft, toolTable, type ForkDraft } from './forkDraft';
+import {
+  buildForkConfig,
+  forkReadiness,
+  hazardRows,
+  newDraft,
+  toolTable,
+  toolsNeedingProgram,
+  type ForkDraft,
+} from './forkDraft';
 import { formValues } from './contextForm';
 import {
   HostMessageSchema,
@@ -51,6 +59,7 @@ const DraftSchema = z.object({
   policies: z.record(z.string(), z.union([ReplayPolicySchema, z.literal('')])),
   mocks: z.record(z.string(), z.string()),
   acknowledged: z.array(z.string()),
+  program: z.string().default(''),
 });
 const SavedStateSchema = z.object({ key: z.string(), draft: DraftSchema });
 
@@ -174,7 +183,14 @@ function renderBar(): void {
     icon('repo-forked'),
     ' Fork',
   );
-  const warnings = (state.plan?.warnings ?? []).map((w) => h('div', { class: 'warning' }, icon('warning'), ` ${w}`));
+  const needProgram = toolsNeedingProgram(state.plan, draft);
+  const texts = [...(state.plan?.warnings ?? [])];
+  if (needProgram.length > 0) {
+    texts.push(
+      `${needProgram.join(', ')} would run the agent's own code: set an agent program, or the fork stops when the agent calls ${needProgram.length > 1 ? 'one of them' : 'it'}`,
+    );
+  }
+  const warnings = texts.map((w) => h('div', { class: 'warning' }, icon('warning'), ` ${w}`));
   replaceChildren(
     parts.bar,
     ...warnings,
@@ -197,7 +213,12 @@ function fork(): void {
   if (!result.config || !forkReadiness(result, state.plan, draft).ok) return;
   state.status = { kind: 'info', text: 'Creating the fork…' };
   renderBar();
-  post({ type: 'fork', config: result.config, acknowledgedTools: draft.acknowledged });
+  post({
+    type: 'fork',
+    config: result.config,
+    acknowledgedTools: draft.acknowledged,
+    ...(draft.program.trim() ? { program: draft.program.trim() } : {}),
+  });
 }
 
 function renderAll(): void {
@@ -257,6 +278,11 @@ function renderAll(): void {
       onContinueReal: (on) => {
         draft.continueReal = on;
         changed();
+      },
+      onProgram: (text) => {
+        draft.program = text;
+        persist();
+        renderBar();
       },
       onPromptVersion: (text) => {
         draft.promptVersion = text;

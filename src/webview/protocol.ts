@@ -29,6 +29,8 @@ export const EditorDefaultsSchema = z.object({
   modelMode: ModelModeSchema,
   overrideProvider: z.string(),
   overrideModel: z.string(),
+  /** The agent program of the active replay's launch configuration ('' when none). */
+  program: z.string().default(''),
 });
 export type EditorDefaults = z.infer<typeof EditorDefaultsSchema>;
 
@@ -75,7 +77,13 @@ export type HostMessage = z.infer<typeof HostMessageSchema>;
 export const PageMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ready') }),
   z.object({ type: z.literal('plan'), requestId: z.number().int(), config: ForkConfigSchema }),
-  z.object({ type: z.literal('fork'), config: ForkConfigSchema, acknowledgedTools: z.array(z.string()) }),
+  z.object({
+    type: z.literal('fork'),
+    config: ForkConfigSchema,
+    acknowledgedTools: z.array(z.string()),
+    /** Shell command of the agent program that executes the fork with its own tools; absent: the built-in runner. */
+    program: z.string().optional(),
+  }),
 ]);
 export type PageMessage = z.infer<typeof PageMessageSchema>;
 

@@ -100,6 +100,7 @@ export interface ModelHandlers {
   onProvider(text: string): void;
   onModel(text: string): void;
   onContinueReal(on: boolean): void;
+  onProgram(text: string): void;
   onPromptVersion(text: string): void;
 }
 
@@ -144,6 +145,12 @@ export function modelControls(checkpoint: EditorCheckpoint, draft: ForkDraft, ha
   }) as HTMLElement & { checked: boolean };
   continueReal.checked = draft.continueReal;
   continueReal.addEventListener('change', () => handlers.onContinueReal(continueReal.checked));
+  const program = h('vscode-textfield', {
+    'data-field': 'program',
+    placeholder: 'e.g. node dist/agent.js (empty: the built-in runner)',
+  }) as HTMLElement & { value: string };
+  program.value = draft.program;
+  program.addEventListener('input', () => handlers.onProgram(program.value));
   const recorded = checkpoint.model ? `${checkpoint.model.provider}/${checkpoint.model.model}` : 'unknown';
   return h(
     'fieldset',
@@ -166,6 +173,12 @@ export function modelControls(checkpoint: EditorCheckpoint, draft: ForkDraft, ha
       h('div', { class: 'field-error', 'data-error': 'modelOverride' }),
     ),
     h('div', { class: 'field' }, h('label', { class: 'field-label' }, 'Prompt version (empty: keep)'), prompt),
+    h(
+      'div',
+      { class: 'field' },
+      h('label', { class: 'field-label' }, "Agent program (runs the fork with the agent's own tools)"),
+      program,
+    ),
   );
 }
 

@@ -11,7 +11,14 @@ import { applyContextPatch } from '../../../src/model';
 import { ForkService } from '../../../src/replay/forkService';
 import type { RunStore } from '../../../src/store';
 import { diffPatch, formValues, readForm } from '../../../src/webview/contextForm';
-import { buildForkConfig, forkReadiness, hazardRows, newDraft, toolTable } from '../../../src/webview/forkDraft';
+import {
+  buildForkConfig,
+  forkReadiness,
+  hazardRows,
+  newDraft,
+  toolTable,
+  toolsNeedingProgram,
+} from '../../../src/webview/forkDraft';
 import type { EditorCheckpoint } from '../../../src/webview/protocol';
 import { openDemoStore } from './demoStore';
 
@@ -38,7 +45,7 @@ before(() => {
 });
 after(() => demo.cleanup());
 
-const defaults = { modelMode: 'captured' as const, overrideProvider: '', overrideModel: 'gpt-4o-mini' };
+const defaults = { modelMode: 'captured' as const, overrideProvider: '', overrideModel: 'gpt-4o-mini', program: '' };
 
 test('an untouched form reproduces the context exactly: no errors, no changes, an empty patch', () => {
   const result = readForm(checkpoint.runtimeContext, formValues(checkpoint.runtimeContext));
@@ -186,4 +193,15 @@ test("'*' alone never unlocks an external_irreversible tool: its tick is disable
   assert.equal(refund?.unlockable, false);
   assert.equal(refund?.ticked, false);
   assert.match(forkReadiness(result, plan, draft).why ?? '', /cannot be unlocked/);
+});
+
+test("tools that would run the agent's own code are named until an agent program is set", () => {
+  const draft = newDraft(checkpoint, defaults);
+  const result = buildForkConfig(checkpoint, draft);
+  assert.ok(result.config);
+  const plan = planView(new ForkService(store).plan(result.config));
+  const needed = toolsNeedingProgram(plan, draft);
+  assert.ok(needed.includes('format_currency'), needed.join());
+  draft.program = 'node dist/agent.js';
+  assert.deepEqual(toolsNeedingProgram(plan, draft), []);
 });

@@ -5,9 +5,13 @@
  * store (through ForkService) that appears under its parent in the tree.
  */
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { VIEWS } from '../../../src/extension/ids';
 import type { PageMessage } from '../../../src/webview/protocol';
+import { ForkService } from '../../../src/replay/forkService';
 import { openRunStore } from '../../../src/store';
 import { demoStorePath, extensionApi } from './extensionApi';
 import { waitFor, type VTest } from './vtest';
@@ -73,6 +77,30 @@ export const tests: VTest[] = [
         tree.getChildren(tree.runNode('demo-support-refund')).some((n) => n.kind === 'run' && n.runId === runId),
       );
       await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    },
+  },
+  {
+    name: 'with an agent program the fork is handed to it (OCDB_FORK, OCDB_STORE) instead of the built-in runner',
+    async run() {
+      const { editor, ctx } = await extensionApi();
+      const store = ctx.connection.getOrCreate();
+      const at = store.listCheckpoints('demo-coding-fix').find((c) => c.stepIndex === 1);
+      assert.ok(at);
+      const seen = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'att-agent-')), 'env.json');
+      const program = `node -e "require('fs').writeFileSync(process.argv[1], JSON.stringify({ fork: process.env.OCDB_FORK, store: process.env.OCDB_STORE }))" "${seen}"`;
+      const config = { sourceRunId: 'demo-coding-fix', sourceCheckpointId: at.checkpointId };
+      // the agent's own code runs: acknowledge what would run again with side effects
+      const ack = new ForkService(store).plan(config).hazards.map((h) => h.toolName);
+      const runId = editor.fork(config, ack, program);
+      assert.ok(runId, 'the fork was created');
+      const env = await waitFor(
+        'the agent program to run',
+        () => fs.existsSync(seen) && (JSON.parse(fs.readFileSync(seen, 'utf8')) as { fork: string; store: string }),
+      );
+      const forkRequestId = (store.getRun(runId).metadata.fork as { forkRequestId: string }).forkRequestId;
+      assert.equal(env.fork, forkRequestId);
+      assert.equal(env.store, demoStorePath());
+      assert.equal(store.getForkRequest(forkRequestId).status, 'waiting_for_agent');
     },
   },
 ];

@@ -78,8 +78,10 @@ function runIcon(run: RunSummary): NodeView['icon'] {
 function runDuration(run: RunSummary, now: number): string {
   if (run.endedAt !== undefined) return formatDuration(run.endedAt - run.startedAt);
   if (run.crashed) {
-    // the recording stopped at its last heartbeat; without one, how long it ran is unknown
-    return run.heartbeatAt !== undefined ? `${formatDuration(run.heartbeatAt - run.startedAt)}+` : 'incomplete';
+    // the recording stopped after its newest checkpoint; without one, how long it ran is unknown
+    return run.lastCheckpointAt !== undefined
+      ? `${formatDuration(run.lastCheckpointAt - run.startedAt)}+`
+      : 'incomplete';
   }
   return `${formatDuration(now - run.startedAt)} so far`;
 }

@@ -37,6 +37,7 @@ export const FORK_METADATA_KEY = 'fork';
 export class ForkService {
   private readonly now: () => number;
   private readonly newId: (kind: 'run' | 'checkpoint' | 'forkRequest') => string;
+  private readonly customIds: boolean;
 
   constructor(
     private readonly store: RunStore,
@@ -44,6 +45,12 @@ export class ForkService {
   ) {
     this.now = options.now ?? Date.now;
     this.newId = options.newId ?? (() => randomUUID());
+    this.customIds = options.newId !== undefined;
+  }
+
+  /** A run id people can read in the tree and the CLI: `<source>-fork-1a2b3c4d` (or the injected generator's). */
+  private derivedRunId(sourceRunId: string, kind: 'fork' | 'replay'): string {
+    return this.customIds ? this.newId('run') : `${sourceRunId}-${kind}-${randomUUID().slice(0, 8)}`;
   }
 
   /** The effective policy of every tool, the merged context and the hazard report. Writes nothing. */
@@ -100,7 +107,7 @@ export class ForkService {
       );
     }
     const forkRequestId = this.newId('forkRequest');
-    const runId = this.newId('run');
+    const runId = this.derivedRunId(plan.sourceRunId, mode);
     const at = this.now();
     this.store.transaction(() => {
       const source = this.store.getRun(plan.sourceRunId);

@@ -130,6 +130,11 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX fork_confirmations_by_status ON fork_confirmations (status, created_at);
   `,
+  // 3: when a run last recorded something (its newest checkpoint's createdAt), for durations of unfinished runs
+  `
+  ALTER TABLE runs ADD COLUMN last_checkpoint_at REAL;
+  UPDATE runs SET last_checkpoint_at = (SELECT MAX(created_at) FROM checkpoints c WHERE c.run_id = runs.run_id);
+  `,
 ];
 
 /** Brings the database to the newest schema, each migration in its own transaction. */

@@ -40,6 +40,7 @@ export function rowToRunSummary(row: SqlRow): RunSummary {
     crashed: isCrashed(status, ownerPid ?? null, str(row.owner_host) ?? null, heartbeatAt ?? null),
     ownerPid,
     heartbeatAt,
+    lastCheckpointAt: num(row.last_checkpoint_at),
     changeSeq: Number(row.change_seq),
   });
 }

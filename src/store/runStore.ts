@@ -43,6 +43,8 @@ export interface RunSummary {
   crashed: boolean;
   ownerPid?: number;
   heartbeatAt?: number;
+  /** createdAt of the run's newest checkpoint: how far an unfinished (or crashed) run got, in the run's own clock. */
+  lastCheckpointAt?: number;
   /** Store-wide change counter value of this run's last write (for incremental refresh). */
   changeSeq: number;
 }

@@ -70,7 +70,11 @@ export const runsCommand: CliCommand = {
             displayStatus(r),
             r.mode,
             timestamp(r.startedAt),
-            duration(r.endedAt === undefined ? undefined : r.endedAt - r.startedAt),
+            r.endedAt !== undefined
+              ? duration(r.endedAt - r.startedAt)
+              : r.lastCheckpointAt !== undefined
+                ? `${duration(r.lastCheckpointAt - r.startedAt)}+`
+                : '-',
             String(r.stepCount),
             String(r.checkpointCount),
             r.toolErrorCount > 0 ? `${r.toolCallCount} (${r.toolErrorCount} err)` : String(r.toolCallCount),

@@ -35,6 +35,8 @@ test('a crashed run shows CRASHED with a flame, never running or completed, and 
   assert.match(view.description ?? '', /^CRASHED · /);
   assert.doesNotMatch(view.description ?? '', /running|completed/i);
   assert.match(view.tooltip ?? '', /died before the run ended/);
+  // how far it got in the run's own clock (two steps, a few seconds), not the time since it started
+  assert.match(view.description ?? '', / · [\d.]+ s\+ · /);
 });
 
 test('failed, cancelled and completed runs get distinct icons; the description has agent, duration and tokens', () => {

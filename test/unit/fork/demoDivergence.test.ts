@@ -23,6 +23,7 @@ test('a captured fork of the demo refund run with user.roleId = auditor diverges
     contextPatch: { user: { roleId: 'auditor', permissions: ['orders:read', 'cases:write'] } },
     toolPolicyMap: { '*': 'reuse_result' },
   });
+  assert.match(created.runId, /^demo-support-refund-fork-[0-9a-f]{8}$/, 'fork ids say what they fork');
   const outcome = await runFork(store, created.forkRequestId);
   assert.equal(outcome.status, 'failed');
   assert.equal(outcome.divergence?.stepIndex, 5);

@@ -15,7 +15,7 @@ import { buildExtension } from './buildTests';
 import { REPO_ROOT } from './codeServer';
 import { freePort, startCodeServer } from './codeServerSession';
 import { CLI } from './demoWorkspace';
-import { waitForRuns, waitForWorkbench } from './ui/workbench';
+import { waitForRuns, waitForWorkbench, widenSideBar } from './ui/workbench';
 
 const DEMO_WORKSPACE = path.join(REPO_ROOT, '.cache', 'demo-workspace');
 const SERVER_DIR = path.join(REPO_ROOT, '.cache', 'code-server-data');
@@ -69,6 +69,7 @@ async function main(): Promise<void> {
       const page = await openPage(browser, url, () => {});
       await waitForWorkbench(page);
       await waitForRuns(page, ['demo-support-refund', 'demo-research-rag', 'demo-coding-fix']);
+      await widenSideBar(page);
       fs.mkdirSync(path.dirname(SCREENSHOT), { recursive: true });
       await page.screenshot({ path: SCREENSHOT });
       console.log(`start --check: the demo runs are listed at ${url}\nscreenshot: ${SCREENSHOT}`);

@@ -118,6 +118,7 @@ export async function widenSideBar(page: Page, width = 480): Promise<void> {
     await page.mouse.move(bar.x + width, y, { steps: 8 });
     await page.mouse.up();
     await page.mouse.move(bar.x + width + 200, 10); // off the sash, so screenshots show no drag highlight
+    await page.waitForTimeout(500); // the sash's hover highlight fades out
     return;
   }
   throw new Error('found no sash on the side bar edge');

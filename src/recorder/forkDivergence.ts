@@ -63,10 +63,20 @@ export function findDivergence(
   return undefined;
 }
 
-/** One line for CLI output and logs. */
+/** A one-line window of `text` around position `at` (newlines shown as ⏎), so the difference is what you read. */
+function excerptAround(text: string, at: number): string {
+  const start = Math.max(0, at - 24);
+  const end = Math.min(text.length, at + 56);
+  const slice = text.slice(start, end).replace(/\r?\n/g, ' ⏎ ');
+  return `"${start > 0 ? '…' : ''}${slice}${end < text.length ? '…' : ''}"`;
+}
+
+/** One line for CLI output, notifications and logs: where, and the two texts around their first difference. */
 export function describeDivergence(d: Divergence): string {
   const where = d.messageIndex < 0 ? 'the system prompt' : `message ${d.messageIndex} (${d.field})`;
-  return `step ${d.stepIndex}, before_model_call #${d.sourceCheckpointIndex}: ${where} differs — recorded ${JSON.stringify(d.recorded)}, rendered ${JSON.stringify(d.rendered)}`;
+  let k = 0;
+  while (k < d.recorded.length && k < d.rendered.length && d.recorded[k] === d.rendered[k]) k++;
+  return `step ${d.stepIndex}, before_model_call #${d.sourceCheckpointIndex}: ${where} differs — recorded ${excerptAround(d.recorded, k)}, now ${excerptAround(d.rendered, k)}`;
 }
 
 /**

@@ -165,18 +165,8 @@ export class ForkHooks implements RunHooks {
       if (answer.outcome === 'success') return answer.value;
       throw errorFrom(answer.value);
     };
-    const execute = async (policy: ReplayPolicy): Promise<unknown> => {
-      const id = run.beginTool(toolName, args, { ...options, replayPolicy: policy, toolCallId });
-      let result: unknown;
-      try {
-        result = await fn(args);
-      } catch (e) {
-        run.finishTool(id, 'error', e);
-        throw e;
-      }
-      run.finishTool(id, 'success', result);
-      return result;
-    };
+    const execute = (policy: ReplayPolicy): Promise<unknown> =>
+      run.recordCall(toolName, args, { ...options, replayPolicy: policy, toolCallId }, fn);
     const reuse = () => {
       try {
         return this.input.cassette.reuse(toolName, args);

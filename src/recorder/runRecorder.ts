@@ -378,17 +378,25 @@ export class RunRecorder {
         const run = (a: unknown) => fn(a as A);
         return (await this.hooks.tool(this, toolName, options, args, run, callOptions?.toolCallId)) as R;
       }
-      const id = this.beginTool(toolName, args, { ...options, toolCallId: callOptions?.toolCallId });
-      let result: R;
-      try {
-        result = await fn(args);
-      } catch (e) {
-        this.finishTool(id, 'error', e);
-        throw e;
-      }
-      this.finishTool(id, 'success', result);
-      return result;
+      return this.recordCall(toolName, args, { ...options, toolCallId: callOptions?.toolCallId }, fn);
     };
+  }
+
+  /**
+   * Runs `fn(args)` as one recorded tool call: begin, then finish with its
+   * result, or with its thrown error, which is rethrown.
+   */
+  async recordCall<A, R>(toolName: string, args: A, options: ToolOptions, fn: (args: A) => Promise<R> | R): Promise<R> {
+    const id = this.beginTool(toolName, args, options);
+    let result: R;
+    try {
+      result = await fn(args);
+    } catch (e) {
+      this.finishTool(id, 'error', e);
+      throw e;
+    }
+    this.finishTool(id, 'success', result);
+    return result;
   }
 
   /**

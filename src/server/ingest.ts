@@ -8,17 +8,16 @@
  * Depends on model/ and the store contract.
  */
 import { randomUUID } from 'node:crypto';
+import { CheckpointInputSchema } from '../recorder/inputs';
 import { z } from 'zod';
 import {
   MessageSchema,
   ModelConfigSchema,
   OcdbError,
   RuntimeContextSnapshotSchema,
-  UsageSchema,
   CheckpointBoundarySchema,
   ReplayPolicySchema,
   SideEffectLevelSchema,
-  ArtifactRefSchema,
   defaultReplayPolicy,
   parseWith,
   type Checkpoint,
@@ -42,19 +41,9 @@ export const CreateRunBodySchema = z.object({
   startedAt: z.number().optional(),
 });
 
-export const CheckpointBodySchema = z.object({
+/** The SDK's checkpoint input (state omitted carries over) plus the boundary and an optional time. */
+export const CheckpointBodySchema = CheckpointInputSchema.extend({
   boundary: CheckpointBoundarySchema,
-  checkpointId: z.string().min(1).optional(),
-  messages: z.array(MessageSchema).optional(),
-  systemPrompt: z.string().optional(),
-  model: ModelConfigSchema.optional(),
-  promptVersion: z.string().optional(),
-  runtimeContext: RuntimeContextSnapshotSchema.optional(),
-  artifactRefs: z.array(ArtifactRefSchema).optional(),
-  toolCallId: z.string().optional(),
-  finishReason: z.string().optional(),
-  usage: UsageSchema.optional(),
-  stepIndex: z.number().int().min(-1).optional(),
   createdAt: z.number().optional(),
 });
 

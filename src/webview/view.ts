@@ -104,6 +104,14 @@ export interface ModelHandlers {
   onPromptVersion(text: string): void;
 }
 
+/** A text field bound to one draft value: shows `value`, reports every edit to `onInput`. */
+function textField(field: string, placeholder: string, value: string, onInput: (text: string) => void): HTMLElement {
+  const input = h('vscode-textfield', { 'data-field': field, placeholder }) as HTMLElement & { value: string };
+  input.value = value;
+  input.addEventListener('input', () => onInput(input.value));
+  return input;
+}
+
 /** Model mode (captured / real / override with provider + model) and the prompt version. */
 export function modelControls(checkpoint: EditorCheckpoint, draft: ForkDraft, handlers: ModelHandlers): HTMLElement {
   const group = h('vscode-radio-group', { class: 'model-mode' });
@@ -122,35 +130,26 @@ export function modelControls(checkpoint: EditorCheckpoint, draft: ForkDraft, ha
     });
     group.appendChild(radio);
   }
-  const provider = h('vscode-textfield', {
-    'data-field': 'modelOverride.provider',
-    placeholder: 'provider',
-  }) as HTMLElement & { value: string };
-  provider.value = draft.provider;
-  provider.addEventListener('input', () => handlers.onProvider(provider.value));
-  const model = h('vscode-textfield', { 'data-field': 'modelOverride.model', placeholder: 'model' }) as HTMLElement & {
-    value: string;
-  };
-  model.value = draft.model;
-  model.addEventListener('input', () => handlers.onModel(model.value));
-  const prompt = h('vscode-textfield', {
-    'data-field': 'promptVersionOverride',
-    placeholder: checkpoint.promptVersion ?? checkpoint.runtimeContext.model.promptVersion,
-  }) as HTMLElement & { value: string };
-  prompt.value = draft.promptVersion;
-  prompt.addEventListener('input', () => handlers.onPromptVersion(prompt.value));
+  const provider = textField('modelOverride.provider', 'provider', draft.provider, handlers.onProvider);
+  const model = textField('modelOverride.model', 'model', draft.model, handlers.onModel);
+  const prompt = textField(
+    'promptVersionOverride',
+    checkpoint.promptVersion ?? checkpoint.runtimeContext.model.promptVersion,
+    draft.promptVersion,
+    handlers.onPromptVersion,
+  );
   const continueReal = h('vscode-checkbox', {
     'data-field': 'onDivergence',
     label: 'If the prompt diverges from the recording, continue with the real model',
   }) as HTMLElement & { checked: boolean };
   continueReal.checked = draft.continueReal;
   continueReal.addEventListener('change', () => handlers.onContinueReal(continueReal.checked));
-  const program = h('vscode-textfield', {
-    'data-field': 'program',
-    placeholder: 'e.g. node dist/agent.js (empty: the built-in runner)',
-  }) as HTMLElement & { value: string };
-  program.value = draft.program;
-  program.addEventListener('input', () => handlers.onProgram(program.value));
+  const program = textField(
+    'program',
+    'e.g. node dist/agent.js (empty: the built-in runner)',
+    draft.program,
+    handlers.onProgram,
+  );
   const recorded = checkpoint.model ? `${checkpoint.model.provider}/${checkpoint.model.model}` : 'unknown';
   return h(
     'fieldset',

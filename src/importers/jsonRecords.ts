@@ -4,8 +4,10 @@
  * via jsonLines.ts). A broken document fails naming its line and column.
  * Documents are read whole (up to 512 MiB); use JSONL for bigger logs.
  */
+import { createHash } from 'node:crypto';
 import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { OcdbError } from '../model';
+import type { ReaderOptions } from './importFile';
 import { readJsonLines, type JsonLinesOptions } from './jsonLines';
 
 export interface JsonRecord {
@@ -92,4 +94,28 @@ export async function* readJsonRecords(
   ) {
     for (const [i, v] of value.entries()) yield { value: v, where: `[${i}]` };
   } else yield { value, where: '' };
+}
+
+/**
+ * Reads every record of a JSON / JSONL trace file (arrays spread), giving
+ * `onRecord` each value and its location (`file: line N`), with progress and
+ * cancellation from `options`. Returns the SHA-256 hex of the text read, the
+ * content part of the file's deterministic run ids.
+ */
+export async function readRecordsWithDigest(
+  file: string,
+  options: ReaderOptions,
+  onRecord: (value: unknown, where: string) => void,
+): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const rec of readJsonRecords(file, {
+    spread: true,
+    signal: options.signal,
+    warnings: options.warnings,
+    onBytes: (b) => options.onBytes?.(file, b),
+    onText: (t) => hash.update(t),
+  })) {
+    onRecord(rec.value, rec.where ? `${file}: ${rec.where}` : file);
+  }
+  return hash.digest('hex');
 }

@@ -7,13 +7,12 @@
  * new run. Each assistant message is a model call; each tool call a ledger
  * record answered by its tool message. Reads the file; writes nothing.
  */
-import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { z } from 'zod';
 import { canonicalJson, parseWith, type RuntimeContextSnapshot } from '../../model';
 import type { ReadPlans, ReaderOptions } from '../importFile';
-import { readJsonRecords } from '../jsonRecords';
+import { readRecordsWithDigest } from '../jsonRecords';
 import { RunPlanBuilder, type RunPlan } from '../runPlan';
 import { toChatMsg, type ChatMsg } from './chatMessages';
 
@@ -186,18 +185,11 @@ function chatContext(file: string, runId: string, model: string | undefined, too
 }
 
 export async function readOpenAiChat(file: string, options: ReaderOptions): Promise<ReadPlans> {
-  const hash = createHash('sha256');
   const turns: Turn[] = [];
-  for await (const rec of readJsonRecords(file, {
-    spread: true,
-    signal: options.signal,
-    warnings: options.warnings,
-    onBytes: (b) => options.onBytes?.(file, b),
-    onText: (t) => hash.update(t),
-  })) {
-    turns.push(toTurn(rec.value, rec.where ? `${file}: ${rec.where}` : file));
-  }
-  const digest = hash.digest('hex').slice(0, 12);
+  const digest = (await readRecordsWithDigest(file, options, (value, where) => turns.push(toTurn(value, where)))).slice(
+    0,
+    12,
+  );
   const base = Math.floor(statSync(file).mtimeMs);
   const plans: RunPlan[] = [];
   let run: ChatRun | undefined;

@@ -8,10 +8,9 @@
  * error from the span status). Other spans (invoke_agent, HTTP, ...) only
  * name the agent. Reads the file; writes nothing.
  */
-import { createHash } from 'node:crypto';
 import type { Message, RuntimeContextSnapshot } from '../../model';
 import type { ReadPlans, ReaderOptions } from '../importFile';
-import { readJsonRecords } from '../jsonRecords';
+import { readRecordsWithDigest } from '../jsonRecords';
 import { RunPlanBuilder, type RunPlan } from '../runPlan';
 import { inputMessages, maybeJson, outputTurn } from './genAiMessages';
 import { flattenSpans, groupTraces, ms, type FlatSpan } from './otlpSpans';
@@ -157,18 +156,10 @@ function traceToPlan(
 }
 
 export async function readOtlpTraces(file: string, options: ReaderOptions): Promise<ReadPlans> {
-  const hash = createHash('sha256');
   const spans: FlatSpan[] = [];
-  for await (const rec of readJsonRecords(file, {
-    spread: true,
-    signal: options.signal,
-    warnings: options.warnings,
-    onBytes: (b) => options.onBytes?.(file, b),
-    onText: (t) => hash.update(t),
-  })) {
-    spans.push(...flattenSpans(rec.value, rec.where ? `${file}: ${rec.where}` : file));
-  }
-  const digest = hash.digest('hex').slice(0, 10);
+  const digest = (
+    await readRecordsWithDigest(file, options, (value, where) => spans.push(...flattenSpans(value, where)))
+  ).slice(0, 10);
   const plans: RunPlan[] = [];
   for (const [traceId, list] of groupTraces(spans)) {
     const hasGenAi = list.some((s) => Object.keys(s.attrs).some((k) => k.startsWith('gen_ai.')));

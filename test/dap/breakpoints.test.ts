@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { afterEach, before, beforeEach, describe, it } from 'node:test';
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import { openRunStore, type CheckpointSummary } from '../../src/store';
-import { demoStore, startClient, type OcdbDebugClient } from './support/dapClient';
+import type { CheckpointSummary } from '../../src/store';
+import { checkpointsOf, demoStore, startClient, type OcdbDebugClient } from './support/dapClient';
 
 const RUN = 'demo-support-refund';
 
@@ -15,9 +15,7 @@ describe('DAP breakpoints', () => {
   let transcript: string;
   before(() => {
     store = demoStore();
-    const s = openRunStore(store, { create: false });
-    cps = s.listCheckpoints(RUN);
-    s.close();
+    cps = checkpointsOf(store, RUN);
   });
   beforeEach(async () => {
     dc = await startClient();

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { afterEach, before, beforeEach, describe, it } from 'node:test';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { openRunStore, type CheckpointSummary } from '../../src/store';
-import { demoStore, startClient, type OcdbDebugClient } from './support/dapClient';
+import { checkpointsOf, demoStore, startClient, type OcdbDebugClient } from './support/dapClient';
 
 const RUN = 'demo-support-refund';
 
@@ -13,9 +13,7 @@ describe('DAP state, evaluation and edits', () => {
   let dc: OcdbDebugClient;
   before(() => {
     store = demoStore();
-    const s = openRunStore(store, { create: false });
-    cps = s.listCheckpoints(RUN);
-    s.close();
+    cps = checkpointsOf(store, RUN);
   });
   beforeEach(async () => {
     dc = await startClient();

@@ -3,9 +3,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import { frameName } from '../../src/debug/frames';
-import { openRunStore } from '../../src/store';
 import type { CheckpointSummary } from '../../src/store';
-import { demoStore, startClient, type OcdbDebugClient } from './support/dapClient';
+import { checkpointsOf, demoStore, startClient, type OcdbDebugClient } from './support/dapClient';
 
 const RUN = 'demo-support-refund';
 
@@ -16,10 +15,8 @@ describe('DAP stepping', () => {
   let dc: OcdbDebugClient;
   before(() => {
     store = demoStore();
-    const s = openRunStore(store, { create: false });
-    cps = s.listCheckpoints(RUN);
+    cps = checkpointsOf(store, RUN);
     parentCps = cps;
-    s.close();
   });
   beforeEach(async () => {
     dc = await startClient();

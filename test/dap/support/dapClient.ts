@@ -10,6 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { DebugClient } from '@vscode/debugadapter-testsupport';
+import { openRunStore, type CheckpointSummary } from '../../../src/store';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 
 export const ROOT = path.resolve(__dirname, '../../..');
@@ -32,6 +33,16 @@ export function demoStore(): string {
   const r = spawnSync(process.execPath, [CLI, 'demo', '--store', store], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`ocdb demo failed: ${r.stderr}`);
   return store;
+}
+
+/** The checkpoint summaries of `runId` in `store`, read straight from the store (what the frames must match). */
+export function checkpointsOf(store: string, runId: string): CheckpointSummary[] {
+  const s = openRunStore(store, { create: false });
+  try {
+    return s.listCheckpoints(runId);
+  } finally {
+    s.close();
+  }
 }
 
 /** DebugClient driving `node dist/cli.js dap` over stdio. */

@@ -18,7 +18,7 @@ import {
 import { openRunStore, type RunStore } from '../store';
 import { BreakpointSet, type Stop } from '../replay/breakpoints';
 import { checkpointState, evaluateExpression, hoverToolResult, type EvalState } from '../replay/evaluate';
-import { ForkService } from '../replay/forkService';
+import { ForkService } from '../fork/forkService';
 import { ReplayCursor, type StepKind } from '../replay/replayCursor';
 import { RunView } from '../replay/runView';
 import { frameSegments, type FrameRef, type FrameSegment } from './frames';

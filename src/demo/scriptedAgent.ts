@@ -4,7 +4,7 @@
  * checkpoints). Deterministic: a fixed clock and ids derived from the run id.
  * Depends on the recorder and model only.
  */
-import { renderTemplate } from '../replay/promptRender';
+import { renderTemplate } from '../fork/promptRender';
 import { deepMerge, messageText, type Message, type ModelConfig, type RuntimeContextSnapshot } from '../model';
 import { Recorder, type RunRecorder } from '../recorder';
 import type { ReplayPolicy, SideEffectLevel } from '../model';

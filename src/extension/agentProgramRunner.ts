@@ -6,8 +6,8 @@
  * with a modal dialog while it runs. VS Code wiring only.
  */
 import * as vscode from 'vscode';
-import { startAgentProgram } from '../replay/agentProgram';
-import type { CreatedFork } from '../replay/forkService';
+import { startAgentProgram } from '../fork/agentProgram';
+import type { CreatedFork } from '../fork/forkService';
 import type { ConfirmationAnswer, ConfirmationRecord, RunStore } from '../store';
 import type { ExtensionContextObject } from './context';
 import { shorten, toJson } from './format';

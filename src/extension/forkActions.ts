@@ -6,9 +6,9 @@
  */
 import * as vscode from 'vscode';
 import { errorMessage, isOcdbError, type ForkConfig } from '../model';
-import { ForkService, type CreatedFork } from '../replay/forkService';
-import { OpenAiChatModel, type ChatModel } from '../replay/modelClient';
-import { runFork, type RunOutcome } from '../replay/runner';
+import { ForkService, type CreatedFork } from '../fork/forkService';
+import { OpenAiChatModel, type ChatModel } from '../fork/modelClient';
+import { runFork, type RunOutcome } from '../fork/runner';
 import type { PlanView } from '../webview/protocol';
 import { planView } from './planView';
 import { runWithAgentProgram } from './agentProgramRunner';

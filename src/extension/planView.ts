@@ -2,7 +2,7 @@
  * A ForkPlan (ForkService.plan) as the fork editor page shows it: the tool
  * rows, hazards, warnings and changed paths of protocol.ts. Pure: no vscode.
  */
-import type { ForkPlan } from '../replay/forkService';
+import type { ForkPlan } from '../fork/forkService';
 import type { PlanView } from '../webview/protocol';
 
 /** The page's view of a plan. */

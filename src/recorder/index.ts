@@ -4,7 +4,7 @@
  */
 export { Recorder, openRecorder, type RecorderOptions } from './recorder';
 export { RunRecorder, serializeError, type ModelCallResult } from './runRecorder';
-export { forkRequestFromEnv, type ForkModeOptions } from './forkMode';
+export { forkRequestFromEnv, type ForkModeOptions } from '../fork/agentProgramMode';
 export type { StartRunInput, CheckpointInput, ToolOptions, ModelResponse, EndRunInput } from './inputs';
 export {
   OcdbError,

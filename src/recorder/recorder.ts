@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { OcdbError, parseWith } from '../model';
 import { openRunStore, resolveStorePath, type RunStore } from '../store';
-import { attachForkRun, forkRequestFromEnv, type ForkModeOptions } from './forkMode';
+import { attachForkRun, forkRequestFromEnv, type ForkModeOptions } from '../fork/agentProgramMode';
 import { StartRunInputSchema, type StartRunInput } from './inputs';
 import { RunRecorder, type RecorderEnv } from './runRecorder';
 

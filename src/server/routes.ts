@@ -7,9 +7,9 @@
  */
 import { z } from 'zod';
 import { ForkConfigSchema, parseWith, type RunMode, type RunStatus } from '../model';
-import { ForkService } from '../replay/forkService';
-import type { ChatModel } from '../replay/modelClient';
-import { runFork } from '../replay/runner';
+import { ForkService } from '../fork/forkService';
+import type { ChatModel } from '../fork/modelClient';
+import { runFork } from '../fork/runner';
 import { CONFIRMATION_ANSWERS, type RunStore } from '../store';
 import { HttpError } from './httpErrors';
 import { IngestService } from './ingest';

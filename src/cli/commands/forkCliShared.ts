@@ -6,10 +6,10 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { OcdbError, type ModelMode } from '../../model';
-import type { ForkPlan } from '../../replay/forkService';
-import { OpenAiChatModel, type ChatModel } from '../../replay/modelClient';
-import { describeDivergence } from '../../replay/promptRender';
-import type { RunOutcome } from '../../replay/runner';
+import type { ForkPlan } from '../../fork/forkService';
+import { OpenAiChatModel, type ChatModel } from '../../fork/modelClient';
+import { describeDivergence } from '../../fork/promptRender';
+import type { RunOutcome } from '../../fork/runner';
 import { EXIT, type CliIo } from '../cliCommand';
 import { shorten, table } from '../format';
 

@@ -6,9 +6,9 @@
  * diverged, 1 stopped by another failure, 2 usage, 3 not found.
  */
 import { OcdbError, ReplayPolicySchema, parseWith, type ForkConfig, type ReplayPolicy } from '../../model';
-import { startAgentProgram } from '../../replay/agentProgram';
-import { ForkService } from '../../replay/forkService';
-import { runFork } from '../../replay/runner';
+import { startAgentProgram } from '../../fork/agentProgram';
+import { ForkService } from '../../fork/forkService';
+import { runFork } from '../../fork/runner';
 import type { RunStore } from '../../store';
 import { EXIT, STORE_HELP, STORE_OPTION, openStoreFor, parseCommandArgs, type CliCommand } from '../cliCommand';
 import {

@@ -4,8 +4,8 @@
  * real — and prints the first divergence. Exit codes: 0 reproduced, 5
  * diverged, 1 stopped by another failure, 2 usage, 3 not found.
  */
-import { ForkService } from '../../replay/forkService';
-import { runFork } from '../../replay/runner';
+import { ForkService } from '../../fork/forkService';
+import { runFork } from '../../fork/runner';
 import { EXIT, STORE_HELP, STORE_OPTION, openStoreFor, parseCommandArgs, type CliCommand } from '../cliCommand';
 import { MODEL_HELP, MODEL_OPTIONS, chatModelFrom, reportOutcome, requireEndpoint } from './forkCliShared';
 import { resolveCheckpoint } from './forkCommand';

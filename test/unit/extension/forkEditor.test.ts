@@ -8,7 +8,7 @@ import * as assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { planView } from '../../../src/extension/planView';
 import { applyContextPatch } from '../../../src/model';
-import { ForkService } from '../../../src/replay/forkService';
+import { ForkService } from '../../../src/fork/forkService';
 import type { RunStore } from '../../../src/store';
 import { diffPatch, formValues, readForm } from '../../../src/webview/contextForm';
 import {

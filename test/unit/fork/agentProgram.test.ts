@@ -13,7 +13,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { openRecorder } from '../../../src/recorder';
-import { ForkService } from '../../../src/replay/forkService';
+import { ForkService } from '../../../src/fork/forkService';
 import { openRunStore, type SqliteRunStore } from '../../../src/store';
 import { startFakeModelServer, type FakeModelServer } from '../../fixtures/agents/fakeModelServer';
 import { runRefundAgent } from '../../fixtures/agents/refundAgent';

@@ -11,8 +11,8 @@ import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { DEMO_RUN_IDS, writeDemoStore } from '../../../src/demo';
 import type { Checkpoint } from '../../../src/model';
-import { ForkService } from '../../../src/replay/forkService';
-import { runFork } from '../../../src/replay/runner';
+import { ForkService } from '../../../src/fork/forkService';
+import { runFork } from '../../../src/fork/runner';
 import { openRunStore, type SqliteRunStore } from '../../../src/store';
 import { recordSupportRun } from './supportRun';
 

@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { writeDemoStore } from '../../../src/demo';
-import { ForkService } from '../../../src/replay/forkService';
-import { runFork } from '../../../src/replay/runner';
+import { ForkService } from '../../../src/fork/forkService';
+import { runFork } from '../../../src/fork/runner';
 import { tmpStore } from '../../helpers/tmp';
 
 test('a captured fork of the demo refund run with user.roleId = auditor diverges at the system prompt of step 5', async () => {

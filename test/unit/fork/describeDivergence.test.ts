@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { describeDivergence } from '../../../src/recorder/forkDivergence';
+import { describeDivergence } from '../../../src/fork/divergence';
 
 test('a divergence reads as the two texts around their first difference, on one line', () => {
   const recorded =

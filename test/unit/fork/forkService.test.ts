@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { isOcdbError, type Hazard } from '../../../src/model';
-import { ForkService } from '../../../src/replay/forkService';
+import { ForkService } from '../../../src/fork/forkService';
 import { openRunStore, type SqliteRunStore } from '../../../src/store';
 import { recordSupportRun } from './supportRun';
 

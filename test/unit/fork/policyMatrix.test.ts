@@ -26,9 +26,9 @@ import {
   type SideEffectLevel,
 } from '../../../src/model';
 import { openRecorder, type Recorder } from '../../../src/recorder';
-import { decideTool } from '../../../src/recorder/forkToolDecision';
-import { ForkService } from '../../../src/replay/forkService';
-import { OpenAiChatModel } from '../../../src/replay/modelClient';
+import { decideTool } from '../../../src/fork/toolDecision';
+import { ForkService } from '../../../src/fork/forkService';
+import { OpenAiChatModel } from '../../../src/fork/modelClient';
 import { openRunStore, type SqliteRunStore } from '../../../src/store';
 import { startFakeModelServer, type FakeModelServer } from '../../fixtures/agents/fakeModelServer';
 

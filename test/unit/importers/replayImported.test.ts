@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { importPath } from '../../../src/importers';
-import { ForkService } from '../../../src/replay/forkService';
-import { runFork } from '../../../src/replay/runner';
+import { ForkService } from '../../../src/fork/forkService';
+import { runFork } from '../../../src/fork/runner';
 import { FIXTURES, tempStore, type TempStore } from './helpers';
 
 describe('captured replay of imported runs', () => {

@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { VIEWS } from '../../../src/extension/ids';
 import type { PageMessage } from '../../../src/webview/protocol';
-import { ForkService } from '../../../src/replay/forkService';
+import { ForkService } from '../../../src/fork/forkService';
 import { openRunStore } from '../../../src/store';
 import { demoStorePath, extensionApi } from './extensionApi';
 import { waitFor, type VTest } from './vtest';

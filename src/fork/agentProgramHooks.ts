@@ -21,12 +21,12 @@ import {
   type SideEffectLevel,
 } from '../model';
 import type { ForkRequestRecord, RunStore } from '../store';
-import type { ModelResponse, ToolOptions } from './inputs';
-import { askConfirmation } from './forkConfirm';
-import { mockFor, type CassetteAnswer, type ToolCassette } from './forkCassette';
-import { describeDivergence, findDivergence } from './forkDivergence';
-import { decideTool } from './forkToolDecision';
-import type { RunHooks, RunRecorder } from './runRecorder';
+import type { ModelResponse, ToolOptions } from '../recorder/inputs';
+import { askConfirmation } from './confirm';
+import { mockFor, type CassetteAnswer, type ToolCassette } from './cassette';
+import { describeDivergence, findDivergence } from './divergence';
+import { decideTool } from './toolDecision';
+import type { RunHooks, RunRecorder } from '../recorder/runRecorder';
 
 /** A recorded model turn after the fork point: the prompt checkpoint and the answer checkpoint. */
 export interface RecordedTurn {

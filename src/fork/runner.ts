@@ -12,14 +12,14 @@ import { randomUUID } from 'node:crypto';
 import { OcdbError, errorMessage, isOcdbError, type RunStatus } from '../model';
 import type { CheckpointSummary, RunStore } from '../store';
 import { capturedWalk } from './capturedWalk';
-import { ToolCassette } from '../recorder/forkCassette';
+import { ToolCassette } from './cassette';
 import { planFork } from './forkPlan';
 import { ForkService } from './forkService';
 import { ForkWriter } from './forkWriter';
 import type { ChatModel } from './modelClient';
 import type { Divergence } from './promptRender';
 import { realLoop } from './realLoop';
-import { recordedTurns } from '../recorder/forkHooks';
+import { recordedTurns } from './agentProgramHooks';
 import type { RunContext, StepsOutcome } from './runContext';
 
 export interface RunnerOptions {

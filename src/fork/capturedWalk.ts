@@ -8,7 +8,7 @@
  * (or hands over to the real model when the config asks). No UI, no network.
  */
 import { OcdbError, messageToolCalls, type Checkpoint, type Message, type ToolCallRecord } from '../model';
-import type { CassetteAnswer } from '../recorder/forkCassette';
+import type { CassetteAnswer } from './cassette';
 import { forkStartState } from './forkPlan';
 import type { ForkState } from './forkWriter';
 import { describeDivergence, findDivergence, promptTemplateFor, renderTemplate, type Divergence } from './promptRender';

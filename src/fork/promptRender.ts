@@ -16,7 +16,7 @@ export {
   findResponseDivergence,
   type Divergence,
   type RenderedPrompt,
-} from '../recorder/forkDivergence';
+} from './divergence';
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);

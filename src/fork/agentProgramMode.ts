@@ -15,10 +15,10 @@ import {
   type SideEffectLevel,
 } from '../model';
 import type { RunStore } from '../store';
-import { ToolCassette } from './forkCassette';
-import { ForkHooks, recordedTurns } from './forkHooks';
-import { lineageOf } from './forkLineage';
-import { RunRecorder, type RecorderEnv } from './runRecorder';
+import { ToolCassette } from './cassette';
+import { ForkHooks, recordedTurns } from './agentProgramHooks';
+import { lineageOf } from './lineage';
+import { RunRecorder, type RecorderEnv } from '../recorder/runRecorder';
 
 export interface ForkModeOptions {
   /** How long a manual_confirm waits for the user's answer; default $OCDB_CONFIRM_TIMEOUT_MS or 5 minutes. */

@@ -25,7 +25,7 @@ import {
   type ToolCallRecord,
 } from '../model';
 import type { RunStore } from '../store';
-import { lineageOf } from '../recorder/forkLineage';
+import { lineageOf } from './lineage';
 
 /** One tool the source run used, and what a fork would do with it. */
 export interface ToolPlanEntry {

@@ -15,13 +15,13 @@ import {
   type SideEffectLevel,
 } from '../model';
 import type { RunStore } from '../store';
-import { mockFor, type CassetteAnswer, type ToolCassette } from '../recorder/forkCassette';
+import { mockFor, type CassetteAnswer, type ToolCassette } from './cassette';
 import type { ForkPlan } from './forkPlan';
 import type { ForkWriter } from './forkWriter';
 import type { ChatModel } from './modelClient';
 import type { Divergence } from './promptRender';
-import type { RecordedTurn } from '../recorder/forkHooks';
-import { decideTool } from '../recorder/forkToolDecision';
+import type { RecordedTurn } from './agentProgramHooks';
+import { decideTool } from './toolDecision';
 
 export interface RunContext {
   store: RunStore;

@@ -6,12 +6,16 @@
  * tool can only be unlocked by its own name in toolPolicyMap, never by '*'.
  * Pure.
  */
+import { z } from 'zod';
 import { HAZARDOUS_LEVELS, type ReplayPolicy, type SideEffectLevel } from './toolCall';
 
 /** Policies under which the tool's real code runs again. */
 export const EXECUTING_POLICIES: ReadonlySet<ReplayPolicy> = new Set(['re_execute', 'manual_confirm']);
 
-export type PolicySource = 'named' | 'wildcard' | 'recorded';
+/** Where a tool's effective policy came from: its own name in toolPolicyMap, the '*' entry, or the recording. */
+export const POLICY_SOURCES = ['named', 'wildcard', 'recorded'] as const;
+export const PolicySourceSchema = z.enum(POLICY_SOURCES);
+export type PolicySource = z.infer<typeof PolicySourceSchema>;
 
 export interface ResolvedPolicy {
   policy: ReplayPolicy;

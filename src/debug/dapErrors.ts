@@ -4,11 +4,41 @@
  * says what, where and what to do; anything else is an Internal error. The
  * session calls `toDapError` in its single request wrapper. Pure.
  */
-import { ERROR_CODES, OcdbError, errorMessage, type ErrorCode } from '../model';
+import { OcdbError, errorMessage, type ErrorCode } from '../model';
 
-/** DAP error ids: 1000 + the position of the code in ERROR_CODES (stable as codes are only appended). */
+/**
+ * DAP error ids by error code. Clients may key on these numbers, so an id never changes and is never reused; a new
+ * code in ERROR_CODES fails typecheck here until it gets the next free id (the order of ERROR_CODES does not matter).
+ */
+export const DAP_ERROR_IDS: Readonly<Record<ErrorCode, number>> = {
+  InvalidInput: 1000,
+  RunNotFound: 1001,
+  RunAlreadyExists: 1002,
+  RunNotRunning: 1003,
+  CheckpointNotFound: 1004,
+  ToolCallNotFound: 1005,
+  ToolCallAlreadyExists: 1006,
+  ToolCallAlreadyFinished: 1007,
+  StoreLocked: 1008,
+  StoreUnavailable: 1009,
+  StoreCorrupt: 1010,
+  ForkRejected: 1011,
+  ForkNotFound: 1012,
+  Diverged: 1013,
+  ForbiddenReplay: 1014,
+  CassetteMiss: 1015,
+  MockMissing: 1016,
+  ModelEndpointError: 1017,
+  AgentProgramRequired: 1018,
+  ConfirmationTimedOut: 1019,
+  ImportFailed: 1020,
+  Cancelled: 1021,
+  Internal: 1022,
+};
+
+/** The DAP error id of an error code (see DAP_ERROR_IDS). */
 export function dapErrorId(code: ErrorCode): number {
-  return 1000 + ERROR_CODES.indexOf(code);
+  return DAP_ERROR_IDS[code];
 }
 
 export interface DapError {

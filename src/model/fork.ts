@@ -1,4 +1,7 @@
-/** ForkConfig: how a new run is derived from a checkpoint of an existing one. Pure. */
+/**
+ * ForkConfig: how a new run is derived from a checkpoint of an existing one;
+ * ForkRequestRecord: the stored request of one fork and its status. Pure.
+ */
 import { z } from 'zod';
 import { ReplayPolicySchema } from './toolCall';
 
@@ -13,6 +16,15 @@ export const ModelOverrideSchema = z.object({
 });
 export type ModelOverride = z.infer<typeof ModelOverrideSchema>;
 
+/**
+ * Captured model only: what happens at the first divergence of the rendered prompt from the recording.
+ * 'fail' (default) stops the fork as failed with code `diverged`; 'continue_real' goes on from there with
+ * the real model (the endpoint the settings name).
+ */
+export const ON_DIVERGENCE_CHOICES = ['fail', 'continue_real'] as const;
+export const OnDivergenceSchema = z.enum(ON_DIVERGENCE_CHOICES);
+export type OnDivergence = z.infer<typeof OnDivergenceSchema>;
+
 export const ForkConfigSchema = z.object({
   sourceRunId: z.string().min(1),
   sourceCheckpointId: z.string().min(1),
@@ -23,11 +35,30 @@ export const ForkConfigSchema = z.object({
   toolPolicyMap: z.record(z.string(), ReplayPolicySchema).optional(),
   toolMockResults: z.record(z.string(), z.unknown()).optional(),
   promptVersionOverride: z.string().optional(),
-  /**
-   * Captured model only: what happens at the first divergence of the rendered prompt from the recording.
-   * 'fail' (default) stops the fork as failed with code `diverged`; 'continue_real' goes on from there with
-   * the real model (the endpoint the settings name).
-   */
-  onDivergence: z.enum(['fail', 'continue_real']).optional(),
+  /** Captured model only: what happens at the first divergence (see OnDivergenceSchema). */
+  onDivergence: OnDivergenceSchema.optional(),
 });
 export type ForkConfig = z.infer<typeof ForkConfigSchema>;
+
+/**
+ * Where a fork request is: created (pending), run by the built-in runner (running), handed to the agent
+ * program (waiting_for_agent, until it claims it), and how it ended.
+ */
+export const FORK_REQUEST_STATUSES = ['pending', 'running', 'waiting_for_agent', 'completed', 'failed'] as const;
+export const ForkRequestStatusSchema = z.enum(FORK_REQUEST_STATUSES);
+export type ForkRequestStatus = z.infer<typeof ForkRequestStatusSchema>;
+
+/** One fork request as the store keeps it and `GET /forks/:id` answers it. */
+export const ForkRequestRecordSchema = z.object({
+  forkRequestId: z.string().min(1),
+  sourceRunId: z.string().min(1),
+  sourceCheckpointId: z.string().min(1),
+  forkRunId: z.string().optional(),
+  config: ForkConfigSchema,
+  acknowledgedTools: z.array(z.string()),
+  status: ForkRequestStatusSchema,
+  error: z.unknown().optional(),
+  createdAt: z.number(),
+  updatedAt: z.number(),
+});
+export type ForkRequestRecord = z.infer<typeof ForkRequestRecordSchema>;

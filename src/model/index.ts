@@ -2,6 +2,7 @@
 export * from './artifact';
 export * from './canonicalJson';
 export * from './checkpoint';
+export * from './confirmation';
 export * from './context';
 export * from './deepMerge';
 export * from './errors';

@@ -1,5 +1,5 @@
 /**
- * ToolCallRecord, SideEffectLevel and ReplayPolicy: one tool invocation in a
+ * ToolCallRecord, SideEffectLevel, ReplayPolicy and ToolOutcome: one tool invocation in a
  * run's ledger (the tool cassette). Field names follow @ocdb/core. Pure.
  */
 import { z } from 'zod';
@@ -17,6 +17,11 @@ export const REPLAY_POLICIES = [
 ] as const;
 export const ReplayPolicySchema = z.enum(REPLAY_POLICIES);
 export type ReplayPolicy = z.infer<typeof ReplayPolicySchema>;
+
+/** How a tool call finished: its result, an error, or cancelled (stored and replayed as cancelled, not as an error). */
+export const TOOL_OUTCOMES = ['success', 'error', 'cancelled'] as const;
+export const ToolOutcomeSchema = z.enum(TOOL_OUTCOMES);
+export type ToolOutcome = z.infer<typeof ToolOutcomeSchema>;
 
 /** Side-effect levels whose re-execution during a fork needs the user's explicit acknowledgement. */
 export const HAZARDOUS_LEVELS: ReadonlySet<SideEffectLevel> = new Set(['write', 'external_irreversible']);

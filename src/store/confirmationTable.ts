@@ -4,16 +4,10 @@
  * recorded, mock, abort). SQL for SqliteRunStore only; rows are validated when
  * read back.
  */
-import { z } from 'zod';
-import { OcdbError, SideEffectLevelSchema, parseWith } from '../model';
-import type { ConfirmationAnswer, ConfirmationRecord } from './runStore';
+import { ConfirmationRecordSchema, OcdbError, parseWith } from '../model';
+import { compact, json, num, str } from './rowCodec';
+import type { ConfirmationAnswer, ConfirmationFilter, ConfirmationRecord } from './runStore';
 import type { SqlDriver, SqlRow } from './sqlDriver';
-
-const RowSchema = z.object({
-  status: z.enum(['pending', 'answered', 'expired']),
-  answer: z.enum(['allow_once', 'use_recorded', 'mock', 'abort']).optional(),
-  sideEffectLevel: SideEffectLevelSchema,
-});
 
 export class ConfirmationTable {
   constructor(
@@ -83,7 +77,7 @@ export class ConfirmationTable {
     return this.toRecord(row);
   }
 
-  list(filter: { forkRequestId?: string; status?: ConfirmationRecord['status'] } = {}): ConfirmationRecord[] {
+  list(filter: ConfirmationFilter = {}): ConfirmationRecord[] {
     const where: string[] = [];
     const params: string[] = [];
     if (filter.forkRequestId !== undefined) {
@@ -103,30 +97,24 @@ export class ConfirmationTable {
 
   private toRecord(row: SqlRow): ConfirmationRecord {
     const id = String(row.confirmation_id);
-    const parsed = parseWith(
-      RowSchema,
-      {
-        status: row.status,
-        answer: row.answer ?? undefined,
+    return parseWith(
+      ConfirmationRecordSchema,
+      compact({
+        confirmationId: id,
+        forkRequestId: String(row.fork_request_id),
+        runId: String(row.run_id),
+        toolCallId: str(row.tool_call_id),
+        toolName: String(row.tool_name),
+        args: JSON.parse(String(row.args_json)),
         sideEffectLevel: row.side_effect_level,
-      },
+        status: row.status,
+        answer: str(row.answer),
+        mockResult: json(row.mock_json),
+        createdAt: Number(row.created_at),
+        expiresAt: Number(row.expires_at),
+        answeredAt: num(row.answered_at),
+      }),
       `store confirmation ${id}`,
     );
-    const record: ConfirmationRecord = {
-      confirmationId: id,
-      forkRequestId: String(row.fork_request_id),
-      runId: String(row.run_id),
-      toolName: String(row.tool_name),
-      args: JSON.parse(String(row.args_json)),
-      sideEffectLevel: parsed.sideEffectLevel,
-      status: parsed.status,
-      createdAt: Number(row.created_at),
-      expiresAt: Number(row.expires_at),
-    };
-    if (row.tool_call_id !== null && row.tool_call_id !== undefined) record.toolCallId = String(row.tool_call_id);
-    if (parsed.answer) record.answer = parsed.answer;
-    if (row.mock_json !== null && row.mock_json !== undefined) record.mockResult = JSON.parse(String(row.mock_json));
-    if (row.answered_at !== null && row.answered_at !== undefined) record.answeredAt = Number(row.answered_at);
-    return record;
   }
 }

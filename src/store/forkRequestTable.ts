@@ -1,15 +1,8 @@
 /** The `fork_requests` table: one record per fork (pending -> running -> completed / failed), validated when read back. */
-import { z } from 'zod';
-import { ForkConfigSchema, OcdbError, parseWith } from '../model';
+import { ForkRequestRecordSchema, OcdbError, parseWith } from '../model';
 import { compact, json, str, toJson } from './rowCodec';
 import type { ForkRequestRecord } from './runStore';
 import type { StoreContext } from './storeContext';
-
-const ForkRequestRowSchema = z.object({
-  status: z.enum(['pending', 'running', 'waiting_for_agent', 'completed', 'failed']),
-  config: ForkConfigSchema,
-  acknowledgedTools: z.array(z.string()),
-});
 
 export class ForkRequestTable {
   constructor(private readonly ctx: StoreContext) {}
@@ -44,26 +37,21 @@ export class ForkRequestTable {
     const row = this.ctx.sql('SELECT * FROM fork_requests WHERE fork_request_id = ?').get(forkRequestId);
     if (!row)
       throw new OcdbError('ForkNotFound', `No fork request ${forkRequestId} in ${this.ctx.path}.`, { forkRequestId });
-    const parsed = parseWith(
-      ForkRequestRowSchema,
-      {
-        status: row.status,
+    return parseWith(
+      ForkRequestRecordSchema,
+      compact({
+        forkRequestId,
+        sourceRunId: String(row.source_run_id),
+        sourceCheckpointId: String(row.source_checkpoint_id),
+        forkRunId: str(row.fork_run_id),
         config: json(row.config_json),
         acknowledgedTools: json(row.acknowledged_json),
-      },
+        status: row.status,
+        error: json(row.error_json),
+        createdAt: Number(row.created_at),
+        updatedAt: Number(row.updated_at),
+      }),
       `store fork request ${forkRequestId}`,
     );
-    return compact({
-      forkRequestId,
-      sourceRunId: String(row.source_run_id),
-      sourceCheckpointId: String(row.source_checkpoint_id),
-      forkRunId: str(row.fork_run_id),
-      config: parsed.config,
-      acknowledgedTools: parsed.acknowledgedTools,
-      status: parsed.status,
-      error: json(row.error_json),
-      createdAt: Number(row.created_at),
-      updatedAt: Number(row.updated_at),
-    });
   }
 }

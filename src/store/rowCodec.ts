@@ -1,4 +1,12 @@
 /** Mapping between SQLite rows and model objects for the run store: nullable columns, JSON columns, summaries. */
+import {
+  CheckpointBoundarySchema,
+  DebugRunSchema,
+  RunModeSchema,
+  RunStatusSchema,
+  UsageSchema,
+  parseWith,
+} from '../model';
 import { isCrashed } from './liveness';
 import type { CheckpointSummary, RunSummary } from './runStore';
 import type { SqlRow } from './sqlDriver';
@@ -14,23 +22,25 @@ export function compact<T extends object>(o: T): T {
   return o;
 }
 
-/** A `runs` row as a RunSummary (crash state computed now). */
+/** A `runs` row as a RunSummary (crash state computed now); its enums and metadata are parsed, not cast. */
 export function rowToRunSummary(row: SqlRow): RunSummary {
-  const status = String(row.status) as RunSummary['status'];
+  const runId = String(row.run_id);
+  const where = `store run ${runId}`;
+  const status = parseWith(RunStatusSchema, row.status, where, ['status']);
   const ownerPid = num(row.owner_pid);
   const heartbeatAt = num(row.heartbeat_at);
   return compact({
-    runId: String(row.run_id),
+    runId,
     sessionId: String(row.session_id),
     agentId: String(row.agent_id),
     parentRunId: str(row.parent_run_id),
     forkFromCheckpointId: str(row.fork_from_checkpoint_id),
     status,
-    mode: String(row.mode) as RunSummary['mode'],
+    mode: parseWith(RunModeSchema, row.mode, where, ['mode']),
     startedAt: Number(row.started_at),
     endedAt: num(row.ended_at),
     error: json(row.error_json),
-    metadata: json(row.metadata_json) as Record<string, unknown>,
+    metadata: parseWith(DebugRunSchema.shape.metadata, json(row.metadata_json), where, ['metadata']),
     checkpointCount: Number(row.checkpoint_count),
     toolCallCount: Number(row.tool_call_count),
     toolErrorCount: Number(row.tool_error_count),
@@ -45,18 +55,20 @@ export function rowToRunSummary(row: SqlRow): RunSummary {
   });
 }
 
-/** A `checkpoints` row (joined with its tool name) as a CheckpointSummary. */
+/** A `checkpoints` row (joined with its tool name) as a CheckpointSummary; boundary and usage are parsed. */
 export function rowToCheckpointSummary(row: SqlRow): CheckpointSummary {
+  const checkpointId = String(row.checkpoint_id);
+  const where = `store checkpoint ${checkpointId}`;
   return compact({
-    checkpointId: String(row.checkpoint_id),
+    checkpointId,
     runId: String(row.run_id),
     index: Number(row.seq),
-    boundary: String(row.boundary) as CheckpointSummary['boundary'],
+    boundary: parseWith(CheckpointBoundarySchema, row.boundary, where, ['boundary']),
     stepIndex: Number(row.step_index),
     toolCallId: str(row.tool_call_id),
     toolName: str(row.tool_name),
     finishReason: str(row.finish_reason),
-    usage: json(row.usage_json) as CheckpointSummary['usage'],
+    usage: parseWith(UsageSchema.optional(), json(row.usage_json), where, ['usage']),
     messageCount: Number(row.message_count),
     promptVersion: str(row.prompt_version),
     createdAt: Number(row.created_at),

@@ -8,15 +8,31 @@ import type {
   ArtifactRef,
   Checkpoint,
   CheckpointBoundary,
+  ConfirmationAnswer,
+  ConfirmationRecord,
+  ConfirmationStatus,
   DebugRun,
+  ForkRequestRecord,
   Message,
-  ForkConfig,
   ReplayPolicy,
+  RunEndStatus,
   RunMode,
   RunStatus,
   SideEffectLevel,
   ToolCallRecord,
+  ToolOutcome,
   Usage,
+} from '../model';
+
+// The record shapes and their enums live in src/model (zod schemas); re-exported here for the store's callers.
+export { CONFIRMATION_ANSWERS } from '../model';
+export type {
+  ConfirmationAnswer,
+  ConfirmationRecord,
+  ConfirmationStatus,
+  ForkRequestRecord,
+  ForkRequestStatus,
+  ToolOutcome,
 } from '../model';
 
 /** A run without its checkpoints: what lists and trees show. */
@@ -99,8 +115,6 @@ export interface BeginToolCallInput {
   startedAt: number;
 }
 
-export type ToolOutcome = 'success' | 'error' | 'cancelled';
-
 export interface FinishToolCallInput {
   outcome: ToolOutcome;
   result?: unknown;
@@ -109,45 +123,15 @@ export interface FinishToolCallInput {
 }
 
 export interface FinishRunInput {
-  status: Exclude<RunStatus, 'running'>;
+  status: RunEndStatus;
   error?: unknown;
   endedAt: number;
 }
 
-export type ForkRequestStatus = 'pending' | 'running' | 'waiting_for_agent' | 'completed' | 'failed';
-
-export interface ForkRequestRecord {
-  forkRequestId: string;
-  sourceRunId: string;
-  sourceCheckpointId: string;
-  forkRunId?: string;
-  config: ForkConfig;
-  acknowledgedTools: string[];
-  status: ForkRequestStatus;
-  error?: unknown;
-  createdAt: number;
-  updatedAt: number;
-}
-
-/** The user's answer to a manual_confirm tool call of a fork run by the agent program. */
-export type ConfirmationAnswer = 'allow_once' | 'use_recorded' | 'mock' | 'abort';
-export const CONFIRMATION_ANSWERS: readonly ConfirmationAnswer[] = ['allow_once', 'use_recorded', 'mock', 'abort'];
-
-export interface ConfirmationRecord {
-  confirmationId: string;
-  forkRequestId: string;
-  runId: string;
-  toolCallId?: string;
-  toolName: string;
-  args: unknown;
-  sideEffectLevel: SideEffectLevel;
-  status: 'pending' | 'answered' | 'expired';
-  answer?: ConfirmationAnswer;
-  /** With answer 'mock': the result to use (else the fork's toolMockResults entry). */
-  mockResult?: unknown;
-  createdAt: number;
-  expiresAt: number;
-  answeredAt?: number;
+/** What listConfirmations filters on. */
+export interface ConfirmationFilter {
+  forkRequestId?: string;
+  status?: ConfirmationStatus;
 }
 
 export interface StoreChanges {
@@ -205,7 +189,7 @@ export interface RunStore {
   /** Marks a pending confirmation expired (its waiter gave up); no-op when already answered. */
   expireConfirmation(confirmationId: string, at: number): ConfirmationRecord;
   getConfirmation(confirmationId: string): ConfirmationRecord;
-  listConfirmations(filter?: { forkRequestId?: string; status?: ConfirmationRecord['status'] }): ConfirmationRecord[];
+  listConfirmations(filter?: ConfirmationFilter): ConfirmationRecord[];
 
   /** Current value of the store-wide change counter. */
   changeSeq(): number;

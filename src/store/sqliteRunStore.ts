@@ -32,6 +32,7 @@ import { compact, json, rowToRunSummary, toJson } from './rowCodec';
 import type {
   BeginToolCallInput,
   ConfirmationAnswer,
+  ConfirmationFilter,
   ConfirmationRecord,
   CheckpointSummary,
   CreateRunInput,
@@ -415,7 +416,9 @@ export class SqliteRunStore implements RunStore {
       error: summary.error,
       checkpoints,
       toolLedger: this.listToolCalls(runId),
-      artifactRefs: json(row.artifact_refs_json) as DebugRun['artifactRefs'],
+      artifactRefs: parseWith(DebugRunSchema.shape.artifactRefs, json(row.artifact_refs_json), `store run ${runId}`, [
+        'artifactRefs',
+      ]),
       metadata: summary.metadata,
     });
   }
@@ -509,7 +512,7 @@ export class SqliteRunStore implements RunStore {
     return this.confirmations.get(id);
   }
 
-  listConfirmations(filter?: { forkRequestId?: string; status?: ConfirmationRecord['status'] }): ConfirmationRecord[] {
+  listConfirmations(filter?: ConfirmationFilter): ConfirmationRecord[] {
     this.assertOpen();
     return this.confirmations.list(filter);
   }

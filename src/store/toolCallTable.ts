@@ -1,9 +1,12 @@
 /** The `tool_calls` table: a run's ledger (the tool cassette) — begin, finish exactly once, read, find by cassette key. */
-import { OcdbError, ToolCallRecordSchema, argsHash, parseWith, type ToolCallRecord } from '../model';
+import { OcdbError, ToolCallRecordSchema, argsHash, parseWith, type ToolCallRecord, type ToolOutcome } from '../model';
 import { compact, json, num, toJson } from './rowCodec';
 import type { BeginToolCallInput, FinishToolCallInput } from './runStore';
 import type { SqlRow } from './sqlDriver';
 import type { StoreContext } from './storeContext';
+
+/** The `state` column: running until finished, then how it finished. */
+export type ToolCallState = 'running' | ToolOutcome;
 
 export class ToolCallTable {
   constructor(private readonly ctx: StoreContext) {}
@@ -36,7 +39,7 @@ export class ToolCallTable {
   }
 
   /** Inserts a record into a run's ledger (inside the caller's transaction). */
-  insert(runId: string, record: ToolCallRecord, state: string): void {
+  insert(runId: string, record: ToolCallRecord, state: ToolCallState): void {
     const seq = Number(this.ctx.sql('SELECT tool_call_count AS n FROM runs WHERE run_id = ?').get(runId)?.n ?? 0);
     this.ctx
       .sql(

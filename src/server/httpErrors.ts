@@ -9,15 +9,28 @@ export interface ErrorBody {
   [extra: string]: unknown;
 }
 
-/** An error the HTTP layer itself raises (auth, host, size, routing). */
+/** The codes the HTTP layer itself raises (auth, host, size, routing), each with its one status. */
+export const HTTP_ERROR_STATUS = {
+  Unauthorized: 401,
+  Forbidden: 403,
+  NotFound: 404,
+  MethodNotAllowed: 405,
+  PayloadTooLarge: 413,
+  UnsupportedMediaType: 415,
+  MisdirectedRequest: 421,
+} as const;
+export type HttpErrorCode = keyof typeof HTTP_ERROR_STATUS;
+
+/** An error the HTTP layer itself raises; its status follows from its code. Bad input is an OcdbError InvalidInput. */
 export class HttpError extends Error {
+  readonly status: number;
+
   constructor(
-    readonly status: number,
-    readonly code: string,
+    readonly code: HttpErrorCode,
     message: string,
-    readonly path?: string,
   ) {
     super(message);
+    this.status = HTTP_ERROR_STATUS[code];
   }
 }
 
@@ -38,12 +51,7 @@ const STATUS: Partial<Record<ErrorCode, number>> = {
 
 /** Status and body for anything thrown while handling a request. */
 export function errorResponse(e: unknown): { status: number; body: ErrorBody } {
-  if (e instanceof HttpError) {
-    return {
-      status: e.status,
-      body: { error: { code: e.code, message: e.message, ...(e.path !== undefined ? { path: e.path } : {}) } },
-    };
-  }
+  if (e instanceof HttpError) return { status: e.status, body: { error: { code: e.code, message: e.message } } };
   if (isOcdbError(e)) {
     const status = STATUS[e.code] ?? 500;
     const path = typeof e.details.path === 'string' ? e.details.path : undefined;
@@ -55,5 +63,5 @@ export function errorResponse(e: unknown): { status: number; body: ErrorBody } {
     }
     return { status, body };
   }
-  return { status: 500, body: { error: { code: 'Internal', message: errorMessage(e) } } };
+  return { status: 500, body: { error: { code: 'Internal' satisfies ErrorCode, message: errorMessage(e) } } };
 }

@@ -9,6 +9,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { OcdbError, errorMessage } from '../model';
 import type { RunStore } from '../store';
 import { HttpError, errorResponse } from './httpErrors';
 import { buildRoutes, type Route, type RoutesOptions } from './routes';
@@ -64,7 +65,6 @@ function guard(req: http.IncomingMessage, token: string): void {
   const host = req.headers.host;
   if (!host || !LOOPBACK_NAMES.has(hostName(host).toLowerCase())) {
     throw new HttpError(
-      421,
       'MisdirectedRequest',
       `Host ${host ?? '(none)'} is not a loopback name; this API answers 127.0.0.1 / localhost only.`,
     );
@@ -78,14 +78,13 @@ function guard(req: http.IncomingMessage, token: string): void {
       // an unparsable origin is foreign
     }
     if (!LOOPBACK_NAMES.has(originHost) && !LOOPBACK_NAMES.has(`[${originHost}]`)) {
-      throw new HttpError(403, 'Forbidden', `Requests from origin ${origin} are refused.`);
+      throw new HttpError('Forbidden', `Requests from origin ${origin} are refused.`);
     }
   }
   const auth = req.headers.authorization ?? '';
   const match = /^Bearer\s+(\S+)$/i.exec(auth);
   if (!match || !sameToken(match[1] ?? '', token)) {
     throw new HttpError(
-      401,
       'Unauthorized',
       'Missing or wrong bearer token: send Authorization: Bearer <token> (the token is in server.json beside the store).',
     );
@@ -96,9 +95,7 @@ function readBody(req: http.IncomingMessage, limit: number): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers['content-length']);
     if (Number.isFinite(declared) && declared > limit) {
-      reject(
-        new HttpError(413, 'PayloadTooLarge', `The body (${declared} bytes) is over the limit of ${limit} bytes.`),
-      );
+      reject(new HttpError('PayloadTooLarge', `The body (${declared} bytes) is over the limit of ${limit} bytes.`));
       req.resume();
       return;
     }
@@ -111,7 +108,7 @@ function readBody(req: http.IncomingMessage, limit: number): Promise<unknown> {
       size += chunk.length;
       if (size > limit) {
         failed = true;
-        reject(new HttpError(413, 'PayloadTooLarge', `The body is over the limit of ${limit} bytes.`));
+        reject(new HttpError('PayloadTooLarge', `The body is over the limit of ${limit} bytes.`));
         return;
       }
       chunks.push(chunk);
@@ -121,12 +118,12 @@ function readBody(req: http.IncomingMessage, limit: number): Promise<unknown> {
       if (failed) return;
       if (size === 0) return resolve(undefined);
       if (!/^application\/json\b/i.test(type)) {
-        return reject(new HttpError(415, 'UnsupportedMediaType', 'Send JSON with Content-Type: application/json.'));
+        return reject(new HttpError('UnsupportedMediaType', 'Send JSON with Content-Type: application/json.'));
       }
       try {
         resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
       } catch (e) {
-        reject(new HttpError(400, 'InvalidInput', `The body is not valid JSON: ${(e as Error).message}`, ''));
+        reject(new OcdbError('InvalidInput', `The body is not valid JSON: ${errorMessage(e)}`, { path: '' }));
       }
     });
   });
@@ -140,9 +137,9 @@ async function dispatch(
   const url = new URL(req.url ?? '/', 'http://127.0.0.1');
   const pathname = url.pathname.replace(/\/+$/, '') || '/';
   const matching = routes.filter((r) => r.pattern.test(pathname));
-  if (matching.length === 0) throw new HttpError(404, 'NotFound', `No endpoint ${pathname}.`);
+  if (matching.length === 0) throw new HttpError('NotFound', `No endpoint ${pathname}.`);
   const route = matching.find((r) => r.method === req.method);
-  if (!route) throw new HttpError(405, 'MethodNotAllowed', `${req.method ?? '?'} is not allowed on ${pathname}.`);
+  if (!route) throw new HttpError('MethodNotAllowed', `${req.method ?? '?'} is not allowed on ${pathname}.`);
   const body = req.method === 'POST' ? await readBody(req, limit) : undefined;
   const params = (route.pattern.exec(pathname) ?? []).slice(1);
   return route.handle({ params, query: url.searchParams, body });

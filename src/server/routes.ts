@@ -2,16 +2,24 @@
  * The endpoints of the HTTP API and what each does with the store: queries,
  * ingest, forks (through the one ForkService; optionally run in the
  * background by the runner) and manual_confirm answers. Bodies are validated
- * with zod; handlers return `{ status, body }` and throw OcdbError / HttpError
- * for the error shape. No node:http here.
+ * and queries are parsed with zod schemas built from src/model (no restated
+ * enums, no casts); handlers return `{ status, body }` and throw OcdbError /
+ * HttpError for the error shape. No node:http here.
  */
 import { z } from 'zod';
-import { ForkConfigSchema, parseWith, type RunMode, type RunStatus } from '../model';
+import {
+  ConfirmationAnswerSchema,
+  ConfirmationRecordSchema,
+  ConfirmationStatusSchema,
+  ForkConfigSchema,
+  RunModeSchema,
+  RunStatusSchema,
+  parseWith,
+} from '../model';
 import { ForkService } from '../fork/forkService';
 import type { ChatModel } from '../fork/modelClient';
 import { runFork } from '../fork/runner';
-import { CONFIRMATION_ANSWERS, type RunStore } from '../store';
-import { HttpError } from './httpErrors';
+import type { RunStore } from '../store';
 import { IngestService } from './ingest';
 
 export interface RouteContext {
@@ -48,15 +56,23 @@ const ForkBodySchema = ForkConfigSchema.extend({
   agentProgram: z.boolean().optional(),
 });
 
+/** POST /confirmations/:id: the answer, and with `mock` the result to use. */
 const AnswerBodySchema = z.object({
-  answer: z.enum(CONFIRMATION_ANSWERS as ['allow_once', 'use_recorded', 'mock', 'abort']),
-  mockResult: z.unknown().optional(),
+  answer: ConfirmationAnswerSchema,
+  mockResult: ConfirmationRecordSchema.shape.mockResult,
 });
 
+/** GET /confirmations?status=&forkRequestId= */
+const ConfirmationQuerySchema = z.object({
+  status: ConfirmationStatusSchema.optional(),
+  forkRequestId: z.string().optional(),
+});
+
+/** GET /runs?agentId=&status=&mode=&parentRunId=&limit=&offset= */
 const ListQuerySchema = z.object({
   agentId: z.string().optional(),
-  status: z.enum(['running', 'completed', 'failed', 'cancelled']).optional(),
-  mode: z.enum(['live', 'replay', 'fork']).optional(),
+  status: RunStatusSchema.optional(),
+  mode: RunModeSchema.optional(),
   parentRunId: z.string().optional(),
   limit: z.coerce.number().int().min(0).max(10_000).optional(),
   offset: z.coerce.number().int().min(0).optional(),
@@ -94,8 +110,8 @@ export function buildRoutes(options: RoutesOptions): Route[] {
         const q = parseWith(ListQuerySchema, Object.fromEntries(ctx.query), 'query');
         const result = store.listRuns({
           ...(q.agentId !== undefined ? { agentId: q.agentId } : {}),
-          ...(q.status !== undefined ? { status: q.status as RunStatus } : {}),
-          ...(q.mode !== undefined ? { mode: q.mode as RunMode } : {}),
+          ...(q.status !== undefined ? { status: q.status } : {}),
+          ...(q.mode !== undefined ? { mode: q.mode } : {}),
           ...(q.parentRunId !== undefined ? { parentRunId: q.parentRunId } : {}),
           ...(q.limit !== undefined ? { limit: q.limit } : {}),
           ...(q.offset !== undefined ? { offset: q.offset } : {}),
@@ -169,16 +185,12 @@ export function buildRoutes(options: RoutesOptions): Route[] {
       method: 'GET',
       pattern: /^\/confirmations$/,
       handle: (ctx) => {
-        const status = ctx.query.get('status') ?? undefined;
-        if (status !== undefined && !['pending', 'answered', 'expired'].includes(status)) {
-          throw new HttpError(400, 'InvalidInput', 'status must be pending, answered or expired', 'status');
-        }
-        const forkRequestId = ctx.query.get('forkRequestId') ?? undefined;
+        const { status, forkRequestId } = parseWith(ConfirmationQuerySchema, Object.fromEntries(ctx.query), 'query');
         return {
           status: 200,
           body: {
             confirmations: store.listConfirmations({
-              ...(status ? { status: status as 'pending' | 'answered' | 'expired' } : {}),
+              ...(status ? { status } : {}),
               ...(forkRequestId ? { forkRequestId } : {}),
             }),
           },

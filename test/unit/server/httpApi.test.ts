@@ -10,6 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { writeDemoStore } from '../../../src/demo';
+import { CONFIRMATION_STATUSES, RUN_MODES, RUN_STATUSES } from '../../../src/model';
 import { startServer, type RunningServer } from '../../../src/server/httpServer';
 import { serverFilePath } from '../../../src/server/serverFile';
 import { openRunStore, type SqliteRunStore } from '../../../src/store';
@@ -135,6 +136,37 @@ describe('HTTP API queries and forks', () => {
     };
     assert.equal(cp.runId, 'demo-support-refund');
     assert.ok(Array.isArray(cp.messages));
+  });
+
+  it('filters GET /runs by status and mode; an unknown one is 400 naming the field and the allowed values', async () => {
+    const completed = (await get('/runs?status=completed')).body as { runs: { status: string }[]; total: number };
+    assert.ok(completed.runs.length > 0);
+    assert.ok(completed.runs.every((r) => r.status === 'completed'));
+    const live = (await get('/runs?mode=live')).body as { runs: { mode: string }[] };
+    assert.ok(live.runs.length > 0 && live.runs.every((r) => r.mode === 'live'));
+
+    const bogusStatus = await get('/runs?status=bogus');
+    assert.equal(bogusStatus.status, 400);
+    const statusError = errorOf(bogusStatus.body);
+    assert.equal(statusError.code, 'InvalidInput');
+    assert.equal(statusError.path, 'status');
+    for (const s of RUN_STATUSES) assert.match(statusError.message, new RegExp(`"${s}"`));
+    assert.match(statusError.message, /bogus/);
+
+    const bogusMode = await get('/runs?mode=rerun');
+    assert.equal(bogusMode.status, 400);
+    assert.equal(errorOf(bogusMode.body).path, 'mode');
+    for (const m of RUN_MODES) assert.match(errorOf(bogusMode.body).message, new RegExp(`"${m}"`));
+  });
+
+  it('GET /confirmations?status=bogus is 400 naming status and the allowed values', async () => {
+    const res = await get('/confirmations?status=bogus');
+    assert.equal(res.status, 400);
+    const error = errorOf(res.body);
+    assert.equal(error.code, 'InvalidInput');
+    assert.equal(error.path, 'status');
+    for (const s of CONFIRMATION_STATUSES) assert.match(error.message, new RegExp(`"${s}"`));
+    assert.equal((await get('/confirmations?status=expired')).status, 200);
   });
 
   it("POST /fork with '*': re_execute on a run with irreversible tools is 409 naming them", async () => {

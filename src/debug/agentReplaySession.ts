@@ -8,6 +8,7 @@
  */
 import {
   InitializedEvent,
+  InvalidatedEvent,
   LoggingDebugSession,
   OutputEvent,
   StoppedEvent,
@@ -39,6 +40,7 @@ export class AgentReplaySession extends LoggingDebugSession {
   );
   private sources: TranscriptSources | undefined;
   private configured = false;
+  private clientSupportsInvalidated = false;
 
   constructor(private readonly env: NodeJS.ProcessEnv = process.env) {
     super();
@@ -62,7 +64,11 @@ export class AgentReplaySession extends LoggingDebugSession {
   }
 
   /** The client's first request: answers what this adapter can do. */
-  protected override initializeRequest(response: DebugProtocol.InitializeResponse): void {
+  protected override initializeRequest(
+    response: DebugProtocol.InitializeResponse,
+    args: DebugProtocol.InitializeRequestArguments,
+  ): void {
+    this.clientSupportsInvalidated = args.supportsInvalidatedEvent === true;
     response.body = CAPABILITIES;
     this.sendResponse(response);
   }
@@ -385,16 +391,19 @@ export class AgentReplaySession extends LoggingDebugSession {
   // ---- custom requests -----------------------------------------------------------------------
 
   /**
-   * `fork` {checkpointId?, forkConfig?, acknowledgedTools?} creates a fork run through ForkService and answers
-   * {runId, forkRequestId}; the `runsChanged` event follows. `stagedContextPatch` {clear?} answers the edits
-   * staged with setVariable.
+   * The custom requests of protocol.ts. `fork` {checkpointId?, forkConfig?, acknowledgedTools?} creates a fork run
+   * through ForkService and answers {runId, forkRequestId}; the `runsChanged` event follows. `stagedContextPatch`
+   * {clear?} answers the edits staged with setVariable; the extension asks when "Fork from this checkpoint" opens
+   * the Context & Fork editor, and clears them after the editor forked with them.
    */
   protected override customRequest(command: string, response: DebugProtocol.Response, args: unknown): void {
     this.handle(response, () => {
       const answer = this.controller().customRequest(command, args);
       response.body = answer.body;
       this.sendResponse(response);
-      if (answer.runsChanged) this.sendEvent(new Event('runsChanged', answer.runsChanged));
+      if (answer.event) this.sendEvent(new Event(answer.event.event, answer.event.body));
+      // the Variables view still shows the dropped edits in the Runtime Context: have the client read it again
+      if (answer.stagedCleared && this.clientSupportsInvalidated) this.sendEvent(new InvalidatedEvent(['variables']));
     });
   }
 

@@ -6,15 +6,7 @@
  * evaluate, stage an edit, fork. Every failure is an OcdbError; the session
  * turns it into a DAP error response. No DAP transport, no vscode.
  */
-import { z } from 'zod';
-import {
-  ForkConfigSchema,
-  ModelOverrideSchema,
-  OcdbError,
-  ReplayPolicySchema,
-  parseWith,
-  type ForkConfig,
-} from '../model';
+import { OcdbError, parseWith, type ForkConfig } from '../model';
 import { openRunStore, type RunStore } from '../store';
 import { BreakpointSet, type Stop } from '../replay/breakpoints';
 import { checkpointState, evaluateExpression, hoverToolResult, type EvalState } from '../replay/evaluate';
@@ -23,7 +15,17 @@ import { ReplayCursor, type StepKind } from '../replay/replayCursor';
 import { RunView } from '../replay/runView';
 import { frameSegments, type FrameRef, type FrameSegment } from './frames';
 import { parseLaunchArgs, type ResolvedLaunchArgs } from './launchArgs';
-import { stageEdit, type PathSegment, type StagedPatch } from './stagedEdits';
+import {
+  ForkRequestArgsSchema,
+  forkRequest,
+  runsChangedEvent,
+  stagedContextPatchRequest,
+  type ForkResponseBody,
+  type RunsChangedBody,
+  type StagedContextPatchBody,
+  type StagedPatch,
+} from './protocol';
+import { stageEdit, type PathSegment } from './stagedEdits';
 
 /** Where the session stopped and why (DAP stopped-event reasons). */
 export interface StopInfo {
@@ -36,26 +38,6 @@ export interface StopInfo {
   /** Log-point messages printed on the way. */
   logs: string[];
 }
-
-/** Arguments of the custom `fork` request. */
-export const ForkRequestArgsSchema = z.object({
-  /** The source checkpoint; default: the current one. */
-  checkpointId: z.string().min(1).optional(),
-  /** The ForkConfig without its source (taken from checkpointId); contextPatch defaults to the staged edits. */
-  forkConfig: z
-    .object({
-      /** Accepted so a whole ForkConfig can be sent; must agree with checkpointId. */
-      sourceRunId: z.string().min(1).optional(),
-      sourceCheckpointId: z.string().min(1).optional(),
-      modelOverride: ModelOverrideSchema.optional(),
-      contextPatch: z.record(z.string(), z.unknown()).optional(),
-      toolPolicyMap: z.record(z.string(), ReplayPolicySchema).optional(),
-      toolMockResults: z.record(z.string(), z.unknown()).optional(),
-      promptVersionOverride: z.string().optional(),
-    })
-    .default({}),
-  acknowledgedTools: z.array(z.string().min(1)).default([]),
-});
 
 export class ReplayController {
   readonly breakpoints = new BreakpointSet();
@@ -276,7 +258,7 @@ export class ReplayController {
 
   /** Creates a fork through the one ForkService; the staged edits are its default contextPatch. */
   fork(rawArgs: unknown): { runId: string; forkRequestId: string; sourceRunId: string } {
-    const args = parseWith(ForkRequestArgsSchema, rawArgs ?? {}, 'fork request');
+    const args = parseWith(ForkRequestArgsSchema, rawArgs ?? {}, `${forkRequest.command} request`);
     const { sourceRunId, sourceCheckpointId, ...rest } = args.forkConfig;
     if (args.checkpointId && sourceCheckpointId && args.checkpointId !== sourceCheckpointId) {
       throw new OcdbError(
@@ -295,43 +277,50 @@ export class ReplayController {
       );
     }
     const staged = this.stagedPatch?.checkpointId === checkpointId ? this.stagedPatch.contextPatch : undefined;
-    const config: ForkConfig = parseWith(
-      ForkConfigSchema,
-      {
-        ...rest,
-        sourceRunId: source.runId,
-        sourceCheckpointId: checkpointId,
-        contextPatch: rest.contextPatch ?? staged,
-      },
-      'fork request forkConfig',
-    );
+    // rest is already a parsed ForkConfig without its source: adding the source makes it a whole one
+    const config: ForkConfig = {
+      ...rest,
+      sourceRunId: source.runId,
+      sourceCheckpointId: checkpointId,
+      contextPatch: rest.contextPatch ?? staged,
+    };
     const created = new ForkService(this.store).create(config, args.acknowledgedTools);
     return { runId: created.runId, forkRequestId: created.forkRequestId, sourceRunId: source.runId };
   }
 
   /**
-   * Custom requests: `fork` creates a fork (and asks for a `runsChanged` event), `stagedContextPatch` {clear?}
-   * answers the edits staged with setVariable.
+   * The custom requests of protocol.ts: `fork` creates a fork (and asks for a `runsChanged` event),
+   * `stagedContextPatch` {clear?} answers the edits staged with setVariable (and forgets them on `clear`).
    */
-  customRequest(
-    command: string,
-    args: unknown,
-  ): { body: unknown; runsChanged?: { runIds: string[]; parentRunId: string } } {
+  customRequest(command: string, args: unknown): CustomAnswer {
     switch (command) {
-      case 'fork': {
+      case forkRequest.command: {
         const created = this.fork(args);
         return {
-          body: { runId: created.runId, forkRequestId: created.forkRequestId },
-          runsChanged: { runIds: [created.runId], parentRunId: created.sourceRunId },
+          body: { runId: created.runId, forkRequestId: created.forkRequestId } satisfies ForkResponseBody,
+          event: {
+            event: runsChangedEvent.event,
+            body: { runIds: [created.runId], parentRunId: created.sourceRunId } satisfies RunsChangedBody,
+          },
         };
       }
-      case 'stagedContextPatch': {
-        const body = this.stagedPatch ?? { contextPatch: {} };
-        if ((args as { clear?: unknown } | undefined)?.clear === true) this.clearStaged();
-        return { body };
+      case stagedContextPatchRequest.command: {
+        const { clear } = parseWith(stagedContextPatchRequest.args, args, `${command} request`);
+        const body: StagedContextPatchBody = this.stagedPatch ?? { contextPatch: {} };
+        const cleared = clear === true && this.stagedPatch !== undefined;
+        if (clear === true) this.clearStaged();
+        return { body, ...(cleared ? { stagedCleared: true } : {}) };
       }
       default:
         throw new OcdbError('InvalidInput', `Unknown request ${command}.`, { path: 'command' });
     }
   }
+}
+
+/** What a custom request answers: the response body, an event to send after it, whether staged edits were dropped. */
+export interface CustomAnswer {
+  body: unknown;
+  event?: { event: typeof runsChangedEvent.event; body: RunsChangedBody };
+  /** The staged edits were cleared: the Variables view shows stale values until refreshed. */
+  stagedCleared?: boolean;
 }

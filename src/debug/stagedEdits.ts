@@ -6,15 +6,12 @@
  * type is refused with the field named. Pure.
  */
 import { OcdbError, applyContextPatch, deepMerge, type RuntimeContextSnapshot } from '../model';
+import type { StagedPatch } from './protocol';
 
 export type PathSegment = string | number;
 
-export interface StagedPatch {
-  /** The checkpoint the edits were made at: the fork's source. */
-  runId: string;
-  checkpointId: string;
-  contextPatch: Record<string, unknown>;
-}
+/** The staged edits of one checkpoint (the shape the `stagedContextPatch` request answers). */
+export type { StagedPatch } from './protocol';
 
 /** Parses what the user typed: JSON when it is JSON, else the text as a string. */
 export function parseEditedValue(text: string): unknown {

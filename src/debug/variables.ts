@@ -11,7 +11,8 @@ import type { DebugProtocol } from '@vscode/debugprotocol';
 import { applyContextPatch, messageText, type Checkpoint, type Message, type ToolCallRecord } from '../model';
 import { excerpt } from '../replay/transcript';
 import type { FrameRef } from './frames';
-import type { PathSegment, StagedPatch } from './stagedEdits';
+import type { StagedPatch } from './protocol';
+import type { PathSegment } from './stagedEdits';
 
 export const SCOPES = ['checkpoint', 'messages', 'runtimeContext', 'toolLedger', 'artifacts'] as const;
 export type ScopeKind = (typeof SCOPES)[number];

@@ -9,6 +9,7 @@
 import * as vscode from 'vscode';
 import { AgentReplaySession } from '../debug/agentReplaySession';
 import { LaunchArgsSchema } from '../debug/launchArgs';
+import { parseEvent, runsChangedEvent } from '../debug/protocol';
 import { formatPath } from '../model';
 import type { ExtensionContextObject } from './context';
 import { DEBUG_TYPE, LAUNCH_CONFIG_NAME, PICK_RUN_VARIABLE, TRANSCRIPT_LANGUAGE } from './ids';
@@ -108,7 +109,11 @@ export function registerDebugger(ctx: ExtensionContextObject): vscode.Disposable
     ),
     vscode.debug.registerDebugAdapterDescriptorFactory(DEBUG_TYPE, new InlineAdapterFactory()),
     vscode.debug.onDidReceiveDebugSessionCustomEvent((e) => {
-      if (e.session.type === DEBUG_TYPE && e.event === 'runsChanged') ctx.connection.poll();
+      if (e.session.type !== DEBUG_TYPE) return;
+      const changed = parseEvent(runsChangedEvent, e);
+      if (!changed) return;
+      ctx.log.debug(`the debugger wrote ${changed.runIds.join(', ')} (from ${changed.parentRunId})`);
+      ctx.connection.poll();
     }),
   ];
 }

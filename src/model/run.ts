@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { ArtifactRefSchema } from './artifact';
 import { CheckpointSchema } from './checkpoint';
+import { errorMessage } from './errors';
 import { ToolCallRecordSchema } from './toolCall';
 
 export const RUN_STATUSES = ['running', 'completed', 'failed', 'cancelled'] as const;
@@ -16,6 +17,23 @@ export const RUN_END_STATUSES = RunEndStatusSchema.options;
 export const RUN_MODES = ['live', 'replay', 'fork'] as const;
 export const RunModeSchema = z.enum(RUN_MODES);
 export type RunMode = z.infer<typeof RunModeSchema>;
+
+/**
+ * What readers may rely on in a stored `error` (of a run, a fork request or a fork outcome): an object with
+ * an optional `code` (`diverged`, `forbidden_replay`, ...) and `message`; other keys are kept.
+ */
+export const RunErrorSchema = z.looseObject({
+  code: z.string().optional(),
+  message: z.string().optional(),
+});
+export type RunError = z.infer<typeof RunErrorSchema>;
+
+/** A stored error read as a RunError (a non-object becomes its message); undefined when there is none. */
+export function readRunError(value: unknown): RunError | undefined {
+  if (value === undefined || value === null) return undefined;
+  const parsed = RunErrorSchema.safeParse(value);
+  return parsed.success ? parsed.data : { message: errorMessage(value) };
+}
 
 export const DebugRunSchema = z.object({
   runId: z.string().min(1),

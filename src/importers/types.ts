@@ -1,12 +1,25 @@
 /**
  * The public shapes of the importers: formats, options, progress, warnings
- * and the summary an import answers. Pure types: no I/O, no vscode.
+ * and the summary an import answers. Types and their schemas only: no I/O, no
+ * vscode.
  */
+import { z } from 'zod';
+import { RunModeSchema } from '../model';
 import type { SideEffectTable } from './sideEffects';
 
+/** The trace formats an importer reads. */
 export const IMPORT_FORMATS = ['claude-code', 'openai-chat', 'otel'] as const;
-export type ImportFormat = (typeof IMPORT_FORMATS)[number];
-export type ImportFormatOption = ImportFormat | 'auto';
+export const ImportFormatSchema = z.enum(IMPORT_FORMATS);
+export type ImportFormat = z.infer<typeof ImportFormatSchema>;
+
+/** What a user may ask for: a format, or 'auto' to sniff each file's content (CLI --format, the extension). */
+export const IMPORT_FORMAT_OPTIONS = ['auto', ...IMPORT_FORMATS] as const;
+export const ImportFormatOptionSchema = z.enum(IMPORT_FORMAT_OPTIONS);
+export type ImportFormatOption = z.infer<typeof ImportFormatOptionSchema>;
+
+/** The modes an imported run has: a recording (live) or a branch of one found in the trace (fork). */
+export const ImportedRunModeSchema = RunModeSchema.extract(['live', 'fork']);
+export type ImportedRunMode = z.infer<typeof ImportedRunModeSchema>;
 
 /** File extensions a directory import reads (for file pickers too). */
 export const IMPORT_FILE_EXTENSIONS: readonly string[] = ['jsonl', 'json'];
@@ -49,7 +62,7 @@ export interface ImportWarning {
 export interface ImportedRunInfo {
   runId: string;
   agentId: string;
-  mode: 'live' | 'fork';
+  mode: ImportedRunMode;
   parentRunId?: string;
   checkpointCount: number;
   toolCallCount: number;

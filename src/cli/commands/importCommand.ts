@@ -1,10 +1,11 @@
 /** `ocdb import <file|dir>`: imports Claude Code transcripts, OpenAI chat logs and OTLP GenAI traces as runs. */
 import { errorMessage, OcdbError } from '../../model';
 import {
+  IMPORT_FORMAT_OPTIONS,
   IMPORT_FORMATS,
+  ImportFormatOptionSchema,
   importPath,
   loadSideEffectTable,
-  type ImportFormatOption,
   type ImportProgress,
 } from '../../importers';
 import { EXIT, STORE_HELP, STORE_OPTION, openStoreFor, parseCommandArgs, type CliCommand } from '../cliCommand';
@@ -17,13 +18,13 @@ export const importCommand: CliCommand = {
   name: 'import',
   summary: 'import Claude Code transcripts, OpenAI chat logs or OTLP GenAI traces as runs',
   help: [
-    'Usage: ocdb import <file|dir> [--format auto|claude-code|openai-chat|otel] [--side-effects <table.json>]',
+    `Usage: ocdb import <file|dir> [--format ${IMPORT_FORMAT_OPTIONS.join('|')}] [--side-effects <table.json>]`,
     '',
     'Imports trace files as runs (a directory: every *.jsonl / *.json under it). The format is',
     'sniffed from the content unless --format is given. Each file is imported whole or not at all;',
     'a corrupt line fails that file naming the line, a cut-off last line is skipped with a warning.',
     'Importing the same file again does nothing (run ids derive from the content).',
-    '  --format <f>           auto (default) | claude-code | openai-chat | otel',
+    `  --format <f>           auto (default) | ${IMPORT_FORMATS.join(' | ')}`,
     '  --side-effects <file>  JSON {"ToolName": "read_only" | "write" | ..., "mcp__x__*": ...} overriding',
     '                         the built-in side-effect table (decides the replay policy of each tool)',
     '  --json                 print the import summary as JSON',
@@ -41,10 +42,15 @@ export const importCommand: CliCommand = {
       io.err(`ocdb import: expected exactly one file or directory.\n\n${this.help}`);
       return EXIT.usage;
     }
-    const format = (values.format ?? 'auto') as ImportFormatOption;
-    if (format !== 'auto' && !(IMPORT_FORMATS as readonly string[]).includes(format)) {
-      throw new OcdbError('InvalidInput', `--format: expected auto, ${IMPORT_FORMATS.join(', ')} (got ${format})`);
+    const parsedFormat = ImportFormatOptionSchema.safeParse(values.format ?? 'auto');
+    if (!parsedFormat.success) {
+      throw new OcdbError(
+        'InvalidInput',
+        `--format: expected ${IMPORT_FORMAT_OPTIONS.join(', ')} (got ${String(values.format)})`,
+        { path: 'format' },
+      );
     }
+    const format = parsedFormat.data;
     const sideEffectTable = values['side-effects'] ? loadSideEffectTable(values['side-effects']) : undefined;
     const store = openStoreFor(io, values.store, true);
     let lastDraw = 0;

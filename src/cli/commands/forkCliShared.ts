@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { OcdbError, type ModelMode } from '../../model';
+import { OcdbError, errorMessage, readRunError, type ModelMode } from '../../model';
 import type { ForkPlan } from '../../fork/forkService';
 import { OpenAiChatModel, type ChatModel } from '../../fork/modelClient';
 import { describeDivergence } from '../../fork/promptRender';
@@ -18,7 +18,7 @@ export function readJsonFile(file: string, flag: string, cwd: string): unknown {
   try {
     return JSON.parse(readFileSync(resolve(cwd, file), 'utf8'));
   } catch (e) {
-    throw new OcdbError('InvalidInput', `${flag} ${file}: not readable JSON (${(e as Error).message})`, {
+    throw new OcdbError('InvalidInput', `${flag} ${file}: not readable JSON (${errorMessage(e)})`, {
       path: flag,
       file,
     });
@@ -98,13 +98,13 @@ export function reportOutcome(io: CliIo, outcome: RunOutcome, what: string): num
     return EXIT.ok;
   }
   io.out(`${what} ${outcome.runId}: ${outcome.status}, ${outcome.checkpointCount} checkpoints`);
-  const failure = outcome.failure as { code?: string; message?: string } | undefined;
+  const failure = readRunError(outcome.failure);
   if (failure?.code === 'diverged') return EXIT.diverged;
   if (failure) {
     io.err(`${what} stopped (${failure.code ?? 'error'}): ${shorten(failure.message ?? '', 400)}`);
     return EXIT.failed;
   }
-  const error = outcome.error as { code?: string; message?: string } | undefined;
+  const error = readRunError(outcome.error);
   if (error) io.out(`The recording ended the same way: ${shorten(error.message ?? JSON.stringify(error), 200)}`);
   if (!outcome.divergence) io.out('No divergence from the recording.');
   return EXIT.ok;

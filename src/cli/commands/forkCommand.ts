@@ -5,7 +5,18 @@
  * Exit codes: 0 created / completed / waiting, 4 rejected (hazards), 5
  * diverged, 1 stopped by another failure, 2 usage, 3 not found.
  */
-import { OcdbError, ReplayPolicySchema, parseWith, type ForkConfig, type ReplayPolicy } from '../../model';
+import {
+  ForkConfigSchema,
+  OcdbError,
+  ON_DIVERGENCE_CHOICES,
+  OnDivergenceSchema,
+  REPLAY_POLICIES,
+  ReplayPolicySchema,
+  parseWith,
+  readRunError,
+  type ForkConfig,
+  type ReplayPolicy,
+} from '../../model';
 import { startAgentProgram } from '../../fork/agentProgram';
 import { ForkService } from '../../fork/forkService';
 import { runFork } from '../../fork/runner';
@@ -67,12 +78,12 @@ export const forkCommand: CliCommand = {
     '',
     'Prints the plan (every tool, its effective policy, hazards) and creates the fork.',
     '  --patch <file.json>         contextPatch deep-merged into the runtime context (null removes a key)',
-    '  --policy <tool=policy>      replay policy per tool or * (reuse_result, mock_result, re_execute,',
-    '                              manual_confirm, forbid_replay); repeatable',
+    '  --policy <tool=policy>      replay policy per tool or *; repeatable. One of:',
+    `                              ${REPLAY_POLICIES.join(', ')}`,
     '  --mock <tool=file.json>     mock result of a tool; repeatable',
     '  --model <mode>              captured (default), real, or override:provider/model',
     '  --prompt-version <v>        promptVersionOverride',
-    '  --on-divergence <what>      fail (default) or continue_real',
+    `  --on-divergence <what>      ${ON_DIVERGENCE_CHOICES.join(' or ')} (default ${ON_DIVERGENCE_CHOICES[0]})`,
     '  --ack <tool[,tool]>         acknowledge hazardous tools by name; repeatable',
     '  --plan                      print the plan only, create nothing',
     '  --run                       run the fork now (built-in runner)',
@@ -115,12 +126,16 @@ export const forkCommand: CliCommand = {
       .flatMap((a) => a.split(','))
       .map((a) => a.trim())
       .filter(Boolean);
-    const onDivergence = values['on-divergence'];
-    if (onDivergence !== undefined && onDivergence !== 'fail' && onDivergence !== 'continue_real') {
-      throw new OcdbError('InvalidInput', `--on-divergence ${onDivergence}: expected fail or continue_real`, {
-        path: 'on-divergence',
-      });
+    const onDivergenceFlag = values['on-divergence'];
+    const parsedDivergence = OnDivergenceSchema.optional().safeParse(onDivergenceFlag);
+    if (!parsedDivergence.success) {
+      throw new OcdbError(
+        'InvalidInput',
+        `--on-divergence ${String(onDivergenceFlag)}: expected ${ON_DIVERGENCE_CHOICES.join(' or ')}`,
+        { path: 'on-divergence' },
+      );
     }
+    const onDivergence = parsedDivergence.data;
     const store = openStoreFor(io, values.store, false);
     try {
       const override = modelOverride(values.model);
@@ -129,7 +144,13 @@ export const forkCommand: CliCommand = {
         sourceCheckpointId: resolveCheckpoint(store, runId, checkpointRef),
         ...(override ? { modelOverride: override } : {}),
         ...(values.patch
-          ? { contextPatch: readJsonFile(values.patch, '--patch', io.cwd) as Record<string, unknown> }
+          ? {
+              contextPatch: parseWith(
+                ForkConfigSchema.shape.contextPatch.unwrap(),
+                readJsonFile(values.patch, '--patch', io.cwd),
+                `--patch ${values.patch}`,
+              ),
+            }
           : {}),
         ...(Object.keys(toolPolicyMap).length ? { toolPolicyMap } : {}),
         ...(Object.keys(toolMockResults).length ? { toolMockResults } : {}),
@@ -164,7 +185,7 @@ export const forkCommand: CliCommand = {
         });
         const code = await program.exited;
         const request = store.getForkRequest(created.forkRequestId);
-        const error = request.error as { code?: string; message?: string } | undefined;
+        const error = readRunError(request.error);
         if (values.json)
           io.out(
             JSON.stringify({ plan, runId: created.runId, forkRequestId: created.forkRequestId, request }, null, 2),

@@ -1,6 +1,6 @@
 /** `ocdb load <file.json>`: loads DebugRun JSON (one run or an array) into the store, all or nothing. */
 import { readFileSync } from 'node:fs';
-import { OcdbError } from '../../model';
+import { OcdbError, errorMessage } from '../../model';
 import { EXIT, STORE_HELP, STORE_OPTION, openStoreFor, parseCommandArgs, type CliCommand } from '../cliCommand';
 
 export const loadCommand: CliCommand = {
@@ -25,7 +25,7 @@ export const loadCommand: CliCommand = {
     try {
       data = JSON.parse(readFileSync(file, 'utf8'));
     } catch (e) {
-      throw new OcdbError('InvalidInput', `${file}: not readable JSON (${(e as Error).message})`, { file });
+      throw new OcdbError('InvalidInput', `${file}: not readable JSON (${errorMessage(e)})`, { file });
     }
     const runs = Array.isArray(data) ? data : [data];
     const store = openStoreFor(io, values.store, true);

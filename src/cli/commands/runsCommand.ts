@@ -1,5 +1,5 @@
 /** `ocdb runs`: the runs in a store, newest first, as a table or JSON. */
-import { RunModeSchema, RunStatusSchema, parseWith } from '../../model';
+import { RUN_MODES, RUN_STATUSES, RunModeSchema, RunStatusSchema, parseWith } from '../../model';
 import { EXIT, STORE_HELP, STORE_OPTION, openStoreFor, parseCommandArgs, type CliCommand } from '../cliCommand';
 import { displayStatus, duration, table, timestamp } from '../format';
 
@@ -12,8 +12,8 @@ export const runsCommand: CliCommand = {
     'Lists runs newest first. A run whose recording process died shows as "crashed".',
     '  --json           print a JSON array of run summaries',
     '  --agent <id>     only runs of this agent',
-    '  --status <s>     running | completed | failed | cancelled',
-    '  --mode <m>       live | replay | fork',
+    `  --status <s>     ${RUN_STATUSES.join(' | ')}`,
+    `  --mode <m>       ${RUN_MODES.join(' | ')}`,
     '  --limit <n>      at most n runs (default 50)',
     '  --offset <n>     skip the first n runs',
     STORE_HELP,

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { parseWith } from '../model';
+import { DEFAULT_TRANSCRIPT_DETAIL, TranscriptDetailSchema } from '../replay/transcript';
 import { resolveStorePath } from '../store';
 
 export const LaunchArgsSchema = z.looseObject({
@@ -18,6 +19,8 @@ export const LaunchArgsSchema = z.looseObject({
   checkpointId: z.string().min(1).optional(),
   /** The agent program that executes forks (used by the fork runner, not by replay). */
   program: z.string().min(1).optional(),
+  /** Excerpt length of the transcript lines (the extension fills in its `transcriptDetail` setting). */
+  transcriptDetail: TranscriptDetailSchema.default(DEFAULT_TRANSCRIPT_DETAIL),
 });
 export type LaunchArgs = z.output<typeof LaunchArgsSchema>;
 

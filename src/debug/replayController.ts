@@ -51,7 +51,7 @@ export class ReplayController {
     readonly store: RunStore,
     readonly args: ResolvedLaunchArgs,
   ) {
-    this.viewNow = new RunView(store, args.runId);
+    this.viewNow = new RunView(store, args.runId, { detail: args.transcriptDetail });
     this.views.set(this.view.runId, this.view);
     this.cursorNow = new ReplayCursor(this.viewNow.summaries);
     if (args.checkpointId) {
@@ -102,7 +102,7 @@ export class ReplayController {
     if (seen.status !== 'running') return false;
     const now = this.store.getRun(seen.runId);
     if (now.checkpointCount === seen.checkpointCount && now.status === seen.status) return false;
-    this.viewNow = new RunView(this.store, seen.runId);
+    this.viewNow = new RunView(this.store, seen.runId, { detail: this.args.transcriptDetail });
     this.views.set(seen.runId, this.viewNow);
     this.cursorNow = new ReplayCursor(this.viewNow.summaries, this.cursorNow.index);
     return true;
@@ -112,7 +112,7 @@ export class ReplayController {
   viewOf(runId: string): RunView {
     let v = this.views.get(runId);
     if (!v) {
-      v = new RunView(this.store, runId);
+      v = new RunView(this.store, runId, { detail: this.args.transcriptDetail });
       this.views.set(runId, v);
     }
     return v;

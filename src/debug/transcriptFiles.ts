@@ -8,9 +8,14 @@
  * of the extension. Terminal clients (nvim-dap, dap-mode) open the file as
  * well. When the folder is not writable the session falls back to a
  * sourceReference (read-only view, no gutter breakpoints).
+ *
+ * `writeRunTranscript` is the one writer of these files: the debug session
+ * and the extension both call it, so a run at a detail level is the same
+ * bytes whoever wrote it (and F5 never rewrites an open transcript).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import type { RunView } from '../replay/runView';
 
 export const TRANSCRIPT_EXTENSION = '.transcript';
 
@@ -39,4 +44,14 @@ export function writeTranscriptFile(file: string, text: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Writes the transcript of `view`'s run, rendered at the view's detail level, to its file beside the store at
+ * `storePath` (unless the file already holds exactly that text). Returns the file, or undefined when the folder is
+ * not writable.
+ */
+export function writeRunTranscript(storePath: string, view: Pick<RunView, 'runId' | 'transcript'>): string | undefined {
+  const file = transcriptPath(storePath, view.runId);
+  return writeTranscriptFile(file, view.transcript().text) ? file : undefined;
 }

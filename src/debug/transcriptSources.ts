@@ -9,7 +9,7 @@ import { Handles } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { OcdbError } from '../model';
 import type { RunView } from '../replay/runView';
-import { runIdOfTranscript, transcriptPath, writeTranscriptFile } from './transcriptFiles';
+import { runIdOfTranscript, writeRunTranscript } from './transcriptFiles';
 
 export class TranscriptSources {
   private readonly sources = new Map<string, DebugProtocol.Source>();
@@ -22,15 +22,13 @@ export class TranscriptSources {
     private readonly toDebugger: (p: string) => string,
   ) {}
 
-  /** The source of `view`'s transcript, written on first use. */
+  /** The source of `view`'s transcript (at the view's detail level: the launch's `transcriptDetail`), written on first use. */
   sourceOf(view: RunView): DebugProtocol.Source {
     let src = this.sources.get(view.runId);
     if (!src) {
-      const file = transcriptPath(this.storePath, view.runId);
+      const file = writeRunTranscript(this.storePath, view);
       const name = `${view.runId}.transcript`;
-      src = writeTranscriptFile(file, view.transcript().text)
-        ? { name, path: this.toClient(file) }
-        : { name, sourceReference: this.refs.create(view.runId) };
+      src = file ? { name, path: this.toClient(file) } : { name, sourceReference: this.refs.create(view.runId) };
       this.sources.set(view.runId, src);
     }
     return src;

@@ -5,6 +5,8 @@
  * rewrites them. Pure data; not bundled into the extension.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
+import { MODEL_MODES } from '../model/fork';
+import { DEFAULT_TRANSCRIPT_DETAIL, EXCERPT_LENGTHS, TRANSCRIPT_DETAILS } from '../replay/transcript';
 import {
   CATEGORY,
   COMMANDS,
@@ -45,6 +47,13 @@ export const LAUNCH_ATTRIBUTES = {
   program: {
     type: 'string',
     description: 'The agent program that executes forks made during this session with its own tools (OCDB_FORK).',
+  },
+  transcriptDetail: {
+    type: 'string',
+    enum: [...TRANSCRIPT_DETAILS],
+    enumDescriptions: TRANSCRIPT_DETAILS.map((d) => `Excerpts of ${EXCERPT_LENGTHS[d]} characters.`),
+    default: DEFAULT_TRANSCRIPT_DETAIL,
+    description: `How much of each message, argument and result a transcript line shows. Default: the ${SETTINGS_SECTION}.${SETTINGS.transcriptDetail} setting.`,
   },
 } as const;
 
@@ -119,7 +128,7 @@ function configuration() {
       },
       [p(SETTINGS.defaultModelMode)]: {
         type: 'string',
-        enum: ['captured', 'real', 'override'],
+        enum: [...MODEL_MODES],
         enumDescriptions: [
           'Re-emit the recorded model turns: no tokens spent.',
           'Call the model endpoint with the recorded model.',
@@ -146,9 +155,9 @@ function configuration() {
       },
       [p(SETTINGS.transcriptDetail)]: {
         type: 'string',
-        enum: ['compact', 'normal', 'full'],
-        enumDescriptions: ['Excerpts of 60 characters.', 'Excerpts of 100 characters.', 'Excerpts of 400 characters.'],
-        default: 'normal',
+        enum: [...TRANSCRIPT_DETAILS],
+        enumDescriptions: TRANSCRIPT_DETAILS.map((d) => `Excerpts of ${EXCERPT_LENGTHS[d]} characters.`),
+        default: DEFAULT_TRANSCRIPT_DETAIL,
         description: 'How much of each message, argument and result a transcript line shows.',
       },
     },

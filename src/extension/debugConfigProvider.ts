@@ -13,8 +13,12 @@ import { parseEvent, runsChangedEvent } from '../debug/protocol';
 import { formatPath } from '../model';
 import type { ExtensionContextObject } from './context';
 import { DEBUG_TYPE, LAUNCH_CONFIG_NAME, PICK_RUN_VARIABLE, TRANSCRIPT_LANGUAGE } from './ids';
+import { readSettings } from './settings';
 
-/** The launch configuration of a run (what the tree's Replay and the dynamic list start). */
+/**
+ * The launch configuration of a run (what the tree's Replay and the dynamic list start). The transcript detail
+ * is the setting's, so the adapter writes the transcript file with the same text as the extension.
+ */
 export function replayConfiguration(runId: string, store: string, checkpointId?: string): vscode.DebugConfiguration {
   return {
     type: DEBUG_TYPE,
@@ -24,6 +28,7 @@ export function replayConfiguration(runId: string, store: string, checkpointId?:
     store,
     stopOnEntry: true,
     ...(checkpointId ? { checkpointId } : {}),
+    transcriptDetail: readSettings().transcriptDetail,
   };
 }
 
@@ -36,7 +41,10 @@ export class ReplayConfigurationProvider implements vscode.DebugConfigurationPro
     ];
   }
 
-  /** F5 without launch.json: replay the run of the active transcript, else pick one. Fills the store path. */
+  /**
+   * F5 without launch.json: replay the run of the active transcript, else pick one. Fills the store path and the
+   * transcript detail from the settings (a launch.json value wins).
+   */
   resolveDebugConfiguration(
     _folder: vscode.WorkspaceFolder | undefined,
     config: vscode.DebugConfiguration,
@@ -57,6 +65,7 @@ export class ReplayConfigurationProvider implements vscode.DebugConfigurationPro
     }
     if (config.runId === undefined) config.runId = PICK_RUN_VARIABLE;
     if (config.store === undefined || config.store === '') config.store = this.ctx.connection.path;
+    config.transcriptDetail ??= readSettings().transcriptDetail;
     return config;
   }
 

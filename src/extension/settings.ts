@@ -3,11 +3,11 @@
  * resolve to. VS Code wiring only; the store path rule itself is the store's.
  */
 import * as vscode from 'vscode';
-import type { ModelMode } from '../model';
+import type { z } from 'zod';
+import { ModelModeSchema, type ModelMode } from '../model';
+import { DEFAULT_TRANSCRIPT_DETAIL, TranscriptDetailSchema, type TranscriptDetail } from '../replay/transcript';
 import { resolveStorePath } from '../store';
 import { SETTINGS, SETTINGS_SECTION, type SettingKey } from './ids';
-
-export type TranscriptDetail = 'compact' | 'normal' | 'full';
 
 export interface Settings {
   storePath: string;
@@ -18,13 +18,6 @@ export interface Settings {
   transcriptDetail: TranscriptDetail;
 }
 
-const EXCERPT: Readonly<Record<TranscriptDetail, number>> = { compact: 60, normal: 100, full: 400 };
-
-/** Excerpt length of transcript lines for a detail level. */
-export function excerptLengthOf(detail: TranscriptDetail): number {
-  return EXCERPT[detail];
-}
-
 function get<T>(key: SettingKey, fallback: T, valid: (v: unknown) => v is T): T {
   const scope = vscode.workspace.workspaceFolders?.[0]?.uri ?? null;
   const value = vscode.workspace.getConfiguration(SETTINGS_SECTION, scope).get<unknown>(key);
@@ -32,19 +25,24 @@ function get<T>(key: SettingKey, fallback: T, valid: (v: unknown) => v is T): T 
 }
 
 const isString = (v: unknown): v is string => typeof v === 'string';
-const oneOf =
-  <T extends string>(values: readonly T[]) =>
+/** A value the schema accepts as is (an enum of src/model or src/replay: the one list of its values). */
+const accepts =
+  <T>(schema: z.ZodType<T>) =>
   (v: unknown): v is T =>
-    typeof v === 'string' && (values as readonly string[]).includes(v);
+    schema.safeParse(v).success;
 
 export function readSettings(): Settings {
   return {
     storePath: get(SETTINGS.storePath, '', isString),
-    defaultModelMode: get<ModelMode>(SETTINGS.defaultModelMode, 'captured', oneOf(['captured', 'real', 'override'])),
+    defaultModelMode: get<ModelMode>(SETTINGS.defaultModelMode, 'captured', accepts(ModelModeSchema)),
     modelBaseUrl: get(SETTINGS.modelBaseUrl, 'https://api.openai.com/v1', isString),
     modelName: get(SETTINGS.modelName, 'gpt-4o-mini', isString),
     apiKeyEnvVar: get(SETTINGS.apiKeyEnvVar, 'OPENAI_API_KEY', isString),
-    transcriptDetail: get<TranscriptDetail>(SETTINGS.transcriptDetail, 'normal', oneOf(['compact', 'normal', 'full'])),
+    transcriptDetail: get<TranscriptDetail>(
+      SETTINGS.transcriptDetail,
+      DEFAULT_TRANSCRIPT_DETAIL,
+      accepts(TranscriptDetailSchema),
+    ),
   };
 }
 

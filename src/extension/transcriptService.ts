@@ -1,24 +1,27 @@
 /**
  * Transcript documents: one file per run, `<store folder>/transcripts/<run>.transcript`
  * (the debugger's transcriptPath; language `agent-transcript`, read-only
- * through `files.readonlyInclude`), rendered by the replay layer's
- * renderTranscript — the same file, text and line numbers the debugger points
- * its frames and breakpoints at. Rewrites a file only when its run changed.
+ * through `files.readonlyInclude`), rendered by the replay layer's RunView at
+ * the `transcriptDetail` setting and written by the debugger's own
+ * writeRunTranscript — the same file, text and line numbers the debugger
+ * points its frames and breakpoints at (the launch configuration carries the
+ * setting to the adapter). Rewrites a file only when its run changed.
  */
 import * as fs from 'node:fs';
 import * as vscode from 'vscode';
-import { runIdOfTranscript, transcriptPath, writeTranscriptFile } from '../debug/transcriptFiles';
-import { renderTranscript, type Transcript } from '../replay/transcript';
+import { runIdOfTranscript, transcriptPath, writeRunTranscript } from '../debug/transcriptFiles';
+import { RunView } from '../replay/runView';
+import type { Transcript, TranscriptDetail } from '../replay/transcript';
 import { OcdbError } from '../model';
 import type { RunStore } from '../store';
 import { TRANSCRIPT_EXTENSION } from './ids';
-import { excerptLengthOf, readSettings } from './settings';
+import { readSettings } from './settings';
 import type { StoreConnection } from './storeConnection';
 
 interface Rendered {
-  transcript: Transcript;
+  view: RunView;
   changeSeq: number;
-  excerptLength: number;
+  detail: TranscriptDetail;
 }
 
 export class TranscriptService implements vscode.Disposable {
@@ -42,19 +45,21 @@ export class TranscriptService implements vscode.Disposable {
     return this.connection.getOrCreate();
   }
 
+  /** The run as read for its transcript at the current setting (re-read when the run or the setting changed). */
+  private viewOf(runId: string): RunView {
+    const store = this.store();
+    const changeSeq = store.getRun(runId).changeSeq;
+    const detail = readSettings().transcriptDetail;
+    const known = this.cache.get(runId);
+    if (known && known.changeSeq === changeSeq && known.detail === detail) return known.view;
+    const view = new RunView(store, runId, { detail });
+    this.cache.set(runId, { view, changeSeq: view.run.changeSeq, detail });
+    return view;
+  }
+
   /** The rendered transcript of `runId` (cached until the run changes). */
   transcript(runId: string): Transcript {
-    const store = this.store();
-    const run = store.getRun(runId);
-    const excerptLength = excerptLengthOf(readSettings().transcriptDetail);
-    const known = this.cache.get(runId);
-    if (known && known.changeSeq === run.changeSeq && known.excerptLength === excerptLength) return known.transcript;
-    const transcript = renderTranscript(run, store.listCheckpoints(runId), (id) => store.getCheckpoint(id), {
-      excerptLength,
-      toolCalls: store.listToolCalls(runId),
-    });
-    this.cache.set(runId, { transcript, changeSeq: run.changeSeq, excerptLength });
-    return transcript;
+    return this.viewOf(runId).transcript();
   }
 
   /** Where the transcript file of `runId` lives. */
@@ -67,20 +72,11 @@ export class TranscriptService implements vscode.Disposable {
   /** Writes the transcript file when missing or stale and returns its uri. */
   ensureFile(runId: string): vscode.Uri {
     const uri = this.uriOf(runId);
-    const text = this.transcript(runId).text;
-    let current: string | undefined;
-    try {
-      current = fs.readFileSync(uri.fsPath, 'utf8');
-    } catch {
-      current = undefined;
-    }
-    if (current !== text && !writeTranscriptFile(uri.fsPath, text)) {
+    if (!writeRunTranscript(this.connection.path, this.viewOf(runId))) {
       throw new OcdbError(
         'StoreUnavailable',
         `Cannot write the transcript ${uri.fsPath}: make the store's folder writable.`,
-        {
-          path: uri.fsPath,
-        },
+        { path: uri.fsPath },
       );
     }
     return uri;

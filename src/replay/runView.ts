@@ -1,14 +1,14 @@
 /**
- * RunView: one recorded run as the debugger reads it — its summary,
- * checkpoint summaries, whole tool ledger, transcript (rendered on first use)
- * and full checkpoints loaded on demand through a small cache. Implements the
+ * RunView: one recorded run as the debugger (and the extension's transcript
+ * documents) read it — its summary, checkpoint summaries, whole tool ledger,
+ * transcript at one detail level (rendered on first use) and full checkpoints loaded on demand through a small cache. Implements the
  * CheckpointAccess that breakpoints need. Reads through the RunStore
  * contract only; no DAP, no vscode.
  */
 import type { Checkpoint, ToolCallRecord } from '../model';
 import type { CheckpointSummary, RunStore, RunSummary } from '../store';
 import { divergenceCheckpointId, type CheckpointAccess } from './breakpoints';
-import { renderTranscript, type Transcript } from './transcript';
+import { DEFAULT_TRANSCRIPT_DETAIL, renderTranscript, type Transcript, type TranscriptDetail } from './transcript';
 
 const CACHE_SIZE = 16;
 
@@ -17,6 +17,8 @@ export class RunView implements CheckpointAccess {
   readonly summaries: CheckpointSummary[];
   readonly ledger: ToolCallRecord[];
   readonly divergenceCheckpointId?: string;
+  /** The detail level of this view's transcript. */
+  readonly detail: TranscriptDetail;
   private transcriptCache: Transcript | undefined;
   private readonly cache = new Map<number, Checkpoint>();
   private readonly indexById = new Map<string, number>();
@@ -25,7 +27,9 @@ export class RunView implements CheckpointAccess {
   constructor(
     private readonly store: RunStore,
     runId: string,
+    options: { detail?: TranscriptDetail } = {},
   ) {
+    this.detail = options.detail ?? DEFAULT_TRANSCRIPT_DETAIL;
     this.run = store.getRun(runId);
     this.summaries = store.listCheckpoints(runId);
     this.ledger = store.listToolCalls(runId);
@@ -66,13 +70,16 @@ export class RunView implements CheckpointAccess {
     return cp;
   }
 
-  /** The run's transcript (rendered once). */
+  /**
+   * The run's transcript at this view's detail level (rendered once): the one rendering of a run that the
+   * debugger's frames and breakpoints and the extension's transcript documents share.
+   */
   transcript(): Transcript {
     this.transcriptCache ??= renderTranscript(
       this.run,
       this.summaries,
       (id) => this.load(this.indexById.get(id) ?? -1),
-      { toolCalls: this.ledger, lastMessage: (id) => this.store.getLastMessage(id) },
+      { toolCalls: this.ledger, lastMessage: (id) => this.store.getLastMessage(id), detail: this.detail },
     );
     return this.transcriptCache;
   }

@@ -10,6 +10,7 @@
  * Line numbers in `TranscriptLine` are 0-based (like vscode.Position); the
  * debug session converts them for DAP clients.
  */
+import { z } from 'zod';
 import {
   canonicalJson,
   messageText,
@@ -19,6 +20,18 @@ import {
   type ToolCallRecord,
 } from '../model';
 import type { CheckpointSummary, RunSummary } from '../store';
+
+/**
+ * How much of each message, argument and result a transcript line shows: the `agentTimeTravel.transcriptDetail`
+ * setting and the `transcriptDetail` launch argument of the debugger, so both write the same text.
+ */
+export const TRANSCRIPT_DETAILS = ['compact', 'normal', 'full'] as const;
+export const TranscriptDetailSchema = z.enum(TRANSCRIPT_DETAILS);
+export type TranscriptDetail = z.infer<typeof TranscriptDetailSchema>;
+export const DEFAULT_TRANSCRIPT_DETAIL: TranscriptDetail = 'normal';
+
+/** The longest excerpt (characters) of a message, args or result at each detail level. */
+export const EXCERPT_LENGTHS: Readonly<Record<TranscriptDetail, number>> = { compact: 60, normal: 100, full: 400 };
 
 /** The line of one checkpoint in the transcript. */
 export interface TranscriptLine {
@@ -40,8 +53,8 @@ export interface Transcript {
 }
 
 export interface TranscriptOptions {
-  /** Longest excerpt of a message, args or result (characters). Default 100. */
-  excerptLength?: number;
+  /** How long excerpts of messages, args and results are (EXCERPT_LENGTHS). Default `normal`. */
+  detail?: TranscriptDetail;
   /** The run's tool ledger; when given, tool lines need no checkpoint load. */
   toolCalls?: readonly ToolCallRecord[];
   /**
@@ -160,7 +173,7 @@ export function renderTranscript(
     load,
     last: options.lastMessage ?? ((id) => load(id).messages.at(-1)),
     calls: options.toolCalls ? new Map(options.toolCalls.map((t) => [t.toolCallId, t])) : undefined,
-    max: options.excerptLength ?? 100,
+    max: EXCERPT_LENGTHS[options.detail ?? DEFAULT_TRANSCRIPT_DETAIL],
   };
   const out: string[] = [];
   const lines: TranscriptLine[] = [];

@@ -1,24 +1,27 @@
 /**
  * Agent-program mode: when OCDB_FORK names a fork request (and OCDB_STORE the
- * store), `recorder.startRun()` does not start a new run — it attaches to the
- * fork run ForkService created and hands the agent the fork's starting state
- * (`run.messages`, `run.runtimeContext`, `run.systemPrompt`, `run.model`),
- * with model calls and tools governed by the fork (forkHooks.ts). Depends on
- * model/, the store contract and the recorder's fork helpers.
+ * store), the recorder SDK's `startRun()` does not start a new run — it
+ * attaches here to the fork run ForkService created, and the agent's own
+ * model calls and tools are governed by the fork with the same engine the
+ * built-in runner uses: captured model turns re-emitted after the agent's
+ * prompt is compared with the recorded one (modelTurns.ts; divergence ->
+ * Diverged, or the agent's real model when the config says continue_real),
+ * tools through the ToolGate (reuse, mock, forbid, refuse an unacknowledged
+ * hazard, execute, confirm with the user first). The claim and the status
+ * save are forkRequests.ts's. Writes through the RunWriter; depends on
+ * model/, the store contract, the writer and this folder.
  */
-import {
-  OcdbError,
-  SIDE_EFFECT_LEVELS,
-  parseWith,
-  ForkConfigSchema,
-  type ReplayPolicy,
-  type SideEffectLevel,
-} from '../model';
+import { randomUUID } from 'node:crypto';
+import { parseWith, ForkConfigSchema, type Message, type ReplayPolicy, type SideEffectLevel } from '../model';
 import type { RunStore } from '../store';
-import { ToolCassette } from './cassette';
-import { ForkHooks, recordedTurns } from './agentProgramHooks';
-import { lineageOf } from './lineage';
-import { RunRecorder, type RecorderEnv } from '../recorder/runRecorder';
+import { RunWriter, type IdKind } from '../writer';
+import { ToolCassette, type CassetteAnswer } from './cassette';
+import { askConfirmation } from './confirm';
+import { abortedByUser, diverged, noRecordedTurn, toRunError } from './forkErrors';
+import { planFork } from './forkPlan';
+import { claimForkRequest, forkRunOf, runnableRequest, saveForkStatus } from './forkRequests';
+import { compareWithTurn, recordedResponse, recordedTurns, type RecordedTurn } from './modelTurns';
+import { ToolGate } from './toolGate';
 
 export interface ForkModeOptions {
   /** How long a manual_confirm waits for the user's answer; default $OCDB_CONFIRM_TIMEOUT_MS or 5 minutes. */
@@ -27,96 +30,259 @@ export interface ForkModeOptions {
   confirmPollMs?: number;
 }
 
+export interface AttachOptions extends ForkModeOptions {
+  now: () => number;
+  newId: (kind: IdKind) => string;
+  heartbeatMs: number;
+}
+
+/** A tool call of the agent, as its recorder wrapper declares it. */
+export interface AgentToolCall {
+  toolName: string;
+  args: unknown;
+  sideEffectLevel: SideEffectLevel;
+  replayPolicy?: ReplayPolicy;
+  toolCallId?: string;
+  /** Record before/after_tool_call checkpoints (default true). */
+  checkpoints?: boolean;
+}
+
 /** The fork request id agent-program mode should execute: `OCDB_FORK`, when set. */
 export function forkRequestFromEnv(env: NodeJS.ProcessEnv = process.env): string | undefined {
   const id = env.OCDB_FORK?.trim();
   return id ? id : undefined;
 }
 
-function recordedToolFacts(
-  store: RunStore,
-  lineage: readonly string[],
-): Map<string, { level: SideEffectLevel; policy: ReplayPolicy }> {
-  const facts = new Map<string, { level: SideEffectLevel; policy: ReplayPolicy }>();
-  for (const runId of lineage) {
-    for (const r of store.listToolCalls(runId)) {
-      const known = facts.get(r.toolName);
-      if (!known || SIDE_EFFECT_LEVELS.indexOf(r.sideEffectLevel) >= SIDE_EFFECT_LEVELS.indexOf(known.level)) {
-        facts.set(r.toolName, { level: r.sideEffectLevel, policy: r.replayPolicy });
+function errorFrom(value: unknown): Error {
+  const v = (value ?? {}) as { name?: unknown; message?: unknown };
+  const error = new Error(typeof v.message === 'string' ? v.message : JSON.stringify(value));
+  if (typeof v.name === 'string') error.name = v.name;
+  return error;
+}
+
+export class AgentProgramFork {
+  private nextTurn = 0;
+  private real: boolean;
+  private failure: Record<string, unknown> | undefined;
+
+  private constructor(
+    private readonly store: RunStore,
+    private readonly forkRequestId: string,
+    private readonly gate: ToolGate,
+    private readonly turns: readonly RecordedTurn[],
+    private readonly onDivergence: 'fail' | 'continue_real',
+    captured: boolean,
+    private readonly options: AttachOptions,
+  ) {
+    this.real = !captured;
+  }
+
+  /**
+   * Claims the fork request `forkRequestId` for this process and continues its run: the writer the recorder
+   * records into (starting from the fork's first checkpoint, whose state the agent reads) and the fork that
+   * governs its model calls and tools.
+   */
+  static attach(
+    store: RunStore,
+    forkRequestId: string,
+    options: AttachOptions,
+  ): { fork: AgentProgramFork; writer: RunWriter } {
+    const request = runnableRequest(store, forkRequestId);
+    const config = parseWith(ForkConfigSchema, request.config, `fork request ${forkRequestId}`);
+    const runId = forkRunOf(request);
+    const plan = planFork(store, config);
+    const count = store.getRun(runId).checkpointCount;
+    const first = store.listCheckpoints(runId, { offset: count - 1, limit: 1 })[0];
+    claimForkRequest(store, forkRequestId, options.now());
+    // A fork point before the model call replays that step: the agent's first checkpoint starts it again.
+    const rewinds = first?.boundary === 'before_prompt_build' || first?.boundary === 'before_model_call';
+    const writer = RunWriter.resume(store, runId, {
+      now: options.now,
+      newId: options.newId,
+      heartbeatMs: options.heartbeatMs,
+      ...(rewinds && first ? { position: { stepIndex: first.stepIndex - 1 } } : {}),
+    });
+    const envTimeout = Number(process.env.OCDB_CONFIRM_TIMEOUT_MS);
+    const fork = new AgentProgramFork(
+      store,
+      forkRequestId,
+      new ToolGate({
+        config: plan.config,
+        acknowledged: request.acknowledgedTools,
+        cassette: new ToolCassette(store, plan.lineage, writer.ledger),
+        tools: plan.tools,
+      }),
+      recordedTurns(store, plan.sourceRunId, Math.max(0, plan.sourceCheckpointIndex)),
+      config.onDivergence ?? 'fail',
+      plan.modelMode === 'captured',
+      {
+        ...options,
+        confirmTimeoutMs:
+          options.confirmTimeoutMs ?? (Number.isFinite(envTimeout) && envTimeout > 0 ? envTimeout : 300_000),
+        confirmPollMs: options.confirmPollMs ?? 200,
+      },
+    );
+    return { fork, writer };
+  }
+
+  /** Stops the fork: the first failure is the cause (later ones, e.g. the divergence a skipped tool causes, follow). */
+  private fail(e: unknown): never {
+    this.failure ??= toRunError(e);
+    saveForkStatus(this.store, this.forkRequestId, 'failed', this.options.now(), this.failure);
+    throw e;
+  }
+
+  /**
+   * One model call of the agent: a recorded turn re-emitted when the agent's prompt matches the recording, else
+   * Diverged (or, with continue_real, the agent's own model from here on); real / override: the agent's call.
+   */
+  async modelTurn(writer: RunWriter, call: (messages: readonly Message[]) => Promise<unknown>): Promise<unknown> {
+    const state = writer.state;
+    const messages = state?.messages ?? [];
+    if (this.real) return call(messages);
+    const turn = this.turns[this.nextTurn++];
+    const divergence = turn ? compareWithTurn({ systemPrompt: state?.systemPrompt, messages }, turn) : undefined;
+    if (!turn || divergence) {
+      if (this.onDivergence === 'continue_real') {
+        this.real = true;
+        return call(messages);
+      }
+      this.fail(
+        divergence
+          ? diverged(divergence)
+          : noRecordedTurn(this.nextTurn, this.turns.length, {
+              stepIndex: writer.stepIndex,
+              messageIndex: messages.length,
+            }),
+      );
+    }
+    return recordedResponse(turn);
+  }
+
+  /** Records a call answered without running the tool (reuse, mock); a recorded failure is rethrown to the agent. */
+  private answered(writer: RunWriter, call: AgentToolCall, policy: ReplayPolicy, answer: CassetteAnswer): unknown {
+    const checkpoint = call.checkpoints === false ? false : {};
+    const { record } = writer.beginTool(
+      {
+        toolName: call.toolName,
+        args: call.args,
+        sideEffectLevel: call.sideEffectLevel,
+        replayPolicy: policy,
+        ...(call.toolCallId ? { toolCallId: call.toolCallId } : {}),
+      },
+      { checkpoint },
+    );
+    writer.finishTool(record.toolCallId, answer.outcome, answer.value, { checkpoint });
+    if (answer.outcome === 'success') return answer.value;
+    throw errorFrom(answer.value);
+  }
+
+  /**
+   * One tool call of the agent, through the gate. `execute(policy)` runs the agent's own tool function and records
+   * it (the recorder's job); it is called only when the policy and the acknowledgements allow it.
+   */
+  async toolCall(
+    writer: RunWriter,
+    call: AgentToolCall,
+    execute: (policy: ReplayPolicy) => Promise<unknown>,
+  ): Promise<unknown> {
+    const context = writer.state?.runtimeContext;
+    const facts = this.gate.facts(call.toolName, call);
+    let outcome;
+    try {
+      if (!context) throw new Error('the fork run has no runtime context');
+      outcome = this.gate.decide(call.toolName, call.args, facts, context);
+    } catch (e) {
+      return this.fail(e);
+    }
+    switch (outcome.kind) {
+      case 'answer':
+        return this.answered(writer, call, outcome.policy, outcome.answer);
+      case 'execute':
+        return execute(outcome.policy);
+      case 'confirm':
+        return this.confirm(writer, call, facts.level, outcome.policy, execute);
+      default: {
+        const unreachable: never = outcome;
+        throw new Error(`unknown gate outcome ${JSON.stringify(unreachable)}`);
       }
     }
   }
-  return facts;
-}
 
-/** Attaches to the fork run of `forkRequestId` and returns the RunRecorder the agent records into. */
-export function attachForkRun(env: RecorderEnv, forkRequestId: string, options: ForkModeOptions = {}): RunRecorder {
-  const store = env.store;
-  const request = store.getForkRequest(forkRequestId);
-  if (request.status !== 'pending' && request.status !== 'waiting_for_agent') {
-    throw new OcdbError(
-      'InvalidInput',
-      `OCDB_FORK=${forkRequestId}: this fork has already run (${request.status}). Create a new fork to run the agent again.`,
-      { forkRequestId, status: request.status, path: 'OCDB_FORK' },
-    );
-  }
-  const config = parseWith(ForkConfigSchema, request.config, `fork request ${forkRequestId}`);
-  const runId = request.forkRunId;
-  if (!runId) throw new OcdbError('Internal', `Fork request ${forkRequestId} has no run.`, { forkRequestId });
-  const run = store.getRun(runId);
-  const first = store.getCheckpointAt(runId, run.checkpointCount - 1);
-  const sourceIndex = store
-    .listCheckpoints(request.sourceRunId)
-    .findIndex((c) => c.checkpointId === request.sourceCheckpointId);
-  const lineage = lineageOf(store, request.sourceRunId);
-  const envTimeout = Number(process.env.OCDB_CONFIRM_TIMEOUT_MS);
-  const hooks = new ForkHooks({
-    store,
-    request,
-    config,
-    turns: recordedTurns(store, request.sourceRunId, Math.max(0, sourceIndex)),
-    cassette: new ToolCassette(store, lineage, first.toolLedgerSnapshot),
-    recorded: recordedToolFacts(store, lineage),
-    now: env.now,
-    confirmTimeoutMs:
-      options.confirmTimeoutMs ?? (Number.isFinite(envTimeout) && envTimeout > 0 ? envTimeout : 300_000),
-    confirmPollMs: options.confirmPollMs ?? 200,
-  });
-  store.transaction(() => {
-    // Claim it atomically: a second agent started with the same OCDB_FORK must not run it twice.
-    const now = store.getForkRequest(forkRequestId);
-    if (now.status !== 'pending' && now.status !== 'waiting_for_agent') {
-      throw new OcdbError(
-        'InvalidInput',
-        `OCDB_FORK=${forkRequestId}: another process has already run it (${now.status}).`,
+  private async confirm(
+    writer: RunWriter,
+    call: AgentToolCall,
+    level: SideEffectLevel,
+    policy: ReplayPolicy,
+    execute: (policy: ReplayPolicy) => Promise<unknown>,
+  ): Promise<unknown> {
+    let answered;
+    try {
+      answered = await askConfirmation(
+        this.store,
         {
-          forkRequestId,
-          status: now.status,
-          path: 'OCDB_FORK',
+          confirmationId: randomUUID(),
+          forkRequestId: this.forkRequestId,
+          runId: writer.runId,
+          ...(call.toolCallId ? { toolCallId: call.toolCallId } : {}),
+          toolName: call.toolName,
+          args: call.args,
+          sideEffectLevel: level,
+        },
+        {
+          now: this.options.now,
+          timeoutMs: this.options.confirmTimeoutMs ?? 300_000,
+          pollMs: this.options.confirmPollMs ?? 200,
         },
       );
+    } catch (e) {
+      return this.fail(e);
     }
-    store.setRunOwner(runId, { pid: process.pid, at: env.now() });
-    store.saveForkRequest({ ...now, status: 'running', updatedAt: env.now() });
-  });
-  // A fork point before the model call replays that step: the agent's first checkpoint starts it again.
-  const rewinds = first.boundary === 'before_prompt_build' || first.boundary === 'before_model_call';
-  return new RunRecorder(
-    env,
-    runId,
-    {
-      messages: first.messages,
-      runtimeContext: first.runtimeContext,
-      ...(first.systemPrompt !== undefined ? { systemPrompt: first.systemPrompt } : {}),
-      ...(first.model ? { model: first.model } : {}),
-      ...(first.promptVersion !== undefined ? { promptVersion: first.promptVersion } : {}),
-      ...(first.artifactRefs ? { artifactRefs: first.artifactRefs } : {}),
-    },
-    {
-      hooks,
-      stepIndex: rewinds ? first.stepIndex - 1 : first.stepIndex,
-      ...(rewinds ? {} : { lastBoundary: first.boundary }),
-      ledger: first.toolLedgerSnapshot,
-    },
-  );
+    const context = writer.state?.runtimeContext;
+    switch (answered.answer) {
+      case 'allow_once':
+        return execute(policy);
+      case 'use_recorded': {
+        let answer: CassetteAnswer;
+        try {
+          answer = this.gate.reuse(call.toolName, call.args);
+        } catch (e) {
+          return this.fail(e);
+        }
+        return this.answered(writer, call, 'reuse_result', answer);
+      }
+      case 'mock': {
+        let answer: CassetteAnswer;
+        try {
+          if (answered.mockResult !== undefined) answer = { outcome: 'success', value: answered.mockResult };
+          else if (context) answer = this.gate.mock(call.toolName, context);
+          else throw new Error('the fork run has no runtime context');
+        } catch (e) {
+          return this.fail(e);
+        }
+        return this.answered(writer, call, 'mock_result', answer);
+      }
+      case 'abort':
+      case undefined:
+        return this.fail(abortedByUser(call.toolName));
+      default: {
+        const unreachable: never = answered.answer;
+        throw new Error(`unknown answer ${String(unreachable)}`);
+      }
+    }
+  }
+
+  /** The agent ended its run: the request completes, or fails with the first failure (or the run's status). */
+  end(status: 'completed' | 'failed' | 'cancelled', error: unknown): void {
+    const now = this.options.now();
+    if (status === 'completed') saveForkStatus(this.store, this.forkRequestId, 'completed', now);
+    else
+      saveForkStatus(
+        this.store,
+        this.forkRequestId,
+        'failed',
+        now,
+        this.failure ?? { code: status, error: error ?? null },
+      );
+  }
 }

@@ -8,23 +8,18 @@
  * (or hands over to the real model when the config asks). No UI, no network.
  */
 import { OcdbError, messageToolCalls, type Checkpoint, type Message, type ToolCallRecord } from '../model';
+import { storedValue, toolResultMessage, type CheckpointInput } from '../writer';
 import type { CassetteAnswer } from './cassette';
+import { diverged } from './forkErrors';
 import { forkStartState } from './forkPlan';
-import type { ForkState } from './forkWriter';
-import { describeDivergence, findDivergence, promptTemplateFor, renderTemplate, type Divergence } from './promptRender';
-import {
-  answerTool,
-  checkAborted,
-  sameContent,
-  toolFacts,
-  toolMessage,
-  type RunContext,
-  type StepsOutcome,
-} from './runContext';
+import { findDivergence, promptTemplateFor, renderTemplate, type Divergence } from './promptRender';
+import { answerTool, checkAborted, sameContent, type RunContext, type StepsOutcome } from './runContext';
 
 export interface WalkResult extends StepsOutcome {
   /** Set when the walk stopped at a divergence and the config asks to continue with the real model. */
   continueReal?: boolean;
+  /** The state of the recording's agent_end (what the fork's agent_end carries). */
+  endState?: CheckpointInput;
 }
 
 /** The fork's messages at a recorded checkpoint: the recorded ones with the fork's own differing messages in place. */
@@ -44,13 +39,13 @@ export async function capturedWalk(ctx: RunContext): Promise<WalkResult> {
   const started = new Set<string>();
   const summaries = store.listCheckpoints(plan.sourceRunId, { offset: plan.sourceCheckpointIndex + 1 });
 
-  const stateAt = (cp: Checkpoint): Partial<ForkState> => {
+  const stateAt = (cp: Checkpoint): CheckpointInput => {
     const start = forkStartState(cp, config);
     const template = promptTemplateFor(ctx.metadata, start.promptVersion);
     const systemPrompt = template
       ? renderTemplate(template, start.runtimeContext, start.promptVersion)
       : cp.systemPrompt;
-    const next: Partial<ForkState> = {
+    const next: CheckpointInput = {
       messages: forkMessages(cp.messages, overrides),
       runtimeContext: start.runtimeContext,
       stepIndex: cp.stepIndex,
@@ -62,9 +57,10 @@ export async function capturedWalk(ctx: RunContext): Promise<WalkResult> {
     return next;
   };
 
-  const beginCall = (cp: Checkpoint, toolCallId: string): { toolName: string } => {
+  /** Opens a recorded call in the fork (with its before_tool_call checkpoint when the recording has one). */
+  const beginCall = (cp: Checkpoint, toolCallId: string, checkpoint: CheckpointInput | false): { toolName: string } => {
     const record = ledgerRecord(cp, toolCallId);
-    const part = [...(writer.state.messages ?? [])]
+    const part = [...(writer.state?.messages ?? [])]
       .reverse()
       .flatMap((m) => (m.role === 'assistant' ? messageToolCalls(m) : []))
       .find((c) => c.toolCallId === toolCallId);
@@ -79,9 +75,12 @@ export async function capturedWalk(ctx: RunContext): Promise<WalkResult> {
       );
     }
     const args = part ? part.args : record?.args;
-    const facts = toolFacts(ctx, toolName, record);
+    const facts = ctx.gate.facts(toolName, record);
     const { answer, policy } = answerTool(ctx, toolName, args, facts);
-    writer.beginTool(toolCallId, toolName, args, facts.level, policy);
+    writer.beginTool(
+      { toolCallId, toolName, args, sideEffectLevel: facts.level, replayPolicy: policy },
+      { checkpoint },
+    );
     answers.set(toolCallId, answer);
     started.add(toolCallId);
     return { toolName };
@@ -106,52 +105,53 @@ export async function capturedWalk(ctx: RunContext): Promise<WalkResult> {
         );
         if (divergence) {
           if (config.onDivergence === 'continue_real') return { status: 'completed', divergence, continueReal: true };
-          throw new OcdbError(
-            'Diverged',
-            `The fork diverged from the recording at ${describeDivergence(divergence)}.`,
-            {
-              divergence,
-            },
-          );
+          throw diverged(divergence);
         }
         break;
       }
       case 'after_model_call': {
-        const extras = {
+        writer.checkpoint('after_model_call', {
+          ...stateAt(cp),
           ...(cp.finishReason !== undefined ? { finishReason: cp.finishReason } : {}),
           ...(cp.usage ? { usage: { ...cp.usage, captured: true } } : {}),
-        };
-        writer.checkpoint('after_model_call', stateAt(cp), extras);
+        });
         break;
       }
       case 'before_tool_call': {
         const toolCallId = cp.toolCallId ?? '';
-        if (!started.has(toolCallId)) beginCall(cp, toolCallId);
-        writer.checkpoint('before_tool_call', stateAt(cp), { toolCallId });
+        const checkpoint = { ...stateAt(cp), toolCallId };
+        if (!started.has(toolCallId)) beginCall(cp, toolCallId, checkpoint);
+        else writer.checkpoint('before_tool_call', checkpoint);
         break;
       }
       case 'after_tool_call': {
         const toolCallId = cp.toolCallId ?? '';
         const { toolName } = started.has(toolCallId)
-          ? { toolName: writer.ledger.get(toolCallId)?.toolName ?? '' }
-          : beginCall(cp, toolCallId);
+          ? { toolName: writer.tool(toolCallId)?.toolName ?? '' }
+          : beginCall(cp, toolCallId, false);
         const answer = answers.get(toolCallId) as CassetteAnswer;
-        writer.finishTool(toolCallId, answer.outcome, answer.value);
         const index = cp.messages.findLastIndex((m) => m.role === 'tool' && m.toolCallId === toolCallId);
         const recordedMessage = cp.messages[index];
         if (recordedMessage) {
-          const mine = toolMessage(toolCallId, toolName, answer);
+          const mine = toolResultMessage(
+            toolCallId,
+            toolName,
+            answer.outcome,
+            storedValue(answer.outcome, answer.value),
+          );
           if (!sameContent(mine.content, recordedMessage.content)) {
             overrides.set(index, { ...recordedMessage, content: mine.content });
           }
         }
-        writer.checkpoint('after_tool_call', stateAt(cp), { toolCallId });
+        // The recording's conversation (with the fork's own results in place) rather than a new tool message.
+        writer.finishTool(toolCallId, answer.outcome, answer.value, {
+          checkpoint: { ...stateAt(cp), toolCallId },
+          appendMessage: false,
+        });
         break;
       }
-      case 'agent_end': {
-        writer.state = { ...writer.state, ...stateAt(cp) };
-        return sourceOutcome(ctx);
-      }
+      case 'agent_end':
+        return { ...sourceOutcome(ctx), endState: stateAt(cp) };
       default: {
         const unreachable: never = cp.boundary;
         throw new Error(`unknown boundary ${String(unreachable)}`);

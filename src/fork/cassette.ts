@@ -7,6 +7,7 @@
  */
 import { OcdbError, argsHash, type ForkConfig, type RuntimeContextSnapshot, type ToolCallRecord } from '../model';
 import type { RunStore, ToolOutcome } from '../store';
+import { outcomeOf, outcomeValue } from '../writer';
 
 export interface CassetteAnswer {
   outcome: ToolOutcome;
@@ -20,11 +21,9 @@ function keyOf(toolName: string, hash: string): string {
   return `${toolName}\u0000${hash}`;
 }
 
-/** The outcome a recorded call ended with. */
+/** The outcome a recorded call ended with (cancelled stays cancelled: outcomes.ts of the writer). */
 export function recordedOutcome(record: ToolCallRecord): CassetteAnswer {
-  if (record.error === undefined) return { outcome: 'success', value: record.result, recorded: record };
-  const name = (record.error as { name?: unknown } | null)?.name;
-  return { outcome: name === 'Cancelled' ? 'cancelled' : 'error', value: record.error, recorded: record };
+  return { outcome: outcomeOf(record), value: outcomeValue(record), recorded: record };
 }
 
 export class ToolCassette {

@@ -12,7 +12,9 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { OcdbError, openHazards, parseWith, type Checkpoint, type ForkConfig } from '../model';
 import type { ForkRequestRecord, ForkRequestStatus, RunStore } from '../store';
+import { RunWriter, stateOf, type RunState } from '../writer';
 import { loadSourceCheckpoint, planFork, type ForkPlan } from './forkPlan';
+import { saveForkStatus } from './forkRequests';
 
 export type { ForkPlan, ToolPlanEntry } from './forkPlan';
 
@@ -112,28 +114,41 @@ export class ForkService {
     this.store.transaction(() => {
       const source = this.store.getRun(plan.sourceRunId);
       const { checkpoint } = loadSourceCheckpoint(this.store, plan.config);
-      this.store.createRun({
-        runId,
-        sessionId: source.sessionId,
-        agentId: source.agentId,
-        mode,
-        parentRunId: plan.sourceRunId,
-        forkFromCheckpointId: plan.sourceCheckpointId,
-        startedAt: at,
-        metadata: {
-          ...source.metadata,
-          [FORK_METADATA_KEY]: {
-            kind: mode,
-            forkRequestId,
-            sourceRunId: plan.sourceRunId,
-            sourceCheckpointId: plan.sourceCheckpointId,
-            modelMode: plan.modelMode,
-            changedPaths: plan.changedPaths,
-            acknowledgedTools: acknowledged,
+      const writer = RunWriter.create(
+        this.store,
+        {
+          runId,
+          sessionId: source.sessionId,
+          agentId: source.agentId,
+          mode,
+          parentRunId: plan.sourceRunId,
+          forkFromCheckpointId: plan.sourceCheckpointId,
+          startedAt: at,
+          metadata: {
+            ...source.metadata,
+            [FORK_METADATA_KEY]: {
+              kind: mode,
+              forkRequestId,
+              sourceRunId: plan.sourceRunId,
+              sourceCheckpointId: plan.sourceCheckpointId,
+              modelMode: plan.modelMode,
+              changedPaths: plan.changedPaths,
+              acknowledgedTools: acknowledged,
+            },
           },
+          state: forkStartOf(checkpoint, plan),
+          // The fork starts where its source stood: the same step, and the source's ledger at that point.
+          start: { stepIndex: checkpoint.stepIndex, ledger: checkpoint.toolLedgerSnapshot },
         },
+        { now: () => at, newId: (kind) => this.newId(kind === 'toolCall' ? 'checkpoint' : kind) },
+      );
+      writer.checkpoint(checkpoint.boundary, {
+        stepIndex: checkpoint.stepIndex,
+        ...(checkpoint.toolCallId !== undefined ? { toolCallId: checkpoint.toolCallId } : {}),
+        ...(checkpoint.finishReason !== undefined ? { finishReason: checkpoint.finishReason } : {}),
+        // Tokens of the source turn were spent by the source run, not by the fork.
+        ...(checkpoint.usage ? { usage: { ...checkpoint.usage, captured: true } } : {}),
       });
-      this.store.appendCheckpoint(this.firstCheckpoint(checkpoint, plan, runId, at));
       this.store.saveForkRequest({
         forkRequestId,
         sourceRunId: plan.sourceRunId,
@@ -157,26 +172,14 @@ export class ForkService {
 
   /** Moves a fork request to `status` (pending -> running -> waiting_for_agent / completed / failed), with the error when failed. */
   setStatus(forkRequestId: string, status: ForkRequestStatus, error?: unknown): ForkRequestRecord {
-    const record = this.store.getForkRequest(forkRequestId);
-    const next: ForkRequestRecord = { ...record, status, updatedAt: this.now() };
-    if (error !== undefined) next.error = error;
-    else delete next.error;
-    this.store.saveForkRequest(next);
-    return next;
+    return saveForkStatus(this.store, forkRequestId, status, this.now(), error);
   }
+}
 
-  private firstCheckpoint(source: Checkpoint, plan: ForkPlan, runId: string, at: number): Checkpoint {
-    const first: Checkpoint = {
-      ...structuredClone(source),
-      checkpointId: this.newId('checkpoint'),
-      runId,
-      runtimeContext: plan.runtimeContext,
-      createdAt: at,
-    };
-    if (plan.model) first.model = plan.model;
-    if (plan.promptVersion !== undefined) first.promptVersion = plan.promptVersion;
-    // Tokens of the source turn were spent by the source run, not by the fork.
-    if (first.usage) first.usage = { ...first.usage, captured: true };
-    return first;
-  }
+/** The state of a fork's first checkpoint: the source's, with the patched context and the overrides. */
+function forkStartOf(source: Checkpoint, plan: ForkPlan): RunState {
+  const state: RunState = { ...stateOf(structuredClone(source)), runtimeContext: plan.runtimeContext };
+  if (plan.model) state.model = plan.model;
+  if (plan.promptVersion !== undefined) state.promptVersion = plan.promptVersion;
+  return state;
 }

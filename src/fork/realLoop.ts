@@ -8,7 +8,8 @@
  */
 import { OcdbError, messageToolCalls, type Message } from '../model';
 import { findResponseDivergence, promptTemplateFor, renderTemplate } from './promptRender';
-import { answerTool, checkAborted, toolFacts, toolMessage, type RunContext, type StepsOutcome } from './runContext';
+import { recordedAnswer, turnLocation } from './modelTurns';
+import { answerTool, checkAborted, contextNow, type RunContext, type StepsOutcome } from './runContext';
 
 /** Tool calls of the last assistant message that have no tool message yet. */
 export function pendingToolCalls(messages: readonly Message[]) {
@@ -33,34 +34,36 @@ export async function realLoop(ctx: RunContext): Promise<StepsOutcome> {
       {},
     );
   }
-  const toolNames = [
-    ...new Set([...writer.state.runtimeContext.tools.availableTools, ...ctx.plan.tools.map((t) => t.toolName)]),
-  ];
+  const messagesNow = () => writer.state?.messages ?? [];
+  const toolNames = [...new Set([...contextNow(ctx).tools.availableTools, ...ctx.plan.tools.map((t) => t.toolName)])];
   let turns = 0;
   for (;;) {
     checkAborted(ctx.signal);
-    const pending = pendingToolCalls(writer.state.messages);
+    const pending = pendingToolCalls(messagesNow());
     if (pending.length > 0) {
       const answered = pending.map((call) => {
-        const facts = toolFacts(ctx, call.toolName);
+        const facts = ctx.gate.facts(call.toolName);
         const { answer, policy } = answerTool(ctx, call.toolName, call.args, facts);
-        if (!writer.begunHere(call.toolCallId)) {
-          writer.beginTool(call.toolCallId, call.toolName, call.args, facts.level, policy);
+        const checkpoint = { toolCallId: call.toolCallId };
+        if (writer.begunHere(call.toolCallId)) writer.checkpoint('before_tool_call', checkpoint);
+        else {
+          writer.beginTool(
+            {
+              toolCallId: call.toolCallId,
+              toolName: call.toolName,
+              args: call.args,
+              sideEffectLevel: facts.level,
+              replayPolicy: policy,
+            },
+            { checkpoint },
+          );
         }
-        writer.checkpoint('before_tool_call', {}, { toolCallId: call.toolCallId });
         return { call, answer };
       });
-      for (const { call, answer } of answered) {
-        writer.finishTool(call.toolCallId, answer.outcome, answer.value);
-        writer.checkpoint(
-          'after_tool_call',
-          { messages: [...writer.state.messages, toolMessage(call.toolCallId, call.toolName, answer)] },
-          { toolCallId: call.toolCallId },
-        );
-      }
+      for (const { call, answer } of answered) writer.finishTool(call.toolCallId, answer.outcome, answer.value);
       continue;
     }
-    if (writer.state.messages.at(-1)?.role === 'assistant') return { status: 'completed' };
+    if (messagesNow().at(-1)?.role === 'assistant') return { status: 'completed' };
     if (turns >= ctx.maxModelTurns) {
       return {
         status: 'failed',
@@ -71,42 +74,32 @@ export async function realLoop(ctx: RunContext): Promise<StepsOutcome> {
       };
     }
     const inStep = writer.lastBoundary === 'before_prompt_build' || writer.lastBoundary === 'before_model_call';
-    if (!inStep) writer.checkpoint('before_prompt_build', { stepIndex: writer.state.stepIndex + 1 });
-    const ctxNow = writer.state.runtimeContext;
-    const template = promptTemplateFor(ctx.metadata, writer.state.promptVersion);
-    const systemPrompt = template
-      ? renderTemplate(template, ctxNow, writer.state.promptVersion)
-      : writer.state.systemPrompt;
+    if (!inStep) writer.checkpoint('before_prompt_build');
+    const ctxNow = contextNow(ctx);
+    const promptVersion = writer.state?.promptVersion;
+    const template = promptTemplateFor(ctx.metadata, promptVersion);
+    const systemPrompt = template ? renderTemplate(template, ctxNow, promptVersion) : writer.state?.systemPrompt;
     if (writer.lastBoundary !== 'before_model_call') {
       writer.checkpoint('before_model_call', systemPrompt !== undefined ? { systemPrompt } : {});
     }
-    const model = writer.state.model ?? { provider: ctxNow.model.provider, model: ctxNow.model.model };
-    const result = await chat.complete(
-      { systemPrompt, messages: writer.state.messages, model, tools: toolNames },
-      ctx.signal,
-    );
+    const model = writer.state?.model ?? { provider: ctxNow.model.provider, model: ctxNow.model.model };
+    const result = await chat.complete({ systemPrompt, messages: messagesNow(), model, tools: toolNames }, ctx.signal);
     const recorded = ctx.recordedTurns?.[turns];
-    const recordedAnswer =
-      recorded?.after && recorded.after.messages.length > recorded.before.messages.length
-        ? recorded.after.messages.at(-1)
-        : undefined;
-    if (!ctx.responseDivergence && recorded && recordedAnswer) {
-      const d = findResponseDivergence(result.message, recordedAnswer, {
-        stepIndex: writer.state.stepIndex,
-        sourceCheckpointIndex: recorded.beforeIndex,
-        sourceCheckpointId: recorded.before.checkpointId,
-        messageIndex: writer.state.messages.length,
+    const recordedMessage = recorded ? recordedAnswer(recorded) : undefined;
+    if (!ctx.responseDivergence && recorded && recordedMessage) {
+      const d = findResponseDivergence(result.message, recordedMessage, {
+        ...turnLocation(recorded),
+        stepIndex: writer.stepIndex,
+        messageIndex: messagesNow().length,
       });
       if (d) ctx.responseDivergence = d;
     }
     turns++;
-    writer.checkpoint(
-      'after_model_call',
-      { messages: [...writer.state.messages, result.message], ...(result.model ? { model: result.model } : {}) },
-      {
-        ...(result.finishReason !== undefined ? { finishReason: result.finishReason } : {}),
-        ...(result.usage ? { usage: result.usage } : {}),
-      },
-    );
+    writer.checkpoint('after_model_call', {
+      messages: [...messagesNow(), result.message],
+      ...(result.model ? { model: result.model } : {}),
+      ...(result.finishReason !== undefined ? { finishReason: result.finishReason } : {}),
+      ...(result.usage ? { usage: result.usage } : {}),
+    });
   }
 }

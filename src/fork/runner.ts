@@ -8,19 +8,22 @@
  * pending -> running -> completed / failed with the error; the run ends with
  * the matching status. No UI.
  */
-import { randomUUID } from 'node:crypto';
-import { OcdbError, errorMessage, isOcdbError, type RunStatus } from '../model';
+import { isOcdbError, type RunStatus } from '../model';
 import type { CheckpointSummary, RunStore } from '../store';
-import { capturedWalk } from './capturedWalk';
+import { RunWriter } from '../writer';
 import { ToolCassette } from './cassette';
+import { capturedWalk } from './capturedWalk';
+import { toRunError } from './forkErrors';
 import { planFork } from './forkPlan';
-import { ForkService } from './forkService';
-import { ForkWriter } from './forkWriter';
+import { claimForkRequest, forkRunOf, runnableRequest, saveForkStatus } from './forkRequests';
 import type { ChatModel } from './modelClient';
+import { recordedTurns } from './modelTurns';
 import type { Divergence } from './promptRender';
 import { realLoop } from './realLoop';
-import { recordedTurns } from './agentProgramHooks';
 import type { RunContext, StepsOutcome } from './runContext';
+import { ToolGate } from './toolGate';
+
+export { runErrorCode, toRunError } from './forkErrors';
 
 export interface RunnerOptions {
   now?: () => number;
@@ -50,17 +53,6 @@ export interface RunOutcome {
   checkpointCount: number;
 }
 
-/** `ForbiddenReplay` -> `forbidden_replay`: the code stored in a run's error. */
-export function runErrorCode(code: string): string {
-  return code.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
-}
-
-/** A thrown value as the error object stored on the run and the fork request. */
-export function toRunError(e: unknown): Record<string, unknown> {
-  if (isOcdbError(e)) return { code: runErrorCode(e.code), message: e.message, ...e.details };
-  return { code: 'internal', message: errorMessage(e) };
-}
-
 /** Runs the fork request `forkRequestId` to its end (or hands it to the agent program). Never throws for fork failures: they are in the outcome. */
 export async function runFork(
   store: RunStore,
@@ -68,65 +60,23 @@ export async function runFork(
   options: RunnerOptions = {},
 ): Promise<RunOutcome> {
   const now = options.now ?? Date.now;
-  const service = new ForkService(store, { now });
-  const request = service.getRequest(forkRequestId);
-  const runId = request.forkRunId;
-  if (!runId) throw new OcdbError('Internal', `Fork request ${forkRequestId} has no run.`, { forkRequestId });
-  if (request.status !== 'pending' && request.status !== 'waiting_for_agent') {
-    throw new OcdbError(
-      'InvalidInput',
-      `Fork request ${forkRequestId} has already run (${request.status}); create a new fork to run it again.`,
-      { forkRequestId, status: request.status },
-    );
-  }
+  const request = runnableRequest(store, forkRequestId);
+  const runId = forkRunOf(request);
   if (options.agentProgram) {
-    service.setStatus(forkRequestId, 'waiting_for_agent');
+    saveForkStatus(store, forkRequestId, 'waiting_for_agent', now());
     return { forkRequestId, runId, status: 'waiting_for_agent', checkpointCount: store.getRun(runId).checkpointCount };
   }
-
-  store.transaction(() => {
-    // Claim it atomically: two runners (or a runner and an agent program) must not run one fork twice.
-    const current = service.getRequest(forkRequestId);
-    if (current.status !== 'pending' && current.status !== 'waiting_for_agent') {
-      throw new OcdbError('InvalidInput', `Fork request ${forkRequestId} is already ${current.status}.`, {
-        forkRequestId,
-        status: current.status,
-      });
-    }
-    store.setRunOwner(runId, { pid: process.pid, at: now() });
-    service.setStatus(forkRequestId, 'running');
-  });
-  const beat = setInterval(() => {
-    try {
-      store.heartbeat(runId, now());
-    } catch {
-      // a missed heartbeat is harmless; the next write reports store trouble
-    }
-  }, 5000);
-  beat.unref();
-
-  const count = store.getRun(runId).checkpointCount;
-  const last = store.getCheckpointAt(runId, count - 1);
-  const writer = new ForkWriter(
-    store,
-    runId,
-    {
-      messages: last.messages,
-      runtimeContext: last.runtimeContext,
-      stepIndex: last.stepIndex,
-      ...(last.systemPrompt !== undefined ? { systemPrompt: last.systemPrompt } : {}),
-      ...(last.model ? { model: last.model } : {}),
-      ...(last.promptVersion !== undefined ? { promptVersion: last.promptVersion } : {}),
-      ...(last.artifactRefs ? { artifactRefs: last.artifactRefs } : {}),
-    },
-    last.toolLedgerSnapshot,
+  claimForkRequest(store, forkRequestId, now());
+  const newId = options.newId;
+  const writer = RunWriter.resume(store, runId, {
     now,
-    options.newId ?? (() => randomUUID()),
-    options.onCheckpoint,
-  );
-  writer.lastBoundary = last.boundary;
+    ...(newId ? { newId: () => newId() } : {}),
+    heartbeatMs: 5000,
+    ...(options.onCheckpoint ? { onCheckpoint: options.onCheckpoint } : {}),
+  });
 
   let outcome: StepsOutcome;
+  let endState: WalkEnd | undefined;
   let failure: Record<string, unknown> | undefined;
   let divergence: Divergence | undefined;
   try {
@@ -135,9 +85,13 @@ export async function runFork(
       store,
       plan,
       config: plan.config,
-      acknowledged: request.acknowledgedTools,
       writer,
-      cassette: new ToolCassette(store, plan.lineage, last.toolLedgerSnapshot),
+      gate: new ToolGate({
+        config: plan.config,
+        acknowledged: request.acknowledgedTools,
+        cassette: new ToolCassette(store, plan.lineage, writer.ledger),
+        tools: plan.tools,
+      }),
       metadata: store.getRun(plan.sourceRunId).metadata,
       ...(options.chatModel ? { chatModel: options.chatModel } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
@@ -146,6 +100,7 @@ export async function runFork(
     if (plan.modelMode === 'captured') {
       const walked = await capturedWalk(ctx);
       divergence = walked.divergence;
+      endState = walked.endState;
       outcome = walked.continueReal ? await realLoop(ctx) : walked;
     } else {
       // Compare the real model's answers with the recorded ones while the conversations are still aligned.
@@ -157,16 +112,20 @@ export async function runFork(
     failure = toRunError(e);
     if (isOcdbError(e, 'Diverged')) divergence = e.details.divergence as Divergence;
     outcome = { status: isOcdbError(e, 'Cancelled') ? 'cancelled' : 'failed', error: failure };
-  } finally {
-    clearInterval(beat);
   }
 
   try {
-    writer.end(outcome.status, outcome.error);
+    writer.end({
+      status: outcome.status,
+      ...(outcome.error !== undefined ? { error: outcome.error } : {}),
+      ...(endState && !failure ? { checkpoint: endState } : {}),
+    });
   } catch (e) {
     failure ??= toRunError(e);
+  } finally {
+    writer.dispose();
   }
-  service.setStatus(forkRequestId, failure ? 'failed' : 'completed', failure);
+  saveForkStatus(store, forkRequestId, failure ? 'failed' : 'completed', now(), failure);
   const result: RunOutcome = {
     forkRequestId,
     runId,
@@ -178,3 +137,5 @@ export async function runFork(
   if (divergence) result.divergence = divergence;
   return result;
 }
+
+type WalkEnd = NonNullable<Awaited<ReturnType<typeof capturedWalk>>['endState']>;

@@ -10,7 +10,8 @@
 import { randomUUID } from 'node:crypto';
 import { OcdbError, parseWith } from '../model';
 import { openRunStore, resolveStorePath, type RunStore } from '../store';
-import { attachForkRun, forkRequestFromEnv, type ForkModeOptions } from '../fork/agentProgramMode';
+import { AgentProgramFork, forkRequestFromEnv, type ForkModeOptions } from '../fork/agentProgramMode';
+import { RunWriter } from '../writer';
 import { StartRunInputSchema, type StartRunInput } from './inputs';
 import { RunRecorder, type RecorderEnv } from './runRecorder';
 
@@ -70,34 +71,38 @@ export class Recorder {
   /** Starts a run (status `running`) and returns its recorder. */
   startRun(input: StartRunInput): RunRecorder {
     const data = parseWith(StartRunInputSchema, input, 'startRun');
+    const writerOptions = { now: this.env.now, newId: this.env.newId, heartbeatMs: this.env.heartbeatMs };
     if (this.fork) {
       // Agent-program mode: continue the fork run; the agent reads its starting state from the returned run.
-      const forked = attachForkRun(this.env, this.fork, this.forkMode);
+      const attached = AgentProgramFork.attach(this.env.store, this.fork, { ...writerOptions, ...this.forkMode });
+      const forked = new RunRecorder(this.env, attached.writer, attached.fork);
       this.runs.add(forked);
       return forked;
     }
-    const runId = data.runId ?? this.env.newId('run');
-    const sessionId = data.sessionId ?? data.runtimeContext.conversation.sessionId;
-    this.env.store.createRun({
-      runId,
-      sessionId,
-      agentId: data.agentId,
-      mode: data.mode ?? (data.parentRunId ? 'fork' : 'live'),
-      parentRunId: data.parentRunId,
-      forkFromCheckpointId: data.forkFromCheckpointId,
-      startedAt: this.env.now(),
-      metadata: data.metadata,
-      artifactRefs: data.artifactRefs,
-      ownerPid: this.ownerPid,
-    });
-    const run = new RunRecorder(this.env, runId, {
-      messages: data.messages ?? [],
-      systemPrompt: data.systemPrompt,
-      model: data.model,
-      promptVersion: data.promptVersion ?? data.runtimeContext.model.promptVersion,
-      runtimeContext: data.runtimeContext,
-      artifactRefs: data.artifactRefs,
-    });
+    const writer = RunWriter.create(
+      this.env.store,
+      {
+        ...(data.runId !== undefined ? { runId: data.runId } : {}),
+        agentId: data.agentId,
+        ...(data.sessionId !== undefined ? { sessionId: data.sessionId } : {}),
+        ...(data.mode !== undefined ? { mode: data.mode } : {}),
+        ...(data.parentRunId !== undefined ? { parentRunId: data.parentRunId } : {}),
+        ...(data.forkFromCheckpointId !== undefined ? { forkFromCheckpointId: data.forkFromCheckpointId } : {}),
+        ...(data.metadata !== undefined ? { metadata: data.metadata } : {}),
+        ...(data.artifactRefs !== undefined ? { artifactRefs: data.artifactRefs } : {}),
+        ...(this.ownerPid !== undefined ? { ownerPid: this.ownerPid } : {}),
+        state: {
+          ...(data.messages !== undefined ? { messages: data.messages } : {}),
+          ...(data.systemPrompt !== undefined ? { systemPrompt: data.systemPrompt } : {}),
+          ...(data.model !== undefined ? { model: data.model } : {}),
+          ...(data.promptVersion !== undefined ? { promptVersion: data.promptVersion } : {}),
+          runtimeContext: data.runtimeContext,
+          ...(data.artifactRefs !== undefined ? { artifactRefs: data.artifactRefs } : {}),
+        },
+      },
+      writerOptions,
+    );
+    const run = new RunRecorder(this.env, writer);
     this.runs.add(run);
     return run;
   }

@@ -13,18 +13,17 @@
  */
 import {
   OcdbError,
-  defaultReplayPolicy,
   errorMessage,
   parseWith,
-  type ArtifactRef,
-  type Checkpoint,
   type CheckpointBoundary,
   type Message,
   type ModelConfig,
   type RuntimeContextSnapshot,
   type ToolCallRecord,
 } from '../model';
+import type { AgentProgramFork } from '../fork/agentProgramMode';
 import type { RunStore, ToolOutcome } from '../store';
+import type { IdKind, RunState, RunWriter } from '../writer';
 import {
   CheckpointInputSchema,
   EndRunInputSchema,
@@ -39,76 +38,47 @@ import {
 export interface RecorderEnv {
   store: RunStore;
   now: () => number;
-  newId: (kind: 'run' | 'checkpoint' | 'toolCall') => string;
+  newId: (kind: IdKind) => string;
   onStoreError: 'throw' | 'disable';
   onError?: (error: OcdbError) => void;
   heartbeatMs: number;
 }
 
-interface RunState {
-  messages: Message[];
-  systemPrompt?: string;
-  model?: ModelConfig;
-  promptVersion?: string;
-  runtimeContext: RuntimeContextSnapshot;
-  artifactRefs?: ArtifactRef[];
-}
-
 /** A model call's outcome as recorded (the response message is appended to the conversation). */
 export type ModelCallResult = ModelResponse;
 
+/** Errors that are the caller's mistake, not the store's: reported, and recording goes on. */
+const CALLER_ERRORS: ReadonlySet<string> = new Set([
+  'InvalidInput',
+  'ToolCallAlreadyFinished',
+  'ToolCallNotFound',
+  'RunNotRunning',
+  'ToolCallAlreadyExists',
+]);
+
 /**
- * Agent-program mode (forkMode.ts) plugs in here: how model calls and tools
- * run when the agent executes a fork (captured turns, cassette, policies).
+ * The SDK's handle on one run: the recorder's store-failure policy and input validation over the one RunWriter
+ * (src/writer), which owns every rule of what the run looks like. In agent-program mode (OCDB_FORK) the fork
+ * engine (src/fork/agentProgramMode.ts) governs model calls and tools.
  */
-export interface RunHooks {
-  model(run: RunRecorder, call: (messages: readonly Message[]) => Promise<ModelResponse>): Promise<ModelResponse>;
-  tool(
-    run: RunRecorder,
-    toolName: string,
-    options: Omit<ToolOptions, 'toolCallId'>,
-    args: unknown,
-    fn: (args: unknown) => unknown,
-    toolCallId: string | undefined,
-  ): Promise<unknown>;
-  end(run: RunRecorder, status: 'completed' | 'failed' | 'cancelled', error: unknown): void;
-}
-
-/** Continuing a run that already has checkpoints (a fork created by ForkService). */
-export interface AttachState {
-  hooks: RunHooks;
-  stepIndex: number;
-  lastBoundary?: CheckpointBoundary;
-  ledger: readonly ToolCallRecord[];
-}
-
 export class RunRecorder {
-  private state: RunState;
-  private readonly ledger = new Map<string, ToolCallRecord>();
-  private step = -1;
-  private lastBoundary: CheckpointBoundary | undefined;
   private ended = false;
   private broken: OcdbError | undefined;
-  private readonly timer: NodeJS.Timeout | undefined;
-  private readonly hooks: RunHooks | undefined;
 
   constructor(
     private readonly env: RecorderEnv,
-    readonly runId: string,
-    initial: RunState,
-    attach?: AttachState,
-  ) {
-    this.state = initial;
-    if (attach) {
-      this.hooks = attach.hooks;
-      this.step = attach.stepIndex;
-      this.lastBoundary = attach.lastBoundary;
-      for (const record of attach.ledger) this.ledger.set(record.toolCallId, deepFreeze(record));
-    }
-    if (env.heartbeatMs > 0) {
-      this.timer = setInterval(() => this.beat(), env.heartbeatMs);
-      this.timer.unref();
-    }
+    private readonly writer: RunWriter,
+    private readonly fork?: AgentProgramFork,
+  ) {}
+
+  get runId(): string {
+    return this.writer.runId;
+  }
+
+  private get state(): RunState {
+    const state = this.writer.state;
+    if (!state) throw new OcdbError('Internal', `Run ${this.runId} has no state.`, { runId: this.runId });
+    return state;
   }
 
   /** The conversation as the recorder last saw it. */
@@ -136,12 +106,12 @@ export class RunRecorder {
 
   /** True when this run executes a fork (agent-program mode, OCDB_FORK). */
   get isFork(): boolean {
-    return this.hooks !== undefined;
+    return this.fork !== undefined;
   }
 
   /** The current ReAct step (-1 before the first). */
   get stepIndex(): number {
-    return this.step;
+    return this.writer.stepIndex;
   }
 
   get isEnded(): boolean {
@@ -150,16 +120,7 @@ export class RunRecorder {
 
   /** The tool ledger so far, oldest first. */
   get toolLedger(): readonly ToolCallRecord[] {
-    return [...this.ledger.values()];
-  }
-
-  private beat(): void {
-    if (this.ended || this.broken) return;
-    try {
-      this.env.store.heartbeat(this.runId, this.env.now());
-    } catch {
-      // A missed heartbeat is not an error for the agent; the next real write reports store trouble.
-    }
+    return this.writer.ledger;
   }
 
   /** Runs a store write; on failure marks the recorder broken and reports per `onStoreError`. */
@@ -171,16 +132,7 @@ export class RunRecorder {
     try {
       return fn();
     } catch (e) {
-      if (
-        e instanceof OcdbError &&
-        (e.code === 'InvalidInput' ||
-          e.code === 'ToolCallAlreadyFinished' ||
-          e.code === 'ToolCallNotFound' ||
-          e.code === 'RunNotRunning' ||
-          e.code === 'ToolCallAlreadyExists')
-      ) {
-        throw e; // the caller's mistake, not the store's: report it and keep recording
-      }
+      if (e instanceof OcdbError && CALLER_ERRORS.has(e.code)) throw e;
       const err =
         e instanceof OcdbError
           ? e
@@ -191,7 +143,7 @@ export class RunRecorder {
               { cause: e },
             );
       this.broken = err;
-      if (this.timer) clearInterval(this.timer);
+      this.writer.dispose();
       if (this.env.onStoreError === 'throw') throw err;
       this.env.onError?.(err);
       return undefined;
@@ -206,15 +158,6 @@ export class RunRecorder {
     }
   }
 
-  private nextStepFor(boundary: CheckpointBoundary): number {
-    if (boundary === 'agent_end') return -1;
-    const startsStep =
-      this.step < 0 ||
-      boundary === 'before_prompt_build' ||
-      (boundary === 'before_model_call' && this.lastBoundary !== 'before_prompt_build');
-    return startsStep ? this.step + 1 : this.step;
-  }
-
   /**
    * Records a checkpoint at `boundary`. State omitted from `input` carries
    * over from the previous checkpoint; the SDK fills runId, stepIndex (a new
@@ -224,40 +167,9 @@ export class RunRecorder {
   checkpoint(boundary: CheckpointBoundary, input: CheckpointInput = {}): string {
     this.assertOpen(`a ${boundary} checkpoint`);
     const data = parseWith(CheckpointInputSchema, input, `checkpoint(${boundary})`);
-    const next: RunState = {
-      messages: data.messages ?? this.state.messages,
-      systemPrompt: data.systemPrompt ?? this.state.systemPrompt,
-      model: data.model ?? this.state.model,
-      promptVersion: data.promptVersion ?? this.state.promptVersion,
-      runtimeContext: data.runtimeContext ?? this.state.runtimeContext,
-      artifactRefs: data.artifactRefs ?? this.state.artifactRefs,
-    };
-    const stepIndex = data.stepIndex ?? this.nextStepFor(boundary);
-    const checkpoint: Checkpoint = {
-      checkpointId: data.checkpointId ?? this.env.newId('checkpoint'),
-      runId: this.runId,
-      boundary,
-      stepIndex,
-      messages: next.messages,
-      systemPrompt: next.systemPrompt,
-      model: next.model,
-      promptVersion: next.promptVersion,
-      runtimeContext: next.runtimeContext,
-      toolCallId: data.toolCallId,
-      toolLedgerSnapshot: [...this.ledger.values()],
-      artifactRefs: next.artifactRefs,
-      finishReason: data.finishReason,
-      usage: data.usage,
-      createdAt: this.env.now(),
-    };
-    for (const key of Object.keys(checkpoint) as (keyof Checkpoint)[]) {
-      if (checkpoint[key] === undefined) delete checkpoint[key];
-    }
-    this.write(`a ${boundary} checkpoint`, () => this.env.store.appendCheckpoint(checkpoint));
-    this.state = { ...next, messages: [...next.messages] };
-    if (boundary !== 'agent_end') this.step = stepIndex;
-    this.lastBoundary = boundary;
-    return checkpoint.checkpointId;
+    const checkpointId = data.checkpointId ?? this.env.newId('checkpoint');
+    this.write(`a ${boundary} checkpoint`, () => this.writer.checkpoint(boundary, { ...data, checkpointId }));
+    return checkpointId;
   }
 
   /**
@@ -272,7 +184,7 @@ export class RunRecorder {
     this.checkpoint('before_model_call', input);
     let response: ModelCallResult;
     try {
-      const raw = this.hooks ? await this.hooks.model(this, call) : await call(this.state.messages);
+      const raw = this.fork ? await this.fork.modelTurn(this.writer, call) : await call(this.state.messages);
       response = parseWith(ModelResponseSchema, raw, 'model response');
     } catch (e) {
       if (!this.ended && !this.broken) this.checkpoint('after_model_call', { finishReason: 'error' });
@@ -298,18 +210,18 @@ export class RunRecorder {
       throw new OcdbError('InvalidInput', 'beginTool: toolName must be a non-empty string', { path: 'toolName' });
     }
     const toolCallId = opts.toolCallId ?? this.env.newId('toolCall');
-    const record = this.write(`tool call ${toolName}`, () =>
-      this.env.store.beginToolCall(this.runId, {
-        toolCallId,
-        toolName,
-        args,
-        sideEffectLevel: opts.sideEffectLevel,
-        replayPolicy: opts.replayPolicy ?? defaultReplayPolicy(opts.sideEffectLevel),
-        startedAt: this.env.now(),
-      }),
+    this.write(`tool call ${toolName}`, () =>
+      this.writer.beginTool(
+        {
+          toolCallId,
+          toolName,
+          args,
+          sideEffectLevel: opts.sideEffectLevel,
+          ...(opts.replayPolicy ? { replayPolicy: opts.replayPolicy } : {}),
+        },
+        { checkpoint: opts.checkpoints === false ? false : {} },
+      ),
     );
-    if (record) this.ledger.set(toolCallId, deepFreeze(record));
-    if (opts.checkpoints !== false) this.checkpoint('before_tool_call', { toolCallId });
     return toolCallId;
   }
 
@@ -326,40 +238,12 @@ export class RunRecorder {
     options: { checkpoints?: boolean; appendMessage?: boolean } = {},
   ): void {
     this.assertOpen(`the end of tool call ${toolCallId}`);
-    const known = this.ledger.get(toolCallId);
-    if (known && known.endedAt !== undefined) {
-      throw new OcdbError(
-        'ToolCallAlreadyFinished',
-        `Tool call ${toolCallId} (${known.toolName}) was already finished; finish it exactly once.`,
-        { runId: this.runId, toolCallId },
-      );
-    }
-    const endedAt = this.env.now();
-    const error = outcome === 'success' ? undefined : serializeError(value, outcome);
-    const record = this.write(`the end of tool call ${toolCallId}`, () =>
-      this.env.store.finishToolCall(this.runId, toolCallId, {
-        outcome,
-        result: outcome === 'success' ? value : undefined,
-        error,
-        endedAt,
+    this.write(`the end of tool call ${toolCallId}`, () =>
+      this.writer.finishTool(toolCallId, outcome, value, {
+        checkpoint: options.checkpoints === false ? false : {},
+        ...(options.appendMessage === false ? { appendMessage: false } : {}),
       }),
     );
-    if (record) this.ledger.set(toolCallId, deepFreeze(record));
-    if (options.checkpoints === false) return;
-    const toolName = record?.toolName ?? known?.toolName ?? 'unknown';
-    const messages =
-      options.appendMessage === false
-        ? undefined
-        : [
-            ...this.state.messages,
-            {
-              role: 'tool' as const,
-              toolCallId,
-              toolName,
-              content: outcome === 'success' ? value : { error },
-            },
-          ];
-    this.checkpoint('after_tool_call', { toolCallId, messages });
   }
 
   /**
@@ -372,13 +256,26 @@ export class RunRecorder {
     options: Omit<ToolOptions, 'toolCallId'>,
     fn: (args: A) => Promise<R> | R,
   ): (args: A, callOptions?: { toolCallId?: string }) => Promise<R> {
-    parseWith(ToolOptionsSchema, options, `tool(${toolName})`);
+    const opts = parseWith(ToolOptionsSchema, options, `tool(${toolName})`);
     return async (args: A, callOptions?: { toolCallId?: string }) => {
-      if (this.hooks) {
-        const run = (a: unknown) => fn(a as A);
-        return (await this.hooks.tool(this, toolName, options, args, run, callOptions?.toolCallId)) as R;
+      const toolCallId = callOptions?.toolCallId;
+      if (this.fork) {
+        const execute = (policy: ToolOptions['replayPolicy']) =>
+          this.recordCall(toolName, args, { ...options, replayPolicy: policy, toolCallId }, fn);
+        return (await this.fork.toolCall(
+          this.writer,
+          {
+            toolName,
+            args,
+            sideEffectLevel: opts.sideEffectLevel,
+            ...(opts.replayPolicy ? { replayPolicy: opts.replayPolicy } : {}),
+            ...(toolCallId ? { toolCallId } : {}),
+            ...(opts.checkpoints === false ? { checkpoints: false } : {}),
+          },
+          execute,
+        )) as R;
       }
-      return this.recordCall(toolName, args, { ...options, toolCallId: callOptions?.toolCallId }, fn);
+      return this.recordCall(toolName, args, { ...options, toolCallId }, fn);
     };
   }
 
@@ -407,49 +304,23 @@ export class RunRecorder {
     this.assertOpen('the end of the run');
     const data = parseWith(EndRunInputSchema, input, 'end');
     const status = data.status ?? (data.error !== undefined ? 'failed' : 'completed');
-    this.checkpoint('agent_end', { messages: data.messages });
     this.write('the end of the run', () =>
-      this.env.store.finishRun(this.runId, {
+      this.writer.end({
         status,
-        error: data.error === undefined ? undefined : serializeError(data.error, 'error'),
-        endedAt: this.env.now(),
+        ...(data.error !== undefined ? { error: data.error } : {}),
+        ...(data.messages ? { checkpoint: { messages: data.messages } } : {}),
       }),
     );
     this.ended = true;
-    if (this.timer) clearInterval(this.timer);
-    this.hooks?.end(this, status, data.error);
+    this.writer.dispose();
+    this.fork?.end(status, data.error);
   }
 
   /** Stops the heartbeat without ending the run (the run will show as crashed if never ended). */
   dispose(): void {
-    if (this.timer) clearInterval(this.timer);
+    this.writer.dispose();
   }
 }
 
-/** A thrown value as JSON: Errors keep name, message, code and stack's first line. */
-export function serializeError(value: unknown, outcome: ToolOutcome | 'error'): unknown {
-  if (value instanceof Error) {
-    const out: Record<string, unknown> = { name: value.name, message: value.message };
-    const code = (value as { code?: unknown }).code;
-    if (code !== undefined) out.code = code;
-    return out;
-  }
-  if (value === undefined)
-    return outcome === 'cancelled'
-      ? { name: 'Cancelled', message: 'cancelled' }
-      : { name: 'Error', message: 'unknown error' };
-  return value;
-}
-
-/**
- * Ledger records are facts about the past: the recorder freezes them, which
- * also lets the store recognise an unchanged record by identity instead of
- * comparing it field by field at every checkpoint.
- */
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value)) deepFreeze(v);
-  }
-  return value;
-}
+/** How a thrown value is stored: see src/writer/outcomes.ts. */
+export { serializeError } from '../writer';

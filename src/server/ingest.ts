@@ -4,42 +4,19 @@
  * run's last checkpoint; runId, stepIndex, the ledger snapshot and createdAt
  * are filled in), begin / finish tool calls (with before/after_tool_call
  * checkpoints and the tool message, like the SDK), end the run. Each call is
- * one store transaction; bodies are zod-validated with the field path.
- * Depends on model/ and the store contract.
+ * one store transaction through the one RunWriter (src/writer), the same
+ * write path as the SDK; bodies are the SDK's input schemas, zod-validated
+ * with the field path. Depends on model/, the store contract, the writer and
+ * the SDK's input schemas.
  */
-import { randomUUID } from 'node:crypto';
-import { CheckpointInputSchema } from '../recorder/inputs';
+import { CheckpointInputSchema, EndRunInputSchema, StartRunInputSchema, ToolOptionsSchema } from '../recorder/inputs';
 import { z } from 'zod';
-import {
-  MessageSchema,
-  ModelConfigSchema,
-  OcdbError,
-  RuntimeContextSnapshotSchema,
-  CheckpointBoundarySchema,
-  ReplayPolicySchema,
-  SideEffectLevelSchema,
-  defaultReplayPolicy,
-  parseWith,
-  type Checkpoint,
-  type CheckpointBoundary,
-} from '../model';
-import type { CheckpointSummary, RunStore, RunSummary, ToolOutcome } from '../store';
+import { CheckpointBoundarySchema, OcdbError, ToolOutcomeSchema, parseWith } from '../model';
+import type { CheckpointSummary, RunStore, RunSummary } from '../store';
+import { RunWriter } from '../writer';
 
-export const CreateRunBodySchema = z.object({
-  runId: z.string().min(1).optional(),
-  agentId: z.string().min(1),
-  sessionId: z.string().optional(),
-  runtimeContext: RuntimeContextSnapshotSchema,
-  messages: z.array(MessageSchema).optional(),
-  systemPrompt: z.string().optional(),
-  model: ModelConfigSchema.optional(),
-  promptVersion: z.string().optional(),
-  metadata: z.record(z.string(), z.unknown()).optional(),
-  mode: z.enum(['live', 'replay', 'fork']).optional(),
-  parentRunId: z.string().optional(),
-  forkFromCheckpointId: z.string().optional(),
-  startedAt: z.number().optional(),
-});
+/** The SDK's startRun input plus an optional start time. */
+export const CreateRunBodySchema = StartRunInputSchema.extend({ startedAt: z.number().optional() });
 
 /** The SDK's checkpoint input (state omitted carries over) plus the boundary and an optional time. */
 export const CheckpointBodySchema = CheckpointInputSchema.extend({
@@ -47,169 +24,127 @@ export const CheckpointBodySchema = CheckpointInputSchema.extend({
   createdAt: z.number().optional(),
 });
 
+/** beginTool / finishTool of the SDK as one body: `phase` says which. */
 export const ToolCallBodySchema = z.discriminatedUnion('phase', [
-  z.object({
+  ToolOptionsSchema.extend({
     phase: z.literal('begin'),
-    toolCallId: z.string().min(1).optional(),
     toolName: z.string().min(1),
     args: z.unknown(),
-    sideEffectLevel: SideEffectLevelSchema,
-    replayPolicy: ReplayPolicySchema.optional(),
-    checkpoints: z.boolean().optional(),
   }),
   z.object({
     phase: z.literal('finish'),
     toolCallId: z.string().min(1),
-    outcome: z.enum(['success', 'error', 'cancelled']),
+    outcome: ToolOutcomeSchema,
     result: z.unknown().optional(),
     error: z.unknown().optional(),
-    checkpoints: z.boolean().optional(),
+    checkpoints: ToolOptionsSchema.shape.checkpoints,
   }),
 ]);
 
-export const EndRunBodySchema = z.object({
-  status: z.enum(['completed', 'failed', 'cancelled']).optional(),
-  error: z.unknown().optional(),
-  messages: z.array(MessageSchema).optional(),
-});
+/** The SDK's end input. */
+export const EndRunBodySchema = EndRunInputSchema;
 
-type InitialState = Pick<Checkpoint, 'messages' | 'runtimeContext' | 'systemPrompt' | 'model' | 'promptVersion'>;
-
+/**
+ * One RunWriter per run this server has seen, so the state given at POST /runs reaches the first checkpoint;
+ * a run another process (or an earlier server) wrote is picked up again from the store.
+ */
 export class IngestService {
-  /** State given at POST /runs, until the first checkpoint carries it (a restart loses it; the first checkpoint may then bring it). */
-  private readonly initial = new Map<string, InitialState>();
+  private readonly writers = new Map<string, RunWriter>();
 
   constructor(
     private readonly store: RunStore,
     private readonly now: () => number = Date.now,
   ) {}
 
+  /** The writer of `runId`, continued from the store when this server's copy is not the run's latest state. */
+  private writerOf(runId: string): RunWriter {
+    const known = this.writers.get(runId);
+    const run = this.store.getRun(runId);
+    if (known && known.checkpointCount === run.checkpointCount && known.ledger.length >= run.toolCallCount) {
+      return known;
+    }
+    const writer = RunWriter.resume(this.store, runId, { now: this.now });
+    this.writers.set(runId, writer);
+    return writer;
+  }
+
   createRun(body: unknown): RunSummary {
     const data = parseWith(CreateRunBodySchema, body, 'body');
-    const runId = data.runId ?? randomUUID();
-    const summary = this.store.createRun({
-      runId,
-      sessionId: data.sessionId ?? data.runtimeContext.conversation.sessionId,
-      agentId: data.agentId,
-      mode: data.mode ?? (data.parentRunId ? 'fork' : 'live'),
-      ...(data.parentRunId ? { parentRunId: data.parentRunId } : {}),
-      ...(data.forkFromCheckpointId ? { forkFromCheckpointId: data.forkFromCheckpointId } : {}),
-      startedAt: data.startedAt ?? this.now(),
-      metadata: data.metadata ?? {},
-    });
-    const state: InitialState = { messages: data.messages ?? [], runtimeContext: data.runtimeContext };
-    if (data.systemPrompt !== undefined) state.systemPrompt = data.systemPrompt;
-    if (data.model) state.model = data.model;
-    state.promptVersion = data.promptVersion ?? data.runtimeContext.model.promptVersion;
-    this.initial.set(runId, state);
-    return summary;
+    const writer = RunWriter.create(
+      this.store,
+      {
+        ...(data.runId !== undefined ? { runId: data.runId } : {}),
+        agentId: data.agentId,
+        ...(data.sessionId !== undefined ? { sessionId: data.sessionId } : {}),
+        ...(data.mode !== undefined ? { mode: data.mode } : {}),
+        ...(data.parentRunId ? { parentRunId: data.parentRunId } : {}),
+        ...(data.forkFromCheckpointId ? { forkFromCheckpointId: data.forkFromCheckpointId } : {}),
+        ...(data.startedAt !== undefined ? { startedAt: data.startedAt } : {}),
+        metadata: data.metadata ?? {},
+        ...(data.artifactRefs !== undefined ? { artifactRefs: data.artifactRefs } : {}),
+        state: {
+          ...(data.messages !== undefined ? { messages: data.messages } : {}),
+          ...(data.systemPrompt !== undefined ? { systemPrompt: data.systemPrompt } : {}),
+          ...(data.model !== undefined ? { model: data.model } : {}),
+          ...(data.promptVersion !== undefined ? { promptVersion: data.promptVersion } : {}),
+          runtimeContext: data.runtimeContext,
+          ...(data.artifactRefs !== undefined ? { artifactRefs: data.artifactRefs } : {}),
+        },
+      },
+      { now: this.now },
+    );
+    this.writers.set(writer.runId, writer);
+    return this.store.getRun(writer.runId);
   }
 
-  appendCheckpoint(runId: string, body: unknown): CheckpointSummary {
-    const data = parseWith(CheckpointBodySchema, body, 'body');
-    return this.store.transaction(() => this.append(runId, data.boundary, data));
-  }
-
-  private append(
-    runId: string,
-    boundary: CheckpointBoundary,
-    data: Partial<z.infer<typeof CheckpointBodySchema>>,
-  ): CheckpointSummary {
-    const run = this.store.getRun(runId);
-    const last = run.checkpointCount > 0 ? this.store.getCheckpointAt(runId, run.checkpointCount - 1) : undefined;
-    const base: InitialState | undefined = last ?? this.initial.get(runId);
-    const runtimeContext = data.runtimeContext ?? base?.runtimeContext;
-    if (!runtimeContext) {
+  /** A writer that can take a checkpoint: after a restart the first checkpoint must bring the runtime context. */
+  private stateful(runId: string, input: { runtimeContext?: unknown }): RunWriter {
+    const writer = this.writerOf(runId);
+    if (!writer.state && input.runtimeContext === undefined) {
       throw new OcdbError(
         'InvalidInput',
         'body.runtimeContext: the first checkpoint of this run must carry runtimeContext (the server no longer holds the one given at POST /runs)',
         { path: 'runtimeContext' },
       );
     }
-    const lastStep = last ? (last.boundary === 'agent_end' ? -1 : last.stepIndex) : -1;
-    const startsStep =
-      lastStep < 0 ||
-      boundary === 'before_prompt_build' ||
-      (boundary === 'before_model_call' && last?.boundary !== 'before_prompt_build');
-    const stepIndex = data.stepIndex ?? (boundary === 'agent_end' ? -1 : startsStep ? lastStep + 1 : lastStep);
-    const cp: Checkpoint = {
-      checkpointId: data.checkpointId ?? randomUUID(),
-      runId,
-      boundary,
-      stepIndex,
-      messages: data.messages ?? base?.messages ?? [],
-      runtimeContext,
-      toolLedgerSnapshot: this.store.listToolCalls(runId),
-      createdAt: data.createdAt ?? this.now(),
-    };
-    const systemPrompt = data.systemPrompt ?? base?.systemPrompt;
-    const model = data.model ?? base?.model;
-    const promptVersion = data.promptVersion ?? base?.promptVersion;
-    const artifactRefs = data.artifactRefs ?? last?.artifactRefs;
-    if (systemPrompt !== undefined) cp.systemPrompt = systemPrompt;
-    if (model) cp.model = model;
-    if (promptVersion !== undefined) cp.promptVersion = promptVersion;
-    if (artifactRefs) cp.artifactRefs = artifactRefs;
-    if (data.toolCallId !== undefined) cp.toolCallId = data.toolCallId;
-    if (data.finishReason !== undefined) cp.finishReason = data.finishReason;
-    if (data.usage) cp.usage = data.usage;
-    const summary = this.store.appendCheckpoint(cp);
-    this.initial.delete(runId);
-    return summary;
+    return writer;
+  }
+
+  appendCheckpoint(runId: string, body: unknown): CheckpointSummary {
+    const { boundary, ...input } = parseWith(CheckpointBodySchema, body, 'body');
+    return this.stateful(runId, input).checkpoint(boundary, input);
   }
 
   /** Begins or finishes a tool call (phase 'begin' | 'finish'). */
   toolCall(runId: string, body: unknown): { toolCallId: string; checkpoint?: CheckpointSummary } {
     const data = parseWith(ToolCallBodySchema, body, 'body');
-    return this.store.transaction(() => {
-      if (data.phase === 'begin') {
-        const toolCallId = data.toolCallId ?? randomUUID();
-        this.store.beginToolCall(runId, {
-          toolCallId,
+    const checkpoint = data.checkpoints === false ? false : {};
+    if (data.phase === 'begin') {
+      const done = this.stateful(runId, {}).beginTool(
+        {
+          ...(data.toolCallId !== undefined ? { toolCallId: data.toolCallId } : {}),
           toolName: data.toolName,
           args: data.args,
           sideEffectLevel: data.sideEffectLevel,
-          replayPolicy: data.replayPolicy ?? defaultReplayPolicy(data.sideEffectLevel),
-          startedAt: this.now(),
-        });
-        if (data.checkpoints === false) return { toolCallId };
-        return { toolCallId, checkpoint: this.append(runId, 'before_tool_call', { toolCallId }) };
-      }
-      const outcome: ToolOutcome = data.outcome;
-      const record = this.store.finishToolCall(runId, data.toolCallId, {
-        outcome,
-        ...(outcome === 'success' ? { result: data.result } : { error: data.error ?? { message: outcome } }),
-        endedAt: this.now(),
-      });
-      if (data.checkpoints === false) return { toolCallId: data.toolCallId };
-      const run = this.store.getRun(runId);
-      const last = run.checkpointCount > 0 ? this.store.getCheckpointAt(runId, run.checkpointCount - 1) : undefined;
-      const messages = [
-        ...(last?.messages ?? this.initial.get(runId)?.messages ?? []),
-        {
-          role: 'tool' as const,
-          toolCallId: data.toolCallId,
-          toolName: record.toolName,
-          content: outcome === 'success' ? data.result : { error: record.error },
+          ...(data.replayPolicy ? { replayPolicy: data.replayPolicy } : {}),
         },
-      ];
-      return {
-        toolCallId: data.toolCallId,
-        checkpoint: this.append(runId, 'after_tool_call', { toolCallId: data.toolCallId, messages }),
-      };
-    });
+        { checkpoint },
+      );
+      return { toolCallId: done.record.toolCallId, ...(done.checkpoint ? { checkpoint: done.checkpoint } : {}) };
+    }
+    const value = data.outcome === 'success' ? data.result : data.error;
+    const done = this.stateful(runId, {}).finishTool(data.toolCallId, data.outcome, value, { checkpoint });
+    return { toolCallId: data.toolCallId, ...(done.checkpoint ? { checkpoint: done.checkpoint } : {}) };
   }
 
   endRun(runId: string, body: unknown): RunSummary {
     const data = parseWith(EndRunBodySchema, body ?? {}, 'body');
-    return this.store.transaction(() => {
-      this.append(runId, 'agent_end', data.messages ? { messages: data.messages } : {});
-      this.initial.delete(runId);
-      return this.store.finishRun(runId, {
-        status: data.status ?? (data.error !== undefined ? 'failed' : 'completed'),
-        ...(data.error !== undefined ? { error: data.error } : {}),
-        endedAt: this.now(),
-      });
+    const summary = this.stateful(runId, {}).end({
+      ...(data.status !== undefined ? { status: data.status } : {}),
+      ...(data.error !== undefined ? { error: data.error } : {}),
+      ...(data.messages ? { checkpoint: { messages: data.messages } } : {}),
     });
+    this.writers.delete(runId);
+    return summary;
   }
 }

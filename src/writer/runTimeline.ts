@@ -1,0 +1,333 @@
+/**
+ * RunTimeline: the rules of what a recorded run looks like, without I/O —
+ * the state each checkpoint carries over from the one before (messages,
+ * system prompt, model, prompt version, runtime context, artifacts), the step
+ * numbering (a ReAct step starts at before_prompt_build, or at a
+ * before_model_call not preceded by one; agent_end is -1), the tool ledger
+ * every checkpoint snapshots, and the records of tool calls begun and
+ * finished. RunWriter (runWriter.ts) applies it to the store; the importers'
+ * planner (importers/runPlan.ts) follows a run with it before anything is
+ * written. Pure: no I/O.
+ */
+import {
+  OcdbError,
+  argsHash,
+  defaultReplayPolicy,
+  type ArtifactRef,
+  type Checkpoint,
+  type CheckpointBoundary,
+  type Message,
+  type ModelConfig,
+  type ReplayPolicy,
+  type RuntimeContextSnapshot,
+  type SideEffectLevel,
+  type ToolCallRecord,
+  type Usage,
+} from '../model';
+import type { ToolOutcome } from '../store';
+import { storedValue } from './outcomes';
+
+/** The state a checkpoint carries; what a checkpoint input omits comes from the one before. */
+export interface RunState {
+  messages: Message[];
+  systemPrompt?: string;
+  model?: ModelConfig;
+  promptVersion?: string;
+  runtimeContext: RuntimeContextSnapshot;
+  artifactRefs?: ArtifactRef[];
+}
+
+/** State a checkpoint may change. */
+export interface StateUpdate {
+  messages?: Message[];
+  systemPrompt?: string;
+  model?: ModelConfig;
+  promptVersion?: string;
+  runtimeContext?: RuntimeContextSnapshot;
+  artifactRefs?: ArtifactRef[];
+}
+
+/** Facts of one checkpoint besides its state. */
+export interface CheckpointFacts {
+  toolCallId?: string;
+  finishReason?: string;
+  usage?: Usage;
+  /** An explicit step index (a recording that numbers its own steps); otherwise the step rule decides. */
+  stepIndex?: number;
+  /** Force (true) or forbid (false) the start of a new ReAct step at this checkpoint. */
+  newStep?: boolean;
+  checkpointId?: string;
+  createdAt?: number;
+}
+
+export type CheckpointInput = StateUpdate & CheckpointFacts;
+
+/** A tool call as it is opened. */
+export interface ToolCallInput {
+  toolCallId: string;
+  toolName: string;
+  args: unknown;
+  sideEffectLevel: SideEffectLevel;
+  /** Default: the level's default policy (reads are reused, writes confirmed, irreversible effects forbidden). */
+  replayPolicy?: ReplayPolicy;
+  startedAt: number;
+}
+
+/** Where a timeline starts: empty for a new run; a run's last checkpoint when it is continued. */
+export interface TimelineStart {
+  /** Undefined when the run's state only arrives with its first checkpoint. */
+  state?: RunState;
+  stepIndex?: number;
+  lastBoundary?: CheckpointBoundary;
+  /** The ledger so far (a fork inherits its source's ledger at the fork point). */
+  ledger?: readonly ToolCallRecord[];
+  /** Calls of the ledger begun in this run itself (the rest are inherited). */
+  begun?: Iterable<string>;
+  checkpointCount?: number;
+}
+
+const STATE_KEYS = ['messages', 'systemPrompt', 'model', 'promptVersion', 'runtimeContext', 'artifactRefs'] as const;
+
+/**
+ * Ledger records are facts about the past: frozen, which also lets the store recognise an unchanged record by
+ * identity instead of comparing it field by field at every checkpoint.
+ */
+export function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
+
+/** The policy a call is recorded with: the given one, else the default of its side-effect level. */
+export function replayPolicyOf(call: Pick<ToolCallInput, 'sideEffectLevel' | 'replayPolicy'>): ReplayPolicy {
+  return call.replayPolicy ?? defaultReplayPolicy(call.sideEffectLevel);
+}
+
+/** The state a checkpoint holds. */
+export function stateOf(cp: Checkpoint): RunState {
+  const state: RunState = { messages: cp.messages, runtimeContext: cp.runtimeContext };
+  if (cp.systemPrompt !== undefined) state.systemPrompt = cp.systemPrompt;
+  if (cp.model !== undefined) state.model = cp.model;
+  if (cp.promptVersion !== undefined) state.promptVersion = cp.promptVersion;
+  if (cp.artifactRefs !== undefined) state.artifactRefs = cp.artifactRefs;
+  return state;
+}
+
+export class RunTimeline {
+  private current: RunState | undefined;
+  private step: number;
+  private last: CheckpointBoundary | undefined;
+  private count: number;
+  private readonly records = new Map<string, ToolCallRecord>();
+  private readonly own = new Set<string>();
+  private undo: (() => void)[] | undefined;
+
+  constructor(
+    readonly runId: string,
+    start: TimelineStart = {},
+  ) {
+    this.current = start.state;
+    this.step = start.stepIndex ?? -1;
+    this.last = start.lastBoundary;
+    this.count = start.checkpointCount ?? 0;
+    for (const r of start.ledger ?? []) this.records.set(r.toolCallId, deepFreeze(r));
+    for (const id of start.begun ?? []) this.own.add(id);
+  }
+
+  /** The state the next checkpoint carries over (undefined until the run has one). */
+  get state(): RunState | undefined {
+    return this.current;
+  }
+
+  /** The current ReAct step (-1 before the first). */
+  get stepIndex(): number {
+    return this.step;
+  }
+
+  get lastBoundary(): CheckpointBoundary | undefined {
+    return this.last;
+  }
+
+  /** Checkpoints in the run, this timeline's included. */
+  get checkpointCount(): number {
+    return this.count;
+  }
+
+  /** The ledger, oldest first (inherited calls first). */
+  get ledger(): ToolCallRecord[] {
+    return [...this.records.values()];
+  }
+
+  tool(toolCallId: string): ToolCallRecord | undefined {
+    return this.records.get(toolCallId);
+  }
+
+  /** True when `toolCallId` was begun in this run (not inherited from the source of a fork). */
+  begunHere(toolCallId: string): boolean {
+    return this.own.has(toolCallId);
+  }
+
+  /** Tool calls begun and not finished, oldest first. */
+  openTools(): ToolCallRecord[] {
+    return this.ledger.filter((r) => r.endedAt === undefined);
+  }
+
+  /** The step rule: the step index of a checkpoint at `boundary`. */
+  stepFor(boundary: CheckpointBoundary, input: Pick<CheckpointFacts, 'stepIndex' | 'newStep'> = {}): number {
+    if (input.stepIndex !== undefined) return input.stepIndex;
+    if (boundary === 'agent_end') return -1;
+    const starts =
+      input.newStep ??
+      (this.step < 0 ||
+        boundary === 'before_prompt_build' ||
+        (boundary === 'before_model_call' && this.last !== 'before_prompt_build'));
+    return starts ? this.step + 1 : this.step;
+  }
+
+  /**
+   * The checkpoint a write at `boundary` records: state omitted from `input` carried over, the step rule, the
+   * ledger snapshot. Nothing changes until `adopt(checkpoint)`.
+   */
+  build(
+    boundary: CheckpointBoundary,
+    input: CheckpointInput,
+    ids: { checkpointId: string; createdAt: number },
+  ): Checkpoint {
+    const base = this.current;
+    const runtimeContext = input.runtimeContext ?? base?.runtimeContext;
+    if (!runtimeContext) {
+      throw new OcdbError(
+        'InvalidInput',
+        `runtimeContext: the first checkpoint of run ${this.runId} must carry the runtime context`,
+        { path: 'runtimeContext', runId: this.runId },
+      );
+    }
+    const cp: Checkpoint = {
+      checkpointId: input.checkpointId ?? ids.checkpointId,
+      runId: this.runId,
+      boundary,
+      stepIndex: this.stepFor(boundary, input),
+      messages: input.messages ?? base?.messages ?? [],
+      runtimeContext,
+      toolLedgerSnapshot: this.ledger,
+      createdAt: input.createdAt ?? ids.createdAt,
+    };
+    const systemPrompt = input.systemPrompt ?? base?.systemPrompt;
+    const model = input.model ?? base?.model;
+    const promptVersion = input.promptVersion ?? base?.promptVersion;
+    const artifactRefs = input.artifactRefs ?? base?.artifactRefs;
+    if (systemPrompt !== undefined) cp.systemPrompt = systemPrompt;
+    if (model !== undefined) cp.model = model;
+    if (promptVersion !== undefined) cp.promptVersion = promptVersion;
+    if (artifactRefs !== undefined) cp.artifactRefs = artifactRefs;
+    if (input.toolCallId !== undefined) cp.toolCallId = input.toolCallId;
+    if (input.finishReason !== undefined) cp.finishReason = input.finishReason;
+    if (input.usage !== undefined) cp.usage = input.usage;
+    return cp;
+  }
+
+  /** Makes `cp` (built by `build` and written) the last checkpoint: its state carries over to the next. */
+  adopt(cp: Checkpoint): void {
+    const before = { current: this.current, step: this.step, last: this.last, count: this.count };
+    this.undo?.push(() => {
+      this.current = before.current;
+      this.step = before.step;
+      this.last = before.last;
+      this.count = before.count;
+    });
+    const next = stateOf(cp);
+    // The caller may go on mutating the array it passed in: keep our own copy of a new list.
+    if (this.current && next.messages !== this.current.messages) next.messages = [...next.messages];
+    this.current = next;
+    if (cp.boundary !== 'agent_end') this.step = cp.stepIndex;
+    this.last = cp.boundary;
+    this.count++;
+  }
+
+  /** Changes the state the next checkpoint carries without taking one (an importer's running conversation). */
+  update(update: StateUpdate): void {
+    const base = this.current;
+    const runtimeContext = update.runtimeContext ?? base?.runtimeContext;
+    if (!runtimeContext) return;
+    const before = this.current;
+    this.undo?.push(() => {
+      this.current = before;
+    });
+    const next: RunState = { ...(base ?? { messages: [] }), runtimeContext };
+    for (const key of STATE_KEYS) if (update[key] !== undefined) Object.assign(next, { [key]: update[key] });
+    this.current = next;
+  }
+
+  /** The record of a call as it is opened (argsHash, default policy). */
+  openedRecord(input: ToolCallInput): ToolCallRecord {
+    return {
+      toolCallId: input.toolCallId,
+      toolName: input.toolName,
+      args: input.args,
+      argsHash: argsHash(input.args),
+      sideEffectLevel: input.sideEffectLevel,
+      replayPolicy: replayPolicyOf(input),
+      startedAt: input.startedAt,
+    };
+  }
+
+  /**
+   * The record of `toolCallId` closed with `outcome`: the result on success, else the stored error value.
+   * ToolCallAlreadyFinished when it was closed before (exactly once); undefined when the ledger does not know it.
+   */
+  finishedRecord(
+    toolCallId: string,
+    outcome: ToolOutcome,
+    value: unknown,
+    endedAt: number,
+  ): ToolCallRecord | undefined {
+    const open = this.records.get(toolCallId);
+    if (!open) return undefined;
+    if (open.endedAt !== undefined) {
+      throw new OcdbError(
+        'ToolCallAlreadyFinished',
+        `Tool call ${toolCallId} (${open.toolName}) was already finished; finish it exactly once.`,
+        { runId: this.runId, toolCallId },
+      );
+    }
+    const record: ToolCallRecord = { ...open, endedAt };
+    delete record.result;
+    delete record.error;
+    const stored = storedValue(outcome, value);
+    if (outcome !== 'success') record.error = stored;
+    else if (stored !== undefined) record.result = stored;
+    return record;
+  }
+
+  /** Puts `record` in the ledger (`own`: begun in this run). */
+  setRecord(record: ToolCallRecord, own: boolean): void {
+    const id = record.toolCallId;
+    const had = this.records.has(id);
+    const prev = this.records.get(id);
+    const wasOwn = this.own.has(id);
+    this.undo?.push(() => {
+      if (had) this.records.set(id, prev as ToolCallRecord);
+      else this.records.delete(id);
+      if (!wasOwn) this.own.delete(id);
+    });
+    this.records.set(id, deepFreeze(record));
+    if (own) this.own.add(id);
+  }
+
+  /** Runs `fn`; when it throws, every change it made to the timeline is undone (a failed write changes nothing). */
+  atomically<T>(fn: () => T): T {
+    if (this.undo) return fn();
+    const undo: (() => void)[] = [];
+    this.undo = undo;
+    try {
+      return fn();
+    } catch (e) {
+      for (const u of undo.reverse()) u();
+      throw e;
+    } finally {
+      this.undo = undefined;
+    }
+  }
+}

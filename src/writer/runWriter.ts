@@ -1,0 +1,319 @@
+/**
+ * RunWriter: the one write path of a recorded run. The recorder SDK, HTTP
+ * ingest, the importers' write plan and fork execution are thin adapters over
+ * it; the rules themselves are RunTimeline's (state carried over, step
+ * numbering, ledger snapshot) and outcomes.ts's (how success / error /
+ * cancelled are stored, the tool message). Each call is one store
+ * transaction — a tool call and its checkpoint, the agent_end checkpoint and
+ * the run's status land together or not at all — and the timeline changes
+ * only when the transaction committed. It owns the run's heartbeat while it
+ * writes. Depends on model/ and the RunStore contract only.
+ */
+import { randomUUID } from 'node:crypto';
+import type { ArtifactRef, CheckpointBoundary, RunMode, RunStatus, ToolCallRecord } from '../model';
+import type { CheckpointSummary, RunStore, RunSummary, ToolOutcome } from '../store';
+import { serializeError, toolResultMessage } from './outcomes';
+import {
+  RunTimeline,
+  replayPolicyOf,
+  stateOf,
+  type CheckpointInput,
+  type RunState,
+  type ToolCallInput,
+  type TimelineStart,
+} from './runTimeline';
+
+export type IdKind = 'run' | 'checkpoint' | 'toolCall';
+
+export interface WriterOptions {
+  /** Clock (ms since epoch); default Date.now. */
+  now?: () => number;
+  /** Id generator; default random UUIDs. */
+  newId?: (kind: IdKind) => string;
+  /** Heartbeat period while the run is written (crash detection); 0 or absent: none. */
+  heartbeatMs?: number;
+  /** Called after each checkpoint written (live progress). */
+  onCheckpoint?: (summary: CheckpointSummary) => void;
+}
+
+export interface CreateRunWrite {
+  runId?: string;
+  agentId: string;
+  /** Default: the runtime context's conversation.sessionId. */
+  sessionId?: string;
+  /** Default: `fork` when parentRunId is given, else `live`. */
+  mode?: RunMode;
+  parentRunId?: string;
+  forkFromCheckpointId?: string;
+  startedAt?: number;
+  metadata?: Record<string, unknown>;
+  artifactRefs?: ArtifactRef[];
+  /** The recording process (crash detection); default this process. */
+  ownerPid?: number;
+  /** The state the first checkpoint starts from; promptVersion defaults to the context's. */
+  state: Omit<RunState, 'messages'> & { messages?: RunState['messages'] };
+  /** A fork's position at its fork point: step, last boundary and inherited ledger. */
+  start?: Omit<TimelineStart, 'state' | 'checkpointCount' | 'begun'>;
+}
+
+export interface ResumeOptions extends WriterOptions {
+  /** Where the next checkpoint continues (default: after the run's last checkpoint). */
+  position?: { stepIndex: number; lastBoundary?: CheckpointBoundary };
+}
+
+/** A tool call to open; the id is generated when absent. */
+export type BeginToolWrite = Omit<ToolCallInput, 'toolCallId' | 'startedAt'> & {
+  toolCallId?: string;
+  startedAt?: number;
+};
+
+export interface ToolWriteOptions {
+  /** The checkpoint taken with the call (before_tool_call / after_tool_call) and its state; false: none. */
+  checkpoint?: CheckpointInput | false;
+}
+
+export interface FinishToolOptions extends ToolWriteOptions {
+  /** Append the `tool` message with the outcome to the conversation (default true). */
+  appendMessage?: boolean;
+  endedAt?: number;
+}
+
+export interface EndRunWrite {
+  /** Default: failed when an error is given, else completed. */
+  status?: Exclude<RunStatus, 'running'>;
+  error?: unknown;
+  /** The state of the agent_end checkpoint (default: carried over). */
+  checkpoint?: CheckpointInput;
+  endedAt?: number;
+}
+
+export interface ToolWrite {
+  record: ToolCallRecord;
+  checkpoint?: CheckpointSummary;
+}
+
+export class RunWriter {
+  private readonly now: () => number;
+  private readonly newId: (kind: IdKind) => string;
+  private readonly onCheckpoint: ((summary: CheckpointSummary) => void) | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private ended = false;
+
+  private constructor(
+    private readonly store: RunStore,
+    private readonly timeline: RunTimeline,
+    options: WriterOptions,
+  ) {
+    this.now = options.now ?? Date.now;
+    this.newId = options.newId ?? (() => randomUUID());
+    this.onCheckpoint = options.onCheckpoint;
+    if (options.heartbeatMs && options.heartbeatMs > 0) {
+      this.timer = setInterval(() => this.heartbeat(), options.heartbeatMs);
+      this.timer.unref();
+    }
+  }
+
+  /** Creates a run (status `running`) and its writer. */
+  static create(store: RunStore, input: CreateRunWrite, options: WriterOptions = {}): RunWriter {
+    const now = options.now ?? Date.now;
+    const runId = input.runId ?? (options.newId ?? (() => randomUUID()))('run');
+    const state: RunState = { ...input.state, messages: input.state.messages ?? [] };
+    state.promptVersion ??= input.state.runtimeContext.model.promptVersion;
+    if (state.systemPrompt === undefined) delete state.systemPrompt;
+    if (state.model === undefined) delete state.model;
+    if (state.artifactRefs === undefined) delete state.artifactRefs;
+    store.createRun({
+      runId,
+      sessionId: input.sessionId ?? input.state.runtimeContext.conversation.sessionId,
+      agentId: input.agentId,
+      mode: input.mode ?? (input.parentRunId ? 'fork' : 'live'),
+      ...(input.parentRunId !== undefined ? { parentRunId: input.parentRunId } : {}),
+      ...(input.forkFromCheckpointId !== undefined ? { forkFromCheckpointId: input.forkFromCheckpointId } : {}),
+      startedAt: input.startedAt ?? now(),
+      ...(input.metadata !== undefined ? { metadata: input.metadata } : {}),
+      ...(input.artifactRefs !== undefined ? { artifactRefs: input.artifactRefs } : {}),
+      ...(input.ownerPid !== undefined ? { ownerPid: input.ownerPid } : {}),
+    });
+    return new RunWriter(store, new RunTimeline(runId, { ...input.start, state }), options);
+  }
+
+  /**
+   * Continues a run already in the store (HTTP ingest after a restart, a fork run created by ForkService): the
+   * state of its last checkpoint, its step, and its ledger (inherited records plus its own).
+   */
+  static resume(store: RunStore, runId: string, options: ResumeOptions = {}): RunWriter {
+    const run = store.getRun(runId);
+    const last = run.checkpointCount > 0 ? store.getCheckpointAt(runId, run.checkpointCount - 1) : undefined;
+    const own = store.listToolCalls(runId);
+    const ledger = new Map((last?.toolLedgerSnapshot ?? []).map((r) => [r.toolCallId, r]));
+    for (const r of own) ledger.set(r.toolCallId, r);
+    const position = options.position ?? {
+      stepIndex: last && last.boundary !== 'agent_end' ? last.stepIndex : -1,
+      lastBoundary: last?.boundary,
+    };
+    const timeline = new RunTimeline(runId, {
+      ...(last ? { state: stateOf(last) } : {}),
+      stepIndex: position.stepIndex,
+      ...(position.lastBoundary !== undefined ? { lastBoundary: position.lastBoundary } : {}),
+      ledger: [...ledger.values()],
+      begun: own.map((r) => r.toolCallId),
+      checkpointCount: run.checkpointCount,
+    });
+    return new RunWriter(store, timeline, options);
+  }
+
+  get runId(): string {
+    return this.timeline.runId;
+  }
+
+  /** The state the next checkpoint carries over; undefined only for a run whose first checkpoint brings it. */
+  get state(): RunState | undefined {
+    return this.timeline.state;
+  }
+
+  get stepIndex(): number {
+    return this.timeline.stepIndex;
+  }
+
+  get lastBoundary(): CheckpointBoundary | undefined {
+    return this.timeline.lastBoundary;
+  }
+
+  get checkpointCount(): number {
+    return this.timeline.checkpointCount;
+  }
+
+  /** The ledger so far, oldest first. */
+  get ledger(): ToolCallRecord[] {
+    return this.timeline.ledger;
+  }
+
+  tool(toolCallId: string): ToolCallRecord | undefined {
+    return this.timeline.tool(toolCallId);
+  }
+
+  /** True when `toolCallId` was begun in this run (not inherited from a fork's source). */
+  begunHere(toolCallId: string): boolean {
+    return this.timeline.begunHere(toolCallId);
+  }
+
+  get isEnded(): boolean {
+    return this.ended;
+  }
+
+  /** One store transaction; the timeline keeps its changes only when it commits. */
+  private atomic<T>(fn: () => T): T {
+    const taken: CheckpointSummary[] = [];
+    this.taken = taken;
+    try {
+      const result = this.timeline.atomically(() => this.store.transaction(fn));
+      if (this.onCheckpoint) for (const summary of taken) this.onCheckpoint(summary);
+      return result;
+    } finally {
+      this.taken = undefined;
+    }
+  }
+
+  private taken: CheckpointSummary[] | undefined;
+
+  private take(boundary: CheckpointBoundary, input: CheckpointInput): CheckpointSummary {
+    const cp = this.timeline.build(boundary, input, { checkpointId: this.newId('checkpoint'), createdAt: this.now() });
+    const summary = this.store.appendCheckpoint(cp);
+    this.timeline.adopt(cp);
+    this.taken?.push(summary);
+    return summary;
+  }
+
+  /** Records a checkpoint at `boundary`; state omitted from `input` carries over from the previous checkpoint. */
+  checkpoint(boundary: CheckpointBoundary, input: CheckpointInput = {}): CheckpointSummary {
+    return this.atomic(() => this.take(boundary, input));
+  }
+
+  /** Opens a tool call in the ledger, with its before_tool_call checkpoint unless `checkpoint: false`. */
+  beginTool(call: BeginToolWrite, options: ToolWriteOptions = {}): ToolWrite {
+    return this.atomic(() => this.open(call, options));
+  }
+
+  private open(call: BeginToolWrite, options: ToolWriteOptions): ToolWrite {
+    const toolCallId = call.toolCallId ?? this.newId('toolCall');
+    const record = this.store.beginToolCall(this.runId, {
+      toolCallId,
+      toolName: call.toolName,
+      args: call.args,
+      sideEffectLevel: call.sideEffectLevel,
+      replayPolicy: replayPolicyOf(call),
+      startedAt: call.startedAt ?? this.now(),
+    });
+    this.timeline.setRecord(record, true);
+    if (options.checkpoint === false) return { record };
+    return { record, checkpoint: this.take('before_tool_call', { ...options.checkpoint, toolCallId }) };
+  }
+
+  /**
+   * Closes a tool call exactly once with success (value: the result), error or cancelled (value: the error or
+   * detail, stored as outcomes.ts says), with its `tool` message and after_tool_call checkpoint unless told
+   * otherwise. A call a fork inherited open from its source is recorded in the fork's own ledger first.
+   */
+  finishTool(toolCallId: string, outcome: ToolOutcome, value: unknown, options: FinishToolOptions = {}): ToolWrite {
+    return this.atomic(() => {
+      const endedAt = options.endedAt ?? this.now();
+      const inherited = this.timeline.tool(toolCallId);
+      if (inherited && !this.timeline.begunHere(toolCallId) && inherited.endedAt === undefined) {
+        this.open(inherited, { checkpoint: false });
+      }
+      const closed = this.timeline.finishedRecord(toolCallId, outcome, value, endedAt);
+      const record = this.store.finishToolCall(this.runId, toolCallId, {
+        outcome,
+        ...(closed?.result !== undefined ? { result: closed.result } : {}),
+        ...(closed?.error !== undefined ? { error: closed.error } : {}),
+        endedAt,
+      });
+      this.timeline.setRecord(record, true);
+      if (options.checkpoint === false) return { record };
+      const input: CheckpointInput = { ...options.checkpoint, toolCallId };
+      if (options.appendMessage !== false) {
+        const base = input.messages ?? this.timeline.state?.messages ?? [];
+        const stored = outcome === 'success' ? record.result : record.error;
+        input.messages = [...base, toolResultMessage(toolCallId, record.toolName, outcome, stored)];
+      }
+      return { record, checkpoint: this.take('after_tool_call', input) };
+    });
+  }
+
+  /** Ends the run: agent_end and the final status (and error) in one transaction. Stops the heartbeat. */
+  end(input: EndRunWrite = {}): RunSummary {
+    const status = input.status ?? (input.error !== undefined ? 'failed' : 'completed');
+    const summary = this.atomic(() => {
+      this.take('agent_end', {
+        ...input.checkpoint,
+        ...(input.endedAt !== undefined && input.checkpoint?.createdAt === undefined
+          ? { createdAt: input.endedAt }
+          : {}),
+      });
+      return this.store.finishRun(this.runId, {
+        status,
+        ...(input.error !== undefined ? { error: serializeError(input.error) } : {}),
+        endedAt: input.endedAt ?? this.now(),
+      });
+    });
+    this.ended = true;
+    this.dispose();
+    return summary;
+  }
+
+  /** Tells the store the writing process is alive (a missed beat is not an error: the next write reports trouble). */
+  heartbeat(): void {
+    if (this.ended) return;
+    try {
+      this.store.heartbeat(this.runId, this.now());
+    } catch {
+      // the next real write reports store trouble
+    }
+  }
+
+  /** Stops the heartbeat without ending the run (a run never ended will show as crashed). */
+  dispose(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+}

@@ -3,22 +3,25 @@
  * tool calls begun and finished, checkpoints taken) rather than full
  * checkpoint snapshots, so a long transcript costs memory in proportion to
  * its content, not to checkpoints x messages. `RunPlanBuilder` is what every
- * format's mapper drives; `writeRunPlan` (writePlan.ts) replays a plan into
- * the store. Checkpoint ids are `${runId}#${index}` so forks can name their
+ * format's mapper drives; it follows the run with the writer's RunTimeline
+ * (step numbering, the ledger, how outcomes are stored), so the plan is what
+ * RunWriter will write; `writeRunPlan` (writePlan.ts) writes a plan through
+ * RunWriter. Checkpoint ids are `${runId}#${index}` so forks can name their
  * fork point before anything is written. Pure: no I/O.
  */
-import {
-  argsHash,
-  defaultReplayPolicy,
-  type CheckpointBoundary,
-  type Message,
-  type ModelConfig,
-  type RunStatus,
-  type RuntimeContextSnapshot,
-  type SideEffectLevel,
-  type ToolCallRecord,
-  type Usage,
+import type {
+  ArtifactRef,
+  CheckpointBoundary,
+  Message,
+  ModelConfig,
+  RunStatus,
+  RuntimeContextSnapshot,
+  SideEffectLevel,
+  ToolCallRecord,
+  ToolOutcome,
+  Usage,
 } from '../model';
+import { RunTimeline, deepFreeze, outcomeOf, storedValue, toolResultMessage, type ToolCallInput } from '../writer';
 
 export interface CheckpointOp {
   op: 'checkpoint';
@@ -37,9 +40,19 @@ export type PlanOp =
   | { op: 'context'; runtimeContext: RuntimeContextSnapshot }
   | { op: 'systemPrompt'; systemPrompt: string }
   | { op: 'model'; model: ModelConfig }
-  | { op: 'beginTool'; record: ToolCallRecord }
-  /** `inherited`: a call the parent run opened and this fork closes (not in this run's own ledger table). */
-  | { op: 'finishTool'; record: ToolCallRecord; inherited?: boolean }
+  | { op: 'artifacts'; artifactRefs: ArtifactRef[] }
+  /** Opens a call and takes its before_tool_call. */
+  | { op: 'beginTool'; call: ToolCallInput; checkpoint: CheckpointOp }
+  /** Closes a call (its `tool` message unless appendMessage is false) and takes its after_tool_call. */
+  | {
+      op: 'finishTool';
+      toolCallId: string;
+      outcome: ToolOutcome;
+      value: unknown;
+      endedAt: number;
+      appendMessage: boolean;
+      checkpoint: CheckpointOp;
+    }
   | CheckpointOp;
 
 /** The state a run starts from: empty for a new run, the parent's state at the fork point for a fork. */
@@ -49,6 +62,8 @@ export interface PlanState {
   runtimeContext: RuntimeContextSnapshot;
   systemPrompt?: string;
   model?: ModelConfig;
+  /** The ReAct step the run starts in (-1 for a new run). */
+  stepIndex: number;
 }
 
 export interface RunPlan {
@@ -69,14 +84,7 @@ export interface RunPlan {
   toolCallCount: number;
 }
 
-/** Freezes a value and everything inside it (imported content is immutable once mapped). */
-export function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value as Record<string, unknown>)) deepFreeze(v);
-  }
-  return value;
-}
+export { deepFreeze };
 
 export interface BeginToolInput {
   toolCallId: string;
@@ -89,69 +97,69 @@ export interface BeginToolInput {
 export interface ToolOutcomeInput {
   result?: unknown;
   error?: unknown;
+  /** Default: error when `error` is given, else success. */
+  outcome?: ToolOutcome;
   endedAt: number;
 }
 
-/** Builds one run's plan; a fork's builder starts from `fork()` of its parent's at the fork point. */
+type SnapshotState = Omit<PlanState, 'stepIndex'> & { at: number; step: number; lastCheckpointId?: string };
+
+/** Builds one run's plan; a fork's builder starts from `snapshot()` of its parent's at the fork point. */
 export class RunPlanBuilder {
   private readonly ops: PlanOp[] = [];
   private readonly initial: PlanState;
+  private readonly timeline: RunTimeline;
   private messages: Message[];
-  private readonly ledger = new Map<string, ToolCallRecord>();
   private runtimeContext: RuntimeContextSnapshot;
-  private checkpoints = 0;
+  private systemPrompt: string | undefined;
+  private model: ModelConfig | undefined;
   private ownToolCalls = 0;
-  private readonly ownIds = new Set<string>();
-  private step = -1;
   private lastCheckpointId: string | undefined;
   private lastAt: number;
 
   constructor(
     readonly runId: string,
-    start: PlanState & { at: number; step?: number; lastCheckpointId?: string },
+    start: Omit<SnapshotState, 'step'> & { step?: number },
   ) {
     this.initial = {
       messages: [...start.messages],
       ledger: [...start.ledger],
       runtimeContext: start.runtimeContext,
-      systemPrompt: start.systemPrompt,
-      model: start.model,
+      stepIndex: start.step ?? -1,
+      ...(start.systemPrompt !== undefined ? { systemPrompt: start.systemPrompt } : {}),
+      ...(start.model !== undefined ? { model: start.model } : {}),
     };
+    this.timeline = new RunTimeline(runId, { stepIndex: this.initial.stepIndex, ledger: start.ledger });
     this.messages = [...start.messages];
-    for (const r of start.ledger) this.ledger.set(r.toolCallId, r);
     this.runtimeContext = start.runtimeContext;
     this.systemPrompt = start.systemPrompt;
     this.model = start.model;
-    this.step = start.step ?? -1;
     this.lastCheckpointId = start.lastCheckpointId;
     this.lastAt = start.at;
   }
 
-  private systemPrompt: string | undefined;
-  private model: ModelConfig | undefined;
-
   /** The state now, to start a fork from (the fork point is the last checkpoint taken). */
-  snapshot(): PlanState & { at: number; step: number; lastCheckpointId?: string } {
+  snapshot(): SnapshotState {
     return {
       messages: [...this.messages],
-      ledger: [...this.ledger.values()],
+      ledger: this.timeline.ledger,
       runtimeContext: this.runtimeContext,
-      systemPrompt: this.systemPrompt,
-      model: this.model,
+      ...(this.systemPrompt !== undefined ? { systemPrompt: this.systemPrompt } : {}),
+      ...(this.model !== undefined ? { model: this.model } : {}),
       at: this.lastAt,
-      step: this.step,
-      lastCheckpointId: this.lastCheckpointId,
+      step: this.timeline.stepIndex,
+      ...(this.lastCheckpointId !== undefined ? { lastCheckpointId: this.lastCheckpointId } : {}),
     };
   }
 
   get stepIndex(): number {
-    return this.step;
+    return this.timeline.stepIndex;
   }
   get currentMessages(): readonly Message[] {
     return this.messages;
   }
   get checkpointCount(): number {
-    return this.checkpoints;
+    return this.timeline.checkpointCount;
   }
   get lastCheckpoint(): string | undefined {
     return this.lastCheckpointId;
@@ -160,14 +168,14 @@ export class RunPlanBuilder {
     return this.lastAt;
   }
   hasTool(toolCallId: string): boolean {
-    return this.ledger.has(toolCallId);
+    return this.timeline.tool(toolCallId) !== undefined;
   }
   tool(toolCallId: string): ToolCallRecord | undefined {
-    return this.ledger.get(toolCallId);
+    return this.timeline.tool(toolCallId);
   }
   /** Tool calls begun and not finished, oldest first. */
   openTools(): ToolCallRecord[] {
-    return [...this.ledger.values()].filter((r) => r.endedAt === undefined);
+    return this.timeline.openTools();
   }
 
   /** Moves the run's clock forward to `t` (timestamps of lines that take no checkpoint). */
@@ -209,77 +217,68 @@ export class RunPlanBuilder {
     this.ops.push({ op: 'model', model });
   }
 
-  /** Takes a checkpoint; a `before_model_call` or `before_prompt_build` not preceded by one starts a new ReAct step. */
-  checkpoint(
+  setArtifacts(artifactRefs: ArtifactRef[]): void {
+    this.ops.push({ op: 'artifacts', artifactRefs: deepFreeze(artifactRefs) });
+  }
+
+  private checkpointOp(
     boundary: CheckpointBoundary,
-    input: { at?: number; toolCallId?: string; finishReason?: string; usage?: Usage; newStep?: boolean } = {},
-  ): string {
-    const last = this.ops.findLast((o) => o.op === 'checkpoint') as CheckpointOp | undefined;
-    let stepIndex: number;
-    if (boundary === 'agent_end') stepIndex = -1;
-    else {
-      const starts =
-        input.newStep ??
-        (this.step < 0 ||
-          boundary === 'before_prompt_build' ||
-          (boundary === 'before_model_call' && last?.boundary !== 'before_prompt_build'));
-      if (starts) this.step++;
-      stepIndex = this.step;
-    }
-    const checkpointId = `${this.runId}#${this.checkpoints}`;
+    input: { at?: number; toolCallId?: string; finishReason?: string; usage?: Usage; newStep?: boolean },
+  ): CheckpointOp {
+    const stepIndex = this.timeline.stepFor(boundary, input.newStep !== undefined ? { newStep: input.newStep } : {});
+    const checkpointId = `${this.runId}#${this.timeline.checkpointCount}`;
+    this.timeline.advance(boundary, stepIndex);
     const op: CheckpointOp = { op: 'checkpoint', checkpointId, boundary, stepIndex, createdAt: this.at(input.at) };
     if (input.toolCallId !== undefined) op.toolCallId = input.toolCallId;
     if (input.finishReason !== undefined) op.finishReason = input.finishReason;
     if (input.usage !== undefined) op.usage = input.usage;
-    this.ops.push(op);
-    this.checkpoints++;
     this.lastCheckpointId = checkpointId;
-    return checkpointId;
+    return op;
+  }
+
+  /** Takes a checkpoint; the writer's step rule decides where a ReAct step starts (`newStep` overrides it). */
+  checkpoint(
+    boundary: CheckpointBoundary,
+    input: { at?: number; toolCallId?: string; finishReason?: string; usage?: Usage; newStep?: boolean } = {},
+  ): string {
+    const op = this.checkpointOp(boundary, input);
+    this.ops.push(op);
+    return op.checkpointId;
   }
 
   /** Opens a tool call in the ledger (policy from the side-effect level) and takes its `before_tool_call`. */
   beginTool(input: BeginToolInput): ToolCallRecord {
-    const record: ToolCallRecord = deepFreeze({
-      toolCallId: input.toolCallId,
-      toolName: input.toolName,
-      args: input.args,
-      argsHash: argsHash(input.args),
-      sideEffectLevel: input.sideEffectLevel,
-      replayPolicy: defaultReplayPolicy(input.sideEffectLevel),
-      startedAt: this.at(input.startedAt),
-    });
+    const call: ToolCallInput = { ...input, startedAt: this.at(input.startedAt) };
+    const record = this.timeline.openedRecord(call);
     if (record.args === undefined) delete (record as { args?: unknown }).args;
-    this.ledger.set(record.toolCallId, record);
-    this.ownIds.add(record.toolCallId);
+    this.timeline.setRecord(record, true);
     this.ownToolCalls++;
-    this.ops.push({ op: 'beginTool', record });
-    this.checkpoint('before_tool_call', { at: input.startedAt, toolCallId: input.toolCallId });
+    const checkpoint = this.checkpointOp('before_tool_call', { at: input.startedAt, toolCallId: input.toolCallId });
+    this.ops.push({ op: 'beginTool', call, checkpoint });
     return record;
   }
 
   /**
-   * Closes a tool call with its result or error, appends the `tool` message
-   * (content: the result, or `{ error }`, as the recorder does) and takes
-   * `after_tool_call`. `messageContent` overrides the message content.
+   * Closes a tool call with its result or error (or as cancelled), appends the `tool` message (as the writer
+   * does) unless told not to, and takes `after_tool_call`. A call opened by the parent of a fork is recorded in
+   * the fork's own ledger when the fork closes it (as RunWriter does).
    */
   finishTool(toolCallId: string, outcome: ToolOutcomeInput, options: { appendMessage?: boolean } = {}): void {
-    const begun = this.ledger.get(toolCallId);
-    if (!begun) throw new Error(`finishTool: ${toolCallId} was never begun`);
-    const record: ToolCallRecord = { ...begun, endedAt: this.at(outcome.endedAt) };
-    if (outcome.error !== undefined) record.error = outcome.error;
-    else if (outcome.result !== undefined) record.result = outcome.result;
-    deepFreeze(record);
-    this.ledger.set(toolCallId, record);
-    this.ops.push(
-      this.ownIds.has(toolCallId) ? { op: 'finishTool', record } : { op: 'finishTool', record, inherited: true },
-    );
-    if (options.appendMessage !== false) {
-      const message: Message = { role: 'tool', toolCallId, toolName: begun.toolName, content: undefined };
-      if (outcome.error !== undefined) message.content = { error: outcome.error };
-      else if (outcome.result !== undefined) message.content = outcome.result;
-      this.addMessage(message);
+    const kind: ToolOutcome = outcome.outcome ?? (outcome.error !== undefined ? 'error' : 'success');
+    const value = kind === 'success' ? outcome.result : outcome.error;
+    const endedAt = this.at(outcome.endedAt);
+    const record = this.timeline.finishedRecord(toolCallId, kind, value, endedAt);
+    if (!record) throw new Error(`finishTool: ${toolCallId} was never begun`);
+    if (!this.timeline.begunHere(toolCallId)) this.ownToolCalls++;
+    this.timeline.setRecord(record, true);
+    const appendMessage = options.appendMessage !== false;
+    if (appendMessage) {
+      const message = toolResultMessage(toolCallId, record.toolName, outcomeOf(record), storedValue(kind, value));
+      deepFreeze(message);
+      this.messages.push(message);
     }
-    this.checkpoint('after_tool_call', { at: outcome.endedAt, toolCallId });
+    const checkpoint = this.checkpointOp('after_tool_call', { at: outcome.endedAt, toolCallId });
+    this.ops.push({ op: 'finishTool', toolCallId, outcome: kind, value, endedAt, appendMessage, checkpoint });
   }
 
   /** Closes the plan with `agent_end`. */
@@ -296,7 +295,7 @@ export class RunPlanBuilder {
       endedAt: meta.endedAt ?? this.lastAt,
       initial: this.initial,
       ops: this.ops,
-      checkpointCount: this.checkpoints,
+      checkpointCount: this.timeline.checkpointCount,
       toolCallCount: this.ownToolCalls,
     };
   }

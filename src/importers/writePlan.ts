@@ -1,99 +1,117 @@
 /**
- * Replays a RunPlan into the run store with the store's own write calls
- * (createRun, beginToolCall, finishToolCall, appendCheckpoint, finishRun).
- * Call it inside `store.transaction` so a file's runs land whole or not at
- * all. Builds each checkpoint's full snapshot on the fly from the plan's
- * operations. Depends on the RunStore interface only.
+ * Writes a RunPlan through the one RunWriter: every checkpoint, tool call and
+ * the end of an imported run follow the same rules as a run recorded by the
+ * SDK or over HTTP. Call it inside `store.transaction` so a file's runs land
+ * whole or not at all. Depends on the writer and the RunStore contract.
  */
-import type { Checkpoint, Message, ModelConfig, RuntimeContextSnapshot, ToolCallRecord } from '../model';
+import type { Message } from '../model';
 import type { RunStore, RunSummary } from '../store';
-import type { RunPlan } from './runPlan';
+import { RunWriter, type CheckpointInput, type StateUpdate } from '../writer';
+import type { CheckpointOp, RunPlan } from './runPlan';
+
+function factsOf(op: CheckpointOp): CheckpointInput {
+  const facts: CheckpointInput = { checkpointId: op.checkpointId, stepIndex: op.stepIndex, createdAt: op.createdAt };
+  if (op.toolCallId !== undefined) facts.toolCallId = op.toolCallId;
+  if (op.finishReason !== undefined) facts.finishReason = op.finishReason;
+  if (op.usage !== undefined) facts.usage = op.usage;
+  return facts;
+}
 
 /** Writes `plan`; `onCheckpoint` is called after each checkpoint (progress of a long write). */
 export function writeRunPlan(store: RunStore, plan: RunPlan, onCheckpoint?: () => void): RunSummary {
-  store.createRun({
-    runId: plan.runId,
-    sessionId: plan.sessionId,
-    agentId: plan.agentId,
-    mode: plan.mode,
-    parentRunId: plan.parentRunId,
-    forkFromCheckpointId: plan.forkFromCheckpointId,
-    startedAt: plan.startedAt,
-    metadata: plan.metadata,
-  });
-  let messages: Message[] = [...plan.initial.messages];
-  const ledger = new Map<string, ToolCallRecord>(plan.initial.ledger.map((r) => [r.toolCallId, r]));
-  let runtimeContext: RuntimeContextSnapshot = plan.initial.runtimeContext;
-  let systemPrompt = plan.initial.systemPrompt;
-  let model: ModelConfig | undefined = plan.initial.model;
+  const { initial } = plan;
+  const promptVersionOf = (ctx: typeof initial.runtimeContext) => ctx.model.promptVersion || undefined;
+  const initialVersion = promptVersionOf(initial.runtimeContext);
+  const writer = RunWriter.create(
+    store,
+    {
+      runId: plan.runId,
+      sessionId: plan.sessionId,
+      agentId: plan.agentId,
+      mode: plan.mode,
+      ...(plan.parentRunId !== undefined ? { parentRunId: plan.parentRunId } : {}),
+      ...(plan.forkFromCheckpointId !== undefined ? { forkFromCheckpointId: plan.forkFromCheckpointId } : {}),
+      startedAt: plan.startedAt,
+      metadata: plan.metadata,
+      state: {
+        messages: [...initial.messages],
+        runtimeContext: initial.runtimeContext,
+        ...(initial.systemPrompt !== undefined ? { systemPrompt: initial.systemPrompt } : {}),
+        ...(initial.model !== undefined ? { model: initial.model } : {}),
+        ...(initialVersion !== undefined ? { promptVersion: initialVersion } : {}),
+      },
+      start: { stepIndex: initial.stepIndex, ledger: initial.ledger },
+    },
+    { now: () => plan.startedAt, ...(onCheckpoint ? { onCheckpoint: () => onCheckpoint() } : {}) },
+  );
+  // State changed since the last checkpoint; `messages` is copied on the first change after one.
+  let pending: StateUpdate = {};
+  let messages: Message[] | undefined;
+  const conversation = (): Message[] => {
+    messages ??= [...(writer.state?.messages ?? [])];
+    pending.messages = messages;
+    return messages;
+  };
+  const flush = (): StateUpdate => {
+    const update = pending;
+    pending = {};
+    messages = undefined;
+    return update;
+  };
   for (const op of plan.ops) {
     switch (op.op) {
       case 'message':
-        messages.push(op.message);
+        conversation().push(op.message);
         break;
       case 'resetMessages':
         messages = [...op.messages];
+        pending.messages = messages;
         break;
-      case 'context':
-        runtimeContext = op.runtimeContext;
+      case 'context': {
+        pending.runtimeContext = op.runtimeContext;
+        const version = promptVersionOf(op.runtimeContext);
+        if (version !== undefined) pending.promptVersion = version;
         break;
+      }
       case 'systemPrompt':
-        systemPrompt = op.systemPrompt;
+        pending.systemPrompt = op.systemPrompt;
         break;
       case 'model':
-        model = op.model;
+        pending.model = op.model;
         break;
-      case 'beginTool': {
-        const r = op.record;
-        store.beginToolCall(plan.runId, {
-          toolCallId: r.toolCallId,
-          toolName: r.toolName,
-          args: r.args,
-          sideEffectLevel: r.sideEffectLevel,
-          replayPolicy: r.replayPolicy,
-          startedAt: r.startedAt,
+      case 'artifacts':
+        pending.artifactRefs = op.artifactRefs;
+        break;
+      case 'beginTool':
+        writer.beginTool(op.call, { checkpoint: { ...flush(), ...factsOf(op.checkpoint) } });
+        break;
+      case 'finishTool':
+        writer.finishTool(op.toolCallId, op.outcome, op.value, {
+          endedAt: op.endedAt,
+          appendMessage: op.appendMessage,
+          checkpoint: { ...flush(), ...factsOf(op.checkpoint) },
         });
-        ledger.set(r.toolCallId, r);
         break;
-      }
-      case 'finishTool': {
-        const r = op.record;
-        if (!op.inherited)
-          store.finishToolCall(plan.runId, r.toolCallId, {
-            outcome: r.error !== undefined ? 'error' : 'success',
-            result: r.result,
-            error: r.error,
-            endedAt: r.endedAt ?? r.startedAt,
+      case 'checkpoint':
+        if (op.boundary === 'agent_end') {
+          return writer.end({
+            status: plan.status,
+            ...(plan.error !== undefined ? { error: plan.error } : {}),
+            endedAt: plan.endedAt,
+            checkpoint: { ...flush(), ...factsOf(op) },
           });
-        ledger.set(r.toolCallId, r);
+        }
+        writer.checkpoint(op.boundary, { ...flush(), ...factsOf(op) });
         break;
-      }
-      case 'checkpoint': {
-        const cp: Checkpoint = {
-          checkpointId: op.checkpointId,
-          runId: plan.runId,
-          boundary: op.boundary,
-          stepIndex: op.stepIndex,
-          messages: [...messages],
-          runtimeContext,
-          toolLedgerSnapshot: [...ledger.values()],
-          createdAt: op.createdAt,
-        };
-        if (systemPrompt !== undefined) cp.systemPrompt = systemPrompt;
-        if (model !== undefined) cp.model = model;
-        if (runtimeContext.model.promptVersion) cp.promptVersion = runtimeContext.model.promptVersion;
-        if (op.toolCallId !== undefined) cp.toolCallId = op.toolCallId;
-        if (op.finishReason !== undefined) cp.finishReason = op.finishReason;
-        if (op.usage !== undefined) cp.usage = op.usage;
-        store.appendCheckpoint(cp);
-        onCheckpoint?.();
-        break;
-      }
       default: {
         const unreachable: never = op;
         throw new Error(`unknown plan op ${JSON.stringify(unreachable)}`);
       }
     }
   }
-  return store.finishRun(plan.runId, { status: plan.status, error: plan.error, endedAt: plan.endedAt });
+  return writer.end({
+    status: plan.status,
+    ...(plan.error !== undefined ? { error: plan.error } : {}),
+    endedAt: plan.endedAt,
+  });
 }

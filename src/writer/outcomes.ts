@@ -6,7 +6,7 @@
  * replays a record asks `outcomeOf`. Pure.
  */
 import type { Message, ToolCallRecord } from '../model';
-import type { ToolOutcome } from '../store';
+import type { ToolOutcome } from '../model';
 
 /** The `name` that marks a stored tool error as a cancellation. */
 export const CANCELLED_NAME = 'Cancelled';

@@ -24,7 +24,7 @@ import {
   type ToolCallRecord,
   type Usage,
 } from '../model';
-import type { ToolOutcome } from '../store';
+import type { ToolOutcome } from '../model';
 import { storedValue } from './outcomes';
 
 /** The state a checkpoint carries; what a checkpoint input omits comes from the one before. */
@@ -85,8 +85,6 @@ export interface TimelineStart {
   begun?: Iterable<string>;
   checkpointCount?: number;
 }
-
-const STATE_KEYS = ['messages', 'systemPrompt', 'model', 'promptVersion', 'runtimeContext', 'artifactRefs'] as const;
 
 /**
  * Ledger records are facts about the past: frozen, which also lets the store recognise an unchanged record by
@@ -230,34 +228,28 @@ export class RunTimeline {
 
   /** Makes `cp` (built by `build` and written) the last checkpoint: its state carries over to the next. */
   adopt(cp: Checkpoint): void {
-    const before = { current: this.current, step: this.step, last: this.last, count: this.count };
+    const before = this.current;
     this.undo?.push(() => {
-      this.current = before.current;
-      this.step = before.step;
-      this.last = before.last;
-      this.count = before.count;
+      this.current = before;
     });
     const next = stateOf(cp);
     // The caller may go on mutating the array it passed in: keep our own copy of a new list.
     if (this.current && next.messages !== this.current.messages) next.messages = [...next.messages];
     this.current = next;
-    if (cp.boundary !== 'agent_end') this.step = cp.stepIndex;
-    this.last = cp.boundary;
-    this.count++;
+    this.advance(cp.boundary, cp.stepIndex);
   }
 
-  /** Changes the state the next checkpoint carries without taking one (an importer's running conversation). */
-  update(update: StateUpdate): void {
-    const base = this.current;
-    const runtimeContext = update.runtimeContext ?? base?.runtimeContext;
-    if (!runtimeContext) return;
-    const before = this.current;
+  /** Counts a checkpoint at `boundary` with `stepIndex` (the step rule's answer) without keeping its state. */
+  advance(boundary: CheckpointBoundary, stepIndex: number): void {
+    const before = { step: this.step, last: this.last, count: this.count };
     this.undo?.push(() => {
-      this.current = before;
+      this.step = before.step;
+      this.last = before.last;
+      this.count = before.count;
     });
-    const next: RunState = { ...(base ?? { messages: [] }), runtimeContext };
-    for (const key of STATE_KEYS) if (update[key] !== undefined) Object.assign(next, { [key]: update[key] });
-    this.current = next;
+    if (boundary !== 'agent_end') this.step = stepIndex;
+    this.last = boundary;
+    this.count++;
   }
 
   /** The record of a call as it is opened (argsHash, default policy). */

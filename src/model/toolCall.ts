@@ -40,6 +40,18 @@ export const ToolCallRecordSchema = z.object({
 });
 export type ToolCallRecord = z.infer<typeof ToolCallRecordSchema>;
 
+/** The `name` that marks a stored tool error as a cancellation (a ToolCallRecord has no status field). */
+export const CANCELLED_ERROR_NAME = 'Cancelled';
+
+/** How a recorded call ended: success (no error), cancelled (an error named Cancelled) or error. */
+export function toolOutcomeOf(record: Pick<ToolCallRecord, 'error'>): ToolOutcome {
+  if (record.error === undefined) return 'success';
+  const error = record.error;
+  return typeof error === 'object' && error !== null && (error as { name?: unknown }).name === CANCELLED_ERROR_NAME
+    ? 'cancelled'
+    : 'error';
+}
+
 /** The replay policy a tool gets when none is given: reads are reused, writes need confirmation, irreversible effects are forbidden. */
 export function defaultReplayPolicy(level: SideEffectLevel): ReplayPolicy {
   switch (level) {

@@ -14,6 +14,7 @@ import {
   OcdbError,
   RuntimeContextSnapshotSchema,
   formatPath,
+  toolOutcomeOf,
   parseWith,
   type Checkpoint,
   type DebugRun,
@@ -466,7 +467,7 @@ export class SqliteRunStore implements RunStore {
         lastAt,
       );
       for (const record of run.toolLedger) {
-        const state = record.error !== undefined ? 'error' : record.endedAt === undefined ? 'running' : 'success';
+        const state = record.endedAt === undefined && record.error === undefined ? 'running' : toolOutcomeOf(record);
         this.toolCalls.insert(run.runId, record, state);
       }
       for (const cp of run.checkpoints) this.checkpoints.insert(cp);

@@ -82,11 +82,16 @@ export class ToolCallTable {
           { runId, toolCallId, state: row.state },
         );
       }
-      const error =
-        input.outcome === 'cancelled'
-          ? (input.error ?? { name: 'Cancelled', message: 'tool call cancelled' })
-          : input.error;
+      // How an error or a cancellation is stored is the writer's rule (src/writer/outcomes.ts): it always gives it.
+      const error = input.error;
       const isError = input.outcome !== 'success';
+      if (isError && error === undefined) {
+        throw new OcdbError(
+          'InvalidInput',
+          `finishToolCall: tool call ${toolCallId} ended ${input.outcome} without its error value; write runs through RunWriter.`,
+          { runId, toolCallId, path: 'error' },
+        );
+      }
       this.ctx
         .sql(
           'UPDATE tool_calls SET result_ref = ?, error_json = ?, ended_at = ?, state = ? WHERE run_id = ? AND tool_call_id = ?',

@@ -5,11 +5,9 @@
  * a cancelled call is an error value named `Cancelled`; everything that
  * replays a record asks `outcomeOf`. Pure.
  */
-import type { Message, ToolCallRecord } from '../model';
-import type { ToolOutcome } from '../model';
+import { CANCELLED_ERROR_NAME, toolOutcomeOf, type Message, type ToolCallRecord, type ToolOutcome } from '../model';
 
-/** The `name` that marks a stored tool error as a cancellation. */
-export const CANCELLED_NAME = 'Cancelled';
+const CANCELLED_NAME = CANCELLED_ERROR_NAME;
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -53,11 +51,8 @@ export function storedValue(outcome: ToolOutcome, value: unknown): unknown {
   return outcome === 'success' ? value : toolErrorValue(outcome, value);
 }
 
-/** How a recorded call ended: success (no error), cancelled (an error named Cancelled) or error. */
-export function outcomeOf(record: Pick<ToolCallRecord, 'error'>): ToolOutcome {
-  if (record.error === undefined) return 'success';
-  return isRecord(record.error) && record.error.name === CANCELLED_NAME ? 'cancelled' : 'error';
-}
+/** How a recorded call ended (the model's reading of a record, see toolOutcomeOf). */
+export const outcomeOf = toolOutcomeOf;
 
 /** The value a replay of `record` answers with: its result, or its stored error. */
 export function outcomeValue(record: Pick<ToolCallRecord, 'error' | 'result'>): unknown {

@@ -217,7 +217,10 @@ export class RunWriter {
   private taken: CheckpointSummary[] | undefined;
 
   private take(boundary: CheckpointBoundary, input: CheckpointInput): CheckpointSummary {
-    const cp = this.timeline.build(boundary, input, { checkpointId: this.newId('checkpoint'), createdAt: this.now() });
+    const cp = this.timeline.build(boundary, input, {
+      checkpointId: input.checkpointId ?? this.newId('checkpoint'),
+      createdAt: input.createdAt ?? this.now(),
+    });
     const summary = this.store.appendCheckpoint(cp);
     this.timeline.adopt(cp);
     this.taken?.push(summary);

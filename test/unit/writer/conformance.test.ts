@@ -24,7 +24,6 @@ import {
 } from '../../../src/model';
 import { openRecorder, type RunRecorder } from '../../../src/recorder';
 import { startServer, type RunningServer } from '../../../src/server/httpServer';
-import type { SqliteRunStore } from '../../../src/store';
 import { testContext } from '../../helpers/context';
 import { tmpStore } from '../../helpers/tmp';
 import { call } from '../server/httpClient';

@@ -7,7 +7,7 @@
 import { renderTemplate } from '../fork/promptRender';
 import { deepMerge, messageText, type Message, type ModelConfig, type RuntimeContextSnapshot } from '../model';
 import { Recorder, type RunRecorder } from '../recorder';
-import type { ReplayPolicy, SideEffectLevel } from '../model';
+import type { ReplayPolicy, RunEndStatus, SideEffectLevel } from '../model';
 import type { RunStore } from '../store';
 
 export interface ScriptCall {
@@ -51,7 +51,7 @@ export interface AgentScript {
   firstUserMessage: string;
   tools: Record<string, ToolSpec>;
   steps: ScriptStep[];
-  end: { status: 'completed' | 'failed' | 'cancelled'; error?: unknown } | 'crash';
+  end: { status: RunEndStatus; error?: unknown } | 'crash';
   metadata?: Record<string, unknown>;
   /** For forks: start from these messages at this step index. */
   fork?: { parentRunId: string; fromCheckpointId: string; messages: Message[]; stepIndex: number };

@@ -19,7 +19,7 @@ import { ToolCassette, type CassetteAnswer } from './cassette';
 import { askConfirmation } from './confirm';
 import { abortedByUser, diverged, noRecordedTurn, toRunError } from './forkErrors';
 import { planFork } from './forkPlan';
-import { claimForkRequest, forkRunOf, runnableRequest, saveForkStatus } from './forkRequests';
+import { claimForkRequest, forkRunOf, runnableRequest, saveForkStatus, settleForkRequest } from './forkRequests';
 import { compareWithTurn, recordedResponse, recordedTurns, type RecordedTurn } from './modelTurns';
 import { ToolGate } from './toolGate';
 
@@ -272,17 +272,8 @@ export class AgentProgramFork {
     }
   }
 
-  /** The agent ended its run: the request completes, or fails with the first failure (or the run's status). */
-  end(status: 'completed' | 'failed' | 'cancelled', error: unknown): void {
-    const now = this.options.now();
-    if (status === 'completed') saveForkStatus(this.store, this.forkRequestId, 'completed', now);
-    else
-      saveForkStatus(
-        this.store,
-        this.forkRequestId,
-        'failed',
-        now,
-        this.failure ?? { code: status, error: error ?? null },
-      );
+  /** The agent ended its run: the request completes, or fails with the fork's first failure (forkRequests.ts). */
+  end(): void {
+    settleForkRequest(this.store, this.forkRequestId, this.options.now(), this.failure);
   }
 }

@@ -54,6 +54,20 @@ export function saveForkStatus(
 }
 
 /**
+ * The end of a fork request, the same for the built-in runner and agent-program mode: failed with the failure
+ * when the fork engine stopped the fork (diverged, forbidden_replay, cassette_miss, an unacknowledged hazard, a
+ * user's abort, ...), else completed — however the run itself ended (its status says that).
+ */
+export function settleForkRequest(
+  store: RunStore,
+  forkRequestId: string,
+  at: number,
+  failure: Record<string, unknown> | undefined,
+): ForkRequestRecord {
+  return saveForkStatus(store, forkRequestId, failure ? 'failed' : 'completed', at, failure);
+}
+
+/**
  * Claims a fork request for this process, atomically: two runners, or a runner and an agent program started with
  * the same OCDB_FORK, never run one fork twice. Sets the fork run's owner (crash detection) and the status
  * `running`; answers the claimed request.

@@ -5,7 +5,7 @@
  * gate, answer from cassette or mock, never run a tool's code: executing
  * policies need the agent program). No UI, no network.
  */
-import { canonicalJson, type ForkConfig, type RunStatus, type RuntimeContextSnapshot } from '../model';
+import { canonicalJson, type ForkConfig, type RunEndStatus, type RuntimeContextSnapshot } from '../model';
 import type { RunStore } from '../store';
 import type { RunWriter } from '../writer';
 import type { CassetteAnswer } from './cassette';
@@ -35,7 +35,7 @@ export interface RunContext {
 
 /** How a walk or loop ended. */
 export interface StepsOutcome {
-  status: Exclude<RunStatus, 'running'>;
+  status: RunEndStatus;
   error?: unknown;
   divergence?: Divergence;
 }

@@ -8,14 +8,14 @@
  * pending -> running -> completed / failed with the error; the run ends with
  * the matching status. No UI.
  */
-import { isOcdbError, type RunStatus } from '../model';
+import { isOcdbError, type ForkRequestStatus, type RunEndStatus } from '../model';
 import type { CheckpointSummary, RunStore } from '../store';
 import { RunWriter } from '../writer';
 import { ToolCassette } from './cassette';
 import { capturedWalk } from './capturedWalk';
 import { toRunError } from './forkErrors';
 import { planFork } from './forkPlan';
-import { claimForkRequest, forkRunOf, runnableRequest, saveForkStatus } from './forkRequests';
+import { claimForkRequest, forkRunOf, runnableRequest, saveForkStatus, settleForkRequest } from './forkRequests';
 import type { ChatModel } from './modelClient';
 import { recordedTurns } from './modelTurns';
 import type { Divergence } from './promptRender';
@@ -42,7 +42,7 @@ export interface RunnerOptions {
 export interface RunOutcome {
   forkRequestId: string;
   runId: string;
-  status: RunStatus | 'waiting_for_agent';
+  status: RunEndStatus | Extract<ForkRequestStatus, 'waiting_for_agent'>;
   /** `{ code, message, ... }` when the runner stopped the fork (diverged, forbidden_replay, cassette_miss, ...) or the recording ended with an error. */
   error?: unknown;
   /** Set when the runner itself stopped the fork (diverged, forbidden_replay, cassette_miss, ...), as opposed to a recording that ended with an error. */
@@ -125,7 +125,7 @@ export async function runFork(
   } finally {
     writer.dispose();
   }
-  saveForkStatus(store, forkRequestId, failure ? 'failed' : 'completed', now(), failure);
+  settleForkRequest(store, forkRequestId, now(), failure);
   const result: RunOutcome = {
     forkRequestId,
     runId,

@@ -14,13 +14,14 @@ import type {
   CheckpointBoundary,
   Message,
   ModelConfig,
-  RunStatus,
+  RunEndStatus,
   RuntimeContextSnapshot,
   SideEffectLevel,
   ToolCallRecord,
   ToolOutcome,
   Usage,
 } from '../model';
+import type { ImportedRunMode } from './types';
 import { RunTimeline, deepFreeze, outcomeOf, storedValue, toolResultMessage, type ToolCallInput } from '../writer';
 
 export interface CheckpointOp {
@@ -70,12 +71,12 @@ export interface RunPlan {
   runId: string;
   sessionId: string;
   agentId: string;
-  mode: 'live' | 'fork';
+  mode: ImportedRunMode;
   parentRunId?: string;
   forkFromCheckpointId?: string;
   startedAt: number;
   endedAt: number;
-  status: Exclude<RunStatus, 'running'>;
+  status: RunEndStatus;
   error?: unknown;
   metadata: Record<string, unknown>;
   initial: PlanState;

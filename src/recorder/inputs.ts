@@ -5,6 +5,7 @@ import {
   MessageSchema,
   ModelConfigSchema,
   ReplayPolicySchema,
+  RunEndStatusSchema,
   RunModeSchema,
   RuntimeContextSnapshotSchema,
   SideEffectLevelSchema,
@@ -62,7 +63,7 @@ export const ModelResponseSchema = z.object({
 export type ModelResponse = z.input<typeof ModelResponseSchema>;
 
 export const EndRunInputSchema = z.object({
-  status: z.enum(['completed', 'failed', 'cancelled']).optional(),
+  status: RunEndStatusSchema.optional(),
   error: z.unknown().optional(),
   messages: z.array(MessageSchema).optional(),
 });

@@ -313,7 +313,7 @@ export class RunRecorder {
     );
     this.ended = true;
     this.writer.dispose();
-    this.fork?.end(status, data.error);
+    this.fork?.end();
   }
 
   /** Stops the heartbeat without ending the run (the run will show as crashed if never ended). */

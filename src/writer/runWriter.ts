@@ -10,7 +10,7 @@
  * writes. Depends on model/ and the RunStore contract only.
  */
 import { randomUUID } from 'node:crypto';
-import type { ArtifactRef, CheckpointBoundary, RunMode, RunStatus, ToolCallRecord } from '../model';
+import type { ArtifactRef, CheckpointBoundary, RunEndStatus, RunMode, ToolCallRecord } from '../model';
 import type { CheckpointSummary, RunStore, RunSummary, ToolOutcome } from '../store';
 import { serializeError, toolResultMessage } from './outcomes';
 import {
@@ -80,7 +80,7 @@ export interface FinishToolOptions extends ToolWriteOptions {
 
 export interface EndRunWrite {
   /** Default: failed when an error is given, else completed. */
-  status?: Exclude<RunStatus, 'running'>;
+  status?: RunEndStatus;
   error?: unknown;
   /** The state of the agent_end checkpoint (default: carried over). */
   checkpoint?: CheckpointInput;

@@ -1,5 +1,6 @@
 /** zod schemas of the recorder SDK's arguments: what an agent passes in is checked with located errors. */
 import { z } from 'zod';
+import type { CreateRunWrite } from '../writer';
 import {
   ArtifactRefSchema,
   MessageSchema,
@@ -68,3 +69,19 @@ export const EndRunInputSchema = z.object({
   messages: z.array(MessageSchema).optional(),
 });
 export type EndRunInput = z.input<typeof EndRunInputSchema>;
+
+/** A parsed startRun input (the SDK's, or HTTP's POST /runs body) as what RunWriter.create takes. */
+export function runCreationOf(
+  data: z.output<typeof StartRunInputSchema> & { startedAt?: number },
+  extra: { ownerPid?: number } = {},
+): CreateRunWrite {
+  const defined = <T extends object>(o: T) =>
+    Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as {
+      [K in keyof T]: Exclude<T[K], undefined>;
+    };
+  const { messages, systemPrompt, model, promptVersion, runtimeContext, artifactRefs, ...run } = data;
+  return {
+    ...defined({ ...run, ...extra }),
+    state: { ...defined({ messages, systemPrompt, model, promptVersion, artifactRefs }), runtimeContext },
+  };
+}

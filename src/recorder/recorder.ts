@@ -12,7 +12,7 @@ import { OcdbError, parseWith } from '../model';
 import { openRunStore, resolveStorePath, type RunStore } from '../store';
 import { AgentProgramFork, forkRequestFromEnv, type ForkModeOptions } from '../fork/agentProgramMode';
 import { RunWriter } from '../writer';
-import { StartRunInputSchema, type StartRunInput } from './inputs';
+import { StartRunInputSchema, runCreationOf, type StartRunInput } from './inputs';
 import { RunRecorder, type RecorderEnv } from './runRecorder';
 
 export interface RecorderOptions {
@@ -81,25 +81,7 @@ export class Recorder {
     }
     const writer = RunWriter.create(
       this.env.store,
-      {
-        ...(data.runId !== undefined ? { runId: data.runId } : {}),
-        agentId: data.agentId,
-        ...(data.sessionId !== undefined ? { sessionId: data.sessionId } : {}),
-        ...(data.mode !== undefined ? { mode: data.mode } : {}),
-        ...(data.parentRunId !== undefined ? { parentRunId: data.parentRunId } : {}),
-        ...(data.forkFromCheckpointId !== undefined ? { forkFromCheckpointId: data.forkFromCheckpointId } : {}),
-        ...(data.metadata !== undefined ? { metadata: data.metadata } : {}),
-        ...(data.artifactRefs !== undefined ? { artifactRefs: data.artifactRefs } : {}),
-        ...(this.ownerPid !== undefined ? { ownerPid: this.ownerPid } : {}),
-        state: {
-          ...(data.messages !== undefined ? { messages: data.messages } : {}),
-          ...(data.systemPrompt !== undefined ? { systemPrompt: data.systemPrompt } : {}),
-          ...(data.model !== undefined ? { model: data.model } : {}),
-          ...(data.promptVersion !== undefined ? { promptVersion: data.promptVersion } : {}),
-          runtimeContext: data.runtimeContext,
-          ...(data.artifactRefs !== undefined ? { artifactRefs: data.artifactRefs } : {}),
-        },
-      },
+      runCreationOf(data, this.ownerPid !== undefined ? { ownerPid: this.ownerPid } : {}),
       writerOptions,
     );
     const run = new RunRecorder(this.env, writer);

@@ -9,7 +9,13 @@
  * with the field path. Depends on model/, the store contract, the writer and
  * the SDK's input schemas.
  */
-import { CheckpointInputSchema, EndRunInputSchema, StartRunInputSchema, ToolOptionsSchema } from '../recorder/inputs';
+import {
+  CheckpointInputSchema,
+  EndRunInputSchema,
+  StartRunInputSchema,
+  ToolOptionsSchema,
+  runCreationOf,
+} from '../recorder/inputs';
 import { z } from 'zod';
 import { CheckpointBoundarySchema, OcdbError, ToolOutcomeSchema, parseWith } from '../model';
 import type { CheckpointSummary, RunStore, RunSummary } from '../store';
@@ -70,29 +76,7 @@ export class IngestService {
 
   createRun(body: unknown): RunSummary {
     const data = parseWith(CreateRunBodySchema, body, 'body');
-    const writer = RunWriter.create(
-      this.store,
-      {
-        ...(data.runId !== undefined ? { runId: data.runId } : {}),
-        agentId: data.agentId,
-        ...(data.sessionId !== undefined ? { sessionId: data.sessionId } : {}),
-        ...(data.mode !== undefined ? { mode: data.mode } : {}),
-        ...(data.parentRunId ? { parentRunId: data.parentRunId } : {}),
-        ...(data.forkFromCheckpointId ? { forkFromCheckpointId: data.forkFromCheckpointId } : {}),
-        ...(data.startedAt !== undefined ? { startedAt: data.startedAt } : {}),
-        metadata: data.metadata ?? {},
-        ...(data.artifactRefs !== undefined ? { artifactRefs: data.artifactRefs } : {}),
-        state: {
-          ...(data.messages !== undefined ? { messages: data.messages } : {}),
-          ...(data.systemPrompt !== undefined ? { systemPrompt: data.systemPrompt } : {}),
-          ...(data.model !== undefined ? { model: data.model } : {}),
-          ...(data.promptVersion !== undefined ? { promptVersion: data.promptVersion } : {}),
-          runtimeContext: data.runtimeContext,
-          ...(data.artifactRefs !== undefined ? { artifactRefs: data.artifactRefs } : {}),
-        },
-      },
-      { now: this.now },
-    );
+    const writer = RunWriter.create(this.store, runCreationOf(data), { now: this.now });
     this.writers.set(writer.runId, writer);
     return this.store.getRun(writer.runId);
   }

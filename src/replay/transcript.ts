@@ -15,6 +15,7 @@ import {
   canonicalJson,
   messageText,
   messageToolCalls,
+  toolOutcomeOf,
   type Checkpoint,
   type Message,
   type ToolCallRecord,
@@ -93,6 +94,12 @@ function usageText(s: CheckpointSummary): string {
     : '';
 }
 
+/** What a cancellation says: its message (the name is always Cancelled). */
+function cancelText(error: unknown): unknown {
+  const message = (error as { message?: unknown } | undefined)?.message;
+  return typeof message === 'string' ? message : error;
+}
+
 function toolLine(s: CheckpointSummary, call: ToolCallRecord | undefined, max: number): string {
   const name = call?.toolName ?? s.toolName ?? 'unknown tool';
   if (s.boundary === 'before_tool_call') {
@@ -101,6 +108,7 @@ function toolLine(s: CheckpointSummary, call: ToolCallRecord | undefined, max: n
   }
   if (!call) return `${name} finished`;
   const ms = call.endedAt === undefined ? '' : ` · ${call.endedAt - call.startedAt} ms`;
+  if (toolOutcomeOf(call) === 'cancelled') return `${name} ⊘ cancelled: ${excerpt(cancelText(call.error), max)}${ms}`;
   if (call.error !== undefined) return `${name} ✗ error: ${excerpt(call.error, max)}${ms}`;
   return `${name} → ${excerpt(call.result, max)}${ms}`;
 }

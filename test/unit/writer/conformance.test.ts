@@ -23,6 +23,7 @@ import {
   type ToolCallRecord,
 } from '../../../src/model';
 import { openRecorder, type RunRecorder } from '../../../src/recorder';
+import { renderTranscript } from '../../../src/replay/transcript';
 import { startServer, type RunningServer } from '../../../src/server/httpServer';
 import { testContext } from '../../helpers/context';
 import { tmpStore } from '../../helpers/tmp';
@@ -337,6 +338,18 @@ describe('the write path: one scripted run recorded three ways', () => {
         id,
       );
       assert.equal(store.getRun(id).toolErrorCount, 2, `${id}: the error and the cancellation count as tool errors`);
+      const transcript = renderTranscript(store.getRun(id), store.listCheckpoints(id), (c) => store.getCheckpoint(c), {
+        toolCalls: store.listToolCalls(id),
+      });
+      const lines = transcript.text.split('\n');
+      assert.ok(
+        lines.some((l) => /^\[11\] after_tool_call · deploy ⊘ cancelled: cancelled/.test(l)),
+        `${id}: ${transcript.text}`,
+      );
+      assert.ok(
+        lines.some((l) => /^\[6\] after_tool_call · fetch ✗ error: .*fetch timed out/.test(l)),
+        id,
+      );
     }
   });
 

@@ -140,9 +140,10 @@ export class ForkService {
           // The fork starts where its source stood: the same step, and the source's ledger at that point.
           start: { stepIndex: checkpoint.stepIndex, ledger: checkpoint.toolLedgerSnapshot },
         },
-        { now: () => at, newId: (kind) => this.newId(kind === 'toolCall' ? 'checkpoint' : kind) },
+        { now: () => at },
       );
       writer.checkpoint(checkpoint.boundary, {
+        checkpointId: this.newId('checkpoint'),
         stepIndex: checkpoint.stepIndex,
         ...(checkpoint.toolCallId !== undefined ? { toolCallId: checkpoint.toolCallId } : {}),
         ...(checkpoint.finishReason !== undefined ? { finishReason: checkpoint.finishReason } : {}),

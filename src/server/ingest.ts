@@ -50,9 +50,12 @@ export const ToolCallBodySchema = z.discriminatedUnion('phase', [
 /** The SDK's end input. */
 export const EndRunBodySchema = EndRunInputSchema;
 
+/** Open runs whose writer the server keeps (the least recently used beyond it is picked up from the store again). */
+const KEPT_WRITERS = 256;
+
 /**
- * One RunWriter per run this server has seen, so the state given at POST /runs reaches the first checkpoint;
- * a run another process (or an earlier server) wrote is picked up again from the store.
+ * One RunWriter per open run this server has seen, so the state given at POST /runs reaches the first checkpoint;
+ * a run another process (or an earlier server) wrote to since is picked up again from the store.
  */
 export class IngestService {
   private readonly writers = new Map<string, RunWriter>();
@@ -66,18 +69,27 @@ export class IngestService {
   private writerOf(runId: string): RunWriter {
     const known = this.writers.get(runId);
     const run = this.store.getRun(runId);
-    if (known && known.checkpointCount === run.checkpointCount && known.ledger.length >= run.toolCallCount) {
-      return known;
-    }
-    const writer = RunWriter.resume(this.store, runId, { now: this.now });
-    this.writers.set(runId, writer);
+    const writer =
+      known && known.checkpointCount === run.checkpointCount && known.toolCallCount === run.toolCallCount
+        ? known
+        : RunWriter.resume(this.store, runId, { now: this.now });
+    this.keep(writer);
     return writer;
+  }
+
+  private keep(writer: RunWriter): void {
+    this.writers.delete(writer.runId);
+    this.writers.set(writer.runId, writer);
+    if (this.writers.size > KEPT_WRITERS) {
+      const oldest = this.writers.keys().next().value;
+      if (oldest !== undefined) this.writers.delete(oldest);
+    }
   }
 
   createRun(body: unknown): RunSummary {
     const data = parseWith(CreateRunBodySchema, body, 'body');
     const writer = RunWriter.create(this.store, runCreationOf(data), { now: this.now });
-    this.writers.set(writer.runId, writer);
+    this.keep(writer);
     return this.store.getRun(writer.runId);
   }
 

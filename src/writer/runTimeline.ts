@@ -162,6 +162,11 @@ export class RunTimeline {
     return this.records.get(toolCallId);
   }
 
+  /** Tool calls begun in this run itself (the store's toolCallCount). */
+  get ownToolCallCount(): number {
+    return this.own.size;
+  }
+
   /** True when `toolCallId` was begun in this run (not inherited from the source of a fork). */
   begunHere(toolCallId: string): boolean {
     return this.own.has(toolCallId);

@@ -188,6 +188,11 @@ export class RunWriter {
     return this.timeline.ledger;
   }
 
+  /** Tool calls begun in this run itself (what the store counts as the run's toolCallCount). */
+  get toolCallCount(): number {
+    return this.timeline.ownToolCallCount;
+  }
+
   tool(toolCallId: string): ToolCallRecord | undefined {
     return this.timeline.tool(toolCallId);
   }

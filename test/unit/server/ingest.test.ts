@@ -162,6 +162,39 @@ describe('HTTP ingest', () => {
     assert.equal(store.getRun('http-3').toolCallCount, 1);
   });
 
+  it('a restarted server goes on with a run where the last one left it (step, ledger, conversation)', async () => {
+    await post('/runs', {
+      runId: 'http-4',
+      agentId: 'x',
+      runtimeContext: context('x'),
+      messages: [{ role: 'user', content: 'q' }],
+    });
+    await post('/runs/http-4/checkpoints', { boundary: 'before_model_call' });
+    await post('/runs/http-4/tool-calls', {
+      phase: 'begin',
+      toolCallId: 'a',
+      toolName: 'search',
+      args: { q: 1 },
+      sideEffectLevel: 'read_only',
+    });
+    await server.close();
+    server = await startServer({ store });
+    await post('/runs/http-4/tool-calls', { phase: 'finish', toolCallId: 'a', outcome: 'cancelled' });
+    await post('/runs/http-4/checkpoints', { boundary: 'before_model_call' });
+    await post('/runs/http-4/end', {});
+    const run = store.exportRun('http-4');
+    assert.deepEqual(
+      run.checkpoints.map((c) => `${c.stepIndex}:${c.boundary}`),
+      ['0:before_model_call', '0:before_tool_call', '0:after_tool_call', '1:before_model_call', '-1:agent_end'],
+    );
+    const last = run.checkpoints.at(-1);
+    assert.deepEqual(
+      last?.messages.map((m) => m.role),
+      ['user', 'tool'],
+    );
+    assert.deepEqual(last?.toolLedgerSnapshot[0]?.error, { name: 'Cancelled', message: 'cancelled' });
+  });
+
   it('removes server.json on close', async () => {
     const file = serverFilePath(store.path);
     assert.ok(fs.existsSync(file));

@@ -5,7 +5,7 @@
  * arrays). The patch is validated by applying it, so a value of the wrong
  * type is refused with the field named. Pure.
  */
-import { OcdbError, applyContextPatch, deepMerge, type RuntimeContextSnapshot } from '../model';
+import { OcdbError, applyContextPatch, canonicalJson, deepMerge, type RuntimeContextSnapshot } from '../model';
 import type { StagedPatch } from './protocol';
 
 export type PathSegment = string | number;
@@ -70,4 +70,16 @@ export function stageEdit(
   const patch = deepMerge(base, patchFor(current, path, value)) as Record<string, unknown>;
   applyContextPatch(at.context, patch); // throws InvalidInput naming the field when the type is wrong
   return { runId: at.runId, checkpointId: at.checkpointId, contextPatch: patch };
+}
+
+/**
+ * True when `context` already holds every value `patch` sets (applying it changes nothing): a fork whose context
+ * this is has used the staged edits.
+ */
+export function isAppliedIn(context: RuntimeContextSnapshot, patch: Record<string, unknown>): boolean {
+  try {
+    return canonicalJson(applyContextPatch(context, patch)) === canonicalJson(context);
+  } catch {
+    return false; // the patch does not even fit this context
+  }
 }

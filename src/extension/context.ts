@@ -19,6 +19,6 @@ export interface ExtensionContextObject {
   revealCheckpoint(runId: string, checkpointId: string): Promise<void>;
   /** Starts "Replay agent run" on a run (optionally from a checkpoint). */
   startReplay(runId: string, checkpointId?: string): Promise<boolean>;
-  /** Shows a checkpoint in the RuntimeContext editor and focuses it. */
+  /** Shows a checkpoint in the RuntimeContext editor (with the edits a replay staged there) and focuses it. */
   editCheckpoint(runId: string, checkpointId: string, focus: boolean): Promise<void>;
 }

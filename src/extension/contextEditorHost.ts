@@ -4,10 +4,14 @@
  * bundle, waits for "ready" before posting, validates every message both
  * ways (protocol.ts), answers plan requests through ForkService.plan and
  * creates forks through forkActions.createFork. Follows the checkpoint that
- * extension.ts tells it to show (tree selection or active debug frame).
+ * extension.ts tells it to show (tree selection or active debug frame), with
+ * the edits a running replay staged at that checkpoint (setVariable), which
+ * the page applies to its draft and a fork from the page then uses (and
+ * clears in the session).
  */
 import * as vscode from 'vscode';
 import { z } from 'zod';
+import { LaunchArgsSchema } from '../debug/launchArgs';
 import { errorMessage, isOcdbError, type ForkConfig } from '../model';
 import {
   HazardViewSchema,
@@ -21,14 +25,16 @@ import {
 import type { ExtensionContextObject } from './context';
 import { createFork, planFor } from './forkActions';
 import { DEBUG_TYPE, VIEWS } from './ids';
+import type { ReplaySessions } from './replaySessions';
 import { readSettings } from './settings';
 import { webviewHtml } from './webviewHtml';
 
 /** The `program` of the active agent-replay session's launch configuration, or ''. */
 function activeProgram(): string {
   const session = vscode.debug.activeDebugSession;
-  const program: unknown = session?.type === DEBUG_TYPE ? session.configuration.program : undefined;
-  return typeof program === 'string' ? program : '';
+  if (session?.type !== DEBUG_TYPE) return '';
+  const program = LaunchArgsSchema.shape.program.safeParse(session.configuration.program);
+  return program.success ? (program.data ?? '') : '';
 }
 
 export class ContextEditorHost implements vscode.WebviewViewProvider, vscode.Disposable {
@@ -39,8 +45,21 @@ export class ContextEditorHost implements vscode.WebviewViewProvider, vscode.Dis
   /** Messages the page sent, parsed (for tests and the log). */
   private readonly received = new vscode.EventEmitter<PageMessage>();
   readonly onDidReceive = this.received.event;
+  /** Messages posted to the page (for tests). */
+  private readonly posted = new vscode.EventEmitter<HostMessage>();
+  readonly onDidPost = this.posted.event;
+  /** Counts show posts, so a slow staged-edits answer cannot post over a newer checkpoint. */
+  private showGeneration = 0;
+  /** How many sessions the last fork from the page cleared staged edits in (for tests). */
+  stagedCleared: Promise<number> = Promise.resolve(0);
 
-  constructor(private readonly ctx: ExtensionContextObject) {}
+  constructor(
+    private readonly ctx: ExtensionContextObject,
+    private readonly sessions: ReplaySessions,
+  ) {
+    // an edit staged in the Variables view while the editor shows its checkpoint joins the page's draft
+    this.disposables.push(sessions.onDidStage(() => this.refresh()));
+  }
 
   resolveWebviewView(view: vscode.WebviewView): void {
     this.view = view;
@@ -61,7 +80,7 @@ export class ContextEditorHost implements vscode.WebviewViewProvider, vscode.Dis
       // when shown again, post the checkpoint; a reloaded page asks again with "ready".
       view.onDidChangeVisibility(() => {
         if (this.view !== view) return;
-        if (view.visible) this.postShow(true);
+        if (view.visible) void this.postShow(true);
       }),
       view.onDidDispose(() => {
         // a late dispose of an older page must not orphan a newer one
@@ -77,11 +96,20 @@ export class ContextEditorHost implements vscode.WebviewViewProvider, vscode.Dis
     return this.current;
   }
 
-  /** Shows a checkpoint; posts at once when the page is ready, else on its "ready". */
-  show(runId: string, checkpointId: string): void {
-    if (this.current?.runId === runId && this.current.checkpointId === checkpointId) return;
+  /**
+   * Shows a checkpoint; posts at once when the page is ready, else on its "ready". Showing the checkpoint already
+   * shown posts again only with `refresh` (Fork from this checkpoint: the debugger may have staged edits since).
+   */
+  show(runId: string, checkpointId: string, options: { refresh?: boolean } = {}): void {
+    const same = this.current?.runId === runId && this.current.checkpointId === checkpointId;
+    if (same && !options.refresh) return;
     this.current = { runId, checkpointId };
-    this.postShow();
+    void this.postShow();
+  }
+
+  /** Posts the shown checkpoint again (with the staged edits as they are now). */
+  refresh(): void {
+    if (this.current) void this.postShow();
   }
 
   /** Reveals the view (creating the page when it was never opened). */
@@ -110,8 +138,9 @@ export class ContextEditorHost implements vscode.WebviewViewProvider, vscode.Dis
     };
   }
 
-  private postShow(force = false): void {
+  private async postShow(force = false): Promise<void> {
     if (!this.ready && !force) return;
+    const generation = ++this.showGeneration;
     const settings = readSettings();
     let checkpoint: EditorCheckpoint | null = null;
     try {
@@ -119,6 +148,8 @@ export class ContextEditorHost implements vscode.WebviewViewProvider, vscode.Dis
     } catch (e) {
       this.ctx.log.warn(`cannot show checkpoint in the editor: ${errorMessage(e)}`);
     }
+    const staged = checkpoint ? await this.sessions.stagedAt(checkpoint.runId, checkpoint.checkpointId) : undefined;
+    if (generation !== this.showGeneration) return; // a newer show is on its way
     this.post({
       type: 'show',
       checkpoint,
@@ -128,6 +159,7 @@ export class ContextEditorHost implements vscode.WebviewViewProvider, vscode.Dis
         overrideModel: settings.modelName,
         program: activeProgram(),
       },
+      ...(staged ? { stagedContextPatch: staged.contextPatch } : {}),
     });
   }
 
@@ -139,6 +171,7 @@ export class ContextEditorHost implements vscode.WebviewViewProvider, vscode.Dis
     }
     const view = this.view;
     if (!view) return;
+    this.posted.fire(checked.data);
     void view.webview.postMessage(checked.data).then((delivered) => {
       // not delivered: the page is gone or reloading; its "ready" will bring the current checkpoint
       if (!delivered && this.view === view) this.ready = false;
@@ -156,7 +189,7 @@ export class ContextEditorHost implements vscode.WebviewViewProvider, vscode.Dis
     switch (message.type) {
       case 'ready':
         this.ready = true;
-        this.postShow();
+        void this.postShow();
         return;
       case 'plan':
         this.post({ type: 'plan', requestId: message.requestId, plan: planFor(this.ctx, message.config) });
@@ -171,11 +204,21 @@ export class ContextEditorHost implements vscode.WebviewViewProvider, vscode.Dis
     }
   }
 
-  /** The page's fork path (also called by tests): ForkService.create, then tell the page. */
+  /**
+   * The page's fork path (also called by tests): ForkService.create through createFork, then tell the page. The
+   * debugger's staged edits this fork used (the page started from them) are cleared in their session, so the
+   * next fork does not apply them again; `stagedCleared` settles when that is done.
+   */
   fork(config: ForkConfig, acknowledgedTools: readonly string[], program?: string): string | undefined {
     try {
       const created = createFork(this.ctx, config, acknowledgedTools, program ? { program } : {});
       this.post({ type: 'forked', runId: created.runId, sourceRunId: created.plan.sourceRunId });
+      this.stagedCleared = this.sessions
+        .clearUsedBy(created.plan.sourceCheckpointId, created.plan.runtimeContext)
+        .then((cleared) => {
+          if (cleared > 0) this.refresh(); // the page keeps the values but no longer counts them as staged
+          return cleared;
+        });
       return created.runId;
     } catch (e) {
       const parsed = isOcdbError(e, 'ForkRejected')
@@ -191,5 +234,6 @@ export class ContextEditorHost implements vscode.WebviewViewProvider, vscode.Dis
   dispose(): void {
     for (const d of this.disposables) d.dispose();
     this.received.dispose();
+    this.posted.dispose();
   }
 }

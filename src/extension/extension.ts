@@ -12,6 +12,7 @@ import { DebugPositionTracker } from './debugPosition';
 import { registerDebugger, replayConfiguration } from './debugConfigProvider';
 import { COMMANDS, DEBUG_TYPE, TRANSCRIPT_LANGUAGE, VALUE_SCHEME, VIEWS } from './ids';
 import { showError } from './notify';
+import { ReplaySessions } from './replaySessions';
 import { registerRunCommands } from './runCommands';
 import { RunsTreeProvider } from './runsTreeProvider';
 import { affectsSettings } from './settings';
@@ -85,13 +86,15 @@ function wire(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): A
         replayConfiguration(runId, connection.path, checkpointId),
       ),
     editCheckpoint: async (runId, checkpointId, focus) => {
-      // `editor` is created just below; these run only after activation
-      editor.show(runId, checkpointId);
+      // `editor` is created just below; these run only after activation. Asked for explicitly (Fork from this
+      // checkpoint, Edit Context): post again even when shown, with the edits the debugger staged since.
+      editor.show(runId, checkpointId, { refresh: true });
       if (focus) await editor.focus();
     },
   };
-  const editor = new ContextEditorHost(ctx);
-  subs.push(editor, vscode.window.registerWebviewViewProvider(VIEWS.contextEditor, editor));
+  const replaySessions = new ReplaySessions(log);
+  const editor = new ContextEditorHost(ctx, replaySessions);
+  subs.push(replaySessions, editor, vscode.window.registerWebviewViewProvider(VIEWS.contextEditor, editor));
 
   // The editor follows the checkpoint selected in the tree...
   subs.push(

@@ -1,37 +1,84 @@
 /**
- * The fork editor's draft (everything the user set in the page) and the pure
- * rules over it: the ForkConfig it stands for, the tool-policy table (the
- * ledger's tools plus '*'), the hazard report with one tick per hazardous
- * tool, and whether Fork may be pressed. No DOM, no vscode: unit-tested.
+ * The fork editor's draft (everything the user set in the page, starting
+ * from the debugger's staged edits when there are some) and the pure rules
+ * over it: the ForkConfig it stands for, the tool-policy table (the ledger's
+ * tools plus '*'), the hazard report with one tick per hazardous tool, and
+ * whether Fork may be pressed. No DOM, no vscode: unit-tested.
  */
-import type { ForkConfig, ModelMode } from '../model/fork';
-import type { ReplayPolicy, SideEffectLevel } from '../model/toolCall';
-import { diffPatch, readForm, formValues } from './contextForm';
+import { z } from 'zod';
+import { applyContextPatch } from '../model/deepMerge';
+import { ForkConfigSchema, ModelModeSchema, type ForkConfig } from '../model/fork';
+import { ReplayPolicySchema, type ReplayPolicy, type SideEffectLevel } from '../model/toolCall';
+import { FIELDS, diffPatch, readForm, formValues } from './contextForm';
 import type { EditorCheckpoint, EditorDefaults, HazardView, PlanView } from './protocol';
 
-export interface ForkDraft {
+/** The draft as the page keeps it (and saves it with setState, parsed with this schema when restored). */
+export const ForkDraftSchema = z.object({
   /** Field texts of the context form, by path. */
-  values: Record<string, string>;
-  modelMode: ModelMode;
-  provider: string;
-  model: string;
+  values: z.record(z.string(), z.string()),
+  modelMode: ModelModeSchema,
+  provider: z.string(),
+  model: z.string(),
   /** Captured mode: at the first prompt divergence, go on with the real model instead of failing. */
-  continueReal: boolean;
+  continueReal: z.boolean().default(false),
   /** Empty: keep the checkpoint's prompt version. */
-  promptVersion: string;
+  promptVersion: z.string(),
   /** Tool name or '*' -> chosen policy; missing or '' means "not set" (named beats '*' beats recorded). */
-  policies: Record<string, ReplayPolicy | ''>;
+  policies: z.record(z.string(), z.union([ReplayPolicySchema, z.literal('')])),
   /** Tool name -> mock result as JSON text (for mock_result tools). */
-  mocks: Record<string, string>;
+  mocks: z.record(z.string(), z.string()),
   /** Hazardous tools the user ticked. */
-  acknowledged: string[];
+  acknowledged: z.array(z.string()),
   /** Agent program that executes the fork with its own tools ('' = the built-in runner). */
-  program: string;
+  program: z.string().default(''),
+  /** The debugger's staged edits (a contextPatch of this checkpoint) the values were last brought up to date with. */
+  staged: ForkConfigSchema.shape.contextPatch,
+});
+export type ForkDraft = z.output<typeof ForkDraftSchema>;
+
+/** The form texts of the checkpoint's context with `patch` applied (the recorded texts when there is none). */
+function valuesWith(checkpoint: EditorCheckpoint, patch: Record<string, unknown> | undefined): Record<string, string> {
+  try {
+    return formValues(applyContextPatch(checkpoint.runtimeContext, patch));
+  } catch {
+    return formValues(checkpoint.runtimeContext); // a patch that does not fit this context (the adapter checks it)
+  }
 }
 
-/** A fresh draft for a checkpoint. */
-export function newDraft(checkpoint: EditorCheckpoint, defaults: EditorDefaults): ForkDraft {
-  return {
+/**
+ * The draft with the debugger's staged edits (setVariable in the Runtime Context scope: a contextPatch of this
+ * checkpoint) in its form values, so they count as changed fields exactly like edits made in the page. A field
+ * still showing what the recording (or the staged edits applied before) gave it takes the staged value; a field
+ * the user edited in the page keeps the user's text. No staged edits (none, or a fork has used them) leaves the
+ * values as they are: what the page showed stays the draft's own.
+ */
+export function withStagedEdits(
+  checkpoint: EditorCheckpoint,
+  draft: ForkDraft,
+  staged: Record<string, unknown> | undefined,
+): ForkDraft {
+  if (!staged || Object.keys(staged).length === 0) {
+    if (draft.staged === undefined) return draft;
+    const { staged: _used, ...rest } = draft;
+    return rest;
+  }
+  const before = valuesWith(checkpoint, draft.staged);
+  const after = valuesWith(checkpoint, staged);
+  const values = { ...draft.values };
+  for (const { path } of FIELDS) {
+    const untouched = (values[path] ?? before[path]) === before[path];
+    if (untouched && after[path] !== undefined) values[path] = after[path];
+  }
+  return { ...draft, values, staged };
+}
+
+/** A fresh draft for a checkpoint, starting from the debugger's staged edits of it when there are some. */
+export function newDraft(
+  checkpoint: EditorCheckpoint,
+  defaults: EditorDefaults,
+  staged?: Record<string, unknown>,
+): ForkDraft {
+  const draft: ForkDraft = {
     values: formValues(checkpoint.runtimeContext),
     modelMode: defaults.modelMode,
     provider: defaults.overrideProvider || checkpoint.model?.provider || checkpoint.runtimeContext.model.provider,
@@ -43,6 +90,7 @@ export function newDraft(checkpoint: EditorCheckpoint, defaults: EditorDefaults)
     acknowledged: [],
     program: defaults.program,
   };
+  return withStagedEdits(checkpoint, draft, staged);
 }
 
 export interface DraftResult {

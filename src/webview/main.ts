@@ -15,16 +15,16 @@ import '@vscode-elements/elements/dist/vscode-single-select/index.js';
 import '@vscode-elements/elements/dist/vscode-textarea/index.js';
 import '@vscode-elements/elements/dist/vscode-textfield/index.js';
 import { z } from 'zod';
-import { ReplayPolicySchema } from '../model/toolCall';
-import { ModelModeSchema } from '../model/fork';
 import { h, replaceChildren, icon } from './dom';
 import {
+  ForkDraftSchema,
   buildForkConfig,
   forkReadiness,
   hazardRows,
   newDraft,
   toolTable,
   toolsNeedingProgram,
+  withStagedEdits,
   type ForkDraft,
 } from './forkDraft';
 import { formValues } from './contextForm';
@@ -49,19 +49,7 @@ declare function acquireVsCodeApi(): VsCodeApi;
 
 const vscode = acquireVsCodeApi();
 
-const DraftSchema = z.object({
-  values: z.record(z.string(), z.string()),
-  modelMode: ModelModeSchema,
-  provider: z.string(),
-  model: z.string(),
-  continueReal: z.boolean().default(false),
-  promptVersion: z.string(),
-  policies: z.record(z.string(), z.union([ReplayPolicySchema, z.literal('')])),
-  mocks: z.record(z.string(), z.string()),
-  acknowledged: z.array(z.string()),
-  program: z.string().default(''),
-});
-const SavedStateSchema = z.object({ key: z.string(), draft: DraftSchema });
+const SavedStateSchema = z.object({ key: z.string(), draft: ForkDraftSchema });
 
 interface State {
   checkpoint: EditorCheckpoint | null;
@@ -242,6 +230,9 @@ function renderAll(): void {
       { class: 'hint' },
       `checkpoint ${checkpoint.checkpointIndex + 1}/${checkpoint.checkpointCount} · step ${checkpoint.stepIndex} · ${checkpoint.boundary} · agent ${checkpoint.agentId}`,
     ),
+    draft.staged
+      ? h('div', { class: 'hint staged' }, icon('debug'), ' Starts with the edits staged in the Variables view')
+      : null,
   );
   replaceChildren(
     parts.form,
@@ -301,14 +292,21 @@ function onHostMessage(message: HostMessage): void {
     case 'show': {
       state.defaults = message.defaults;
       const same = state.checkpoint && message.checkpoint && keyOf(state.checkpoint) === keyOf(message.checkpoint);
-      state.checkpoint = message.checkpoint;
-      if (!message.checkpoint) state.draft = undefined;
+      const checkpoint = message.checkpoint;
+      const staged = message.stagedContextPatch;
+      state.checkpoint = checkpoint;
+      if (!checkpoint) state.draft = undefined;
       else if (!same) {
         const restored =
-          saved.success && saved.data.key === keyOf(message.checkpoint) && !state.draft ? saved.data.draft : undefined;
-        state.draft = restored ?? newDraft(message.checkpoint, message.defaults);
+          saved.success && saved.data.key === keyOf(checkpoint) && !state.draft ? saved.data.draft : undefined;
+        state.draft = restored
+          ? withStagedEdits(checkpoint, restored, staged)
+          : newDraft(checkpoint, message.defaults, staged);
         state.plan = undefined;
         state.status = undefined;
+      } else if (state.draft) {
+        // the same checkpoint again: edits staged in the debugger since then join the draft (the page's own win)
+        state.draft = withStagedEdits(checkpoint, state.draft, staged);
       }
       renderAll();
       return;

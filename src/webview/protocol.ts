@@ -5,8 +5,10 @@
  * (zod, no node:*), because the page bundle includes this file.
  */
 import { z } from 'zod';
+import { CheckpointBoundarySchema } from '../model/checkpoint';
 import { RuntimeContextSnapshotSchema } from '../model/context';
 import { ForkConfigSchema, ModelModeSchema } from '../model/fork';
+import { PolicySourceSchema } from '../model/policy';
 import { ReplayPolicySchema, SideEffectLevelSchema } from '../model/toolCall';
 
 /** The checkpoint the editor shows. */
@@ -15,7 +17,7 @@ export const EditorCheckpointSchema = z.object({
   checkpointId: z.string(),
   checkpointIndex: z.number().int(),
   checkpointCount: z.number().int(),
-  boundary: z.string(),
+  boundary: CheckpointBoundarySchema,
   stepIndex: z.number().int(),
   agentId: z.string(),
   runtimeContext: RuntimeContextSnapshotSchema,
@@ -38,7 +40,7 @@ export const HazardViewSchema = z.object({
   toolName: z.string(),
   sideEffectLevel: SideEffectLevelSchema,
   policy: ReplayPolicySchema,
-  source: z.enum(['named', 'wildcard', 'recorded']),
+  source: PolicySourceSchema,
   unlockable: z.boolean(),
   reason: z.string(),
 });
@@ -49,7 +51,7 @@ export const ToolRowSchema = z.object({
   sideEffectLevel: SideEffectLevelSchema,
   recordedPolicy: ReplayPolicySchema,
   policy: ReplayPolicySchema,
-  source: z.enum(['named', 'wildcard', 'recorded']),
+  source: PolicySourceSchema,
   recordedCalls: z.number().int(),
   callsAfterForkPoint: z.number().int(),
   mockMissing: z.boolean().optional(),
@@ -67,7 +69,16 @@ export const PlanViewSchema = z.object({
 export type PlanView = z.infer<typeof PlanViewSchema>;
 
 export const HostMessageSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('show'), checkpoint: EditorCheckpointSchema.nullable(), defaults: EditorDefaultsSchema }),
+  z.object({
+    type: z.literal('show'),
+    checkpoint: EditorCheckpointSchema.nullable(),
+    defaults: EditorDefaultsSchema,
+    /**
+     * The edits a paused replay staged at this checkpoint (setVariable in the Runtime Context scope), as a
+     * contextPatch: the page starts its draft with them applied, marked as changed.
+     */
+    stagedContextPatch: ForkConfigSchema.shape.contextPatch,
+  }),
   z.object({ type: z.literal('plan'), requestId: z.number().int(), plan: PlanViewSchema }),
   z.object({ type: z.literal('forked'), runId: z.string(), sourceRunId: z.string() }),
   z.object({ type: z.literal('forkFailed'), message: z.string(), hazards: z.array(HazardViewSchema).optional() }),

@@ -2,12 +2,23 @@
  * Transcript documents in a real VS Code: the agent-transcript language and
  * read-only file of a run, the tool-call hover (args, result, link to the
  * whole value) through the hover provider API, the whole value opening as
- * JSON, and Compare with Parent opening a diff editor.
+ * JSON, Compare with Parent opening a diff editor, and the transcript the
+ * debugger writes being the extension's own at the `transcriptDetail` setting.
  */
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
 import * as vscode from 'vscode';
-import { COMMANDS, TRANSCRIPT_LANGUAGE } from '../../../src/extension/ids';
-import { extensionApi } from './extensionApi';
+import type { DebugProtocol } from '@vscode/debugprotocol';
+import {
+  COMMANDS,
+  DEBUG_TYPE,
+  LAUNCH_CONFIG_NAME,
+  SETTINGS,
+  SETTINGS_SECTION,
+  TRANSCRIPT_LANGUAGE,
+} from '../../../src/extension/ids';
+import { EXCERPT_LENGTHS } from '../../../src/replay/transcript';
+import { extensionApi, stopAllSessions } from './extensionApi';
 import { waitFor, type VTest } from './vtest';
 
 function hoverText(hovers: vscode.Hover[]): string {
@@ -108,6 +119,56 @@ export const tests: VTest[] = [
       );
       assert.match(editor.document.lineAt(editor.selection.active.line).text, /before_tool_call · issue_refund\(/);
       await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    },
+  },
+  {
+    name: "with transcriptDetail 'full', F5 replays the transcript the extension wrote without rewriting it",
+    timeoutMs: 60_000,
+    async run() {
+      const api = await extensionApi();
+      await stopAllSessions();
+      const settings = vscode.workspace.getConfiguration(SETTINGS_SECTION);
+      await settings.update(SETTINGS.transcriptDetail, 'full', vscode.ConfigurationTarget.Workspace);
+      try {
+        await waitFor(
+          'the setting',
+          () => vscode.workspace.getConfiguration(SETTINGS_SECTION).get(SETTINGS.transcriptDetail) === 'full',
+        );
+        const uri = api.ctx.transcripts.ensureFile('demo-support-refund');
+        const written = fs.readFileSync(uri.fsPath, 'utf8');
+        const mtime = fs.statSync(uri.fsPath).mtimeMs;
+        const user = /user: (.*)$/m.exec(written)?.[1] ?? '';
+        assert.ok(user.length > EXCERPT_LENGTHS.normal, `full excerpts in the extension's transcript: ${user}`);
+        // F5 with a configuration that names no detail: the provider fills in the setting
+        const started = await vscode.debug.startDebugging(vscode.workspace.workspaceFolders?.[0], {
+          type: DEBUG_TYPE,
+          request: 'launch',
+          name: LAUNCH_CONFIG_NAME,
+          runId: 'demo-support-refund',
+          stopOnEntry: true,
+        });
+        assert.ok(started);
+        const session = await waitFor('the session', () => vscode.debug.activeDebugSession);
+        assert.equal(session.configuration.transcriptDetail, 'full');
+        const top = await waitFor('the first frame', async () => {
+          const f = (await session.customRequest('stackTrace', {
+            threadId: 1,
+            startFrame: 0,
+            levels: 1,
+          })) as DebugProtocol.StackTraceResponse['body'];
+          return f.stackFrames[0];
+        });
+        const framePath = top.source?.path ?? '';
+        // the client may hand the path over as a URI (code-server: vscode-remote://…)
+        const frameFile = /^[a-z][\w+.-]+:\/\//.test(framePath) ? vscode.Uri.parse(framePath).fsPath : framePath;
+        assert.equal(frameFile, uri.fsPath, 'the frame points at the same file');
+        assert.equal(fs.readFileSync(uri.fsPath, 'utf8'), written, 'the debugger wrote the same text');
+        assert.equal(fs.statSync(uri.fsPath).mtimeMs, mtime, 'and did not rewrite the file');
+      } finally {
+        await stopAllSessions();
+        await settings.update(SETTINGS.transcriptDetail, undefined, vscode.ConfigurationTarget.Workspace);
+        await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      }
     },
   },
 ];

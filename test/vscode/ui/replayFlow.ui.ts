@@ -1,7 +1,8 @@
 /**
  * The user's path through the extension, in the workbench: open Agent Runs and see the demo runs; replay one from
  * its tree item; step with F10 and back with the toolbar; read the checkpoints in the Call Stack; hover a tool call
- * in the transcript; edit the runtime context and fork; find the fork in the tree. A screenshot per step.
+ * in the transcript; edit the runtime context and fork; find the fork in the tree; set a Runtime Context value in
+ * the Variables view and find it changed in the editor "Fork from this checkpoint" opens. A screenshot per step.
  */
 import * as assert from 'node:assert/strict';
 import type { Locator, Page } from 'playwright-core';
@@ -14,6 +15,7 @@ import {
   debugToolbarButton,
   openAgentRuns,
   row,
+  rowLabels,
   waitForRuns,
   viewPane,
   webviewContent,
@@ -174,21 +176,42 @@ export const tests: UiTest[] = [
     },
   },
   {
-    name: 'Fork from this checkpoint on a Call Stack frame opens the editor at that checkpoint',
+    name: 'a Runtime Context value set in the Variables view opens with Fork from this checkpoint as a changed field',
     async run({ page, screenshot }) {
       await activityBarItem(page, 'Run and Debug').click();
       const frame = viewPane(page, 'Call Stack')
         .locator('.monaco-list-row', { hasText: 'before_prompt_build' })
         .first();
-      // Select the frame (the debugger focuses that checkpoint), then open its context menu.
+      // Select the frame (the debugger focuses that checkpoint and the Variables view shows its scopes)...
       await frame.click();
+      // ...and set Runtime Context › user › roleId there, as a user does: double-click the value, type, Enter.
+      const variables = viewPane(page, 'Variables');
+      await collapseRow(row(variables, 'Scope Checkpoint').first()); // room for the Runtime Context rows
+      await expandRow(row(variables, 'Scope Runtime Context').first());
+      const user = row(variables, 'user, value').first();
+      await expandRow(user);
+      // double-clicking a value edits it (Set Value)
+      await row(variables, 'roleId, value').first().dblclick();
+      const input = variables.locator('.monaco-inputbox input').first();
+      await input.waitFor({ timeout: 10_000 });
+      await input.fill('"supervisor"');
+      await page.keyboard.press('Enter');
+      await row(variables, 'roleId, value "supervisor"')
+        .first()
+        .waitFor({ timeout: 10_000 })
+        .catch(async (e: unknown) => {
+          throw new Error(`${String(e)}; Variables rows: ${(await rowLabels(variables)).join(' | ')}`);
+        });
+      await screenshot('10-variables-staged-edit');
+      // Fork from this checkpoint on the frame's context menu.
       await frame.click({ button: 'right' });
       // VS Code's menu ignores a click landing right after it opened: point at the item and press Enter.
       await page.locator('.context-view .monaco-menu .action-label', { hasText: 'Fork from this checkpoint' }).hover();
       await page.keyboard.press('Enter');
-      // The command brings up the RuntimeContext editor (Agent Runs › Context & Fork) at that checkpoint.
+      // The command brings up the RuntimeContext editor (Agent Runs › Context & Fork) at that checkpoint...
       await viewPane(page, 'Context & Fork').waitFor({ timeout: 10_000 });
-      const hint = webviewContent(page).locator('.hint').first();
+      const editor = webviewContent(page);
+      const hint = editor.locator('.hint').first();
       await hint
         .filter({ hasText: /checkpoint 1\/\d+ · step 0 · before_prompt_build/ })
         .waitFor({ timeout: 20_000 })
@@ -196,11 +219,38 @@ export const tests: UiTest[] = [
           const shown = await hint.textContent().catch(() => 'nothing');
           throw new Error(`the editor should show the right-clicked frame ([0] before_prompt_build), shows: ${shown}`);
         });
+      // ...with the staged edit applied and marked as changed, like an edit made in the page.
+      await editor.locator('[data-row="user.roleId"].changed .changed-mark').waitFor({ timeout: 10_000 });
+      const value = await editor
+        .locator('vscode-textfield[data-field="user.roleId"]')
+        .evaluate((e) => (e as HTMLElement & { value: string }).value);
+      assert.equal(value, 'supervisor', 'the editor shows the value set in the Variables view');
+      await editor.locator('.hint.staged').waitFor();
+      await widenSideBar(page, 300);
+      await editor.locator('[data-row="user.roleId"]').scrollIntoViewIfNeeded();
       await page.mouse.move(700, 10);
-      await screenshot('10-fork-from-frame');
+      await screenshot('11-fork-from-frame-staged');
     },
   },
 ];
+
+/** Collapses a tree row unless it is collapsed already. */
+async function collapseRow(target: Locator): Promise<void> {
+  await target.waitFor({ timeout: 15_000 });
+  if ((await target.getAttribute('aria-expanded')) === 'true') await target.click();
+}
+
+/** Expands a tree row (a scope or a variable) unless it is expanded already. */
+async function expandRow(target: Locator): Promise<void> {
+  await target.waitFor({ timeout: 15_000 });
+  if ((await target.getAttribute('aria-expanded')) === 'true') return;
+  await target.click();
+  const deadline = Date.now() + 10_000;
+  while ((await target.getAttribute('aria-expanded')) !== 'true') {
+    if (Date.now() > deadline) throw new Error(`could not expand ${await target.getAttribute('aria-label')}`);
+    await target.page().waitForTimeout(100);
+  }
+}
 
 /** Polls the Call Stack until `ok(frames)`; returns the frames, or throws naming `what` and the last frames seen. */
 async function waitForFrames(page: Page, ok: (frames: string[]) => boolean, what: string): Promise<string[]> {

@@ -12,7 +12,8 @@ export const DEBUG_TYPE = 'agent-replay';
 export const LAUNCH_CONFIG_NAME = 'Replay agent run';
 
 export const TRANSCRIPT_LANGUAGE = 'agent-transcript';
-export const TRANSCRIPT_EXTENSION = '.transcript';
+/** The file extension of run transcripts: the debugger's (transcriptFiles.ts), which names the files. */
+export { TRANSCRIPT_EXTENSION } from '../debug/transcriptFiles';
 /** Scheme of the documents that open a long JSON value (a tool's args or result) in full. */
 export const VALUE_SCHEME = 'agent-time-travel-value';
 

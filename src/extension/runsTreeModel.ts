@@ -4,7 +4,7 @@
  * summaries. The provider turns these into vscode.TreeItems; keeping them pure
  * lets unit tests check what a user sees without VS Code. No vscode import.
  */
-import type { ToolCallRecord } from '../model';
+import { toolOutcomeOf, type ToolCallRecord } from '../model';
 import type { CheckpointSummary, RunSummary } from '../store';
 import {
   BOUNDARY_ICON,
@@ -153,7 +153,10 @@ export function checkpointView(c: CheckpointSummary, call?: ToolCallRecord): Nod
   const parts: string[] = [];
   let icon: NodeView['icon'] = { id: BOUNDARY_ICON[c.boundary] };
   if (c.toolName) parts.push(c.toolName);
-  if (c.boundary === 'after_tool_call' && call?.error !== undefined) {
+  if (c.boundary === 'after_tool_call' && call && toolOutcomeOf(call) === 'cancelled') {
+    parts.push(`⊘ cancelled`);
+    icon = { id: 'circle-slash' };
+  } else if (c.boundary === 'after_tool_call' && call?.error !== undefined) {
     parts.push(`✗ ${shorten(errorText(call.error), 60)}`);
     icon = { id: 'error', color: 'list.errorForeground' };
   }
@@ -183,12 +186,14 @@ export function checkpointView(c: CheckpointSummary, call?: ToolCallRecord): Nod
 }
 
 export function ledgerView(calls: readonly ToolCallRecord[]): NodeView {
-  const errors = calls.filter((c) => c.error !== undefined).length;
+  const errors = calls.filter((c) => toolOutcomeOf(c) === 'error').length;
+  const cancelled = calls.filter((c) => toolOutcomeOf(c) === 'cancelled').length;
   const risky = calls.filter(
     (c) => c.sideEffectLevel === 'write' || c.sideEffectLevel === 'external_irreversible',
   ).length;
   const parts = [`${calls.length} calls`];
   if (errors > 0) parts.push(`${errors} error${errors > 1 ? 's' : ''}`);
+  if (cancelled > 0) parts.push(`${cancelled} cancelled`);
   if (risky > 0) parts.push(`${risky} with side effects`);
   return {
     label: 'Tool Ledger',
@@ -212,10 +217,12 @@ export function errorText(error: unknown): string {
 /** A ledger entry: side-effect badge (icon + tooltip), policy, duration, error. */
 export function toolCallView(call: ToolCallRecord): NodeView {
   const badge = SIDE_EFFECT_BADGE[call.sideEffectLevel];
-  const failed = call.error !== undefined;
+  const cancelled = toolOutcomeOf(call) === 'cancelled';
+  const failed = call.error !== undefined && !cancelled;
   const parts: string[] = [call.sideEffectLevel, call.replayPolicy];
   parts.push(call.endedAt === undefined ? 'unfinished' : formatDuration(call.endedAt - call.startedAt));
   if (failed) parts.unshift(`✗ ${shorten(errorText(call.error), 60)}`);
+  if (cancelled) parts.unshift('⊘ cancelled');
   const tooltip = [
     `**${call.toolName}** · \`${call.toolCallId}\``,
     '',
@@ -225,7 +232,9 @@ export function toolCallView(call: ToolCallRecord): NodeView {
     '',
     `Args: \`${shorten(toJson(call.args, 0), 200).replace(/`/g, "'")}\``,
   ];
-  if (failed) tooltip.push('', `$(error) Error: ${shorten(errorText(call.error), 300).replace(/`/g, "'")}`);
+  if (cancelled)
+    tooltip.push('', `$(circle-slash) Cancelled: ${shorten(errorText(call.error), 300).replace(/`/g, "'")}`);
+  else if (failed) tooltip.push('', `$(error) Error: ${shorten(errorText(call.error), 300).replace(/`/g, "'")}`);
   else if (call.result !== undefined)
     tooltip.push('', `Result: \`${shorten(toJson(call.result, 0), 200).replace(/`/g, "'")}\``);
   return {

@@ -123,3 +123,37 @@ test('durations, tokens and the status-bar position read as a user expects', () 
   );
   assert.equal(positionText({ stepCount: 9 }, { stepIndex: -1, boundary: 'agent_end' }), 'end · agent_end');
 });
+
+test('a cancelled tool call reads as cancelled in the ledger and on its checkpoint, not as an error', () => {
+  const call = {
+    toolCallId: 't-1',
+    toolName: 'deploy',
+    args: { service: 'api' },
+    argsHash: '0123456789abcdef',
+    error: { name: 'Cancelled', message: 'cancelled' },
+    sideEffectLevel: 'write' as const,
+    replayPolicy: 'manual_confirm' as const,
+    startedAt: 1,
+    endedAt: 2,
+  };
+  const failed = { ...call, toolCallId: 't-2', error: { name: 'Error', message: 'boom' } };
+  const entry = toolCallView(call);
+  assert.match(entry.description ?? '', /^⊘ cancelled/);
+  assert.doesNotMatch(entry.description ?? '', /✗/);
+  assert.match(ledgerView([call, failed]).description ?? '', /1 error · 1 cancelled/);
+  const summary = {
+    checkpointId: 'c',
+    runId: 'r',
+    index: 3,
+    boundary: 'after_tool_call' as const,
+    stepIndex: 0,
+    toolCallId: 't-1',
+    toolName: 'deploy',
+    messageCount: 2,
+    createdAt: 2,
+  };
+  const cp = checkpointView(summary, call);
+  assert.equal(cp.icon.id, 'circle-slash');
+  assert.match(cp.description ?? '', /⊘ cancelled/);
+  assert.equal(checkpointView({ ...summary, toolCallId: 't-2' }, failed).icon.id, 'error');
+});

@@ -8,16 +8,7 @@ import type { PlanView } from '../webview/protocol';
 /** The page's view of a plan. */
 export function planView(plan: ForkPlan): PlanView {
   return {
-    tools: plan.tools.map((t) => ({
-      toolName: t.toolName,
-      sideEffectLevel: t.sideEffectLevel,
-      recordedPolicy: t.recordedPolicy,
-      policy: t.policy,
-      source: t.source,
-      recordedCalls: t.recordedCalls,
-      callsAfterForkPoint: t.callsAfterForkPoint,
-      ...(t.mockMissing ? { mockMissing: true } : {}),
-    })),
+    tools: plan.tools.map(({ hazard: _hazard, ...row }) => row),
     hazards: plan.hazards.map((h) => ({ ...h })),
     warnings: plan.warnings,
     changedPaths: plan.changedPaths,

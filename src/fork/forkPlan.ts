@@ -18,34 +18,15 @@ import {
   type Hazard,
   type ModelConfig,
   type ModelMode,
-  type PolicySource,
-  type ReplayPolicy,
   type RuntimeContextSnapshot,
   type SideEffectLevel,
   type ToolCallRecord,
+  type ToolPlanEntry,
 } from '../model';
 import type { RunStore } from '../store';
 import { lineageOf } from './lineage';
 
-/** One tool the source run used, and what a fork would do with it. */
-export interface ToolPlanEntry {
-  toolName: string;
-  /** The most severe side-effect level recorded for the tool. */
-  sideEffectLevel: SideEffectLevel;
-  /** The policy recorded with that call. */
-  recordedPolicy: ReplayPolicy;
-  /** Effective policy: named entry, then '*', then recorded. */
-  policy: ReplayPolicy;
-  source: PolicySource;
-  /** Calls recorded in the source run after the fork checkpoint (what the fork will meet again if the agent repeats itself). */
-  callsAfterForkPoint: number;
-  /** Calls recorded across the lineage. */
-  recordedCalls: number;
-  /** Set when the effective policy would re-execute a write / external_irreversible tool. */
-  hazard?: Hazard;
-  /** mock_result without an entry in toolMockResults: the fork would fail when the tool is called. */
-  mockMissing?: boolean;
-}
+export type { ToolPlanEntry } from '../model';
 
 export interface ForkPlan {
   config: ForkConfig;

@@ -7,7 +7,13 @@
  * Pure.
  */
 import { z } from 'zod';
-import { HAZARDOUS_LEVELS, type ReplayPolicy, type SideEffectLevel } from './toolCall';
+import {
+  HAZARDOUS_LEVELS,
+  ReplayPolicySchema,
+  SideEffectLevelSchema,
+  type ReplayPolicy,
+  type SideEffectLevel,
+} from './toolCall';
 
 /** Policies under which the tool's real code runs again. */
 export const EXECUTING_POLICIES: ReadonlySet<ReplayPolicy> = new Set(['re_execute', 'manual_confirm']);
@@ -37,19 +43,20 @@ export function resolvePolicy(
   return { policy: recorded, source: 'recorded' };
 }
 
-export interface Hazard {
-  toolName: string;
-  sideEffectLevel: SideEffectLevel;
-  policy: ReplayPolicy;
-  source: PolicySource;
+export const HazardSchema = z.object({
+  toolName: z.string(),
+  sideEffectLevel: SideEffectLevelSchema,
+  policy: ReplayPolicySchema,
+  source: PolicySourceSchema,
   /**
    * False when acknowledging is not enough: an external_irreversible tool whose
    * executing policy did not come from its own name in toolPolicyMap.
    */
-  unlockable: boolean;
+  unlockable: z.boolean(),
   /** What the user must do, in words. */
-  reason: string;
-}
+  reason: z.string(),
+});
+export type Hazard = z.infer<typeof HazardSchema>;
 
 /** The hazard of running `toolName` under `resolved`, or undefined when it is safe. */
 export function hazardOf(
@@ -70,3 +77,24 @@ export function openHazards(hazards: readonly Hazard[], acknowledged: readonly s
   const ack = new Set(acknowledged);
   return hazards.filter((h) => !(h.unlockable && ack.has(h.toolName)));
 }
+
+/** One tool the source run of a fork used, and what the fork would do with it (a row of the fork plan). */
+export const ToolPlanEntrySchema = z.object({
+  toolName: z.string(),
+  /** The most severe side-effect level recorded for the tool. */
+  sideEffectLevel: SideEffectLevelSchema,
+  /** The policy recorded with that call. */
+  recordedPolicy: ReplayPolicySchema,
+  /** Effective policy: named entry, then '*', then recorded. */
+  policy: ReplayPolicySchema,
+  source: PolicySourceSchema,
+  /** Calls recorded in the source run after the fork checkpoint (what the fork will meet again if the agent repeats itself). */
+  callsAfterForkPoint: z.number().int(),
+  /** Calls recorded across the lineage. */
+  recordedCalls: z.number().int(),
+  /** Set when the effective policy would re-execute a write / external_irreversible tool. */
+  hazard: HazardSchema.optional(),
+  /** mock_result without an entry in toolMockResults: the fork would fail when the tool is called. */
+  mockMissing: z.boolean().optional(),
+});
+export type ToolPlanEntry = z.infer<typeof ToolPlanEntrySchema>;

@@ -8,8 +8,7 @@ import { z } from 'zod';
 import { CheckpointBoundarySchema } from '../model/checkpoint';
 import { RuntimeContextSnapshotSchema } from '../model/context';
 import { ForkConfigSchema, ModelModeSchema } from '../model/fork';
-import { PolicySourceSchema } from '../model/policy';
-import { ReplayPolicySchema, SideEffectLevelSchema } from '../model/toolCall';
+import { HazardSchema, ToolPlanEntrySchema } from '../model/policy';
 
 /** The checkpoint the editor shows. */
 export const EditorCheckpointSchema = z.object({
@@ -36,26 +35,12 @@ export const EditorDefaultsSchema = z.object({
 });
 export type EditorDefaults = z.infer<typeof EditorDefaultsSchema>;
 
-export const HazardViewSchema = z.object({
-  toolName: z.string(),
-  sideEffectLevel: SideEffectLevelSchema,
-  policy: ReplayPolicySchema,
-  source: PolicySourceSchema,
-  unlockable: z.boolean(),
-  reason: z.string(),
-});
+/** A hazard of the plan, as the model describes it. */
+export const HazardViewSchema = HazardSchema;
 export type HazardView = z.infer<typeof HazardViewSchema>;
 
-export const ToolRowSchema = z.object({
-  toolName: z.string(),
-  sideEffectLevel: SideEffectLevelSchema,
-  recordedPolicy: ReplayPolicySchema,
-  policy: ReplayPolicySchema,
-  source: PolicySourceSchema,
-  recordedCalls: z.number().int(),
-  callsAfterForkPoint: z.number().int(),
-  mockMissing: z.boolean().optional(),
-});
+/** A row of the tool-policy table: the plan's entry without its hazard (the hazard report lists those). */
+export const ToolRowSchema = ToolPlanEntrySchema.omit({ hazard: true });
 export type ToolRow = z.infer<typeof ToolRowSchema>;
 
 /** The host's answer to a plan request: ForkService.plan() made displayable, or the error it raised. */

@@ -12,7 +12,8 @@ import { storedValue, toolResultMessage, type CheckpointInput } from '../writer'
 import type { CassetteAnswer } from './cassette';
 import { diverged } from './forkErrors';
 import { forkStartState } from './forkPlan';
-import { findDivergence, promptTemplateFor, renderTemplate, type Divergence } from './promptRender';
+import { findDivergence, type Divergence } from './divergence';
+import { promptTemplateFor, renderTemplate } from './promptRender';
 import { answerTool, checkAborted, sameContent, type RunContext, type StepsOutcome } from './runContext';
 
 export interface WalkResult extends StepsOutcome {

@@ -1,22 +1,13 @@
 /**
- * Prompt rendering and divergence detection for replays and forks. A run may
+ * Prompt rendering for replays and forks. A run may
  * keep its system-prompt template in metadata (`promptTemplates` by prompt
  * version, or one `promptTemplate`) with `{{path}}` placeholders over the
  * runtime context (`{{user.roleId}}`, `{{runtimeContext.task.taskId}}`,
  * `{{promptVersion}}`); without one the recorded system prompt stands. Before
  * a captured model turn is re-emitted, the prompt rendered from the fork's
- * state is compared with the recorded one (forkDivergence.ts in the recorder,
- * shared with agent-program mode). Pure.
+ * state is compared with the recorded one (divergence.ts). Pure.
  */
 import type { RuntimeContextSnapshot } from '../model';
-
-export {
-  describeDivergence,
-  findDivergence,
-  findResponseDivergence,
-  type Divergence,
-  type RenderedPrompt,
-} from './divergence';
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);

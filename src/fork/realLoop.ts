@@ -7,7 +7,8 @@
  * recorded live as checkpoints. No UI.
  */
 import { OcdbError, messageToolCalls, type Message } from '../model';
-import { findResponseDivergence, promptTemplateFor, renderTemplate } from './promptRender';
+import { findResponseDivergence } from './divergence';
+import { promptTemplateFor, renderTemplate } from './promptRender';
 import { recordedAnswer, turnLocation } from './modelTurns';
 import { answerTool, checkAborted, contextNow, type RunContext, type StepsOutcome } from './runContext';
 

@@ -18,7 +18,7 @@ import { planFork } from './forkPlan';
 import { claimForkRequest, forkRunOf, runnableRequest, saveForkStatus, settleForkRequest } from './forkRequests';
 import type { ChatModel } from './modelClient';
 import { recordedTurns } from './modelTurns';
-import type { Divergence } from './promptRender';
+import type { Divergence } from './divergence';
 import { realLoop } from './realLoop';
 import type { RunContext, StepsOutcome } from './runContext';
 import { ToolGate } from './toolGate';

@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import { OcdbError, errorMessage, readRunError, type ModelMode } from '../../model';
 import type { ForkPlan } from '../../fork/forkService';
 import { OpenAiChatModel, type ChatModel } from '../../fork/modelClient';
-import { describeDivergence } from '../../fork/promptRender';
+import { describeDivergence } from '../../fork/divergence';
 import type { RunOutcome } from '../../fork/runner';
 import { EXIT, type CliIo } from '../cliCommand';
 import { shorten, table } from '../format';

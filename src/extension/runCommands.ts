@@ -5,6 +5,7 @@
  * node when invoked from a menu and asks with a quick pick otherwise.
  */
 import * as vscode from 'vscode';
+import { z } from 'zod';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { runIdOfTranscript } from '../debug/transcriptFiles';
 import { checkpointAtLine } from '../replay/transcript';
@@ -50,6 +51,14 @@ function checkpointAt(ctx: ExtensionContextObject, sourcePath: string | undefine
   return at ? { runId, checkpointId: at.checkpointId } : undefined;
 }
 
+/** The `{ frameLocation }` argument newer VS Code versions pass to a Call Stack context-menu command. */
+const FrameLocationArgSchema = z.object({
+  frameLocation: z.object({
+    range: z.object({ startLineNumber: z.number().int() }),
+    source: z.object({ path: z.string().optional() }),
+  }),
+});
+
 /**
  * The checkpoint of a Call Stack context-menu argument. VS Code 1.100 passes a stack frame's source URI only
  * (the run's transcript), so the frame is the focused one when it belongs to that run, else the newest frame of
@@ -60,9 +69,10 @@ async function checkpointOfFrame(
   tracker: DebugPositionTracker,
   arg: unknown,
 ): Promise<{ runId: string; checkpointId: string } | undefined> {
-  if (typeof arg === 'object' && arg !== null) {
-    const a = arg as { frameLocation?: { range?: { startLineNumber?: number }; source?: { path?: string } } };
-    const at = checkpointAt(ctx, a.frameLocation?.source?.path, a.frameLocation?.range?.startLineNumber);
+  const located = FrameLocationArgSchema.safeParse(arg);
+  if (located.success) {
+    const { source, range } = located.data.frameLocation;
+    const at = checkpointAt(ctx, source.path, range.startLineNumber);
     if (at) return at;
   }
   await tracker.update();

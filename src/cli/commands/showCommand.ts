@@ -1,5 +1,6 @@
 /** `ocdb show <runId>`: a run's summary, checkpoints and tool ledger. */
 import { EXIT, STORE_HELP, STORE_OPTION, openStoreFor, parseCommandArgs, type CliCommand } from '../cliCommand';
+import { readRunError, toolOutcomeOf, type ToolCallRecord } from '../../model';
 import { displayStatus, duration, shorten, table, timestamp } from '../format';
 
 export const showCommand: CliCommand = {
@@ -64,11 +65,7 @@ export const showCommand: CliCommand = {
                 t.replayPolicy,
                 duration(t.endedAt === undefined ? undefined : t.endedAt - t.startedAt),
                 shorten(JSON.stringify(t.args) ?? '', 40),
-                t.error !== undefined
-                  ? `ERROR ${shorten(JSON.stringify(t.error), 50)}`
-                  : t.endedAt === undefined
-                    ? 'running'
-                    : shorten(JSON.stringify(t.result) ?? 'ok', 50),
+                outcomeText(t),
                 t.toolCallId,
               ]),
             ),
@@ -79,3 +76,15 @@ export const showCommand: CliCommand = {
     }
   },
 };
+
+/** The OUTCOME column: the result, ERROR with the error, CANCELLED with its reason, or running. */
+function outcomeText(t: ToolCallRecord): string {
+  switch (toolOutcomeOf(t)) {
+    case 'cancelled':
+      return `CANCELLED ${shorten(readRunError(t.error)?.message ?? '', 50)}`;
+    case 'error':
+      return `ERROR ${shorten(JSON.stringify(t.error), 50)}`;
+    case 'success':
+      return t.endedAt === undefined ? 'running' : shorten(JSON.stringify(t.result) ?? 'ok', 50);
+  }
+}

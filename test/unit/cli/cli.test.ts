@@ -3,6 +3,8 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { openRecorder } from '../../../src/recorder';
+import { testContext } from '../../helpers/context';
 import { tmpDir } from '../../helpers/tmp';
 
 const ROOT = join(__dirname, '..', '..', '..');
@@ -134,4 +136,20 @@ test("the README's recording example records a run that ocdb show prints", () =>
   } finally {
     rmSync(file, { force: true });
   }
+});
+
+test('ocdb show tells a cancelled tool call from a failed one', () => {
+  const store = join(tmpDir(), 'c.db');
+  const recorder = openRecorder({ store, heartbeatMs: 0, fork: false });
+  const run = recorder.startRun({ runId: 'cancel-1', agentId: 'a', runtimeContext: testContext() });
+  const deploy = run.beginTool('deploy', { service: 'api' }, { sideEffectLevel: 'write' });
+  run.finishTool(deploy, 'cancelled', 'the user pressed stop');
+  const probe = run.beginTool('probe', {}, { sideEffectLevel: 'read_only' });
+  run.finishTool(probe, 'error', new Error('probe timed out'));
+  run.end();
+  recorder.close();
+  const shown = ocdb(['show', 'cancel-1', '--store', store]);
+  assert.equal(shown.code, 0, shown.err);
+  assert.match(shown.out, /deploy .*CANCELLED the user pressed stop/);
+  assert.match(shown.out, /probe .*ERROR .*probe timed out/);
 });

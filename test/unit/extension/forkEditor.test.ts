@@ -20,7 +20,7 @@ import {
   toolsNeedingProgram,
 } from '../../../src/webview/forkDraft';
 import type { EditorCheckpoint } from '../../../src/webview/protocol';
-import { openDemoStore } from './demoStore';
+import { editorCheckpointOf, openDemoStore } from './demoStore';
 
 let demo: ReturnType<typeof openDemoStore>;
 let store: RunStore;
@@ -28,20 +28,11 @@ let checkpoint: EditorCheckpoint;
 before(() => {
   demo = openDemoStore();
   store = demo.store;
-  const summaries = store.listCheckpoints('demo-support-refund');
-  const at = summaries.find((c) => c.stepIndex === 2 && c.boundary === 'before_model_call');
+  const at = store
+    .listCheckpoints('demo-support-refund')
+    .find((c) => c.stepIndex === 2 && c.boundary === 'before_model_call');
   assert.ok(at);
-  const cp = store.getCheckpoint(at.checkpointId);
-  checkpoint = {
-    runId: 'demo-support-refund',
-    checkpointId: cp.checkpointId,
-    checkpointIndex: at.index,
-    checkpointCount: summaries.length,
-    boundary: cp.boundary,
-    stepIndex: cp.stepIndex,
-    agentId: 'support-agent',
-    runtimeContext: cp.runtimeContext,
-  };
+  checkpoint = editorCheckpointOf(store, 'demo-support-refund', at);
 });
 after(() => demo.cleanup());
 

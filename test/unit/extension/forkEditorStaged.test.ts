@@ -15,7 +15,7 @@ import type { RunStore } from '../../../src/store';
 import { formValues, readForm } from '../../../src/webview/contextForm';
 import { ForkDraftSchema, buildForkConfig, newDraft, withStagedEdits } from '../../../src/webview/forkDraft';
 import { HostMessageSchema, type EditorCheckpoint } from '../../../src/webview/protocol';
-import { openDemoStore } from './demoStore';
+import { editorCheckpointOf, openDemoStore } from './demoStore';
 
 const RUN = 'demo-support-refund';
 let demo: ReturnType<typeof openDemoStore>;
@@ -24,20 +24,9 @@ let checkpoint: EditorCheckpoint;
 before(() => {
   demo = openDemoStore();
   store = demo.store;
-  const summaries = store.listCheckpoints(RUN);
-  const first = summaries[0];
+  const first = store.listCheckpoints(RUN)[0];
   assert.ok(first);
-  const cp = store.getCheckpoint(first.checkpointId);
-  checkpoint = {
-    runId: RUN,
-    checkpointId: cp.checkpointId,
-    checkpointIndex: 0,
-    checkpointCount: summaries.length,
-    boundary: cp.boundary,
-    stepIndex: cp.stepIndex,
-    agentId: 'support-agent',
-    runtimeContext: cp.runtimeContext,
-  };
+  checkpoint = editorCheckpointOf(store, RUN, first);
 });
 after(() => demo.cleanup());
 

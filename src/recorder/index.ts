@@ -29,4 +29,7 @@ export {
   type RuntimeContextSnapshot,
   type SideEffectLevel,
   type ToolCallRecord,
+  replayTurnsOf,
+  type ReplayTurn,
+  type ReplayAgentEvent,
 } from '../model';

@@ -33,3 +33,10 @@ export {
   type ReplayTurn,
   type ReplayAgentEvent,
 } from '../model';
+export {
+  recordAcpStream,
+  recordApproval,
+  type AcpSessionUpdate,
+  type AcpStreamOptions,
+  type AcpRunEvent,
+} from './acpStream';

@@ -42,6 +42,8 @@ function classify(value: unknown): ImportFormat | undefined {
   const o = value as Record<string, unknown>;
   if ('resourceSpans' in o) return 'otel';
   if ('prompt' in o && 'events' in o && 'usage' in o) return 'replay-turns';
+  // A stored Claude Agent SDK session row (open-agent-kernel's oak_session_entries): the entry under `entry`.
+  if ('entry' in o && 'sessionId' in o && !('type' in o)) return 'claude-code';
   if (
     typeof o.type === 'string' &&
     CLAUDE_TYPES.has(o.type) &&

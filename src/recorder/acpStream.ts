@@ -20,18 +20,12 @@
  * and the resumed agent starts the next). A thin adapter over the RunRecorder; depends on model/ and the recorder.
  */
 import { z } from 'zod';
-import {
-  OcdbError,
-  SideEffectLevelSchema,
-  formatPath,
-  parseWith,
-  type Message,
-  type ReplayPolicy,
-  type RuntimeContextSnapshot,
-  type SideEffectLevel,
-} from '../model';
+import { OcdbError, SideEffectLevelSchema, formatPath, parseWith } from '../model';
 import type { RunRecorder } from './runRecorder';
-import { ToolJournalToolSchema, journalToolOf } from './toolJournal';
+import { AcpRecording, type AcpRunEvent } from './acpRecording';
+import { ToolJournalToolSchema } from './toolJournal';
+
+export type { AcpRunEvent };
 
 /** The seed's `AcpSessionUpdate` (§4.3), verbatim. */
 export type AcpSessionUpdate =
@@ -100,235 +94,6 @@ export type AcpStreamOptions = z.input<typeof AcpStreamOptionsSchema>;
 /** What `recordApproval` takes: the options of the seed's `respondApproval({ toolUseId, decision })`. */
 export const AcpApprovalSchema = z.looseObject({ toolUseId: z.string().min(1), decision: z.unknown() });
 
-/** A run event kept in the runtime context's `events`. */
-export type AcpRunEvent =
-  | { type: 'log'; level: string; message: string; at: number }
-  | { type: 'ask_user'; toolCallId: string; questions: unknown[]; at: number }
-  | { type: 'tool_confirm'; toolCallId: string; toolName: string; input: unknown; at: number }
-  | { type: 'approval'; toolCallId: string; toolName: string; decision: unknown; approved: boolean; at: number };
-
-interface PendingCall {
-  toolName: string;
-  args: unknown;
-  policy?: ReplayPolicy;
-  level?: SideEffectLevel;
-}
-
-interface StreamState {
-  modelOpen: boolean;
-  text: string;
-  parts: Record<string, unknown>[];
-  /** Asked for, not yet begun (waiting for their first own update). */
-  pending: Map<string, PendingCall>;
-  /** Begun and not finished. */
-  open: Map<string, string>;
-  /** tool_confirm calls waiting for a decision. */
-  confirming: Map<string, string>;
-  events: AcpRunEvent[];
-  /** Events not yet in a checkpoint. */
-  unsaved: boolean;
-  tools: Record<string, z.infer<typeof ToolJournalToolSchema>>;
-  fallback: SideEffectLevel;
-}
-
-const states = new WeakMap<RunRecorder, StreamState>();
-
-function stateOf(run: RunRecorder): StreamState {
-  let state = states.get(run);
-  if (!state) {
-    state = {
-      modelOpen: false,
-      text: '',
-      parts: [],
-      pending: new Map(),
-      open: new Map(),
-      confirming: new Map(),
-      events: [],
-      unsaved: false,
-      tools: {},
-      fallback: 'write',
-    };
-    states.set(run, state);
-  }
-  return state;
-}
-
-const SUCCESS = new Set(['completed', 'complete', 'success', 'succeeded', 'done']);
-const FAILURE = new Set(['failed', 'error', 'errored']);
-const CANCELLED = new Set(['cancelled', 'canceled', 'rejected', 'denied', 'aborted', 'interrupted']);
-
-/** A decision that refuses the call: 'deny' / 'reject' / false, or `{ behavior: 'deny' }`, `{ approved: false }`. */
-export function isDenial(decision: unknown): boolean {
-  if (decision === false) return true;
-  if (typeof decision === 'string') return /^(den|rej|refus|block|no$|cancel|abort)/i.test(decision);
-  if (typeof decision === 'object' && decision !== null) {
-    const d = decision as Record<string, unknown>;
-    if (d.approved === false || d.allow === false || d.allowed === false) return true;
-    for (const key of ['behavior', 'decision', 'kind', 'outcome']) {
-      if (typeof d[key] === 'string') return isDenial(d[key]);
-    }
-  }
-  return false;
-}
-
-class AcpRecording {
-  constructor(
-    private readonly run: RunRecorder,
-    private readonly s: StreamState,
-  ) {}
-
-  /** The runtime context with the run events, when some are not in a checkpoint yet. */
-  private context(): { runtimeContext?: RuntimeContextSnapshot } {
-    if (!this.s.unsaved) return {};
-    this.s.unsaved = false;
-    return { runtimeContext: { ...this.run.runtimeContext, events: [...this.s.events] } };
-  }
-
-  event(e: AcpRunEvent): void {
-    this.s.events.push(e);
-    this.s.unsaved = true;
-  }
-
-  prompt(content: string | unknown[]): void {
-    this.closeModel();
-    const messages: Message[] = [...this.run.messages, { role: 'user', content }];
-    this.run.checkpoint('before_prompt_build', { messages, ...this.context() });
-  }
-
-  openModel(): void {
-    if (this.s.modelOpen) return;
-    this.beginPending();
-    this.run.checkpoint('before_model_call', this.context());
-    this.s.modelOpen = true;
-  }
-
-  closeModel(): void {
-    if (!this.s.modelOpen) return;
-    const parts = [...this.s.parts];
-    if (this.s.text !== '') parts.unshift({ type: 'text', text: this.s.text });
-    const content = parts.length === 1 && this.s.text !== '' ? this.s.text : parts;
-    const toolCalls = parts.some((p) => p.type === 'tool_call');
-    this.run.checkpoint('after_model_call', {
-      messages: [...this.run.messages, { role: 'assistant', content }],
-      finishReason: toolCalls ? 'tool_calls' : 'stop',
-      ...this.context(),
-    });
-    this.s.modelOpen = false;
-    this.s.text = '';
-    this.s.parts = [];
-  }
-
-  /** Begins every call asked for and not begun yet (before the next model call, at the end of a stream). */
-  beginPending(): void {
-    for (const id of [...this.s.pending.keys()]) this.begin(id);
-  }
-
-  private begin(id: string): void {
-    const call = this.s.pending.get(id);
-    if (!call) return;
-    this.s.pending.delete(id);
-    const configured = journalToolOf(call.toolName, this.s.tools, this.s.fallback);
-    const policy = call.policy ?? configured.replayPolicy;
-    this.run.beginTool(call.toolName, call.args, {
-      sideEffectLevel: call.level ?? configured.sideEffectLevel,
-      ...(policy ? { replayPolicy: policy } : {}),
-      toolCallId: id,
-    });
-    this.s.open.set(id, call.toolName);
-  }
-
-  appendText(text: string): void {
-    this.s.text += text;
-  }
-
-  toolCall(id: string, title: string, input: unknown): void {
-    if (this.s.pending.has(id) || this.s.open.has(id)) return;
-    if (!this.s.modelOpen) this.openModel();
-    this.s.parts.push({ type: 'tool_call', toolCallId: id, toolName: title, args: input ?? {} });
-    this.s.pending.set(id, { toolName: title, args: input ?? {} });
-  }
-
-  confirm(id: string, toolName: string, input: Record<string, unknown>, at: number): void {
-    this.closeModel();
-    const pending = this.s.pending.get(id);
-    if (this.s.open.has(id)) {
-      // Begun already (the update order of another adapter): the decision is still recorded with it.
-    } else {
-      this.s.pending.set(id, { ...(pending ?? { args: input }), toolName, args: input, policy: 'manual_confirm' });
-      this.begin(id);
-    }
-    this.s.confirming.set(id, toolName);
-    this.event({ type: 'tool_confirm', toolCallId: id, toolName, input, at });
-  }
-
-  askUser(id: string, questions: unknown[], at: number): void {
-    this.closeModel();
-    if (!this.s.open.has(id)) {
-      this.s.pending.delete(id);
-      this.s.pending.set(id, { toolName: 'ask_user', args: { questions }, policy: 'manual_confirm', level: 'none' });
-      this.begin(id);
-    }
-    this.event({ type: 'ask_user', toolCallId: id, questions, at });
-  }
-
-  update(id: string, status: string, result: unknown, hasResult: boolean): void {
-    const lower = status.toLowerCase();
-    const final = SUCCESS.has(lower)
-      ? 'success'
-      : FAILURE.has(lower)
-        ? 'error'
-        : CANCELLED.has(lower)
-          ? 'cancelled'
-          : undefined;
-    if (!this.s.open.has(id)) {
-      this.closeModel();
-      if (!this.s.pending.has(id)) this.s.pending.set(id, { toolName: 'unknown', args: {} });
-      this.begin(id);
-    }
-    if (!final) return;
-    this.closeModel();
-    const value =
-      final === 'success'
-        ? hasResult
-          ? result
-          : null
-        : final === 'error'
-          ? hasResult
-            ? result
-            : { message: `the tool call ended ${status}` }
-          : hasResult
-            ? result
-            : `the tool call ended ${status}`;
-    this.run.finishTool(id, final, value);
-    this.s.open.delete(id);
-    this.s.confirming.delete(id);
-  }
-
-  approval(id: string, decision: unknown, at: number): void {
-    const toolName = this.s.confirming.get(id);
-    if (toolName === undefined) {
-      throw new OcdbError(
-        'ToolCallNotFound',
-        `recordApproval: no tool_confirm for ${id} is waiting in run ${this.run.runId}; pass the toolCallId of the tool_confirm update as toolUseId`,
-        { runId: this.run.runId, toolCallId: id, path: 'toolUseId' },
-      );
-    }
-    const approved = !isDenial(decision);
-    this.event({ type: 'approval', toolCallId: id, toolName, decision, approved, at });
-    this.s.confirming.delete(id);
-    this.run.checkpoint('before_tool_call', { toolCallId: id, ...this.context() });
-    if (!approved) {
-      this.run.finishTool(id, 'cancelled', { message: `denied by the user (${JSON.stringify(decision)})`, decision });
-      this.s.open.delete(id);
-    }
-  }
-
-  endOfStream(): void {
-    this.closeModel();
-    this.beginPending();
-  }
-}
-
 function parseUpdate(value: unknown, index: number): Update | undefined {
   const head = z.looseObject({ sessionUpdate: z.string() }).safeParse(value);
   if (head.success && !KNOWN.has(head.data.sessionUpdate as Update['sessionUpdate'])) return undefined;
@@ -353,10 +118,10 @@ export async function* recordAcpStream<U extends AcpSessionUpdate | { sessionUpd
   options: AcpStreamOptions = {},
 ): AsyncGenerator<U, void, undefined> {
   const opts = parseWith(AcpStreamOptionsSchema, options, 'recordAcpStream(options)');
-  const s = stateOf(run);
-  if (opts.tools) s.tools = { ...s.tools, ...opts.tools };
-  if (opts.defaultSideEffectLevel) s.fallback = opts.defaultSideEffectLevel;
-  const rec = new AcpRecording(run, s);
+  const rec = new AcpRecording(run, {
+    ...(opts.tools ? { tools: opts.tools } : {}),
+    ...(opts.defaultSideEffectLevel ? { fallback: opts.defaultSideEffectLevel } : {}),
+  });
   if (opts.prompt !== undefined) rec.prompt(opts.prompt);
   let index = 0;
   for await (const raw of updates) {
@@ -375,8 +140,8 @@ function record(rec: AcpRecording, u: Update): void {
       else if (u.phase !== 'preparing') rec.closeModel();
       return;
     case 'agent_message_chunk':
-      rec.openModel();
       if (typeof u.content.text === 'string') rec.appendText(u.content.text);
+      else rec.openModel();
       return;
     case 'tool_call':
       rec.toolCall(u.toolCallId, u.title, u.input);
@@ -415,6 +180,6 @@ export function recordApproval<A extends { toolUseId: string; decision: unknown 
       { path: issue ? formatPath(issue.path) : '' },
     );
   }
-  new AcpRecording(run, stateOf(run)).approval(data.data.toolUseId, data.data.decision, Date.now());
+  new AcpRecording(run).approval(data.data.toolUseId, data.data.decision, Date.now());
   return approval;
 }

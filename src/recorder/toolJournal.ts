@@ -75,19 +75,25 @@ function globRegExp(glob: string): RegExp {
   return new RegExp(`^${body}$`);
 }
 
-/** The side-effect level and policy of `toolId` under `tools`: exact name, then the longest matching glob. */
-export function journalToolOf(
-  toolId: string,
-  tools: Readonly<Record<string, { sideEffectLevel: SideEffectLevel; replayPolicy?: ReplayPolicy }>>,
-  fallback: SideEffectLevel,
-): { sideEffectLevel: SideEffectLevel; replayPolicy?: ReplayPolicy } {
+type ToolRule = { sideEffectLevel: SideEffectLevel; replayPolicy?: ReplayPolicy };
+
+/** The entry of `tools` that names `toolId`: its exact name, else the longest matching glob. */
+export function matchTool(toolId: string, tools: Readonly<Record<string, ToolRule>>): ToolRule | undefined {
   const exact = Object.hasOwn(tools, toolId) ? tools[toolId] : undefined;
   if (exact) return exact;
-  const globs = Object.keys(tools)
+  const best = Object.keys(tools)
     .filter((k) => k.includes('*') && globRegExp(k).test(toolId))
-    .sort((a, b) => b.length - a.length);
-  const best = globs[0];
-  return best !== undefined ? (tools[best] as NonNullable<typeof exact>) : { sideEffectLevel: fallback };
+    .sort((a, b) => b.length - a.length)[0];
+  return best !== undefined ? tools[best] : undefined;
+}
+
+/** The side-effect level and policy of `toolId` under `tools`, `fallback` when no entry names it. */
+export function journalToolOf(
+  toolId: string,
+  tools: Readonly<Record<string, ToolRule>>,
+  fallback: SideEffectLevel,
+): ToolRule {
+  return matchTool(toolId, tools) ?? { sideEffectLevel: fallback };
 }
 
 /** Creates the journal of `run` (what `run.toolJournal(options)` returns). */

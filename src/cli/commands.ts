@@ -1,5 +1,6 @@
 /** Every `ocdb` subcommand, in the order `ocdb --help` lists them. Add a command here and nowhere else. */
 import type { CliCommand } from './cliCommand';
+import { acpCommand } from './commands/acpCommand';
 import { dapCommand } from './commands/dapCommand';
 import { demoCommand } from './commands/demoCommand';
 import { exportCommand } from './commands/exportCommand';
@@ -22,4 +23,5 @@ export const COMMANDS: readonly CliCommand[] = [
   serveCommand,
   demoCommand,
   dapCommand,
+  acpCommand,
 ];

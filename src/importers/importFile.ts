@@ -11,6 +11,7 @@ import type { RunStore } from '../store';
 import { readClaudeCodeSession } from './claudeCode/importSession';
 import { readOpenAiChat } from './openai/importOpenAiChat';
 import { readOtlpTraces } from './otel/importOtlp';
+import { readReplayTurns } from './replayTurns/importReplayTurns';
 import type { RunPlan } from './runPlan';
 import { sideEffectOf } from './sideEffects';
 import { sniffFormat } from './sniff';
@@ -40,6 +41,8 @@ function readerFor(format: ImportFormat): (file: string, options: ReaderOptions)
       return readOpenAiChat;
     case 'otel':
       return readOtlpTraces;
+    case 'replay-turns':
+      return readReplayTurns;
     default: {
       const unreachable: never = format;
       throw new Error(`unknown format ${String(unreachable)}`);

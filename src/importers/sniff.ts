@@ -33,6 +33,7 @@ function readHead(file: string): string {
 function classify(value: unknown): ImportFormat | undefined {
   if (Array.isArray(value)) {
     const first = value[0] as Record<string, unknown> | undefined;
+    if (first && typeof first === 'object' && 'prompt' in first && 'events' in first) return 'replay-turns';
     if (first && typeof first === 'object' && ('role' in first || 'messages' in first || 'request' in first))
       return 'openai-chat';
     return undefined;
@@ -40,6 +41,9 @@ function classify(value: unknown): ImportFormat | undefined {
   if (!value || typeof value !== 'object') return undefined;
   const o = value as Record<string, unknown>;
   if ('resourceSpans' in o) return 'otel';
+  if ('prompt' in o && 'events' in o && 'usage' in o) return 'replay-turns';
+  // A stored Claude Agent SDK session row (open-agent-kernel's oak_session_entries): the entry under `entry`.
+  if ('entry' in o && 'sessionId' in o && !('type' in o)) return 'claude-code';
   if (
     typeof o.type === 'string' &&
     CLAUDE_TYPES.has(o.type) &&
@@ -68,6 +72,7 @@ export function sniffFormat(file: string): SniffResult {
   if (/^\{"(type|parentUuid|leafUuid|messageId)":/.test(text) && /"(sessionId|leafUuid|messageId|uuid)":/.test(text)) {
     return { format: 'claude-code' };
   }
+  if (/^\[?\s*\{\s*"prompt"\s*:/.test(text) && /"events"\s*:/.test(text)) return { format: 'replay-turns' };
   if (/"role"\s*:\s*"(user|assistant|system|tool)"/.test(text)) return { format: 'openai-chat' };
   return { unknown: 'neither a Claude Code transcript, an OpenAI chat log nor OTLP JSON traces' };
 }

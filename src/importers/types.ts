@@ -8,7 +8,7 @@ import { RunModeSchema } from '../model';
 import type { SideEffectTable } from './sideEffects';
 
 /** The trace formats an importer reads. */
-export const IMPORT_FORMATS = ['claude-code', 'openai-chat', 'otel'] as const;
+export const IMPORT_FORMATS = ['claude-code', 'openai-chat', 'otel', 'replay-turns'] as const;
 export const ImportFormatSchema = z.enum(IMPORT_FORMATS);
 export type ImportFormat = z.infer<typeof ImportFormatSchema>;
 

@@ -10,5 +10,6 @@ export * from './fork';
 export * from './messageParts';
 export * from './parse';
 export * from './policy';
+export * from './replayTurn';
 export * from './run';
 export * from './toolCall';

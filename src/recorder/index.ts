@@ -5,6 +5,13 @@
 export { Recorder, openRecorder, type RecorderOptions } from './recorder';
 export { RunRecorder, serializeError, type ModelCallResult } from './runRecorder';
 export { forkRequestFromEnv, type ForkModeOptions } from '../fork/agentProgramMode';
+export {
+  createToolJournal,
+  type ToolJournal,
+  type ToolJournalStart,
+  type ToolJournalFinish,
+  type ToolJournalOptions,
+} from './toolJournal';
 export type { StartRunInput, CheckpointInput, ToolOptions, ModelResponse, EndRunInput } from './inputs';
 export {
   OcdbError,
@@ -22,4 +29,14 @@ export {
   type RuntimeContextSnapshot,
   type SideEffectLevel,
   type ToolCallRecord,
+  replayTurnsOf,
+  type ReplayTurn,
+  type ReplayAgentEvent,
 } from '../model';
+export {
+  recordAcpStream,
+  recordApproval,
+  type AcpSessionUpdate,
+  type AcpStreamOptions,
+  type AcpRunEvent,
+} from './acpStream';

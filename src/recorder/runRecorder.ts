@@ -34,6 +34,7 @@ import {
   type ModelResponse,
   type ToolOptions,
 } from './inputs';
+import { createToolJournal, type ToolJournal, type ToolJournalOptions } from './toolJournal';
 
 export interface RecorderEnv {
   store: RunStore;
@@ -314,6 +315,11 @@ export class RunRecorder {
     this.ended = true;
     this.writer.dispose();
     this.fork?.end();
+  }
+
+  /** agent-core's ToolJournal over this run: receipts opened by beginTool, closed once by finishTool (toolJournal.ts). */
+  toolJournal(options?: ToolJournalOptions): ToolJournal {
+    return createToolJournal(this, options);
   }
 
   /** Stops the heartbeat without ending the run (the run will show as crashed if never ended). */

@@ -10,12 +10,12 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { RuntimeContextSnapshot, SideEffectLevel } from '../../model';
-import { readJsonLines } from '../jsonLines';
 import { RunPlanBuilder, type RunPlan } from '../runPlan';
 import type { ImportWarning } from '../types';
 import { splitBranches } from './branches';
 import { newSessionFacts, parseTranscriptLine, type Entry, type SessionFacts } from './entries';
 import { SessionMapper } from './sessionMapper';
+import { readSessionRows } from './sessionRows';
 
 export interface SessionReadOptions {
   signal?: AbortSignal;
@@ -80,14 +80,14 @@ async function readTranscript(file: string, options: SessionReadOptions, sidecha
   const hash = createHash('sha256');
   let lines = 0;
   let sidechainLines = 0;
-  for await (const { lineNo, value } of readJsonLines(file, {
+  for await (const { lineNo, value, where } of readSessionRows(file, {
     signal: options.signal,
     warnings: options.warnings,
     onBytes: (b) => options.onBytes?.(file, b),
     onText: (t) => hash.update(t),
   })) {
     lines = lineNo;
-    const parsed = parseTranscriptLine(value, lineNo, `${file}: line ${lineNo}`, facts);
+    const parsed = parseTranscriptLine(value, lineNo, where, facts);
     if (parsed.skipped) options.unknownTypes[parsed.skipped] = (options.unknownTypes[parsed.skipped] ?? 0) + 1;
     if (!parsed.entry) continue;
     if (parsed.entry.sidechain && !sidechain) {

@@ -335,11 +335,7 @@ export class AgentReplaySession extends LoggingDebugSession {
     if (ctl.refresh()) this.sources?.forget(ctl.view.runId);
   }
 
-  private move(
-    response: DebugProtocol.Response,
-    threadId: number,
-    fn: (ctl: ReplayController) => StopInfo,
-  ): void {
+  private move(response: DebugProtocol.Response, threadId: number, fn: (ctl: ReplayController) => StopInfo): void {
     this.handle(response, () => {
       const ctl = this.controller();
       this.checkThread(threadId);
@@ -359,7 +355,9 @@ export class AgentReplaySession extends LoggingDebugSession {
   }
   /** Step Into; with a targetId of stepInTargets, into that tool call of the current step. */
   protected override stepInRequest(response: DebugProtocol.StepInResponse, args: RequestArgs<'stepIn'>): void {
-    this.move(response, args.threadId, (c) => (args.targetId === undefined ? c.step('stepIn') : c.stepInto(args.targetId)));
+    this.move(response, args.threadId, (c) =>
+      args.targetId === undefined ? c.step('stepIn') : c.stepInto(args.targetId),
+    );
   }
   protected override stepOutRequest(response: DebugProtocol.StepOutResponse, args: RequestArgs<'stepOut'>): void {
     this.move(response, args.threadId, (c) => c.step('stepOut'));
@@ -428,7 +426,7 @@ export class AgentReplaySession extends LoggingDebugSession {
           this.sendResponse(response);
         }
         if (ctl.view.run.status === 'running') this.sourceOf(ctl.view);
-        this.report({ ...stop, logs: [...logs, ...stop.logs.filter((l) => !logs.includes(l))] });
+        this.report(stop.logs === logs ? stop : { ...stop, logs: [...logs, ...stop.logs] });
       } catch (e) {
         this.running = undefined;
         this.fail(response, e);
@@ -557,10 +555,7 @@ export class AgentReplaySession extends LoggingDebugSession {
     });
   }
 
-  protected override variablesRequest(
-    response: DebugProtocol.VariablesResponse,
-    args: RequestArgs<'variables'>,
-  ): void {
+  protected override variablesRequest(response: DebugProtocol.VariablesResponse, args: RequestArgs<'variables'>): void {
     this.handle(response, () => {
       this.container(args.variablesReference);
       response.body = { variables: this.vars.variables(args.variablesReference, args.start, args.count) };

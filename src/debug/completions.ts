@@ -24,7 +24,8 @@ export interface CompletionSource {
 
 const IDENT = /[A-Za-z_][A-Za-z0-9_]*$/;
 /** A path expression ending the text before the cursor: `a.b[0]."c-d"` (no spaces, no operators). */
-const PATH_BEFORE = /((?:[A-Za-z_][A-Za-z0-9_]*|tool\((?:"[^"]*"|'[^']*')\))(?:\.(?:[A-Za-z_][A-Za-z0-9_]*|"[^"]*")|\[-?\d+\])*)$/;
+const PATH_BEFORE =
+  /((?:[A-Za-z_][A-Za-z0-9_]*|tool\((?:"[^"]*"|'[^']*')\))(?:\.(?:[A-Za-z_][A-Za-z0-9_]*|"[^"]*")|\[-?\d+\])*)$/;
 
 function isIdentifier(k: string): boolean {
   return /^[A-Za-z_][A-Za-z0-9_]*$/.test(k);

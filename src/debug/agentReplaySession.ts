@@ -28,22 +28,13 @@ import { checkpointLines, dataBreakpointInfo, exceptionInfo, setSourceBreakpoint
 import { FrameIds, pageFrames, toStackFrame, totalFrames, type FrameRef } from './frames';
 import { ReplayController, type StopInfo } from './replayController';
 import { completionsAt } from './completions';
+import { ContinueSearch } from './continueSearch';
 import { NOT_SUPPORTED, parseRequestArgs, type RequestArgs } from './requestArgs';
 import { contextPathOf, parseEditedValue } from './stagedEdits';
 import { TranscriptSources } from './transcriptSources';
 import { Variables, previewValue } from './variables';
 
 const THREAD_ID = 1;
-/** Checkpoints a continue checks before it yields (so pause and cancel get through on long runs). */
-const CONTINUE_SLICE = 200;
-
-/** A continue or reverse continue still searching: its request, and why it should stop early. */
-interface Running {
-  requestSeq: number;
-  response: DebugProtocol.Response;
-  interrupt?: 'pause' | 'cancel';
-}
-
 export class AgentReplaySession extends LoggingDebugSession {
   private ctl: ReplayController | undefined;
   private readonly frames = new FrameIds();
@@ -54,7 +45,7 @@ export class AgentReplaySession extends LoggingDebugSession {
   private sources: TranscriptSources | undefined;
   private configured = false;
   private clientSupportsInvalidated = false;
-  private running: Running | undefined;
+  private readonly search = new ContinueSearch();
 
   /**
    * `env` resolves the store like the CLI; `log` gets one line per problem of the connection itself (a message
@@ -108,7 +99,7 @@ export class AgentReplaySession extends LoggingDebugSession {
     try {
       const refused = NOT_SUPPORTED[request.command];
       if (refused !== undefined) throw new OcdbError('InvalidInput', refused, { path: 'command' });
-      if (this.running && !['pause', 'cancel', 'disconnect', 'terminate', 'threads'].includes(request.command)) {
+      if (this.search.active && !['pause', 'cancel', 'disconnect', 'terminate', 'threads'].includes(request.command)) {
         throw new OcdbError(
           'InvalidInput',
           `${request.command}: the replay is running a continue; send pause (or wait for it to stop) first.`,
@@ -160,6 +151,7 @@ export class AgentReplaySession extends LoggingDebugSession {
       this.ctl?.close();
       this.ctl = ctl;
       this.configured = false;
+      this.search.abandon();
       this.frames.reset();
       this.vars.reset();
       this.sources = new TranscriptSources(
@@ -380,59 +372,39 @@ export class AgentReplaySession extends LoggingDebugSession {
 
   protected override continueRequest(response: DebugProtocol.ContinueResponse, args: RequestArgs<'continue'>): void {
     response.body = { allThreadsContinued: true };
-    this.search(response, args.threadId, 'forward');
+    this.resume(response, args.threadId, 'forward');
   }
   protected override reverseContinueRequest(
     response: DebugProtocol.ReverseContinueResponse,
     args: RequestArgs<'reverseContinue'>,
   ): void {
-    this.search(response, args.threadId, 'backward');
+    this.resume(response, args.threadId, 'backward');
   }
 
   /**
-   * Continue / reverse continue: searches for the next hit in slices of CONTINUE_SLICE checkpoints, yielding
-   * between them, and answers when it stops. Until then `pause` stops it where it got to (stopped `pause`), and
-   * `cancel` of this request answers it `cancelled` (then stopped `pause` there too).
+   * Continue / reverse continue: searches for the next hit (continueSearch.ts) and answers when it stops; until then
+   * `pause` stops it where it got to (stopped `pause`), and `cancel` of this request answers it `cancelled` (then
+   * stopped `pause` there too).
    */
-  private search(response: DebugProtocol.Response, threadId: number, direction: 'forward' | 'backward'): void {
-    let ctl: ReplayController;
-    try {
-      ctl = this.controller();
+  private resume(response: DebugProtocol.Response, threadId: number, direction: 'forward' | 'backward'): void {
+    this.handle(response, () => {
+      const ctl = this.controller();
       this.checkThread(threadId);
       this.refreshRun(ctl);
-    } catch (e) {
-      this.fail(response, e);
-      return;
-    }
-    const running: Running = { requestSeq: response.request_seq, response };
-    this.running = running;
-    const logs: string[] = [];
-    const slice = (): void => {
-      if (this.running !== running || this.ctl !== ctl) return; // disconnected or launched again meanwhile
-      try {
-        let stop: StopInfo | undefined;
-        if (running.interrupt) stop = ctl.pauseHere(running.interrupt === 'pause' ? 'Paused' : 'Cancelled');
-        else stop = ctl.resumeSome(direction, CONTINUE_SLICE, logs);
-        if (!stop) {
-          setImmediate(slice);
+      this.search.start(ctl, direction, response.request_seq, (end) => {
+        if ('error' in end) {
+          this.fail(response, end.error);
           return;
         }
-        this.running = undefined;
-        if (running.interrupt === 'cancel') {
+        if (end.cancelled) {
           response.success = false;
           response.message = 'cancelled';
-          this.sendResponse(response);
-        } else {
-          this.sendResponse(response);
         }
+        this.sendResponse(response);
         if (ctl.view.run.status === 'running') this.sourceOf(ctl.view);
-        this.report(stop.logs === logs ? stop : { ...stop, logs: [...logs, ...stop.logs] });
-      } catch (e) {
-        this.running = undefined;
-        this.fail(response, e);
-      }
-    };
-    slice();
+        this.report(end.stop);
+      });
+    });
   }
 
   /**
@@ -444,14 +416,13 @@ export class AgentReplaySession extends LoggingDebugSession {
       const ctl = this.controller();
       this.checkThread(args.threadId);
       this.sendResponse(response);
-      if (this.running) this.running.interrupt ??= 'pause';
-      else this.report(ctl.pauseHere('Paused'));
+      if (!this.search.pause()) this.report(ctl.pauseHere('Paused'));
     });
   }
 
   /** Cancel: a continue still searching answers `cancelled`; any other request has already been answered. */
   protected override cancelRequest(response: DebugProtocol.CancelResponse, args: RequestArgs<'cancel'>): void {
-    if (this.running && args?.requestId === this.running.requestSeq) this.running.interrupt = 'cancel';
+    this.search.cancel(args?.requestId);
     this.sendResponse(response);
   }
 
@@ -686,13 +657,13 @@ export class AgentReplaySession extends LoggingDebugSession {
 
   /** Stop (VS Code's square): nothing runs in a replay, so the session ends: `terminated`, then the client disconnects. */
   protected override terminateRequest(response: DebugProtocol.TerminateResponse): void {
-    this.running = undefined;
+    this.search.abandon();
     this.sendResponse(response);
     this.sendEvent(new TerminatedEvent());
   }
 
   protected override disconnectRequest(response: DebugProtocol.DisconnectResponse): void {
-    this.running = undefined;
+    this.search.abandon();
     this.ctl?.close();
     this.ctl = undefined;
     this.sendResponse(response);

@@ -53,7 +53,7 @@ describe('completions', () => {
 
 describe('request arguments', () => {
   it('name the missing or invalid argument', () => {
-    assert.throws(() => parseRequestArgs('setBreakpoints', {}), /^setBreakpoints: argument source is required\.$/);
+    assert.throws(() => parseRequestArgs('setBreakpoints', {}), /setBreakpoints: argument source is required\.$/);
     assert.throws(
       () => parseRequestArgs('variables', { variablesReference: 'x' }),
       /variables: argument variablesReference is invalid: .* \(got the string "x"\)/,

@@ -4,7 +4,10 @@
  * calls and the answers into DAP responses and events; stepping, matching and
  * evaluation live in src/replay and the helpers beside this file. Usable
  * in-process (the extension's DebugAdapterInlineImplementation) and over
- * stdio (`ocdb dap`). Must not import vscode.
+ * stdio (`ocdb dap`). Every request passes `dispatchRequest` first: its
+ * arguments are parsed (requestArgs.ts), requests it does not implement are
+ * refused, and errors become responses in one place (`fail`, dapErrors.ts).
+ * A long continue runs in slices (continueSearch.ts). Must not import vscode.
  */
 import {
   InitializedEvent,

@@ -16,7 +16,8 @@ export const dapCommand: CliCommand = {
     '',
     'Speaks the Debug Adapter Protocol on stdin/stdout. Launch arguments:',
     '  runId (required), store (default: $OCDB_STORE, else ./.ocdb/runs.db),',
-    '  stopOnEntry (default true), checkpointId (optional start).',
+    '  stopOnEntry (default true), checkpointId (optional start), transcriptDetail.',
+    'attach is not supported (a run still being recorded replays with launch).',
   ].join('\n'),
   async run({ args, io }) {
     parseCommandArgs(args, {}, false);

@@ -4,13 +4,18 @@
  * calls and the answers into DAP responses and events; stepping, matching and
  * evaluation live in src/replay and the helpers beside this file. Usable
  * in-process (the extension's DebugAdapterInlineImplementation) and over
- * stdio (`ocdb dap`). Must not import vscode.
+ * stdio (`ocdb dap`). Every request passes `dispatchRequest` first: its
+ * arguments are parsed (requestArgs.ts), requests it does not implement are
+ * refused, and errors become responses in one place (`fail`, dapErrors.ts).
+ * A long continue runs in slices (continueSearch.ts). Must not import vscode.
  */
 import {
   InitializedEvent,
   InvalidatedEvent,
+  LoadedSourceEvent,
   LoggingDebugSession,
   OutputEvent,
+  Response,
   StoppedEvent,
   TerminatedEvent,
   Thread,
@@ -25,12 +30,14 @@ import { CAPABILITIES } from './capabilities';
 import { checkpointLines, dataBreakpointInfo, exceptionInfo, setSourceBreakpoints } from './breakpointMapping';
 import { FrameIds, pageFrames, toStackFrame, totalFrames, type FrameRef } from './frames';
 import { ReplayController, type StopInfo } from './replayController';
-import { parseEditedValue } from './stagedEdits';
+import { completionsAt } from './completions';
+import { ContinueSearch } from './continueSearch';
+import { NOT_SUPPORTED, parseRequestArgs, type RequestArgs } from './requestArgs';
+import { contextPathOf, parseEditedValue } from './stagedEdits';
 import { TranscriptSources } from './transcriptSources';
 import { Variables, previewValue } from './variables';
 
 const THREAD_ID = 1;
-
 export class AgentReplaySession extends LoggingDebugSession {
   private ctl: ReplayController | undefined;
   private readonly frames = new FrameIds();
@@ -41,20 +48,83 @@ export class AgentReplaySession extends LoggingDebugSession {
   private sources: TranscriptSources | undefined;
   private configured = false;
   private clientSupportsInvalidated = false;
+  private readonly search = new ContinueSearch();
 
-  constructor(private readonly env: NodeJS.ProcessEnv = process.env) {
+  /**
+   * `env` resolves the store like the CLI; `log` gets one line per problem of the connection itself (a message
+   * that is not JSON): `ocdb dap` writes it to stderr.
+   */
+  constructor(
+    private readonly env: NodeJS.ProcessEnv = process.env,
+    private readonly log: (line: string) => void = () => undefined,
+  ) {
     super();
     this.setDebuggerLinesStartAt1(false);
     this.setDebuggerColumnsStartAt1(true);
+    // The library ends the process without a word on any 'error', even a message body that is not JSON: say what
+    // was wrong and go on (that message had no readable seq to answer); a broken stream still ends the session.
+    this.removeAllListeners('error');
+    this.on('error', (event: DebugProtocol.Event) => {
+      const what = typeof event.body === 'string' ? event.body : 'unknown error';
+      if (what.startsWith('Error handling data')) {
+        this.log(`ocdb dap: ignored a message that could not be read (${what}); the session goes on.`);
+        this.sendEvent(new OutputEvent(`ocdb dap ignored a message that could not be read: ${what}\n`, 'important'));
+      } else {
+        this.log(`ocdb dap: the connection failed (${what}); the adapter stops.`);
+        this.shutdown();
+      }
+    });
   }
 
-  /** Runs `fn`; any error becomes this request's error response (the one place for that). */
+  /** Sends the DAP error response of `e` for `response` (the one place errors become responses). */
+  private fail(response: DebugProtocol.Response, e: unknown): void {
+    const err = toDapError(e, response.command);
+    this.sendErrorResponse(response, { id: err.id, format: err.format, showUser: err.showUser, variables: {} });
+  }
+
+  /** Runs `fn`; any error becomes this request's error response. */
   private handle<R extends DebugProtocol.Response>(response: R, fn: () => void): void {
     try {
       fn();
     } catch (e) {
-      const err = toDapError(e, response.command);
-      this.sendErrorResponse(response, { id: err.id, format: err.format, showUser: err.showUser, variables: {} });
+      this.fail(response, e);
+    }
+  }
+
+  /**
+   * Every request enters here: requests this adapter does not implement are errors (not the library's empty
+   * success), arguments are parsed by requestArgs.ts (an error names the argument), `initialize` without
+   * `pathFormat` means `path` (the spec's default), and nothing but `pause` / `cancel` / `disconnect` /
+   * `terminate` runs while a continue is still searching.
+   */
+  protected override dispatchRequest(request: DebugProtocol.Request): void {
+    const response = new Response(request);
+    try {
+      const refused = NOT_SUPPORTED[request.command];
+      if (refused !== undefined) throw new OcdbError('InvalidInput', refused, { path: 'command' });
+      if (this.search.active && !['pause', 'cancel', 'disconnect', 'terminate', 'threads'].includes(request.command)) {
+        throw new OcdbError(
+          'InvalidInput',
+          `${request.command}: the replay is running a continue; send pause (or wait for it to stop) first.`,
+          { path: 'command' },
+        );
+      }
+      request.arguments = parseRequestArgs(request.command, request.arguments);
+    } catch (e) {
+      this.fail(response, e);
+      return;
+    }
+    super.dispatchRequest(request);
+  }
+
+  /** The one thread of a replay; any other id is an error naming it. */
+  private checkThread(threadId: number): void {
+    if (threadId !== THREAD_ID) {
+      throw new OcdbError(
+        'InvalidInput',
+        `threadId ${threadId} is not a thread of this session: a replay has one thread, ${THREAD_ID}.`,
+        { path: 'threadId' },
+      );
     }
   }
 
@@ -66,23 +136,32 @@ export class AgentReplaySession extends LoggingDebugSession {
   /** The client's first request: answers what this adapter can do. */
   protected override initializeRequest(
     response: DebugProtocol.InitializeResponse,
-    args: DebugProtocol.InitializeRequestArguments,
+    args: RequestArgs<'initialize'>,
   ): void {
     this.clientSupportsInvalidated = args.supportsInvalidatedEvent === true;
     response.body = CAPABILITIES;
     this.sendResponse(response);
   }
 
-  /** F5 on "Replay agent run": opens the store and the run; `initialized` follows so breakpoints can be mapped. */
+  /**
+   * F5 on "Replay agent run": opens the store and the run; `initialized` follows so breakpoints can be mapped. A
+   * second launch on the same connection replaces the run: breakpoints and staged edits start afresh, the client
+   * sends them again after the new `initialized`, and configurationDone stops again.
+   */
   protected override launchRequest(response: DebugProtocol.LaunchResponse, args: DebugProtocol.LaunchRequestArguments) {
     this.handle(response, () => {
       const ctl = ReplayController.open(args, this.env);
       this.ctl?.close();
       this.ctl = ctl;
+      this.configured = false;
+      this.search.abandon();
+      this.frames.reset();
+      this.vars.reset();
       this.sources = new TranscriptSources(
         ctl.args.storePath,
         (p) => this.convertDebuggerPathToClient(p),
         (p) => this.convertClientPathToDebugger(p),
+        (source, reason) => this.sendEvent(new LoadedSourceEvent(reason, source)),
       );
       this.sendResponse(response);
       const run = ctl.view.run;
@@ -137,9 +216,11 @@ export class AgentReplaySession extends LoggingDebugSession {
   }
 
   /** Opening a transcript that has no file (read-only fallback). */
-  protected override sourceRequest(response: DebugProtocol.SourceResponse, args: DebugProtocol.SourceArguments) {
+  protected override sourceRequest(response: DebugProtocol.SourceResponse, args: RequestArgs<'source'>) {
     this.handle(response, () => {
-      const view = this.viewOfSource(args.source ?? { sourceReference: args.sourceReference });
+      const view = this.viewOfSource(
+        args.sourceReference > 0 ? { sourceReference: args.sourceReference } : (args.source ?? {}),
+      );
       response.body = { content: view.transcript().text, mimeType: 'text/x-agent-transcript' };
       this.sendResponse(response);
     });
@@ -150,7 +231,7 @@ export class AgentReplaySession extends LoggingDebugSession {
   /** Gutter breakpoints in a transcript: each line starting with `[n]` is a checkpoint. */
   protected override setBreakPointsRequest(
     response: DebugProtocol.SetBreakpointsResponse,
-    args: DebugProtocol.SetBreakpointsArguments,
+    args: RequestArgs<'setBreakpoints'>,
   ): void {
     this.handle(response, () => {
       const ctl = this.controller();
@@ -169,7 +250,7 @@ export class AgentReplaySession extends LoggingDebugSession {
   /** Where breakpoints can go in a line range: the checkpoint lines. */
   protected override breakpointLocationsRequest(
     response: DebugProtocol.BreakpointLocationsResponse,
-    args: DebugProtocol.BreakpointLocationsArguments,
+    args: RequestArgs<'breakpointLocations'>,
   ): void {
     this.handle(response, () => {
       const view = this.viewOfSource(args.source);
@@ -185,7 +266,7 @@ export class AgentReplaySession extends LoggingDebugSession {
   /** Function breakpoints are tool names (globs like `issue_*`), stopping before the call. */
   protected override setFunctionBreakPointsRequest(
     response: DebugProtocol.SetFunctionBreakpointsResponse,
-    args: DebugProtocol.SetFunctionBreakpointsArguments,
+    args: RequestArgs<'setFunctionBreakpoints'>,
   ): void {
     this.handle(response, () => {
       const ctl = this.controller();
@@ -194,14 +275,15 @@ export class AgentReplaySession extends LoggingDebugSession {
     });
   }
 
+  /** The Breakpoints view's exception filters; a filter option's condition (an expression) narrows where it stops. */
   protected override setExceptionBreakPointsRequest(
     response: DebugProtocol.SetExceptionBreakpointsResponse,
-    args: DebugProtocol.SetExceptionBreakpointsArguments,
+    args: RequestArgs<'setExceptionBreakpoints'>,
   ): void {
     this.handle(response, () => {
-      const filters = [...args.filters, ...(args.filterOptions ?? []).map((f) => f.filterId)];
-      this.controller().breakpoints.setExceptionFilters(filters);
-      response.body = { breakpoints: filters.map(() => ({ verified: true })) };
+      const options = args.filterOptions ?? [];
+      this.controller().setExceptionFilters(args.filters, options);
+      response.body = { breakpoints: [...args.filters, ...options].map(() => ({ verified: true })) };
       this.sendResponse(response);
     });
   }
@@ -209,10 +291,10 @@ export class AgentReplaySession extends LoggingDebugSession {
   /** "Break on value change" in the Variables view: only Runtime Context values qualify. */
   protected override dataBreakpointInfoRequest(
     response: DebugProtocol.DataBreakpointInfoResponse,
-    args: DebugProtocol.DataBreakpointInfoArguments,
+    args: RequestArgs<'dataBreakpointInfo'>,
   ): void {
     this.handle(response, () => {
-      const c = args.variablesReference ? this.vars.container(args.variablesReference) : undefined;
+      const c = args.variablesReference ? this.container(args.variablesReference) : undefined;
       response.body = dataBreakpointInfo(c?.contextPath, args);
       this.sendResponse(response);
     });
@@ -220,7 +302,7 @@ export class AgentReplaySession extends LoggingDebugSession {
 
   protected override setDataBreakpointsRequest(
     response: DebugProtocol.SetDataBreakpointsResponse,
-    args: DebugProtocol.SetDataBreakpointsArguments,
+    args: RequestArgs<'setDataBreakpoints'>,
   ): void {
     this.handle(response, () => {
       response.body = { breakpoints: this.controller().breakpoints.setDataBreakpoints(args.breakpoints) };
@@ -228,8 +310,12 @@ export class AgentReplaySession extends LoggingDebugSession {
     });
   }
 
-  protected override exceptionInfoRequest(response: DebugProtocol.ExceptionInfoResponse): void {
+  protected override exceptionInfoRequest(
+    response: DebugProtocol.ExceptionInfoResponse,
+    args: RequestArgs<'exceptionInfo'>,
+  ): void {
     this.handle(response, () => {
+      this.checkThread(args.threadId);
       const body = exceptionInfo(this.controller().lastStop);
       if (!body) throw new OcdbError('InvalidInput', 'The session did not stop on an exception filter.', {});
       response.body = body;
@@ -239,43 +325,114 @@ export class AgentReplaySession extends LoggingDebugSession {
 
   // ---- execution -----------------------------------------------------------------------------
 
-  private move(response: DebugProtocol.Response, fn: (ctl: ReplayController) => StopInfo): void {
+  /** Re-reads a run still being recorded; its transcript source is replaced (loadedSource `changed` follows). */
+  private refreshRun(ctl: ReplayController): void {
+    if (ctl.refresh()) this.sources?.forget(ctl.view.runId);
+  }
+
+  private move(response: DebugProtocol.Response, threadId: number, fn: (ctl: ReplayController) => StopInfo): void {
     this.handle(response, () => {
       const ctl = this.controller();
-      if (ctl.refresh()) this.sources?.forget(ctl.view.runId); // a run still being recorded has grown
+      this.checkThread(threadId);
+      this.refreshRun(ctl);
       const stop = fn(ctl);
       this.sendResponse(response);
+      if (ctl.view.run.status === 'running') this.sourceOf(ctl.view); // a grown live run: loadedSource first
       this.report(stop);
     });
   }
 
-  protected override nextRequest(response: DebugProtocol.NextResponse): void {
-    this.move(response, (c) => c.step('next'));
+  protected override nextRequest(response: DebugProtocol.NextResponse, args: RequestArgs<'next'>): void {
+    this.move(response, args.threadId, (c) => c.step('next'));
   }
-  protected override stepBackRequest(response: DebugProtocol.StepBackResponse): void {
-    this.move(response, (c) => c.step('back'));
+  protected override stepBackRequest(response: DebugProtocol.StepBackResponse, args: RequestArgs<'stepBack'>): void {
+    this.move(response, args.threadId, (c) => c.step('back'));
   }
-  protected override stepInRequest(response: DebugProtocol.StepInResponse): void {
-    this.move(response, (c) => c.step('stepIn'));
+  /** Step Into; with a targetId of stepInTargets, into that tool call of the current step. */
+  protected override stepInRequest(response: DebugProtocol.StepInResponse, args: RequestArgs<'stepIn'>): void {
+    this.move(response, args.threadId, (c) =>
+      args.targetId === undefined ? c.step('stepIn') : c.stepInto(args.targetId),
+    );
   }
-  protected override stepOutRequest(response: DebugProtocol.StepOutResponse): void {
-    this.move(response, (c) => c.step('stepOut'));
+  protected override stepOutRequest(response: DebugProtocol.StepOutResponse, args: RequestArgs<'stepOut'>): void {
+    this.move(response, args.threadId, (c) => c.step('stepOut'));
   }
-  protected override continueRequest(response: DebugProtocol.ContinueResponse): void {
+
+  /** "Step Into Target…": the tool calls of the current step still ahead. */
+  protected override stepInTargetsRequest(
+    response: DebugProtocol.StepInTargetsResponse,
+    args: RequestArgs<'stepInTargets'>,
+  ): void {
+    this.handle(response, () => {
+      const ref = this.refOf(args.frameId);
+      const ctl = this.controller();
+      response.body = {
+        targets: ref.view.runId === ctl.view.runId && ref.index === ctl.cursor.index ? ctl.stepInTargets() : [],
+      };
+      this.sendResponse(response);
+    });
+  }
+
+  protected override continueRequest(response: DebugProtocol.ContinueResponse, args: RequestArgs<'continue'>): void {
     response.body = { allThreadsContinued: true };
-    this.move(response, (c) => c.resume('forward'));
+    this.resume(response, args.threadId, 'forward');
   }
-  protected override reverseContinueRequest(response: DebugProtocol.ReverseContinueResponse): void {
-    this.move(response, (c) => c.resume('backward'));
+  protected override reverseContinueRequest(
+    response: DebugProtocol.ReverseContinueResponse,
+    args: RequestArgs<'reverseContinue'>,
+  ): void {
+    this.resume(response, args.threadId, 'backward');
   }
-  protected override pauseRequest(response: DebugProtocol.PauseResponse): void {
-    this.sendResponse(response); // a replay is always stopped between requests
+
+  /**
+   * Continue / reverse continue: searches for the next hit (continueSearch.ts) and answers when it stops; until then
+   * `pause` stops it where it got to (stopped `pause`), and `cancel` of this request answers it `cancelled` (then
+   * stopped `pause` there too).
+   */
+  private resume(response: DebugProtocol.Response, threadId: number, direction: 'forward' | 'backward'): void {
+    this.handle(response, () => {
+      const ctl = this.controller();
+      this.checkThread(threadId);
+      this.refreshRun(ctl);
+      this.search.start(ctl, direction, response.request_seq, (end) => {
+        if ('error' in end) {
+          this.fail(response, end.error);
+          return;
+        }
+        if (end.cancelled) {
+          response.success = false;
+          response.message = 'cancelled';
+        }
+        this.sendResponse(response);
+        if (ctl.view.run.status === 'running') this.sourceOf(ctl.view);
+        this.report(end.stop);
+      });
+    });
+  }
+
+  /**
+   * Pause. A replay rests between requests, so pause answers and sends stopped (`pause`) where it is; during a long
+   * continue it stops that continue where it got to.
+   */
+  protected override pauseRequest(response: DebugProtocol.PauseResponse, args: RequestArgs<'pause'>): void {
+    this.handle(response, () => {
+      const ctl = this.controller();
+      this.checkThread(args.threadId);
+      this.sendResponse(response);
+      if (!this.search.pause()) this.report(ctl.pauseHere('Paused'));
+    });
+  }
+
+  /** Cancel: a continue still searching answers `cancelled`; any other request has already been answered. */
+  protected override cancelRequest(response: DebugProtocol.CancelResponse, args: RequestArgs<'cancel'>): void {
+    this.search.cancel(args?.requestId);
+    this.sendResponse(response);
   }
 
   /** "Run to / jump to line" in a transcript: one target per checkpoint line. */
   protected override gotoTargetsRequest(
     response: DebugProtocol.GotoTargetsResponse,
-    args: DebugProtocol.GotoTargetsArguments,
+    args: RequestArgs<'gotoTargets'>,
   ): void {
     this.handle(response, () => {
       const ctl = this.controller();
@@ -293,17 +450,17 @@ export class AgentReplaySession extends LoggingDebugSession {
     });
   }
 
-  protected override gotoRequest(response: DebugProtocol.GotoResponse, args: DebugProtocol.GotoArguments): void {
-    this.move(response, (c) => c.jump(args.targetId - 1, 'goto'));
+  protected override gotoRequest(response: DebugProtocol.GotoResponse, args: RequestArgs<'goto'>): void {
+    this.move(response, args.threadId, (c) => c.jump(args.targetId - 1, 'goto'));
   }
 
   protected override restartFrameRequest(
     response: DebugProtocol.RestartFrameResponse,
-    args: DebugProtocol.RestartFrameArguments,
+    args: RequestArgs<'restartFrame'>,
   ): void {
-    this.move(response, (c) => {
-      const ref = this.frames.get(args.frameId);
-      if (!ref || ref.view.runId !== c.view.runId) {
+    this.move(response, THREAD_ID, (c) => {
+      const ref = this.refOf(args.frameId);
+      if (ref.view.runId !== c.view.runId) {
         throw new OcdbError('InvalidInput', 'Only frames of the replayed run can be restarted.', { path: 'frameId' });
       }
       return c.jump(ref.index, 'restart');
@@ -315,42 +472,66 @@ export class AgentReplaySession extends LoggingDebugSession {
   /** Frames: current checkpoint back to the start (then the parent run's before a fork point), paged. */
   protected override stackTraceRequest(
     response: DebugProtocol.StackTraceResponse,
-    args: DebugProtocol.StackTraceArguments,
+    args: RequestArgs<'stackTrace'>,
   ): void {
     this.handle(response, () => {
       const ctl = this.controller();
+      this.checkThread(args.threadId);
       const segments = ctl.segments();
       const refs = pageFrames(segments, args.startFrame ?? 0, args.levels ?? 0);
       response.body = {
-        stackFrames: refs.map((ref) =>
-          toStackFrame(ref, this.frames.idOf(ref), ctl.view, (view, index) => ({
+        stackFrames: refs.map((ref) => {
+          const frame = toStackFrame(ref, this.frames.idOf(ref), ctl.view, (view, index) => ({
             source: this.sourceOf(view),
             line: this.convertDebuggerLineToClient(view.transcript().lines[index]?.line ?? 0),
-          })),
-        ),
+          }));
+          frame.column = this.convertDebuggerColumnToClient(frame.column); // 1 here; 0 for a client counting from 0
+          return frame;
+        }),
         totalFrames: totalFrames(segments),
       };
       this.sendResponse(response);
     });
   }
 
+  /** The frame of `frameId` at this stop (the current checkpoint without one); a frame of an earlier stop is an error. */
   private refOf(frameId: number | undefined): FrameRef {
-    const ref = frameId === undefined ? undefined : this.frames.get(frameId);
-    return ref ?? this.controller().current;
+    const ctl = this.controller();
+    if (frameId === undefined) return ctl.current;
+    const ref = this.frames.get(frameId);
+    if (!ref) {
+      throw new OcdbError(
+        'InvalidInput',
+        `frameId ${frameId} is not a frame of this stop: frame ids last until the next stop; ask stackTrace again.`,
+        { path: 'frameId' },
+      );
+    }
+    return ref;
   }
 
-  protected override scopesRequest(response: DebugProtocol.ScopesResponse, args: DebugProtocol.ScopesArguments) {
+  /** The container of a variables reference of this stop; an unknown or earlier stop's reference is an error. */
+  private container(reference: number): NonNullable<ReturnType<Variables['container']>> {
+    const c = this.vars.container(reference);
+    if (!c) {
+      throw new OcdbError(
+        'InvalidInput',
+        `variablesReference ${reference} is not a variable of this stop: references last until the next stop.`,
+        { path: 'variablesReference' },
+      );
+    }
+    return c;
+  }
+
+  protected override scopesRequest(response: DebugProtocol.ScopesResponse, args: RequestArgs<'scopes'>) {
     this.handle(response, () => {
       response.body = { scopes: this.vars.scopes(this.refOf(args.frameId)) };
       this.sendResponse(response);
     });
   }
 
-  protected override variablesRequest(
-    response: DebugProtocol.VariablesResponse,
-    args: DebugProtocol.VariablesArguments,
-  ): void {
+  protected override variablesRequest(response: DebugProtocol.VariablesResponse, args: RequestArgs<'variables'>): void {
     this.handle(response, () => {
+      this.container(args.variablesReference);
       response.body = { variables: this.vars.variables(args.variablesReference, args.start, args.count) };
       this.sendResponse(response);
     });
@@ -359,11 +540,11 @@ export class AgentReplaySession extends LoggingDebugSession {
   /** Editing a Runtime Context value stages it for the next fork; the recording never changes. */
   protected override setVariableRequest(
     response: DebugProtocol.SetVariableResponse,
-    args: DebugProtocol.SetVariableArguments,
+    args: RequestArgs<'setVariable'>,
   ): void {
     this.handle(response, () => {
-      const c = this.vars.container(args.variablesReference);
-      if (!c?.contextPath) {
+      const c = this.container(args.variablesReference);
+      if (!c.contextPath) {
         throw new OcdbError(
           'InvalidInput',
           `${args.name} is not in the Runtime Context: only runtime-context values can be staged for a fork.`,
@@ -379,11 +560,81 @@ export class AgentReplaySession extends LoggingDebugSession {
   }
 
   /** Watch, debug console, hover and copy: the safe JMESPath language of src/replay/evaluate.ts. */
-  protected override evaluateRequest(response: DebugProtocol.EvaluateResponse, args: DebugProtocol.EvaluateArguments) {
+  protected override evaluateRequest(response: DebugProtocol.EvaluateResponse, args: RequestArgs<'evaluate'>) {
     this.handle(response, () => {
       const ref = this.refOf(args.frameId);
       const value = this.controller().evaluate(args.expression, ref, args.context);
       response.body = this.vars.evaluateResult(ref, args.expression, value, args.context);
+      this.sendResponse(response);
+    });
+  }
+
+  /**
+   * Editing a Watch (or a variable with an evaluateName): a runtime-context path stages the edit for the next fork
+   * exactly as setVariable does; any other expression cannot be set.
+   */
+  protected override setExpressionRequest(
+    response: DebugProtocol.SetExpressionResponse,
+    args: RequestArgs<'setExpression'>,
+  ): void {
+    this.handle(response, () => {
+      const path = contextPathOf(args.expression);
+      if (!path) {
+        throw new OcdbError(
+          'InvalidInput',
+          `${args.expression} is not a path in the runtime context (runtimeContext.…): only runtime-context values can be staged for a fork.`,
+          { path: 'expression' },
+        );
+      }
+      const ref = this.refOf(args.frameId);
+      const value = parseEditedValue(args.value);
+      this.controller().stage(ref, path, value);
+      response.body = { value: previewValue(value) };
+      this.sendResponse(response);
+      if (this.clientSupportsInvalidated) this.sendEvent(new InvalidatedEvent(['variables']));
+    });
+  }
+
+  /** Debug Console and Watch suggestions: state fields, keys after `.`, indexes after `[`, tool names in tool("…"). */
+  protected override completionsRequest(
+    response: DebugProtocol.CompletionsResponse,
+    args: RequestArgs<'completions'>,
+  ): void {
+    this.handle(response, () => {
+      const ref = this.refOf(args.frameId);
+      const ctl = this.controller();
+      const state = ctl.state(ref);
+      const line = (args.text.split('\n')[(args.line ?? 1) - 1] ?? args.text).toString();
+      const cursor = this.convertClientColumnToDebugger(args.column) - 1;
+      const targets = completionsAt(line, cursor, {
+        fields: Object.keys(state),
+        toolNames: [...ref.view.toolNames()],
+        valueOf: (path) => {
+          try {
+            return ctl.evaluate(path, ref, 'watch');
+          } catch {
+            return undefined;
+          }
+        },
+      });
+      response.body = {
+        targets: targets.map((t) => ({ ...t, start: t.start === undefined ? undefined : this.clientOffset(t.start) })),
+      };
+      this.sendResponse(response);
+    });
+  }
+
+  /** A 0-based offset into a completions text as the client counts columns. */
+  private clientOffset(offset: number): number {
+    return this.convertDebuggerColumnToClient(offset + 1);
+  }
+
+  /** The Loaded Scripts view: the transcripts of the runs this session has shown. */
+  protected override loadedSourcesRequest(response: DebugProtocol.LoadedSourcesResponse): void {
+    this.handle(response, () => {
+      const ctl = this.controller();
+      this.sourceOf(ctl.view);
+      response.body = { sources: (this.sources as TranscriptSources).all() };
       this.sendResponse(response);
     });
   }
@@ -407,12 +658,15 @@ export class AgentReplaySession extends LoggingDebugSession {
     });
   }
 
+  /** Stop (VS Code's square): nothing runs in a replay, so the session ends: `terminated`, then the client disconnects. */
   protected override terminateRequest(response: DebugProtocol.TerminateResponse): void {
+    this.search.abandon();
     this.sendResponse(response);
     this.sendEvent(new TerminatedEvent());
   }
 
   protected override disconnectRequest(response: DebugProtocol.DisconnectResponse): void {
+    this.search.abandon();
     this.ctl?.close();
     this.ctl = undefined;
     this.sendResponse(response);

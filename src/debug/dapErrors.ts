@@ -2,7 +2,8 @@
  * The one place where errors become DAP error responses: an OcdbError keeps
  * its stable code (as a numbered DAP error id) and its message, which already
  * says what, where and what to do; anything else is an Internal error. The
- * session calls `toDapError` in its single request wrapper. Pure.
+ * session calls `toDapError` in its single request wrapper; which requests
+ * answer silently is SILENT_COMMANDS. Pure.
  */
 import { OcdbError, errorMessage, type ErrorCode } from '../model';
 
@@ -49,13 +50,38 @@ export interface DapError {
   code: ErrorCode;
 }
 
+/**
+ * Requests the client sends on its own, not because the user asked for something that failed: a hover over any
+ * word of a transcript, each Watch after every step, the Debug Console as the user types (completions), the
+ * Variables and Call Stack views filling in. Their errors are silent (`showUser: false`, as vscode-js-debug's
+ * silent errors): the client shows the message in place (the Watch row, the console line) without a notification.
+ * `evaluate` is silent in every context (hover, watch, repl, clipboard, variables): the Debug Console prints the
+ * failed answer itself, so a notification would say it twice.
+ */
+export const SILENT_COMMANDS: ReadonlySet<string> = new Set([
+  'evaluate',
+  'completions',
+  'variables',
+  'scopes',
+  'stackTrace',
+  'threads',
+  'source',
+  'loadedSources',
+  'breakpointLocations',
+  'dataBreakpointInfo',
+  'exceptionInfo',
+  'gotoTargets',
+  'stepInTargets',
+  'cancel',
+]);
+
 /** Maps any thrown value to the DAP error of a failed request `command`. */
 export function toDapError(e: unknown, command: string): DapError {
   const err =
     e instanceof OcdbError ? e : new OcdbError('Internal', `${command} failed: ${errorMessage(e)}`, {}, { cause: e });
   // sendErrorResponse keeps `{name}` text whose variable is missing, so the message goes out verbatim (variables: {}).
   const format = err.message;
-  // Lookups the UI does on its own (hover, variables) are silent; what the user asked for is shown.
-  const showUser = err.code !== 'Internal' || command !== 'evaluate';
+  // What the user asked for (a step, a launch, an edit, a breakpoint) is shown; the UI's own lookups are silent.
+  const showUser = !SILENT_COMMANDS.has(command);
   return { id: dapErrorId(err.code), format, showUser, code: err.code };
 }

@@ -6,10 +6,17 @@
  * evaluate, stage an edit, fork. Every failure is an OcdbError; the session
  * turns it into a DAP error response. No DAP transport, no vscode.
  */
-import { OcdbError, parseWith, type ForkConfig } from '../model';
+import { OcdbError, errorMessage, parseWith, type ForkConfig } from '../model';
 import { openRunStore, type RunStore } from '../store';
 import { BreakpointSet, type Stop } from '../replay/breakpoints';
-import { checkpointState, evaluateExpression, hoverToolResult, type EvalState } from '../replay/evaluate';
+import {
+  checkpointState,
+  compileExpression,
+  evaluateExpression,
+  hoverToolResult,
+  isTruthy,
+  type EvalState,
+} from '../replay/evaluate';
 import { ForkService } from '../fork/forkService';
 import { ReplayCursor, type StepKind } from '../replay/replayCursor';
 import { RunView } from '../replay/runView';
@@ -30,7 +37,15 @@ import { stageEdit, type PathSegment } from './stagedEdits';
 /** Where the session stopped and why (DAP stopped-event reasons). */
 export interface StopInfo {
   reason:
-    'entry' | 'step' | 'breakpoint' | 'function breakpoint' | 'data breakpoint' | 'exception' | 'goto' | 'restart';
+    | 'entry'
+    | 'step'
+    | 'breakpoint'
+    | 'function breakpoint'
+    | 'data breakpoint'
+    | 'exception'
+    | 'goto'
+    | 'restart'
+    | 'pause';
   description: string;
   index: number;
   hitBreakpointIds: number[];
@@ -45,6 +60,8 @@ export class ReplayController {
   private viewNow: RunView;
   private readonly views = new Map<string, RunView>();
   private stagedPatch: StagedPatch | undefined;
+  /** Conditions of exception filters (setExceptionBreakpoints filterOptions): the filter stops only where it holds. */
+  private exceptionConditions = new Map<string, string>();
   lastStop: StopInfo | undefined;
 
   private constructor(
@@ -150,9 +167,10 @@ export class ReplayController {
       const s = this.cursor.current;
       return this.stopAt(this.cursor.index, 'entry', `Entry: [${this.cursor.index}] ${s.boundary}`);
     }
-    const first = this.breakpoints.check(this.view, this.cursor.index);
-    if (first.stop) return this.fromStop(this.cursor.index, first.stop, first.logs);
-    return this.resume('forward', first.logs);
+    const logs: string[] = [];
+    const first = this.checkAt(this.cursor.index, logs);
+    if (first) return this.fromStop(this.cursor.index, first, logs);
+    return this.resume('forward', logs);
   }
 
   step(kind: StepKind): StopInfo {
@@ -180,37 +198,116 @@ export class ReplayController {
     return this.lastStop;
   }
 
+  /** Sets the exception filters; a filter option's condition must hold where the filter would stop. */
+  setExceptionFilters(filters: readonly string[], options: readonly { filterId: string; condition?: string }[]): void {
+    const conditions = new Map<string, string>();
+    for (const o of options) {
+      if (o.condition) {
+        compileCondition(o.condition, `filterOptions condition of ${o.filterId}`);
+        conditions.set(o.filterId, o.condition);
+      }
+    }
+    this.breakpoints.setExceptionFilters([...filters, ...options.map((o) => o.filterId)]);
+    this.exceptionConditions = conditions;
+  }
+
+  /** The stop the checkpoint at `index` causes (log-point messages go to `logs`), honouring filter conditions. */
+  private checkAt(index: number, logs: string[]): Stop | undefined {
+    const r = this.breakpoints.check(this.view, index);
+    logs.push(...r.logs);
+    const condition = r.stop?.exception ? this.exceptionConditions.get(r.stop.exception.filter) : undefined;
+    if (condition === undefined) return r.stop;
+    let holds: boolean;
+    try {
+      holds = isTruthy(evaluateExpression(condition, this.state({ view: this.view, index })));
+    } catch {
+      holds = false; // as breakpoint conditions: one that cannot be evaluated here does not stop
+    }
+    return holds ? r.stop : undefined;
+  }
+
   /** Continue (forward) or reverse continue (backward) to the next breakpoint hit, else the end / start. */
   resume(direction: 'forward' | 'backward', logs: string[] = []): StopInfo {
-    if (this.breakpoints.isEmpty) {
-      const index = direction === 'forward' ? this.cursor.last : 0;
-      this.cursor.moveTo(index);
-      return this.stopAt(
-        index,
-        'step',
-        direction === 'forward' ? this.endDescription() : 'Reached the first checkpoint',
+    for (;;) {
+      const stop = this.resumeSome(direction, Number.POSITIVE_INFINITY, logs);
+      if (stop) return stop;
+    }
+  }
+
+  /**
+   * One slice of a continue: checks at most `budget` checkpoints in `direction` and answers the stop, or undefined
+   * (having moved the cursor to the last checkpoint checked) when the caller should go on — so a long continue can
+   * yield between slices and be paused or cancelled.
+   */
+  resumeSome(direction: 'forward' | 'backward', budget: number, logs: string[]): StopInfo | undefined {
+    const end = direction === 'forward' ? this.cursor.last : 0;
+    const atEnd = (): StopInfo => {
+      this.cursor.moveTo(end);
+      const text = direction === 'forward' ? this.endDescription() : 'Reached the first checkpoint';
+      return this.stopAt(end, 'step', text, logs);
+    };
+    if (this.breakpoints.isEmpty) return atEnd();
+    const delta = direction === 'forward' ? 1 : -1;
+    let i = this.cursor.index;
+    for (let n = 0; n < budget; n++) {
+      if (i === end) return atEnd();
+      i += delta;
+      const stop = this.checkAt(i, logs);
+      if (stop) return this.fromStop(i, stop, logs);
+    }
+    this.cursor.moveTo(i);
+    return i === end ? atEnd() : undefined;
+  }
+
+  /** A continue was paused or cancelled where it had got to. */
+  pauseHere(why: string): StopInfo {
+    const s = this.cursor.current;
+    return this.stopAt(this.cursor.index, 'pause', `${why} at [${this.cursor.index}] ${s.boundary}`);
+  }
+
+  /**
+   * The tool calls of the current step still ahead (stepInTargets): the before_tool_call checkpoints of this step
+   * after the current one. A target id is the checkpoint index + 1.
+   */
+  stepInTargets(): { id: number; label: string }[] {
+    const here = this.cursor.index;
+    const step = this.cursor.current.stepIndex;
+    const out: { id: number; label: string }[] = [];
+    for (let i = here + 1; i < this.view.summaries.length; i++) {
+      const s = this.view.summaries[i] as (typeof this.view.summaries)[number];
+      if (s.stepIndex !== step || s.boundary === 'agent_end') break;
+      if (s.boundary === 'before_tool_call') {
+        out.push({ id: i + 1, label: `${s.toolName ?? 'tool'}${s.toolCallId ? ` (${s.toolCallId})` : ''}` });
+      }
+    }
+    return out;
+  }
+
+  /** stepIn with a targetId of stepInTargets: to that tool call of the current step. */
+  stepInto(targetId: number): StopInfo {
+    const target = this.stepInTargets().find((t) => t.id === targetId);
+    if (!target) {
+      throw new OcdbError(
+        'InvalidInput',
+        `stepIn: targetId ${targetId} is not a step-in target here; ask stepInTargets for the tool calls of this step.`,
+        { path: 'targetId' },
       );
     }
-    const found = this.cursor.seek(direction, (i) => {
-      const r = this.breakpoints.check(this.view, i);
-      logs.push(...r.logs);
-      return r.stop;
-    });
-    if (found.stop) return this.fromStop(found.index, found.stop, logs);
-    return this.stopAt(
-      found.index,
-      'step',
-      direction === 'forward' ? this.endDescription() : 'Reached the first checkpoint',
-      logs,
-    );
+    const index = targetId - 1;
+    return this.stopAt(index, 'step', `[${index}] before_tool_call · ${target.label}`);
   }
 
   /** Goto / restart frame: jump to a checkpoint of the replayed run. */
   jump(index: number, reason: 'goto' | 'restart'): StopInfo {
     if (!Number.isInteger(index) || index < 0 || index > this.cursor.last) {
-      throw new OcdbError('CheckpointNotFound', `Run ${this.view.runId} has no checkpoint at index ${index}.`, {
+      const what =
+        reason === 'goto'
+          ? `goto: targetId ${index + 1} is not a goto target of run ${this.view.runId} (targets are 1 to ${this.cursor.last + 1}, from gotoTargets).`
+          : `Run ${this.view.runId} has no checkpoint at index ${index}.`;
+      throw new OcdbError('CheckpointNotFound', what, {
         runId: this.view.runId,
         index,
+        path: reason === 'goto' ? 'targetId' : 'frameId',
       });
     }
     const s = this.view.summaries[index];
@@ -314,6 +411,15 @@ export class ReplayController {
       default:
         throw new OcdbError('InvalidInput', `Unknown request ${command}.`, { path: 'command' });
     }
+  }
+}
+
+/** Checks that a condition compiles (InvalidInput naming `where` otherwise). */
+function compileCondition(condition: string, where: string): void {
+  try {
+    compileExpression(condition);
+  } catch (e) {
+    throw new OcdbError('InvalidInput', `${where}: ${errorMessage(e)}`, { path: 'filterOptions' });
   }
 }
 

@@ -83,3 +83,26 @@ export function isAppliedIn(context: RuntimeContextSnapshot, patch: Record<strin
     return false; // the patch does not even fit this context
   }
 }
+
+/**
+ * The path inside the runtime context a Watch expression names (`runtimeContext.user.roleId`,
+ * `runtimeContext.items[0]`, `runtimeContext."cost-center"`), or undefined when it is not a plain path into it
+ * (setExpression stages only those).
+ */
+export function contextPathOf(expression: string): PathSegment[] | undefined {
+  const text = expression.trim();
+  const head = /^runtimeContext/.exec(text);
+  if (!head) return undefined;
+  const out: PathSegment[] = [];
+  const segment = /\.([A-Za-z_][A-Za-z0-9_]*)|\."((?:[^"\\]|\\.)*)"|\[(\d+)\]/y;
+  segment.lastIndex = head[0].length;
+  while (segment.lastIndex < text.length) {
+    const at = segment.lastIndex;
+    const m = segment.exec(text);
+    if (!m || m.index !== at) return undefined;
+    if (m[1] !== undefined) out.push(m[1]);
+    else if (m[2] !== undefined) out.push(JSON.parse(`"${m[2]}"`) as string);
+    else out.push(Number(m[3]));
+  }
+  return out.length > 0 ? out : undefined;
+}

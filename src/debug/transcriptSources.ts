@@ -2,8 +2,12 @@
  * The DAP sources of run transcripts for one session: each run's transcript
  * is written beside the store (see transcriptFiles.ts for why a file) and
  * named by path; when the folder is not writable it is served by
- * sourceReference instead. Maps sources back to run ids for breakpoints and
- * goto. No transport; no vscode.
+ * sourceReference instead. A run still being recorded carries a fresh
+ * sourceReference beside its path each time it grows, so a client that
+ * already holds the old text asks for the new one (VS Code, nvim-dap) rather
+ * than pointing past the end of a stale buffer; `onSource` tells the session
+ * to send `loadedSource` (new / changed). Maps sources back to run ids for
+ * breakpoints and goto. No transport; no vscode.
  */
 import { Handles } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
@@ -14,12 +18,15 @@ import { runIdOfTranscript, writeRunTranscript } from './transcriptFiles';
 export class TranscriptSources {
   private readonly sources = new Map<string, DebugProtocol.Source>();
   private readonly refs = new Handles<string>();
+  private readonly seen = new Set<string>();
 
   constructor(
     private readonly storePath: string,
     /** Debugger path -> client path (URIs or paths, as the client asked). */
     private readonly toClient: (p: string) => string,
     private readonly toDebugger: (p: string) => string,
+    /** A transcript source was made (`new`) or replaced because its run grew (`changed`). */
+    private readonly onSource: (source: DebugProtocol.Source, reason: 'new' | 'changed') => void = () => undefined,
   ) {}
 
   /** The source of `view`'s transcript (at the view's detail level: the launch's `transcriptDetail`), written on first use. */
@@ -29,9 +36,21 @@ export class TranscriptSources {
       const file = writeRunTranscript(this.storePath, view);
       const name = `${view.runId}.transcript`;
       src = file ? { name, path: this.toClient(file) } : { name, sourceReference: this.refs.create(view.runId) };
+      if (file && view.run.status === 'running') {
+        // a live run: the same path, and a new reference for each version of its text
+        src.sourceReference = this.refs.create(view.runId);
+        src.origin = 'a run still being recorded';
+      }
       this.sources.set(view.runId, src);
+      this.onSource(src, this.seen.has(view.runId) ? 'changed' : 'new');
+      this.seen.add(view.runId);
     }
     return src;
+  }
+
+  /** The sources made so far (loadedSources): the transcripts of the runs the session showed. */
+  all(): DebugProtocol.Source[] {
+    return [...this.sources.values()];
   }
 
   /** Forgets `runId`'s source so the next use re-renders and rewrites it (the run grew). */

@@ -2,7 +2,8 @@
  * `ocdb dap`: the "Replay agent run" Debug Adapter over stdio, for any DAP
  * client (VS Code's executable adapter, nvim-dap, Emacs dap-mode). stdout
  * carries only DAP messages; the run, store and options come in the launch
- * request. Resolves when the client closes the connection.
+ * request; problems of the connection itself (a message that is not JSON)
+ * go to stderr. Resolves when the client closes the connection.
  */
 import { AgentReplaySession } from '../../debug/agentReplaySession';
 import { EXIT, parseCommandArgs, type CliCommand } from '../cliCommand';
@@ -15,11 +16,12 @@ export const dapCommand: CliCommand = {
     '',
     'Speaks the Debug Adapter Protocol on stdin/stdout. Launch arguments:',
     '  runId (required), store (default: $OCDB_STORE, else ./.ocdb/runs.db),',
-    '  stopOnEntry (default true), checkpointId (optional start).',
+    '  stopOnEntry (default true), checkpointId (optional start), transcriptDetail.',
+    'attach is not supported (a run still being recorded replays with launch).',
   ].join('\n'),
   async run({ args, io }) {
     parseCommandArgs(args, {}, false);
-    const session = new AgentReplaySession(io.env);
+    const session = new AgentReplaySession(io.env, (line) => io.err(line));
     await new Promise<void>((resolve) => {
       process.stdin.on('close', resolve);
       process.stdin.on('end', resolve);

@@ -49,6 +49,10 @@ export function checkpointsOf(store: string, runId: string): CheckpointSummary[]
 export class OcdbDebugClient extends DebugClient {
   private proc: ChildProcess | undefined;
   stderr = '';
+  /** Every event the adapter sent, in order (for event-order checks). */
+  readonly events: DebugProtocol.Event[] = [];
+  /** Set when the adapter process exits. */
+  exited: Promise<number | null> = Promise.resolve(null);
 
   constructor() {
     super(process.execPath, CLI, 'agent-replay');
@@ -59,14 +63,43 @@ export class OcdbDebugClient extends DebugClient {
     buildOnce();
     this.proc = spawn(process.execPath, [CLI, 'dap'], { cwd: ROOT, env: { ...process.env, OCDB_STORE: '' } });
     this.proc.stderr?.on('data', (d: Buffer) => (this.stderr += d.toString()));
+    const proc = this.proc;
+    this.exited = new Promise((resolve) => proc.on('exit', (code) => resolve(code)));
     this.connect(this.proc.stdout as Readable, this.proc.stdin as Writable);
     return Promise.resolve();
+  }
+
+  override emit(name: string | symbol, ...args: unknown[]): boolean {
+    const e = args[0] as DebugProtocol.Event | undefined;
+    if (e && typeof e === 'object' && e.type === 'event') this.events.push(e);
+    return super.emit(name, ...args);
+  }
+
+  /** The seq the next request will carry (to cancel it). */
+  get nextSeq(): number {
+    return (this as unknown as { sequence: number }).sequence;
+  }
+
+  /** Sends `command` and resolves with the whole response, success or not (never rejects). */
+  raw(command: string, args?: unknown): Promise<DebugProtocol.Response> {
+    return new Promise((resolve) => {
+      (this as unknown as { doSend(c: string, a: unknown, cb: (r: DebugProtocol.Response) => void): void }).doSend(
+        command,
+        args,
+        resolve,
+      );
+    });
+  }
+
+  /** Writes bytes as they are to the adapter's stdin (a malformed message). */
+  writeRaw(text: string): void {
+    this.proc?.stdin?.write(text);
   }
 
   /** Disconnects (the adapter exits on its own after disconnect) and makes sure the process is gone. */
   override async stop(): Promise<void> {
     try {
-      await this.disconnectRequest({});
+      await Promise.race([this.disconnectRequest({}), this.exited]);
     } catch {
       // the adapter may already be gone
     }

@@ -1,0 +1,165 @@
+/**
+ * A real session of another editor: Debian's Emacs with its dap-mode package (`emacs-nox elpa-dap-mode`, installed
+ * by .ci/run) loads the README's dap-mode block as it is and drives `ocdb dap` in batch mode with dap-mode's own
+ * commands (test/dap/support/dapMode.el): launch, step forward and back, a breakpoint added in the transcript buffer,
+ * evaluate, a run growing while it is replayed, disconnect. Without Emacs and dap-mode this test fails: it is part
+ * of the DAP layer, not an optional extra.
+ */
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { openRecorder, type Recorder } from '../../src/recorder';
+import type { RunRecorder } from '../../src/recorder/runRecorder';
+import { testContext } from '../helpers/context';
+import { ROOT, buildOnce } from './support/dapClient';
+
+const DRIVER = path.join(ROOT, 'test', 'dap', 'support', 'dapMode.el');
+const INSTALL =
+  'Emacs and dap-mode are required for the DAP tests: apt-get install emacs-nox elpa-dap-mode (see .ci/run)';
+
+/** The README's dap-mode block, exactly as a user would paste it. */
+function readmeSnippet(): string {
+  const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const blocks = [...readme.matchAll(/```elisp\n([\s\S]*?)```/g)].map((m) => m[1] ?? '');
+  const block = blocks.find((b) => b.includes('dap-register-debug-provider'));
+  assert.ok(block, 'README.md has a dap-mode (elisp) block');
+  return block;
+}
+
+interface Check {
+  check: string;
+  value: unknown;
+}
+interface Frame {
+  name: string;
+  line: number;
+  text: string;
+}
+
+describe('Emacs dap-mode drives ocdb dap', () => {
+  let checks: Check[] = [];
+  let stderr = '';
+  let code: number | null = null;
+  let recorder: Recorder;
+  let run: RunRecorder;
+  const byName = (name: string) => checks.find((c) => c.check === name)?.value;
+
+  before(async () => {
+    const emacs = spawnSync('emacs', ['--batch', '--eval', "(progn (package-initialize) (require 'dap-mode))"], {
+      encoding: 'utf8',
+    });
+    assert.equal(emacs.error, undefined, `${INSTALL}: ${String(emacs.error)}`);
+    assert.equal(emacs.status, 0, `${INSTALL}: ${emacs.stderr}`);
+
+    buildOnce();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ocdb-emacs-'));
+    const store = path.join(dir, '.ocdb', 'runs.db');
+    const demo = spawnSync(process.execPath, [path.join(ROOT, 'dist', 'cli.js'), 'demo', '--store', store], {
+      encoding: 'utf8',
+    });
+    assert.equal(demo.status, 0, demo.stderr);
+    const snippet = path.join(dir, 'readme-dap-mode.el');
+    fs.writeFileSync(snippet, readmeSnippet());
+    const growth = path.join(dir, 'grown');
+    const growRequest = path.join(dir, 'grow-now');
+
+    recorder = openRecorder({ store });
+    run = recorder.startRun({
+      runId: 'emacs-live-run',
+      agentId: 'live-agent',
+      runtimeContext: testContext(),
+      messages: [{ role: 'user', content: 'Find the Q3 report.' }],
+    });
+    run.checkpoint('before_prompt_build');
+    await run.modelCall({}, () =>
+      Promise.resolve({
+        message: {
+          role: 'assistant',
+          content: [{ type: 'tool_call', toolCallId: 'c1', toolName: 'search', args: { q: 'Q3' } }],
+        },
+        finishReason: 'tool_calls',
+      }),
+    );
+
+    const env = {
+      ...process.env,
+      OCDB_STORE: '',
+      OCDB_CLI: path.join(ROOT, 'dist', 'cli.js'),
+      OCDB_README_SNIPPET: snippet,
+      OCDB_GROWING_RUN: 'emacs-live-run',
+      OCDB_GROWTH_FILE: growth,
+      OCDB_GROW_REQUEST: growRequest,
+    };
+    const proc = spawn('emacs', ['--batch', '-l', DRIVER], { cwd: dir, env });
+    let out = '';
+    proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    proc.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      const lines = out.split('\n');
+      out = lines.pop() ?? '';
+      for (const line of lines) {
+        if (!line.startsWith('{')) continue;
+        checks.push(JSON.parse(line) as Check);
+      }
+    });
+    // the run grows while it is replayed: when the driver asks, record the tool call it stopped before
+    const poll = setInterval(() => {
+      if (!fs.existsSync(growRequest)) return;
+      clearInterval(poll);
+      const search = run.tool('search', { sideEffectLevel: 'read_only' }, () => ({ hits: ['q3.pdf'] }));
+      void search({ q: 'Q3' }, { toolCallId: 'c1' }).then(() => fs.writeFileSync(growth, 'grown'));
+    }, 50);
+    const timer = setTimeout(() => proc.kill(), 120_000);
+    code = await new Promise<number | null>((resolve) => proc.on('exit', (c) => resolve(c)));
+    clearTimeout(timer);
+    clearInterval(poll);
+  });
+  after(() => {
+    run.end();
+    recorder.close();
+    checks = [];
+  });
+
+  const why = () => `checks: ${JSON.stringify(checks)}\nstderr: ${stderr.slice(-3000)}`;
+
+  it('the session ran to the end without an error', () => {
+    assert.equal(byName('error'), undefined, why());
+    assert.equal(code, 0, why());
+  });
+  it('the README block registers "Replay agent run"', () => {
+    assert.equal(byName('snippet-loaded'), true, why());
+    assert.equal((byName('capabilities') as { stepBack: boolean } | undefined)?.stepBack, true, why());
+  });
+  it('launch stops on entry with point on the first checkpoint of the transcript', () => {
+    const f = byName('entry') as Frame | undefined;
+    assert.equal(f?.name, 'step 0 · before_prompt_build', why());
+    assert.match(f?.text ?? '', /^\[0\] before_prompt_build/, why());
+  });
+  it('dap-next steps forward, stepBack steps back', () => {
+    assert.match((byName('next') as Frame | undefined)?.text ?? '', /^\[1\] /, why());
+    assert.match((byName('stepBack') as Frame | undefined)?.text ?? '', /^\[0\] before_prompt_build/, why());
+  });
+  it('a breakpoint added in the transcript buffer is verified and dap-continue stops on it', () => {
+    const line = byName('breakpoint-set');
+    const f = byName('breakpoint') as Frame | undefined;
+    assert.equal(f?.line, line, why());
+    assert.match(f?.text ?? '', /before_tool_call · send_email/, why());
+  });
+  it('evaluate answers at the stop; a bad expression is an error message, not a crash', () => {
+    assert.equal(byName('evaluate'), '"send_email"', why());
+    assert.match(String(byName('evaluate-error')), /\[\[\[/, why());
+  });
+  it('a run growing while it is replayed: the stop past the old end is on its line of the reread transcript', () => {
+    const end = byName('growing-end') as Frame | undefined;
+    assert.match(end?.text ?? '', /^\[2\] after_model_call/, why());
+    const next = byName('growing-next') as Frame | undefined;
+    assert.equal(next?.name, 'step 0 · before_tool_call · search', why());
+    assert.match(next?.text ?? '', /^\[3\] before_tool_call · search/, why());
+  });
+  it('dap-disconnect ends the adapter', () => {
+    assert.equal(byName('disconnected'), true, why());
+  });
+});

@@ -62,7 +62,8 @@ export async function* readJsonLines(file: string, options: JsonLinesOptions): A
       }
       const reason = `not valid JSON (${failed.message}: ${shorten(failed.text)})`;
       if (options.onSkip) options.onSkip(failed.lineNo, reason);
-      else options.warnings.push({ file, line: failed.lineNo, message: `line ${failed.lineNo}: ${reason}; skipped it` });
+      else
+        options.warnings.push({ file, line: failed.lineNo, message: `line ${failed.lineNo}: ${reason}; skipped it` });
       failed = undefined;
     }
     if (line.invalidUtf8) badUtf8.push(line.lineNo);

@@ -282,6 +282,17 @@ export class RunPlanBuilder {
     this.ops.push({ op: 'finishTool', toolCallId, outcome: kind, value, endedAt, appendMessage, checkpoint });
   }
 
+  /**
+   * Closes every call still open as `cancelled` ("the trace ends before its result"), each with its `tool`
+   * message, so the conversation stays a valid sequence and a captured replay re-emits the cancellation instead
+   * of missing a result. Answers the calls closed (for the run's error).
+   */
+  closeUnanswered(reason = 'the trace ends before its result'): ToolCallRecord[] {
+    const open = this.openTools();
+    for (const r of open) this.finishTool(r.toolCallId, { outcome: 'cancelled', error: reason, endedAt: this.lastAt });
+    return open;
+  }
+
   /** Closes the plan with `agent_end`. */
   finish(
     meta: Omit<RunPlan, 'runId' | 'initial' | 'ops' | 'checkpointCount' | 'toolCallCount' | 'endedAt' | 'status'> & {

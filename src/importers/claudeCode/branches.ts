@@ -10,9 +10,10 @@
  *   siblings of one response, not branches;
  * - a side branch starting with tool results or hook reminders is folded
  *   back in file order;
- * - a compaction boundary whose parent is not in the file continues the line
- *   before it; a file with no links at all (every parentUuid null) is one
- *   chain in file order.
+ * - a line whose parent is not in the file (a compaction boundary whose
+ *   pre-compaction chain is elsewhere, lines lost) continues the line before
+ *   it; a file with no links at all (every parentUuid null) is one chain in
+ *   file order.
  * Pure.
  */
 import type { AssistantEntry, Entry, UserEntry } from './entries';
@@ -87,9 +88,10 @@ export function splitBranches(all: readonly Entry[]): Branch[] {
   nodes.forEach((e, i) => {
     let p = canon(e.parent);
     if (p === e) p = undefined;
-    // No links in the whole file: one chain in file order. A compaction whose parent is missing continues the
-    // line before it.
-    if (!p && i > 0 && (!linked || isCompaction(e))) p = nodes[i - 1];
+    // No links in the whole file: one chain in file order. A line whose parent is named but not in the file (lines
+    // lost or trimmed, a compaction whose pre-compaction chain is elsewhere) continues the line before it.
+    const lost = e.parent !== undefined && !byUuid.has(e.parent);
+    if (!p && i > 0 && (!linked || lost || isCompaction(e))) p = nodes[i - 1];
     parentOf.set(e.uuid, p);
   });
   const hasChild = new Set<string>();

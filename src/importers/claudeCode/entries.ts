@@ -252,7 +252,11 @@ export function parseTranscriptLine(value: unknown, lineNo: number, where: strin
       const subagentId =
         tur && typeof tur === 'object' && typeof (tur as { agentId?: unknown }).agentId === 'string'
           ? (tur as { agentId: string }).agentId
-          : agentIdInText(content);
+          : (agentIdInText(content) ??
+            // 2.0 wrote the subagent's id on the session's Task result line itself.
+            (line.isSidechain !== true && typeof content !== 'string' && content.some((b) => b.type === 'tool_result')
+              ? (line.agentId ?? undefined)
+              : undefined));
       return {
         entry: {
           kind: 'user',

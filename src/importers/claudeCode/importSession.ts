@@ -121,20 +121,30 @@ async function readTranscript(file: string, options: SessionReadOptions): Promis
 /** The inline subagents of a session file: sidechain lines grouped by agentId, or by the root they hang from. */
 function sidechainGroups(lines: Entry[]): { key: string; agentId?: string; entries: Entry[] }[] {
   const byUuid = new Map(lines.map((e) => [e.uuid, e]));
+  // A line whose parent is named but missing (lines lost) continues the sidechain line before it.
+  const parentOf = new Map<string, Entry | undefined>();
+  lines.forEach((e, i) => {
+    const p = e.parent !== undefined ? (byUuid.get(e.parent) ?? (i > 0 ? lines[i - 1] : undefined)) : undefined;
+    parentOf.set(e.uuid, p);
+  });
   const rootOf = (e: Entry): string => {
     let cur = e;
     const seen = new Set<string>();
     for (;;) {
       seen.add(cur.uuid);
-      const p = cur.parent ? byUuid.get(cur.parent) : undefined;
+      const p = parentOf.get(cur.uuid);
       if (!p || seen.has(p.uuid)) return cur.uuid;
       cur = p;
     }
   };
+  // A chain takes the agentId any of its lines carries.
+  const agentOfRoot = new Map<string, string>();
+  for (const e of lines) if (e.agentId && !agentOfRoot.has(rootOf(e))) agentOfRoot.set(rootOf(e), e.agentId);
   const groups = new Map<string, { key: string; agentId?: string; entries: Entry[] }>();
   for (const e of lines) {
-    const key = e.agentId ?? `sidechain-${rootOf(e).slice(0, 8)}`;
-    const g = groups.get(key) ?? { key, ...(e.agentId ? { agentId: e.agentId } : {}), entries: [] };
+    const agentId = e.agentId ?? agentOfRoot.get(rootOf(e));
+    const key = agentId ?? `sidechain-${rootOf(e).slice(0, 8)}`;
+    const g = groups.get(key) ?? { key, ...(agentId ? { agentId } : {}), entries: [] };
     g.entries.push(e);
     groups.set(key, g);
   }
@@ -309,7 +319,7 @@ function buildPlans(input: BuildInput): RunPlan[] {
     } catch (e) {
       throw lineError(file, branch.entries.at(-1)?.lineNo ?? 0, e);
     }
-    const open = mapper.builder.openTools();
+    const open = mapper.builder.closeUnanswered('the transcript ends before its result');
     const apiError = mapper.apiError;
     const isFork = branch.index > 0 && branch.parentIndex !== undefined;
     const metadata: Record<string, unknown> = { ...input.metadata, compactions: mapper.compactions };
@@ -354,9 +364,7 @@ export async function readClaudeCodeSession(file: string, options: SessionReadOp
   const read = await readTranscript(file, options);
   const isSubagentFile = /^agent-.+\.jsonl$/.test(basename(file)) || read.subagentOnly;
   const sessionId = read.facts.sessionId ?? basename(file, '.jsonl');
-  const ownAgent = isSubagentFile
-    ? (read.facts.agentId ?? basename(file, '.jsonl').replace(/^agent-/, ''))
-    : undefined;
+  const ownAgent = isSubagentFile ? (read.facts.agentId ?? basename(file, '.jsonl').replace(/^agent-/, '')) : undefined;
   const runId = ownAgent ? `cc-${sessionId}-agent-${ownAgent}-${read.hash}` : `cc-${sessionId}-${read.hash}`;
   const links = new Map<string, { runId: string; toolCallId: string }>();
   const source = (f: string, r: ReadResult) => ({

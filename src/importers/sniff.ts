@@ -39,7 +39,7 @@ function classify(value: unknown): ImportFormat | undefined {
   }
   if (!value || typeof value !== 'object') return undefined;
   const o = value as Record<string, unknown>;
-  if ('resourceSpans' in o) return 'otel';
+  if ('resourceSpans' in o || 'resourceLogs' in o) return 'otel';
   if (
     typeof o.type === 'string' &&
     CLAUDE_TYPES.has(o.type) &&

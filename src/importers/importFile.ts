@@ -8,12 +8,10 @@
 import { statSync } from 'node:fs';
 import { OcdbError, errorMessage, isOcdbError } from '../model';
 import type { RunStore } from '../store';
-import { readClaudeCodeSession } from './claudeCode/importSession';
-import { readOpenAiChat } from './openai/importOpenAiChat';
-import { readOtlpTraces } from './otel/importOtlp';
+import { formatSpec } from './formats';
 import type { RunPlan } from './runPlan';
 import { sideEffectOf } from './sideEffects';
-import { sniffFormat } from './sniff';
+import { formatsHelp, sniffFormat } from './sniff';
 import type { FileResult, ImportFormat, ImportOptions, SkippedRecord } from './types';
 import { writeRunPlan } from './writePlan';
 
@@ -85,21 +83,6 @@ function noteSkipped(plans: RunPlan[], skipped: SkippedRecord[]): void {
   }
 }
 
-function readerFor(format: ImportFormat): (file: string, options: ReaderOptions) => Promise<ReadPlans> {
-  switch (format) {
-    case 'claude-code':
-      return readClaudeCodeSession;
-    case 'openai-chat':
-      return readOpenAiChat;
-    case 'otel':
-      return readOtlpTraces;
-    default: {
-      const unreachable: never = format;
-      throw new Error(`unknown format ${String(unreachable)}`);
-    }
-  }
-}
-
 export async function importFile(
   store: RunStore,
   file: string,
@@ -127,14 +110,18 @@ export async function importFile(
         result.reason = 'empty file';
         return result;
       }
+      if ('binary' in sniffed) {
+        result.reason = `not a trace file: ${sniffed.binary}`;
+        return result;
+      }
       if ('unknown' in sniffed) {
-        result.reason = `format not recognised: ${sniffed.unknown}; pass --format to force one`;
+        result.reason = `format not recognised (${sniffed.unknown}). The formats and how each is recognised: ${formatsHelp()}. Pass --format to force one.`;
         return result;
       }
       format = sniffed.format;
     }
     result.format = format;
-    const read = await readerFor(format)(file, {
+    const read = await formatSpec(format).read(file, {
       signal: options.signal,
       warnings: result.warnings,
       unknownTypes: result.unknownTypes,

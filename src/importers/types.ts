@@ -7,8 +7,16 @@ import { z } from 'zod';
 import { RunModeSchema } from '../model';
 import type { SideEffectTable } from './sideEffects';
 
-/** The trace formats an importer reads. */
-export const IMPORT_FORMATS = ['claude-code', 'openai-chat', 'otel'] as const;
+/** The trace formats an importer reads (how each is recognised and read: formats.ts). */
+export const IMPORT_FORMATS = [
+  'claude-code',
+  'openai-chat',
+  'otel',
+  'codex',
+  'gemini-cli',
+  'openai-responses',
+  'openai-agents',
+] as const;
 export const ImportFormatSchema = z.enum(IMPORT_FORMATS);
 export type ImportFormat = z.infer<typeof ImportFormatSchema>;
 

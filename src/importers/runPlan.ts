@@ -272,6 +272,17 @@ export class RunPlanBuilder {
     return op.checkpointId;
   }
 
+  /**
+   * Sets the usage of a checkpoint already taken (formats that report a model call's tokens after it, as Codex
+   * rollouts do); the timeline does not depend on usage, so nothing else changes.
+   */
+  setUsage(checkpointId: string, usage: Usage): void {
+    const op = this.ops.find((o): o is CheckpointOp => o.op === 'checkpoint' && o.checkpointId === checkpointId);
+    if (!op) throw new Error(`setUsage: no checkpoint ${checkpointId} in this plan`);
+    storable(UsageSchema, usage, `${checkpointId}: usage`);
+    op.usage = usage;
+  }
+
   /** Opens a tool call in the ledger (policy from the side-effect level) and takes its `before_tool_call`. */
   beginTool(input: BeginToolInput): ToolCallRecord {
     const call: ToolCallInput = { ...input, startedAt: this.at(input.startedAt) };

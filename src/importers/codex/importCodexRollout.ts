@@ -31,6 +31,17 @@ export function isCodexLine(v: unknown): boolean {
   return typeof v.id === 'string' && typeof v.timestamp === 'string' && 'instructions' in v;
 }
 
+/** `total - previous` of Codex's running token totals, as a model call's usage. */
+function growth(total: Obj, previous: Obj): ReturnType<typeof responsesUsage> {
+  const d = (k: string) => Math.max(0, Number(total[k] ?? 0) - Number(previous[k] ?? 0));
+  return responsesUsage({
+    input_tokens: d('input_tokens'),
+    cached_input_tokens: d('cached_input_tokens'),
+    output_tokens: d('output_tokens'),
+    reasoning_output_tokens: d('reasoning_output_tokens'),
+  });
+}
+
 function context(meta: Obj, model: string | undefined, sessionId: string): RuntimeContextSnapshot {
   const cwd = str(meta.cwd);
   const git = isObj(meta.git) ? meta.git : {};
@@ -95,6 +106,8 @@ export async function readCodexRollout(file: string, options: ReaderOptions): Pr
   });
   const tools = new Set<string>();
   let compactions = 0;
+  let tokenEvents = 0;
+  let lastTotal: Obj = {};
   for (const { lineNo, value } of lines) {
     try {
       const t = at(value);
@@ -107,8 +120,13 @@ export async function readCodexRollout(file: string, options: ReaderOptions): Pr
         items.item(payload, t);
       } else if (type === 'event_msg' && payload) {
         if (payload.type === 'token_count' && isObj(payload.info)) {
-          const usage = responsesUsage(payload.info.last_token_usage);
-          if (usage) items.usage(usage);
+          // The call's tokens: the growth of the running total (Codex repeats the event), else last_token_usage.
+          const total = payload.info.total_token_usage;
+          const usage = isObj(total) ? growth(total, lastTotal) : responsesUsage(payload.info.last_token_usage);
+          if (isObj(total)) lastTotal = total;
+          if (usage && (usage.inputTokens > 0 || usage.outputTokens > 0)) {
+            if (items.usage(usage)) tokenEvents++;
+          }
         }
       } else if (type === 'compacted' && payload) {
         items.flush();
@@ -145,6 +163,7 @@ export async function readCodexRollout(file: string, options: ReaderOptions): Pr
       ...(str(meta.cli_version) ? { codexVersion: meta.cli_version } : {}),
       tools: [...tools].sort(),
       compactions,
+      tokenCountEvents: tokenEvents,
     },
   });
   return { plans: builder.checkpointCount > 1 ? [plan] : [], primaryRunId: runId, extraFiles: [] };

@@ -59,11 +59,22 @@ export class ResponseItems {
     private readonly env: ItemsEnv,
   ) {}
 
-  /** Sets the usage (and finish reason) of the model call being assembled; false when there is none. */
+  /** The after_model_call of the last model call completed, while it has no usage. */
+  private lastCall: string | undefined;
+
+  /**
+   * Sets the usage (and finish reason) of the model call being assembled, or of the last one completed when it
+   * has none yet (Codex reports tokens after the call's outputs); false when there is no call to take it.
+   */
   usage(usage: Usage, finishReason?: string): boolean {
-    if (!this.pending) return false;
-    this.pending.usage = usage;
-    if (finishReason) this.pending.finishReason = finishReason;
+    if (this.pending) {
+      this.pending.usage = usage;
+      if (finishReason) this.pending.finishReason = finishReason;
+      return true;
+    }
+    if (this.lastCall === undefined) return false;
+    this.builder.setUsage(this.lastCall, usage);
+    this.lastCall = undefined;
     return true;
   }
 
@@ -147,11 +158,12 @@ export class ResponseItems {
       role: 'assistant',
       content: parts.length === 1 && only?.type === 'text' && typeof only.text === 'string' ? only.text : parts,
     });
-    b.checkpoint('after_model_call', {
+    const after = b.checkpoint('after_model_call', {
       at: call.at ?? b.lastTimestamp,
       finishReason: call.finishReason ?? (call.calls.length > 0 ? 'tool_calls' : 'stop'),
       ...(call.usage ? { usage: call.usage } : {}),
     });
+    this.lastCall = call.usage ? undefined : after;
     for (const c of call.calls) {
       b.beginTool({
         toolCallId: c.id,

@@ -224,6 +224,36 @@ describe('rewinds and compactions', () => {
     assert.deepEqual([main.inputTokens, main.outputTokens, fork.inputTokens, fork.outputTokens], [40, 20, 10, 5]);
   });
 
+  it('links a compaction summariser (agent-acompact-*) to the compaction it wrote', async () => {
+    const dir = path.join(t.dir, 'acompact');
+    const session = write(dir, 's1.jsonl', jsonLines(COMPACTION) as Line[]);
+    // A summariser transcript: the spotter subagent's lines under the acompact agent id, before the compaction.
+    const sub = (jsonLines(SUBAGENT) as Line[]).slice(0, 3).map((l) => ({
+      ...l,
+      sessionId: 's1',
+      agentId: 'acompact-e1f845',
+      timestamp: '2025-07-01T10:29:00.000Z',
+    }));
+    write(dir, 's1/subagents/agent-acompact-e1f845.jsonl', sub);
+    const other = tempStore();
+    try {
+      const summary = await importPath(other.store, session);
+      const runs = summary.files[0]?.runs ?? [];
+      const main = other.store.getRun(runs[0]?.runId as string);
+      const compaction = other.store.listCheckpoints(main.runId).find((c) => c.boundary === 'before_prompt_build');
+      const summariser = runs.find((r) => r.runId.endsWith('-agent-acompact-e1f845'));
+      assert.ok(summariser, JSON.stringify(runs));
+      assert.deepEqual(other.store.getRun(summariser.runId).metadata.subagentOf, {
+        runId: main.runId,
+        compaction: true,
+        checkpointId: compaction?.checkpointId,
+      });
+      assert.ok(!(summary.files[0]?.warnings ?? []).some((w) => /unlinked/.test(w.message)));
+    } finally {
+      other.close();
+    }
+  });
+
   it('continues the session across a compaction whose parent line is not in the file', async () => {
     const lines = (jsonLines(COMPACTION) as Line[]).map((l) =>
       l.subtype === 'compact_boundary' ? { ...l, logicalParentUuid: 'not-in-this-file' } : l,

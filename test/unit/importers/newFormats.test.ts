@@ -66,7 +66,10 @@ describe('new trace formats', () => {
     );
     assert.equal(modelCalls(t.store, runId).length, 4);
     const first = checkpoints(t.store, runId).find((c) => c.boundary === 'after_model_call');
-    assert.match(JSON.stringify(first?.messages.at(-1)?.content), /"text":"I will inspect the synthetic directory.","type":"reasoning"/);
+    assert.match(
+      JSON.stringify(first?.messages.at(-1)?.content),
+      /"text":"I will inspect the synthetic directory.","type":"reasoning"/,
+    );
     assert.doesNotMatch(JSON.stringify(first?.messages), /ENCRYPTED/);
     assert.equal(first?.model?.model, 'synthetic-model');
     assert.equal(

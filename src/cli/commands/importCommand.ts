@@ -1,4 +1,4 @@
-/** `ocdb import <file|dir>`: imports Claude Code transcripts, OpenAI chat logs and OTLP GenAI traces as runs. */
+/** `ocdb import <file|dir>`: imports trace files of every format of the importers' registry as runs. */
 import { errorMessage, OcdbError } from '../../model';
 import {
   IMPORT_FORMAT_OPTIONS,
@@ -16,7 +16,7 @@ function mib(n: number): string {
 
 export const importCommand: CliCommand = {
   name: 'import',
-  summary: 'import Claude Code transcripts, OpenAI chat logs or OTLP GenAI traces as runs',
+  summary: 'import Claude Code, Codex, Gemini CLI, OpenAI or OpenTelemetry traces as runs',
   help: [
     `Usage: ocdb import <file|dir> [--format ${IMPORT_FORMAT_OPTIONS.join('|')}] [--side-effects <table.json>]`,
     '',

@@ -8,14 +8,11 @@
 import { statSync } from 'node:fs';
 import { OcdbError, errorMessage, isOcdbError } from '../model';
 import type { RunStore } from '../store';
-import { readClaudeCodeSession } from './claudeCode/importSession';
-import { readOpenAiChat } from './openai/importOpenAiChat';
-import { readOtlpTraces } from './otel/importOtlp';
-import { readReplayTurns } from './replayTurns/importReplayTurns';
+import { formatSpec } from './formats';
 import type { RunPlan } from './runPlan';
 import { sideEffectOf } from './sideEffects';
-import { sniffFormat } from './sniff';
-import type { FileResult, ImportFormat, ImportOptions } from './types';
+import { formatsHelp, sniffFormat } from './sniff';
+import type { FileResult, ImportFormat, ImportOptions, SkippedRecord } from './types';
 import { writeRunPlan } from './writePlan';
 
 export interface ReadPlans {
@@ -31,22 +28,58 @@ export interface ReaderOptions {
   unknownTypes: Record<string, number>;
   onBytes?: (file: string, bytesRead: number) => void;
   sideEffectOf: (toolName: string) => ReturnType<typeof sideEffectOf>;
+  /** Fail on the first malformed record instead of skipping it (`--strict`). */
+  strict?: boolean;
+  /**
+   * Reports a malformed record: throws (the file fails) when strict, else warns and lists it. `error` says what
+   * was wrong; its message usually already names the file and line.
+   */
+  skip: (record: Omit<SkippedRecord, 'reason'>, error: unknown) => void;
 }
 
-function readerFor(format: ImportFormat): (file: string, options: ReaderOptions) => Promise<ReadPlans> {
-  switch (format) {
-    case 'claude-code':
-      return readClaudeCodeSession;
-    case 'openai-chat':
-      return readOpenAiChat;
-    case 'otel':
-      return readOtlpTraces;
-    case 'replay-turns':
-      return readReplayTurns;
-    default: {
-      const unreachable: never = format;
-      throw new Error(`unknown format ${String(unreachable)}`);
+/** `reason` without the `file: line N: ` prefix the error messages carry. */
+function bare(message: string, file: string, line?: number): string {
+  let m = message.startsWith(`${file}: `) ? message.slice(file.length + 2) : message;
+  if (line !== undefined && m.startsWith(`line ${line}: `)) m = m.slice(`line ${line}: `.length);
+  return m;
+}
+
+/** A reader that skips records as `options` say: strict rethrows, else warning + list. */
+export function skipperFor(
+  result: Pick<FileResult, 'warnings' | 'skippedRecords'>,
+  strict: boolean,
+): ReaderOptions['skip'] {
+  return (record, error) => {
+    const message = errorMessage(error);
+    if (strict) {
+      const where = record.line !== undefined ? `line ${record.line}` : (record.where ?? '');
+      throw new OcdbError(
+        'InvalidInput',
+        `${record.file}: ${where ? `${where}: ` : ''}${bare(message, record.file, record.line)}; nothing of this file was imported (--strict)`,
+        { file: record.file, ...(record.line !== undefined ? { line: record.line } : {}) },
+        { cause: error },
+      );
     }
+    const reason = bare(message, record.file, record.line);
+    result.skippedRecords.push({ ...record, reason });
+    const where = record.line !== undefined ? `line ${record.line}: ` : record.where ? `${record.where}: ` : '';
+    result.warnings.push({
+      file: record.file,
+      ...(record.line !== undefined ? { line: record.line } : {}),
+      message: `${where}${reason}; skipped the record`,
+    });
+  };
+}
+
+/** Lists the records skipped in each plan's metadata (the plans read from that file). */
+function noteSkipped(plans: RunPlan[], skipped: SkippedRecord[]): void {
+  if (skipped.length === 0) return;
+  for (const plan of plans) {
+    const source = (plan.metadata.source as { file?: unknown } | undefined)?.file;
+    const mine = skipped
+      .filter((r) => source === undefined || r.file === source)
+      .map(({ file: _file, ...rest }) => rest);
+    if (mine.length > 0) plan.metadata.skippedRecords = mine;
   }
 }
 
@@ -57,7 +90,15 @@ export async function importFile(
   onBytes?: (file: string, bytesRead: number) => void,
   onWrite?: (written: number, total: number) => void,
 ): Promise<FileResult> {
-  const result: FileResult = { file, outcome: 'failed', runs: [], unknownTypes: {}, warnings: [], bytes: 0 };
+  const result: FileResult = {
+    file,
+    outcome: 'failed',
+    runs: [],
+    unknownTypes: {},
+    warnings: [],
+    skippedRecords: [],
+    bytes: 0,
+  };
   try {
     result.bytes = statSync(file).size;
     let format: ImportFormat;
@@ -69,20 +110,27 @@ export async function importFile(
         result.reason = 'empty file';
         return result;
       }
+      if ('binary' in sniffed) {
+        result.reason = `not a trace file: ${sniffed.binary}`;
+        return result;
+      }
       if ('unknown' in sniffed) {
-        result.reason = `format not recognised: ${sniffed.unknown}; pass --format to force one`;
+        result.reason = `format not recognised (${sniffed.unknown}). The formats and how each is recognised: ${formatsHelp()}. Pass --format to force one.`;
         return result;
       }
       format = sniffed.format;
     }
     result.format = format;
-    const read = await readerFor(format)(file, {
+    const read = await formatSpec(format).read(file, {
       signal: options.signal,
       warnings: result.warnings,
       unknownTypes: result.unknownTypes,
       onBytes,
       sideEffectOf: (name) => sideEffectOf(name, options.sideEffectTable),
+      strict: options.strict === true,
+      skip: skipperFor(result, options.strict === true),
     });
+    noteSkipped(read.plans, result.skippedRecords);
     if (read.plans.length === 0) {
       result.outcome = 'skipped';
       result.reason = result.bytes === 0 ? 'empty file' : 'no conversation in the file';

@@ -102,6 +102,7 @@ export async function importPath(store: RunStore, path: string, options: ImportO
     imported: results.filter((r) => r.outcome === 'imported').length,
     skipped: results.filter((r) => r.outcome === 'skipped').length,
     failed: results.filter((r) => r.outcome === 'failed').length,
+    skippedRecords: results.reduce((n, r) => n + r.skippedRecords.length, 0),
     runIds: results.flatMap((r) => r.runs.map((x) => x.runId)),
   };
 }

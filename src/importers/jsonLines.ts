@@ -1,7 +1,8 @@
 /**
- * JSON Lines over the streaming line reader: blank lines skipped, each line
- * parsed, a corrupt line fails the file naming "line N", a cut-off LAST line
- * (a transcript still being written) is skipped with a warning naming it,
+ * JSON Lines over the streaming line reader: blank lines skipped, a UTF-8 BOM
+ * dropped, each line parsed. A corrupt line in the middle is skipped with a
+ * warning naming "line N" (`strict`: fails the file), a cut-off LAST line (a
+ * transcript still being written) is skipped with a warning naming it,
  * invalid UTF-8 is decoded with U+FFFD and warned about. Depends on
  * lineReader.ts only.
  */
@@ -24,6 +25,10 @@ export interface JsonLinesOptions {
   progressEvery?: number;
   /** Fed every line's text (with its LF), e.g. to hash the content for a stable run id. */
   onText?: (text: string) => void;
+  /** Fail on a corrupt line in the middle instead of skipping it. */
+  strict?: boolean;
+  /** Called for each corrupt line skipped (not for a cut-off last line). */
+  onSkip?: (lineNo: number, reason: string) => void;
 }
 
 function shorten(text: string): string {
@@ -44,19 +49,27 @@ export async function* readJsonLines(file: string, options: JsonLinesOptions): A
       options.onBytes(bytes);
     }
     options.onText?.(line.text + '\n');
-    if (line.text.trim() === '') continue;
+    const text = line.lineNo === 1 ? line.text.replace(/^\uFEFF/, '') : line.text;
+    if (text.trim() === '') continue;
     if (failed) {
-      // The bad line was not the last one: the file is corrupt, not merely cut off.
-      throw new OcdbError(
-        'InvalidInput',
-        `${file}: line ${failed.lineNo}: not valid JSON (${failed.message}); nothing of this file was imported. Fix or remove the line and import again.`,
-        { file, line: failed.lineNo },
-      );
+      // The bad line was not the last one: the file is corrupt there, not merely cut off.
+      if (options.strict) {
+        throw new OcdbError(
+          'InvalidInput',
+          `${file}: line ${failed.lineNo}: not valid JSON (${failed.message}); nothing of this file was imported (--strict). Fix or remove the line and import again.`,
+          { file, line: failed.lineNo },
+        );
+      }
+      const reason = `not valid JSON (${failed.message}: ${shorten(failed.text)})`;
+      if (options.onSkip) options.onSkip(failed.lineNo, reason);
+      else
+        options.warnings.push({ file, line: failed.lineNo, message: `line ${failed.lineNo}: ${reason}; skipped it` });
+      failed = undefined;
     }
     if (line.invalidUtf8) badUtf8.push(line.lineNo);
     let value: unknown;
     try {
-      value = JSON.parse(line.text);
+      value = JSON.parse(text);
     } catch (e) {
       failed = { lineNo: line.lineNo, message: (e as Error).message, text: line.text };
       continue;

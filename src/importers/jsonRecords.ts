@@ -18,33 +18,41 @@ export interface JsonRecord {
 
 const MAX_DOCUMENT = 512 * 1024 * 1024;
 
-function firstLine(file: string): string {
+function firstLines(file: string): string[] {
   const fd = openSync(file, 'r');
   try {
     const buf = Buffer.alloc(1 << 20);
     const n = readSync(fd, buf, 0, buf.length, 0);
-    return (
-      buf
-        .subarray(0, n)
-        .toString('utf8')
-        .replace(/^\uFEFF/, '')
-        .trimStart()
-        .split('\n', 1)[0] ?? ''
-    );
+    return buf
+      .subarray(0, n)
+      .toString('utf8')
+      .replace(/^\uFEFF/, '')
+      .trimStart()
+      .split('\n', 6)
+      .map((l) => l.trim())
+      .filter((l) => l !== '');
   } finally {
     closeSync(fd);
   }
 }
 
-function isJsonLines(file: string): boolean {
-  const line = firstLine(file);
-  if (!line.startsWith('{')) return false;
+function isObjectLine(line: string | undefined): boolean {
+  if (!line?.startsWith('{') || !line.endsWith('}')) return false;
   try {
     JSON.parse(line);
     return true;
   } catch {
     return false;
   }
+}
+
+/** One JSON object a line: the first line is one, or (a corrupt first line) one of the next few is. */
+function isJsonLines(file: string): boolean {
+  const lines = firstLines(file);
+  const first = lines[0];
+  if (!first?.startsWith('{')) return false;
+  if (isObjectLine(first)) return true;
+  return lines.slice(1, 5).some(isObjectLine);
 }
 
 function position(text: string, message: string): string {
@@ -114,6 +122,8 @@ export async function readRecordsWithDigest(
     warnings: options.warnings,
     onBytes: (b) => options.onBytes?.(file, b),
     onText: (t) => hash.update(t),
+    strict: options.strict,
+    onSkip: (line, reason) => options.skip({ file, line }, new Error(reason)),
   })) {
     onRecord(rec.value, rec.where ? `${file}: ${rec.where}` : file);
   }

@@ -21,6 +21,15 @@ import type {
   ToolOutcome,
   Usage,
 } from '../model';
+import {
+  MessageSchema,
+  ModelConfigSchema,
+  RuntimeContextSnapshotSchema,
+  ToolCallRecordSchema,
+  UsageSchema,
+  parseWith,
+} from '../model';
+import type { z } from 'zod';
 import type { ImportedRunMode } from './types';
 import { RunTimeline, deepFreeze, outcomeOf, storedValue, toolResultMessage, type ToolCallInput } from '../writer';
 
@@ -87,6 +96,16 @@ export interface RunPlan {
 
 export { deepFreeze };
 
+/**
+ * Checks that `value`, as the store will keep it (JSON), parses with the schema the store reads it back with —
+ * so no trace can produce a checkpoint that export or replay rejects. Every part of a checkpoint passes here
+ * once, when it enters the plan (a message when added, a ledger record when it changes), not once per checkpoint.
+ */
+function storable(schema: z.ZodType, value: unknown, where: string): void {
+  const stored: unknown = value === undefined ? undefined : JSON.parse(JSON.stringify(value));
+  parseWith(schema, stored, `${where} would not read back from the store`);
+}
+
 export interface BeginToolInput {
   toolCallId: string;
   toolName: string;
@@ -130,6 +149,7 @@ export class RunPlanBuilder {
       ...(start.systemPrompt !== undefined ? { systemPrompt: start.systemPrompt } : {}),
       ...(start.model !== undefined ? { model: start.model } : {}),
     };
+    storable(RuntimeContextSnapshotSchema, start.runtimeContext, 'runtimeContext');
     this.timeline = new RunTimeline(runId, { stepIndex: this.initial.stepIndex, ledger: start.ledger });
     this.messages = [...start.messages];
     this.runtimeContext = start.runtimeContext;
@@ -190,18 +210,21 @@ export class RunPlanBuilder {
   }
 
   addMessage(message: Message): void {
+    storable(MessageSchema, message, `messages[${this.messages.length}]`);
     deepFreeze(message);
     this.messages.push(message);
     this.ops.push({ op: 'message', message });
   }
 
   resetMessages(messages: Message[]): void {
+    messages.forEach((m, i) => storable(MessageSchema, m, `messages[${i}]`));
     messages.forEach((m) => deepFreeze(m));
     this.messages = [...messages];
     this.ops.push({ op: 'resetMessages', messages: [...messages] });
   }
 
   setContext(runtimeContext: RuntimeContextSnapshot): void {
+    storable(RuntimeContextSnapshotSchema, runtimeContext, 'runtimeContext');
     this.runtimeContext = deepFreeze(runtimeContext);
     this.ops.push({ op: 'context', runtimeContext });
   }
@@ -214,6 +237,7 @@ export class RunPlanBuilder {
 
   setModel(model: ModelConfig): void {
     if (this.model && this.model.provider === model.provider && this.model.model === model.model) return;
+    storable(ModelConfigSchema, model, 'model');
     this.model = deepFreeze(model);
     this.ops.push({ op: 'model', model });
   }
@@ -228,6 +252,7 @@ export class RunPlanBuilder {
   ): CheckpointOp {
     const stepIndex = this.timeline.stepFor(boundary, input.newStep !== undefined ? { newStep: input.newStep } : {});
     const checkpointId = `${this.runId}#${this.timeline.checkpointCount}`;
+    if (input.usage !== undefined) storable(UsageSchema, input.usage, `${checkpointId}: usage`);
     this.timeline.advance(boundary, stepIndex);
     const op: CheckpointOp = { op: 'checkpoint', checkpointId, boundary, stepIndex, createdAt: this.at(input.at) };
     if (input.toolCallId !== undefined) op.toolCallId = input.toolCallId;
@@ -247,11 +272,23 @@ export class RunPlanBuilder {
     return op.checkpointId;
   }
 
+  /**
+   * Sets the usage of a checkpoint already taken (formats that report a model call's tokens after it, as Codex
+   * rollouts do); the timeline does not depend on usage, so nothing else changes.
+   */
+  setUsage(checkpointId: string, usage: Usage): void {
+    const op = this.ops.find((o): o is CheckpointOp => o.op === 'checkpoint' && o.checkpointId === checkpointId);
+    if (!op) throw new Error(`setUsage: no checkpoint ${checkpointId} in this plan`);
+    storable(UsageSchema, usage, `${checkpointId}: usage`);
+    op.usage = usage;
+  }
+
   /** Opens a tool call in the ledger (policy from the side-effect level) and takes its `before_tool_call`. */
   beginTool(input: BeginToolInput): ToolCallRecord {
     const call: ToolCallInput = { ...input, startedAt: this.at(input.startedAt) };
     const record = this.timeline.openedRecord(call);
     if (record.args === undefined) delete (record as { args?: unknown }).args;
+    storable(ToolCallRecordSchema, record, `tool call ${input.toolCallId}`);
     this.timeline.setRecord(record, true);
     this.ownToolCalls++;
     const checkpoint = this.checkpointOp('before_tool_call', { at: input.startedAt, toolCallId: input.toolCallId });
@@ -271,15 +308,28 @@ export class RunPlanBuilder {
     const record = this.timeline.finishedRecord(toolCallId, kind, value, endedAt);
     if (!record) throw new Error(`finishTool: ${toolCallId} was never begun`);
     if (!this.timeline.begunHere(toolCallId)) this.ownToolCalls++;
+    storable(ToolCallRecordSchema, record, `tool call ${toolCallId}`);
     this.timeline.setRecord(record, true);
     const appendMessage = options.appendMessage !== false;
     if (appendMessage) {
       const message = toolResultMessage(toolCallId, record.toolName, outcomeOf(record), storedValue(kind, value));
+      storable(MessageSchema, message, `messages[${this.messages.length}]`);
       deepFreeze(message);
       this.messages.push(message);
     }
     const checkpoint = this.checkpointOp('after_tool_call', { at: outcome.endedAt, toolCallId });
     this.ops.push({ op: 'finishTool', toolCallId, outcome: kind, value, endedAt, appendMessage, checkpoint });
+  }
+
+  /**
+   * Closes every call still open as `cancelled` ("the trace ends before its result"), each with its `tool`
+   * message, so the conversation stays a valid sequence and a captured replay re-emits the cancellation instead
+   * of missing a result. Answers the calls closed (for the run's error).
+   */
+  closeUnanswered(reason = 'the trace ends before its result'): ToolCallRecord[] {
+    const open = this.openTools();
+    for (const r of open) this.finishTool(r.toolCallId, { outcome: 'cancelled', error: reason, endedAt: this.lastAt });
+    return open;
   }
 
   /** Closes the plan with `agent_end`. */

@@ -1,78 +1,62 @@
 /**
- * Tells the format of a trace file from its first bytes: Claude Code JSONL
- * lines (type + uuid/sessionId), OTLP JSON (resourceSpans), or OpenAI chat
- * logs (messages / request-response / role). Reads at most 64 KiB.
+ * Tells the format of a trace file from its first bytes (at most 64 KiB),
+ * asking each format of the registry (formats.ts) in order. A gzip, zip or
+ * other binary file is named as such instead of being guessed at.
  */
 import { openSync, readSync, closeSync } from 'node:fs';
+import { FORMAT_SPECS } from './formats';
 import type { ImportFormat } from './types';
 
 const HEAD_BYTES = 64 * 1024;
-const CLAUDE_TYPES = new Set([
-  'user',
-  'assistant',
-  'system',
-  'summary',
-  'progress',
-  'file-history-snapshot',
-  'queue-operation',
-]);
 
-export type SniffResult = { format: ImportFormat } | { empty: true } | { unknown: string };
+export type SniffResult = { format: ImportFormat } | { empty: true } | { unknown: string } | { binary: string };
 
-function readHead(file: string): string {
+function readHead(file: string): Buffer {
   const fd = openSync(file, 'r');
   try {
     const buf = Buffer.alloc(HEAD_BYTES);
     const n = readSync(fd, buf, 0, HEAD_BYTES, 0);
-    return buf.subarray(0, n).toString('utf8');
+    return buf.subarray(0, n);
   } finally {
     closeSync(fd);
   }
 }
 
-function classify(value: unknown): ImportFormat | undefined {
-  if (Array.isArray(value)) {
-    const first = value[0] as Record<string, unknown> | undefined;
-    if (first && typeof first === 'object' && 'prompt' in first && 'events' in first) return 'replay-turns';
-    if (first && typeof first === 'object' && ('role' in first || 'messages' in first || 'request' in first))
-      return 'openai-chat';
-    return undefined;
-  }
-  if (!value || typeof value !== 'object') return undefined;
-  const o = value as Record<string, unknown>;
-  if ('resourceSpans' in o) return 'otel';
-  if ('prompt' in o && 'events' in o && 'usage' in o) return 'replay-turns';
-  // A stored Claude Agent SDK session row (open-agent-kernel's oak_session_entries): the entry under `entry`.
-  if ('entry' in o && 'sessionId' in o && !('type' in o)) return 'claude-code';
-  if (
-    typeof o.type === 'string' &&
-    CLAUDE_TYPES.has(o.type) &&
-    ('uuid' in o || 'sessionId' in o || 'leafUuid' in o || 'messageId' in o)
-  ) {
-    return 'claude-code';
-  }
-  if ('messages' in o || 'request' in o || 'response' in o || 'choices' in o || 'role' in o) return 'openai-chat';
+/** What a binary head is, or undefined for text. */
+function binaryKind(head: Buffer): string | undefined {
+  if (head[0] === 0x1f && head[1] === 0x8b)
+    return 'a gzip-compressed file: decompress it first (gunzip -k FILE) and import the result';
+  if (head[0] === 0x50 && head[1] === 0x4b && head[2] === 0x03 && head[3] === 0x04)
+    return 'a zip archive: extract it first and import the folder';
+  if (head[0] === 0x28 && head[1] === 0xb5 && head[2] === 0x2f && head[3] === 0xfd)
+    return 'a zstd-compressed file: decompress it first (zstd -d FILE) and import the result';
+  if (head.subarray(0, 8192).includes(0)) return 'a binary file, not a JSON or JSON Lines trace';
   return undefined;
 }
 
+/** The formats and how each is recognised, for messages. */
+export function formatsHelp(): string {
+  return FORMAT_SPECS.map((s) => `${s.format}: ${s.recognisedBy}`).join('; ');
+}
+
 export function sniffFormat(file: string): SniffResult {
-  const head = readHead(file);
-  const text = head.replace(/^\uFEFF/, '').trimStart();
-  if (text === '') return { empty: true };
-  const firstLine = text.split('\n', 1)[0] as string;
+  const raw = readHead(file);
+  const binary = binaryKind(raw);
+  if (binary) return { binary };
+  const head = raw
+    .toString('utf8')
+    .replace(/^\uFEFF/, '')
+    .trimStart();
+  if (head === '') return { empty: true };
+  const firstLine = head.split('\n', 1)[0] as string;
+  let first: unknown;
   try {
-    const format = classify(JSON.parse(firstLine));
-    if (format) return { format };
+    first = JSON.parse(firstLine);
   } catch {
-    // not one JSON value per line: a pretty-printed document, or cut at 64 KiB
+    first = undefined; // not one JSON value per line: a pretty-printed document, or cut at 64 KiB
   }
-  if (/"resourceSpans"\s*:/.test(text)) return { format: 'otel' };
-  if (/"parentUuid"\s*:/.test(text) && /"sessionId"\s*:/.test(text)) return { format: 'claude-code' };
-  // A first line longer than the head (a big snapshot or tool result) still starts like a transcript line.
-  if (/^\{"(type|parentUuid|leafUuid|messageId)":/.test(text) && /"(sessionId|leafUuid|messageId|uuid)":/.test(text)) {
-    return { format: 'claude-code' };
-  }
-  if (/^\[?\s*\{\s*"prompt"\s*:/.test(text) && /"events"\s*:/.test(text)) return { format: 'replay-turns' };
-  if (/"role"\s*:\s*"(user|assistant|system|tool)"/.test(text)) return { format: 'openai-chat' };
-  return { unknown: 'neither a Claude Code transcript, an OpenAI chat log nor OTLP JSON traces' };
+  for (const spec of FORMAT_SPECS) if (spec.recognise({ first, head })) return { format: spec.format };
+  // A document whose first line does not parse alone: try again on the head text only.
+  if (first !== undefined) return { unknown: 'no format recognises its records' };
+  return { unknown: 'no format recognises its content' };
 }

@@ -7,8 +7,17 @@ import { z } from 'zod';
 import { RunModeSchema } from '../model';
 import type { SideEffectTable } from './sideEffects';
 
-/** The trace formats an importer reads. */
-export const IMPORT_FORMATS = ['claude-code', 'openai-chat', 'otel', 'replay-turns'] as const;
+/** The trace formats an importer reads (how each is recognised and read: formats.ts). */
+export const IMPORT_FORMATS = [
+  'claude-code',
+  'openai-chat',
+  'otel',
+  'codex',
+  'gemini-cli',
+  'openai-responses',
+  'openai-agents',
+  'replay-turns',
+] as const;
 export const ImportFormatSchema = z.enum(IMPORT_FORMATS);
 export type ImportFormat = z.infer<typeof ImportFormatSchema>;
 
@@ -50,6 +59,21 @@ export interface ImportOptions {
   signal?: AbortSignal;
   /** Tool name -> side-effect level overrides (see sideEffects.ts); merged over the built-in table. */
   sideEffectTable?: SideEffectTable;
+  /**
+   * Fail a file on its first bad record (a line that is not JSON, a record of unexpected shape) with nothing of
+   * it imported. Default false: such records are skipped with a warning and listed in the run's metadata.
+   */
+  strict?: boolean;
+}
+
+/** A record an importer skipped because it was malformed (not JSON, or not of the shape its format has). */
+export interface SkippedRecord {
+  file: string;
+  /** 1-based line of a JSON Lines file; absent for a record of a JSON document (see `where`). */
+  line?: number;
+  /** Where in a JSON document (`[3]`, `resourceSpans[0]...`) when there are no lines. */
+  where?: string;
+  reason: string;
 }
 
 /** Something the importer skipped or could not map, naming where. */
@@ -80,6 +104,8 @@ export interface FileResult {
   /** Lines whose `type` the importer does not know, by type (skipped and counted). */
   unknownTypes: Record<string, number>;
   warnings: ImportWarning[];
+  /** Malformed records skipped (also in each run's `metadata.skippedRecords`); empty with --strict. */
+  skippedRecords: SkippedRecord[];
   bytes: number;
 }
 
@@ -88,5 +114,7 @@ export interface ImportSummary {
   imported: number;
   skipped: number;
   failed: number;
+  /** Malformed records skipped over every file. */
+  skippedRecords: number;
   runIds: string[];
 }

@@ -1,4 +1,4 @@
-/** `ocdb import <file|dir>`: imports Claude Code transcripts, OpenAI chat logs and OTLP GenAI traces as runs. */
+/** `ocdb import <file|dir>`: imports trace files of every format of the importers' registry as runs. */
 import { errorMessage, OcdbError } from '../../model';
 import {
   IMPORT_FORMAT_OPTIONS,
@@ -16,17 +16,20 @@ function mib(n: number): string {
 
 export const importCommand: CliCommand = {
   name: 'import',
-  summary: 'import Claude Code transcripts, OpenAI chat logs or OTLP GenAI traces as runs',
+  summary: 'import Claude Code, Codex, Gemini CLI, OpenAI or OpenTelemetry traces as runs',
   help: [
     `Usage: ocdb import <file|dir> [--format ${IMPORT_FORMAT_OPTIONS.join('|')}] [--side-effects <table.json>]`,
     '',
     'Imports trace files as runs (a directory: every *.jsonl / *.json under it). The format is',
-    'sniffed from the content unless --format is given. Each file is imported whole or not at all;',
-    'a corrupt line fails that file naming the line, a cut-off last line is skipped with a warning.',
-    'Importing the same file again does nothing (run ids derive from the content).',
+    'sniffed from the content unless --format is given. Each file is imported whole or not at all.',
+    'A malformed record (a line that is not JSON, a record of unexpected shape) is skipped with a',
+    'warning naming the file and line, and listed in the run metadata (skippedRecords); a cut-off',
+    'last line is skipped with a warning. Importing the same file again does nothing (run ids',
+    'derive from the content).',
     `  --format <f>           auto (default) | ${IMPORT_FORMATS.join(' | ')}`,
     '  --side-effects <file>  JSON {"ToolName": "read_only" | "write" | ..., "mcp__x__*": ...} overriding',
     '                         the built-in side-effect table (decides the replay policy of each tool)',
+    '  --strict               fail a file on its first malformed record, importing nothing of it',
     '  --json                 print the import summary as JSON',
     STORE_HELP,
   ].join('\n'),
@@ -36,6 +39,7 @@ export const importCommand: CliCommand = {
       format: { type: 'string' },
       'side-effects': { type: 'string' },
       json: { type: 'boolean' },
+      strict: { type: 'boolean' },
     });
     const target = positionals[0];
     if (!target || positionals.length > 1) {
@@ -68,7 +72,12 @@ export const importCommand: CliCommand = {
         }
       : undefined;
     try {
-      const summary = await importPath(store, target, { format, sideEffectTable, onProgress });
+      const summary = await importPath(store, target, {
+        format,
+        sideEffectTable,
+        onProgress,
+        strict: values.strict === true,
+      });
       if (io.isTty) process.stderr.write('\r\x1b[K');
       if (values.json) {
         io.out(JSON.stringify(summary, null, 2));
@@ -88,7 +97,9 @@ export const importCommand: CliCommand = {
             }
           } else io.out(`${f.outcome} ${f.file}: ${f.reason ?? ''}`);
         }
-        io.out(`${summary.imported} imported, ${summary.skipped} skipped, ${summary.failed} failed`);
+        const malformed =
+          summary.skippedRecords > 0 ? ` (${summary.skippedRecords} malformed record(s) skipped, see warnings)` : '';
+        io.out(`${summary.imported} imported, ${summary.skipped} skipped, ${summary.failed} failed${malformed}`);
       }
       return summary.failed > 0 ? EXIT.failed : EXIT.ok;
     } catch (e) {

@@ -1,12 +1,20 @@
 /**
  * Splits a transcript's parentUuid tree into runs. The active branch — the
- * chain from the newest leaf back to the root — is the run; every other
- * branch holding conversation becomes a fork of the run it left, starting at
- * its branch point (a rewind). Parallel tool calls also make side branches
- * (each result hangs off its own tool_use line): a side branch whose only
- * conversation is tool results answering calls of an existing run is folded
- * back into that run rather than made a fork. Compaction boundaries link to
- * the pre-compaction chain through logicalParentUuid. Pure.
+ * chain from the newest leaf back to the root — is the run; a branch that
+ * leaves it with a new user prompt is a rewind and becomes a fork of the run
+ * it left, starting at its branch point. Everything else that hangs off the
+ * tree is part of the run it hangs from:
+ * - the lines of one model response (Claude Code 2.x writes one content block
+ *   a line, sharing `message.id` / `requestId`) are one node, so the results
+ *   of parallel tool calls, each parented on its own tool_use line, are
+ *   siblings of one response, not branches;
+ * - a side branch starting with tool results or hook reminders is folded
+ *   back in file order;
+ * - a line whose parent is not in the file (a compaction boundary whose
+ *   pre-compaction chain is elsewhere, lines lost) continues the line before
+ *   it; a file with no links at all (every parentUuid null) is one chain in
+ *   file order.
+ * Pure.
  */
 import type { AssistantEntry, Entry, UserEntry } from './entries';
 
@@ -35,17 +43,67 @@ export function toolResultIds(e: Entry): string[] | undefined {
   return ids;
 }
 
+/** A prompt the user typed (not a tool result, not an injected reminder, not a compaction summary). */
+export function isUserPrompt(e: Entry): boolean {
+  return e.kind === 'user' && !e.isMeta && !e.isCompactSummary && toolResultIds(e) === undefined;
+}
+
+function isCompaction(e: Entry): boolean {
+  return (e.kind === 'system' && e.subtype === 'compact_boundary') || (e.kind === 'user' && e.isCompactSummary);
+}
+
+/** The response key of an assistant line: lines with the same key are one model call. */
+function responseKey(e: Entry): string | undefined {
+  if (e.kind !== 'assistant' || e.messageId === undefined) return undefined;
+  return `${e.messageId}\u0000${e.requestId ?? ''}`;
+}
+
 export function splitBranches(all: readonly Entry[]): Branch[] {
   const byUuid = new Map<string, Entry>();
-  const hasChild = new Set<string>();
   for (const e of all) byUuid.set(e.uuid, e);
-  for (const e of all) if (e.parent && byUuid.has(e.parent)) hasChild.add(e.parent);
-  const owner = new Map<string, number>(); // uuid -> branch index
-  const toolOwner = new Map<string, number>(); // tool_use id -> branch index
+  // The lines of one response collapse onto their first line (the head).
+  const headOfKey = new Map<string, Entry>();
+  const headOf = new Map<string, Entry>(); // member uuid -> head
+  const members = new Map<string, Entry[]>(); // head uuid -> other lines of the response
+  for (const e of all) {
+    const key = responseKey(e);
+    if (key === undefined) continue;
+    const head = headOfKey.get(key);
+    if (!head) headOfKey.set(key, e);
+    else {
+      headOf.set(e.uuid, head);
+      const list = members.get(head.uuid) ?? [];
+      list.push(e);
+      members.set(head.uuid, list);
+    }
+  }
+  const canon = (uuid: string | undefined): Entry | undefined => {
+    if (uuid === undefined) return undefined;
+    const e = byUuid.get(uuid);
+    return e ? (headOf.get(e.uuid) ?? e) : undefined;
+  };
+  const nodes = all.filter((e) => !headOf.has(e.uuid));
+  const linked = nodes.some((e) => canon(e.parent) !== undefined);
+  const parentOf = new Map<string, Entry | undefined>();
+  nodes.forEach((e, i) => {
+    let p = canon(e.parent);
+    if (p === e) p = undefined;
+    // No links in the whole file: one chain in file order. A line whose parent is named but not in the file (lines
+    // lost or trimmed, a compaction whose pre-compaction chain is elsewhere) continues the line before it.
+    const lost = e.parent !== undefined && !byUuid.has(e.parent);
+    if (!p && i > 0 && (!linked || lost || isCompaction(e))) p = nodes[i - 1];
+    parentOf.set(e.uuid, p);
+  });
+  const hasChild = new Set<string>();
+  for (const e of nodes) {
+    const p = parentOf.get(e.uuid);
+    if (p) hasChild.add(p.uuid);
+  }
+  const owner = new Map<string, number>(); // node uuid -> branch index
   const branches: Branch[] = [];
   const folded: { entry: Entry; branch: number }[] = [];
 
-  const leaves = all.filter((e) => !hasChild.has(e.uuid)).sort((a, b) => b.lineNo - a.lineNo);
+  const leaves = nodes.filter((e) => !hasChild.has(e.uuid)).sort((a, b) => b.lineNo - a.lineNo);
   for (const leaf of leaves) {
     if (owner.has(leaf.uuid)) continue;
     const path: Entry[] = [];
@@ -59,54 +117,50 @@ export function splitBranches(all: readonly Entry[]): Branch[] {
       }
       seen.add(cur.uuid);
       path.push(cur);
-      cur = cur.parent ? byUuid.get(cur.parent) : undefined;
+      cur = parentOf.get(cur.uuid);
     }
-    const conversation = path.filter(isConversation);
-    if (conversation.length === 0) {
-      const o = branchPoint ? (owner.get(branchPoint.uuid) as number) : -1;
-      for (const e of path) owner.set(e.uuid, o);
-      continue;
-    }
-    if (!branchPoint && branches.length > 0 && conversation.every((e) => e.kind === 'user' && e.isMeta)) {
-      // Hook reminders injected with a parent outside this file (seen in compaction subagents): part of the run.
+    path.reverse();
+    const firstTalk = path.find(isConversation);
+    const foldInto = (target: number) => {
       for (const e of path) {
-        owner.set(e.uuid, 0);
-        folded.push({ entry: e, branch: 0 });
-      }
-      continue;
-    }
-    const foldable = conversation.every((e) => {
-      const ids = toolResultIds(e);
-      return ids !== undefined && ids.every((id) => toolOwner.has(id));
-    });
-    if (foldable && branches.length > 0) {
-      const targetOf = (e: Entry) => toolOwner.get((toolResultIds(e) as string[])[0] as string) as number;
-      const main = targetOf(conversation[0] as Entry);
-      for (const e of path) {
-        const target = isConversation(e) ? targetOf(e) : main;
         owner.set(e.uuid, target);
         folded.push({ entry: e, branch: target });
       }
-      continue;
-    }
-    const index = branches.length;
-    const branch: Branch = { index, entries: path.reverse() };
-    if (branchPoint) {
-      const parentIndex = owner.get(branchPoint.uuid) as number;
-      branch.parentIndex = parentIndex >= 0 ? parentIndex : undefined;
-      branch.branchPointUuid = branchPoint.uuid;
-    }
-    for (const e of path) {
-      owner.set(e.uuid, index);
-      if (e.kind === 'assistant') {
-        for (const b of (e as AssistantEntry).blocks) if (b.type === 'tool_use') toolOwner.set(String(b.id), index);
+    };
+    if (branches.length > 0) {
+      if (!firstTalk) {
+        // Tree-only lines (hooks, snapshots): part of the run they hang from.
+        foldInto(branchPoint ? (owner.get(branchPoint.uuid) as number) : 0);
+        continue;
+      }
+      if (branchPoint && !isUserPrompt(firstTalk)) {
+        // Tool results, reminders or a response that left the chain: the same run, in file order.
+        foldInto(owner.get(branchPoint.uuid) as number);
+        continue;
+      }
+      if (!branchPoint && firstTalk.kind === 'user' && firstTalk.isMeta) {
+        // Hook reminders injected with a parent outside this file (seen in compaction subagents): part of the run.
+        foldInto(0);
+        continue;
       }
     }
+    const index = branches.length;
+    const branch: Branch = { index, entries: path };
+    if (branchPoint) {
+      const parentIndex = owner.get(branchPoint.uuid) as number;
+      branch.parentIndex = parentIndex;
+      // The fork leaves after the whole response: its last line is the branch point.
+      branch.branchPointUuid = (members.get(branchPoint.uuid)?.at(-1) ?? branchPoint).uuid;
+    }
+    for (const e of path) owner.set(e.uuid, index);
     branches.push(branch);
   }
   for (const { entry, branch } of folded) (branches[branch] as Branch).entries.push(entry);
-  for (const b of branches) b.entries.sort((x, y) => x.lineNo - y.lineNo);
+  for (const b of branches) {
+    b.entries = b.entries.flatMap((e) => [e, ...(members.get(e.uuid) ?? [])]);
+    b.entries.sort((x, y) => x.lineNo - y.lineNo);
+  }
   return branches;
 }
 
-export type { UserEntry };
+export type { AssistantEntry, UserEntry };

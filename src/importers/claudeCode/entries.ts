@@ -27,32 +27,33 @@ const ToolResultBlockSchema = z.looseObject({
 });
 const ContentSchema = z.union([z.string(), z.array(BlockSchema)]);
 
+// Every optional field is nullish: real transcripts write `null` for absent values (`"isMeta": null`).
 const Envelope = {
   uuid: z.string().min(1),
   parentUuid: z.string().nullish(),
-  timestamp: z.string().optional(),
-  sessionId: z.string().optional(),
-  isSidechain: z.boolean().optional(),
-  cwd: z.string().optional(),
-  gitBranch: z.string().optional(),
-  version: z.string().optional(),
-  userType: z.string().optional(),
-  agentId: z.string().optional(),
+  timestamp: z.string().nullish(),
+  sessionId: z.string().nullish(),
+  isSidechain: z.boolean().nullish(),
+  cwd: z.string().nullish(),
+  gitBranch: z.string().nullish(),
+  version: z.string().nullish(),
+  userType: z.string().nullish(),
+  agentId: z.string().nullish(),
 };
 
 const UserLineSchema = z.looseObject({
   ...Envelope,
   type: z.literal('user'),
-  message: z.looseObject({ role: z.string().optional(), content: ContentSchema }),
-  isCompactSummary: z.boolean().optional(),
-  isMeta: z.boolean().optional(),
-  permissionMode: z.string().optional(),
+  message: z.looseObject({ role: z.string().nullish(), content: ContentSchema }),
+  isCompactSummary: z.boolean().nullish(),
+  isMeta: z.boolean().nullish(),
+  permissionMode: z.string().nullish(),
   toolUseResult: z.unknown().optional(),
 });
 
 const UsageSchema = z.looseObject({
-  input_tokens: z.number().optional(),
-  output_tokens: z.number().optional(),
+  input_tokens: z.number().nullish(),
+  output_tokens: z.number().nullish(),
   cache_creation_input_tokens: z.number().nullish(),
   cache_read_input_tokens: z.number().nullish(),
 });
@@ -60,11 +61,11 @@ const UsageSchema = z.looseObject({
 const AssistantLineSchema = z.looseObject({
   ...Envelope,
   type: z.literal('assistant'),
-  requestId: z.string().optional(),
-  isApiErrorMessage: z.boolean().optional(),
+  requestId: z.string().nullish(),
+  isApiErrorMessage: z.boolean().nullish(),
   message: z.looseObject({
-    id: z.string().optional(),
-    model: z.string().optional(),
+    id: z.string().nullish(),
+    model: z.string().nullish(),
     content: ContentSchema,
     stop_reason: z.string().nullish(),
     usage: UsageSchema.nullish(),
@@ -75,14 +76,14 @@ const SystemLineSchema = z.looseObject({
   ...Envelope,
   type: z.literal('system'),
   logicalParentUuid: z.string().nullish(),
-  subtype: z.string().optional(),
+  subtype: z.string().nullish(),
   content: z.unknown().optional(),
 });
 
 const SummaryLineSchema = z.looseObject({
   type: z.literal('summary'),
   summary: z.string(),
-  leafUuid: z.string().optional(),
+  leafUuid: z.string().nullish(),
 });
 
 /** Line types that carry nothing the run needs but are part of the tree or the format. */
@@ -103,6 +104,8 @@ interface EntryBase {
   parent?: string;
   at?: number;
   sidechain: boolean;
+  /** The subagent a line belongs to (`agentId` on sidechain lines since 2.0). */
+  agentId?: string;
 }
 
 export interface UserEntry extends EntryBase {
@@ -162,11 +165,11 @@ export interface ParsedLine {
 }
 
 const TreeNodeSchema = z.looseObject({
-  uuid: z.string().optional(),
+  uuid: z.string().nullish(),
   parentUuid: z.string().nullish(),
   logicalParentUuid: z.string().nullish(),
-  timestamp: z.string().optional(),
-  isSidechain: z.boolean().optional(),
+  timestamp: z.string().nullish(),
+  isSidechain: z.boolean().nullish(),
 });
 
 /** Older transcripts name a finished subagent only in the Task result text: `agentId: a1b2c3`. */
@@ -184,8 +187,8 @@ function agentIdInText(content: string | ContentBlock[]): string | undefined {
   return undefined;
 }
 
-function time(ts: string | undefined): number | undefined {
-  if (ts === undefined) return undefined;
+function time(ts: string | null | undefined): number | undefined {
+  if (ts === undefined || ts === null) return undefined;
   const t = Date.parse(ts);
   return Number.isNaN(t) ? undefined : t;
 }
@@ -202,15 +205,22 @@ function usageOf(u: z.infer<typeof UsageSchema> | null | undefined): Usage4 | un
 
 function noteEnvelope(
   facts: SessionFacts,
-  line: { sessionId?: string; cwd?: string; gitBranch?: string; version?: string; userType?: string; agentId?: string },
+  line: {
+    sessionId?: string | null;
+    cwd?: string | null;
+    gitBranch?: string | null;
+    version?: string | null;
+    userType?: string | null;
+    agentId?: string | null;
+  },
   at: number | undefined,
 ): void {
-  facts.sessionId ??= line.sessionId;
+  facts.sessionId ??= line.sessionId ?? undefined;
   if (line.cwd) facts.cwd = line.cwd;
-  if (line.gitBranch !== undefined && line.gitBranch !== '') facts.gitBranch = line.gitBranch;
+  if (line.gitBranch) facts.gitBranch = line.gitBranch;
   if (line.version) facts.version = line.version;
-  facts.userType ??= line.userType;
-  facts.agentId ??= line.agentId;
+  facts.userType ??= line.userType ?? undefined;
+  facts.agentId ??= line.agentId ?? undefined;
   if (at !== undefined && facts.firstAt === undefined) facts.firstAt = at;
 }
 
@@ -242,7 +252,11 @@ export function parseTranscriptLine(value: unknown, lineNo: number, where: strin
       const subagentId =
         tur && typeof tur === 'object' && typeof (tur as { agentId?: unknown }).agentId === 'string'
           ? (tur as { agentId: string }).agentId
-          : agentIdInText(content);
+          : (agentIdInText(content) ??
+            // 2.0 wrote the subagent's id on the session's Task result line itself.
+            (line.isSidechain !== true && typeof content !== 'string' && content.some((b) => b.type === 'tool_result')
+              ? (line.agentId ?? undefined)
+              : undefined));
       return {
         entry: {
           kind: 'user',
@@ -251,6 +265,7 @@ export function parseTranscriptLine(value: unknown, lineNo: number, where: strin
           parent: line.parentUuid ?? undefined,
           at,
           sidechain: line.isSidechain === true,
+          ...(line.agentId ? { agentId: line.agentId } : {}),
           content,
           isCompactSummary: line.isCompactSummary === true,
           isMeta: line.isMeta === true,
@@ -278,9 +293,10 @@ export function parseTranscriptLine(value: unknown, lineNo: number, where: strin
           parent: line.parentUuid ?? undefined,
           at,
           sidechain: line.isSidechain === true,
-          messageId: m.id,
-          requestId: line.requestId,
-          model: apiError ? undefined : m.model,
+          ...(line.agentId ? { agentId: line.agentId } : {}),
+          messageId: m.id ?? undefined,
+          requestId: line.requestId ?? undefined,
+          model: apiError ? undefined : (m.model ?? undefined),
           blocks,
           stopReason: m.stop_reason ?? undefined,
           usage: usageOf(m.usage),
@@ -300,14 +316,14 @@ export function parseTranscriptLine(value: unknown, lineNo: number, where: strin
           parent: line.parentUuid ?? line.logicalParentUuid ?? undefined,
           at,
           sidechain: line.isSidechain === true,
-          subtype: line.subtype,
+          subtype: line.subtype ?? undefined,
           text: typeof line.content === 'string' ? line.content : undefined,
         },
       };
     }
     case 'summary': {
       const line = parseWith(SummaryLineSchema, value, where);
-      facts.summaries.push({ summary: line.summary, leafUuid: line.leafUuid });
+      facts.summaries.push({ summary: line.summary, leafUuid: line.leafUuid ?? undefined });
       return {};
     }
     default: {

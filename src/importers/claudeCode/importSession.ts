@@ -9,8 +9,9 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import type { RuntimeContextSnapshot, SideEffectLevel } from '../../model';
+import { OcdbError, errorMessage, type RuntimeContextSnapshot, type SideEffectLevel } from '../../model';
 import { RunPlanBuilder, type RunPlan } from '../runPlan';
+import type { ReaderOptions } from '../importFile';
 import type { ImportWarning } from '../types';
 import { splitBranches } from './branches';
 import { newSessionFacts, parseTranscriptLine, type Entry, type SessionFacts } from './entries';
@@ -23,6 +24,8 @@ export interface SessionReadOptions {
   unknownTypes: Record<string, number>;
   onBytes?: (file: string, bytesRead: number) => void;
   sideEffectOf: (toolName: string) => SideEffectLevel;
+  strict?: boolean;
+  skip: ReaderOptions['skip'];
 }
 
 export interface SessionPlans {
@@ -69,40 +72,162 @@ export function sessionContext(facts: SessionFacts, taskId: string): RuntimeCont
 
 interface ReadResult {
   entries: Entry[];
+  /** Sidechain lines of a session file (subagents written inline by Claude Code 1.x / 2.0). */
+  sidechains: Entry[];
+  /** True when every line is a sidechain line: the file is a subagent transcript, whatever its name. */
+  subagentOnly: boolean;
   facts: SessionFacts;
   hash: string;
   lines: number;
 }
 
-async function readTranscript(file: string, options: SessionReadOptions, sidechain: boolean): Promise<ReadResult> {
+async function readTranscript(file: string, options: SessionReadOptions): Promise<ReadResult> {
   const facts = newSessionFacts();
   const entries: Entry[] = [];
+  const sidechains: Entry[] = [];
   const hash = createHash('sha256');
   let lines = 0;
-  let sidechainLines = 0;
   for await (const { lineNo, value, where } of readSessionRows(file, {
     signal: options.signal,
     warnings: options.warnings,
     onBytes: (b) => options.onBytes?.(file, b),
     onText: (t) => hash.update(t),
+    strict: options.strict,
+    onSkip: (line, reason) => options.skip({ file, line }, new Error(reason)),
   })) {
     lines = lineNo;
-    const parsed = parseTranscriptLine(value, lineNo, where, facts);
-    if (parsed.skipped) options.unknownTypes[parsed.skipped] = (options.unknownTypes[parsed.skipped] ?? 0) + 1;
-    if (!parsed.entry) continue;
-    if (parsed.entry.sidechain && !sidechain) {
-      sidechainLines++; // an old-style subagent inlined in the session file
+    let parsed;
+    try {
+      parsed = parseTranscriptLine(value, lineNo, where, facts);
+    } catch (e) {
+      options.skip({ file, line: lineNo }, e);
       continue;
     }
-    entries.push(parsed.entry);
+    if (parsed.skipped) options.unknownTypes[parsed.skipped] = (options.unknownTypes[parsed.skipped] ?? 0) + 1;
+    if (!parsed.entry) continue;
+    (parsed.entry.sidechain ? sidechains : entries).push(parsed.entry);
   }
-  if (sidechainLines > 0) {
-    options.warnings.push({
-      file,
-      message: `${sidechainLines} sidechain line(s) (subagents written into the session file by older versions) were skipped`,
-    });
+  const subagentOnly = entries.length === 0 && sidechains.length > 0;
+  return {
+    entries: subagentOnly ? sidechains : entries,
+    sidechains: subagentOnly ? [] : sidechains,
+    subagentOnly,
+    facts,
+    hash: hash.digest('hex').slice(0, 10),
+    lines,
+  };
+}
+
+/** The inline subagents of a session file: sidechain lines grouped by agentId, or by the root they hang from. */
+function sidechainGroups(lines: Entry[]): { key: string; agentId?: string; entries: Entry[] }[] {
+  const byUuid = new Map(lines.map((e) => [e.uuid, e]));
+  // A line whose parent is named but missing (lines lost) continues the sidechain line before it.
+  const parentOf = new Map<string, Entry | undefined>();
+  lines.forEach((e, i) => {
+    const p = e.parent !== undefined ? (byUuid.get(e.parent) ?? (i > 0 ? lines[i - 1] : undefined)) : undefined;
+    parentOf.set(e.uuid, p);
+  });
+  const rootOf = (e: Entry): string => {
+    let cur = e;
+    const seen = new Set<string>();
+    for (;;) {
+      seen.add(cur.uuid);
+      const p = parentOf.get(cur.uuid);
+      if (!p || seen.has(p.uuid)) return cur.uuid;
+      cur = p;
+    }
+  };
+  // A chain takes the agentId any of its lines carries.
+  const agentOfRoot = new Map<string, string>();
+  for (const e of lines) if (e.agentId && !agentOfRoot.has(rootOf(e))) agentOfRoot.set(rootOf(e), e.agentId);
+  const groups = new Map<string, { key: string; agentId?: string; entries: Entry[] }>();
+  for (const e of lines) {
+    const agentId = e.agentId ?? agentOfRoot.get(rootOf(e));
+    const key = agentId ?? `sidechain-${rootOf(e).slice(0, 8)}`;
+    const g = groups.get(key) ?? { key, ...(agentId ? { agentId } : {}), entries: [] };
+    g.entries.push(e);
+    groups.set(key, g);
   }
-  return { entries, facts, hash: hash.digest('hex').slice(0, 10), lines };
+  return [...groups.values()];
+}
+
+/** A Task / Agent call of the session that may have started a subagent. */
+interface TaskCall {
+  runId: string;
+  toolCallId: string;
+  prompt?: string;
+  startedAt: number;
+  endedAt?: number;
+  used?: boolean;
+}
+
+const TASK_TOOLS = new Set(['Task', 'Agent']);
+
+function taskCalls(plans: RunPlan[]): TaskCall[] {
+  const out: TaskCall[] = [];
+  for (const plan of plans) {
+    const mine = new Map<string, TaskCall>();
+    for (const op of plan.ops) {
+      if (op.op === 'beginTool' && TASK_TOOLS.has(op.call.toolName)) {
+        const args = op.call.args as { prompt?: unknown } | undefined;
+        const call: TaskCall = {
+          runId: plan.runId,
+          toolCallId: op.call.toolCallId,
+          startedAt: op.call.startedAt,
+          ...(typeof args?.prompt === 'string' ? { prompt: args.prompt } : {}),
+        };
+        mine.set(call.toolCallId, call);
+        out.push(call);
+      } else if (op.op === 'finishTool') {
+        const call = mine.get(op.toolCallId);
+        if (call) call.endedAt = op.endedAt;
+      }
+    }
+  }
+  return out;
+}
+
+function firstPrompt(entries: Entry[]): string | undefined {
+  const e = entries.find((x) => x.kind === 'user');
+  if (e?.kind !== 'user') return undefined;
+  if (typeof e.content === 'string') return e.content;
+  const text = e.content.filter((b) => b.type === 'text').map((b) => String(b.text));
+  return text.length > 0 ? text.join('\n') : undefined;
+}
+
+/**
+ * The Task call that started a subagent: the one whose result names its agentId, else the one whose prompt is
+ * the subagent's first prompt, else the one running when the subagent started (the latest started before it).
+ */
+function linkSubagent(
+  agentId: string | undefined,
+  entries: Entry[],
+  byAgent: Map<string, { runId: string; toolCallId: string }>,
+  calls: TaskCall[],
+): { runId: string; toolCallId: string } | undefined {
+  const claim = (c: TaskCall | undefined) => {
+    if (!c) return undefined;
+    c.used = true;
+    return { runId: c.runId, toolCallId: c.toolCallId };
+  };
+  const named = agentId !== undefined ? byAgent.get(agentId) : undefined;
+  if (named) {
+    const c = calls.find((x) => x.toolCallId === named.toolCallId && x.runId === named.runId);
+    if (c) c.used = true;
+    return named;
+  }
+  const free = calls.filter((c) => !c.used);
+  const prompt = firstPrompt(entries);
+  if (prompt !== undefined) {
+    const byPrompt = free.find((c) => c.prompt !== undefined && c.prompt.trim() === prompt.trim());
+    if (byPrompt) return claim(byPrompt);
+  }
+  const at = entries.find((e) => e.at !== undefined)?.at;
+  if (at === undefined) return undefined;
+  const running = free
+    .filter((c) => c.startedAt <= at && (c.endedAt === undefined || at <= c.endedAt))
+    .sort((a, b) => b.startedAt - a.startedAt);
+  return claim(running[0]);
 }
 
 interface BuildInput {
@@ -113,6 +238,13 @@ interface BuildInput {
   metadata: Record<string, unknown>;
   options: SessionReadOptions;
   onSubagent?: (agentId: string, runId: string, toolCallId: string) => void;
+}
+
+/** An unexpected error while mapping a line, naming the file and line. */
+function lineError(file: string, lineNo: number, e: unknown): Error {
+  const message = errorMessage(e);
+  if (message.startsWith(file)) return e instanceof Error ? e : new Error(message);
+  return new OcdbError('InvalidInput', `${file}: line ${lineNo}: ${message}`, { file, line: lineNo }, { cause: e });
 }
 
 function buildPlans(input: BuildInput): RunPlan[] {
@@ -159,7 +291,11 @@ function buildPlans(input: BuildInput): RunPlan[] {
       }
     }
     branch.entries.forEach((entry, i) => {
-      mapper.add(entry);
+      try {
+        mapper.add(entry);
+      } catch (e) {
+        throw lineError(file, entry.lineNo, e);
+      }
       const forks = forksHere.get(entry.uuid);
       if (!forks) return;
       // A rewind leaves after a complete response: close it here unless this branch's response goes on.
@@ -178,8 +314,12 @@ function buildPlans(input: BuildInput): RunPlan[] {
         });
       }
     });
-    mapper.flush();
-    const open = mapper.builder.openTools();
+    try {
+      mapper.flush();
+    } catch (e) {
+      throw lineError(file, branch.entries.at(-1)?.lineNo ?? 0, e);
+    }
+    const open = mapper.builder.closeUnanswered('the transcript ends before its result');
     const apiError = mapper.apiError;
     const isFork = branch.index > 0 && branch.parentIndex !== undefined;
     const metadata: Record<string, unknown> = { ...input.metadata, compactions: mapper.compactions };
@@ -221,10 +361,10 @@ function subagentFiles(sessionFile: string): string[] {
 
 /** Reads a session (and its subagents when `file` is a session, not itself a subagent file). */
 export async function readClaudeCodeSession(file: string, options: SessionReadOptions): Promise<SessionPlans> {
-  const isSubagentFile = /^agent-.+\.jsonl$/.test(basename(file));
-  const read = await readTranscript(file, options, isSubagentFile);
+  const read = await readTranscript(file, options);
+  const isSubagentFile = /^agent-.+\.jsonl$/.test(basename(file)) || read.subagentOnly;
   const sessionId = read.facts.sessionId ?? basename(file, '.jsonl');
-  const ownAgent = isSubagentFile ? (read.facts.agentId ?? basename(file, '.jsonl').slice('agent-'.length)) : undefined;
+  const ownAgent = isSubagentFile ? (read.facts.agentId ?? basename(file, '.jsonl').replace(/^agent-/, '')) : undefined;
   const runId = ownAgent ? `cc-${sessionId}-agent-${ownAgent}-${read.hash}` : `cc-${sessionId}-${read.hash}`;
   const links = new Map<string, { runId: string; toolCallId: string }>();
   const source = (f: string, r: ReadResult) => ({
@@ -234,6 +374,7 @@ export async function readClaudeCodeSession(file: string, options: SessionReadOp
     contentHash: r.hash,
   });
   const metadata: Record<string, unknown> = { source: source(file, read) };
+  if (ownAgent) metadata.subagentId = ownAgent;
   if (read.facts.summaries.length > 0) metadata.title = read.facts.summaries.at(-1)?.summary;
   if (read.facts.version) metadata.claudeCodeVersion = read.facts.version;
   const plans = buildPlans({
@@ -246,39 +387,67 @@ export async function readClaudeCodeSession(file: string, options: SessionReadOp
     onSubagent: (agentId, parentRunId, toolCallId) => links.set(agentId, { runId: parentRunId, toolCallId }),
   });
   const extraFiles: string[] = [];
-  if (!isSubagentFile && plans.length > 0) {
-    for (const sub of subagentFiles(file)) {
-      const subRead = await readTranscript(sub, options, true);
-      const agentId = subRead.facts.agentId ?? basename(sub, '.jsonl').slice('agent-'.length);
-      const link = links.get(agentId);
-      const subMeta: Record<string, unknown> = { source: source(sub, subRead), subagentId: agentId };
-      if (link) subMeta.subagentOf = link;
-      else
-        options.warnings.push({
-          file: sub,
-          message: `no tool call of the session names subagent ${agentId}; imported unlinked`,
-        });
-      extraFiles.push(sub);
-      plans.push(
-        ...buildPlans({
-          file: sub,
-          read: subRead,
-          runId: `${runId}-agent-${agentId}`,
-          agentId: 'claude-code/subagent',
-          metadata: subMeta,
-          options,
-        }),
-      );
+  if (isSubagentFile || plans.length === 0) return { plans, primaryRunId: runId, extraFiles };
+  const main = plans[0] as RunPlan;
+  const calls = taskCalls(plans);
+  const subagents: Record<string, unknown>[] = [];
+  const addSubagent = (
+    agentId: string,
+    subRead: ReadResult,
+    subFile: string,
+    link: { runId: string; toolCallId?: string; checkpointId?: string; compaction?: boolean } | undefined,
+    inline: boolean,
+  ) => {
+    const subRunId = `${runId}-agent-${agentId}`;
+    const subMeta: Record<string, unknown> = { source: source(subFile, subRead), subagentId: agentId };
+    if (inline) subMeta.inlineSidechain = true;
+    if (link) {
+      subMeta.subagentOf = link;
+      subagents.push({ agentId, ...link, runId: subRunId, parentRunId: link.runId });
+    } else {
+      options.warnings.push({
+        file: subFile,
+        message: `no tool call of the session started subagent ${agentId}; imported unlinked`,
+      });
     }
-    const main = plans[0] as RunPlan;
-    const subs = [...links].map(([agentId, l]) => ({
-      agentId,
-      ...l,
-      runId: `${runId}-agent-${agentId}`,
-      parentRunId: l.runId,
-    }));
-    if (subs.length > 0)
-      main.metadata.subagents = subs.filter((s) => extraFiles.some((f) => basename(f) === `agent-${s.agentId}.jsonl`));
+    plans.push(
+      ...buildPlans({
+        file: subFile,
+        read: subRead,
+        runId: subRunId,
+        agentId: 'claude-code/subagent',
+        metadata: subMeta,
+        options,
+      }),
+    );
+  };
+  for (const group of sidechainGroups(read.sidechains)) {
+    const subRead: ReadResult = { ...read, entries: group.entries, sidechains: [], subagentOnly: true };
+    addSubagent(group.key, subRead, file, linkSubagent(group.agentId, group.entries, links, calls), true);
   }
+  for (const sub of subagentFiles(file)) {
+    const subRead = await readTranscript(sub, options);
+    const agentId = subRead.facts.agentId ?? basename(sub, '.jsonl').slice('agent-'.length);
+    extraFiles.push(sub);
+    if (agentId.startsWith('acompact')) {
+      // A compaction's summariser: linked to the compaction it wrote (the first one after it started).
+      const at = subRead.entries.find((e) => e.at !== undefined)?.at ?? 0;
+      const compactions = main.ops.filter(
+        (op): op is Extract<typeof op, { op: 'checkpoint' }> =>
+          op.op === 'checkpoint' && op.boundary === 'before_prompt_build',
+      );
+      const cp = compactions.find((op) => op.createdAt >= at) ?? compactions.at(-1);
+      addSubagent(
+        agentId,
+        subRead,
+        sub,
+        { runId: main.runId, compaction: true, ...(cp ? { checkpointId: cp.checkpointId } : {}) },
+        false,
+      );
+      continue;
+    }
+    addSubagent(agentId, subRead, sub, linkSubagent(agentId, subRead.entries, links, calls), false);
+  }
+  if (subagents.length > 0) main.metadata.subagents = subagents;
   return { plans, primaryRunId: runId, extraFiles };
 }

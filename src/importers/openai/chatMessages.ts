@@ -8,7 +8,8 @@ import { z } from 'zod';
 import { parseWith } from '../../model';
 
 const OpenAiToolCallSchema = z.looseObject({
-  id: z.string().min(1),
+  // OpenAI-compatible endpoints of other models send "" (or nothing): such calls are answered in order.
+  id: z.string().nullish(),
   type: z.string().optional(),
   function: z.looseObject({
     name: z.string().min(1),
@@ -37,17 +38,19 @@ export const ChatMessageSchema = z.looseObject({
   role: z.enum(['system', 'developer', 'user', 'assistant', 'tool', 'function']),
   content: z.union([z.string(), z.null(), z.array(PartSchema)]).optional(),
   tool_calls: z.array(OpenAiToolCallSchema).nullish(),
-  tool_call_id: z.string().optional(),
-  name: z.string().optional(),
+  tool_call_id: z.string().nullish(),
+  name: z.string().nullish(),
 });
 
 export interface ToolAsk {
+  /** '' when the log gave the call no id (answered in order, see ChatRun). */
   id: string;
   name: string;
   args: unknown;
 }
 
 export interface ToolAnswer {
+  /** '' when the tool message names no call. */
   id: string;
   name?: string;
   result: unknown;
@@ -104,8 +107,8 @@ export function toChatMsg(value: unknown, where: string): ChatMsg {
         : rest;
   }
   for (const c of m.tool_calls ?? [])
-    calls.push({ id: c.id, name: c.function.name, args: parseArgs(c.function.arguments) });
-  if (role === 'tool' && m.tool_call_id)
-    answers.push({ id: m.tool_call_id, name: m.name, result: content, isError: false });
+    calls.push({ id: c.id ?? '', name: c.function.name, args: parseArgs(c.function.arguments) });
+  if (role === 'tool' && answers.length === 0)
+    answers.push({ id: m.tool_call_id ?? '', ...(m.name ? { name: m.name } : {}), result: content, isError: false });
   return { role, content, calls, answers };
 }

@@ -15,6 +15,7 @@ import type { ReadPlans, ReaderOptions } from '../importFile';
 import { readRecordsWithDigest } from '../jsonRecords';
 import { RunPlanBuilder, type RunPlan } from '../runPlan';
 import { toChatMsg, type ChatMsg } from './chatMessages';
+import { assembleChunks } from './streamChunks';
 
 const ResponseSchema = z.looseObject({
   id: z.string().optional(),
@@ -87,15 +88,18 @@ class ChatRun {
   toolNames = new Set<string>();
   model?: string;
   clock: number;
+  /** Calls the log gave no id, oldest first: tool messages without a call id answer them in order. */
+  private readonly unnamed: string[] = [];
+  private calls = 0;
 
   constructor(
     runId: string,
     private readonly options: ReaderOptions,
     context: RuntimeContextSnapshot,
-    at: number,
+    readonly startedAt: number,
   ) {
-    this.builder = new RunPlanBuilder(runId, { messages: [], ledger: [], runtimeContext: context, at });
-    this.clock = at;
+    this.builder = new RunPlanBuilder(runId, { messages: [], ledger: [], runtimeContext: context, at: startedAt });
+    this.clock = startedAt;
   }
 
   private tick(at?: number): number {
@@ -122,20 +126,29 @@ class ChatRun {
         const model = meta?.model ?? this.model;
         if (model) b.setModel({ provider: 'openai', model });
         b.checkpoint('before_model_call', { at: this.tick() });
+        const calls = m.calls.map((c) => {
+          this.calls++;
+          if (c.id !== '' && !b.tool(c.id)) return c;
+          // No id (or one used already): a stable one of its own, answered in order.
+          const id = `${c.id || 'call'}-${this.calls}`;
+          if (c.id === '') this.unnamed.push(id);
+          return { ...c, id };
+        });
         const parts: unknown[] = [];
         if (typeof m.content === 'string' && m.content !== '') parts.push({ type: 'text', text: m.content });
         else if (Array.isArray(m.content)) parts.push(...(m.content as unknown[]));
-        for (const c of m.calls) parts.push({ type: 'tool_call', toolCallId: c.id, toolName: c.name, args: c.args });
+        for (const c of calls) parts.push({ type: 'tool_call', toolCallId: c.id, toolName: c.name, args: c.args });
+        // Text alone stays a string; tool calls are always parts, whatever the content was ('', null, text).
         b.addMessage({
           role: 'assistant',
-          content: parts.length === 1 && typeof m.content === 'string' ? m.content : parts,
+          content: calls.length === 0 && typeof m.content === 'string' ? m.content : parts,
         });
         b.checkpoint('after_model_call', {
           at: this.tick(meta?.at),
           finishReason: meta?.finishReason ?? (m.calls.length > 0 ? 'tool_calls' : 'stop'),
           usage: meta?.usage,
         });
-        for (const c of m.calls) {
+        for (const c of calls) {
           this.toolNames.add(c.name);
           b.beginTool({
             toolCallId: c.id,
@@ -148,7 +161,9 @@ class ChatRun {
         return;
       }
       case 'tool':
-        for (const a of m.answers) {
+        for (const answer of m.answers) {
+          const a =
+            answer.id === '' || !b.tool(answer.id) ? { ...answer, id: this.unnamed.shift() ?? answer.id } : answer;
           if (!b.tool(a.id) || b.tool(a.id)?.endedAt !== undefined) {
             this.options.warnings.push({
               file: '',
@@ -185,12 +200,23 @@ function chatContext(file: string, runId: string, model: string | undefined, too
 }
 
 export async function readOpenAiChat(file: string, options: ReaderOptions): Promise<ReadPlans> {
-  const turns: Turn[] = [];
-  const digest = (await readRecordsWithDigest(file, options, (value, where) => turns.push(toTurn(value, where)))).slice(
+  const records: { value: unknown; where: string }[] = [];
+  const digest = (await readRecordsWithDigest(file, options, (value, where) => records.push({ value, where }))).slice(
     0,
     12,
   );
-  const base = Math.floor(statSync(file).mtimeMs);
+  const turns: Turn[] = [];
+  for (const { value, where } of assembleChunks(records)) {
+    try {
+      turns.push(toTurn(value, where));
+    } catch (e) {
+      const m = /: line (\d+)$/.exec(where);
+      options.skip(m ? { file, line: Number(m[1]) } : { file, where: where.slice(file.length + 2) || '(root)' }, e);
+    }
+  }
+  // Run times come from the responses' `created`; the file's modification time only when no record has one.
+  const created = turns.map((t) => t.response?.at).find((at) => at !== undefined);
+  const base = created ?? Math.floor(statSync(file).mtimeMs);
   const plans: RunPlan[] = [];
   let run: ChatRun | undefined;
   const allTools = new Set(
@@ -202,14 +228,21 @@ export async function readOpenAiChat(file: string, options: ReaderOptions): Prom
   );
   const close = () => {
     if (!run) return;
-    const open = run.builder.openTools();
+    const open = run.builder.closeUnanswered('the log ends before its result');
     plans.push(
       run.builder.finish({
         sessionId: run.builder.runId,
         agentId: 'openai-chat',
         mode: 'live',
-        startedAt: base,
-        status: 'completed',
+        startedAt: run.startedAt,
+        status: open.length > 0 ? 'cancelled' : 'completed',
+        ...(open.length > 0
+          ? {
+              error: {
+                message: `the log ends with ${open.length} unanswered tool call(s): ${open.map((r) => `${r.toolName} ${r.toolCallId}`).join(', ')}`,
+              },
+            }
+          : {}),
         metadata: {
           source: { format: 'openai-chat', file, contentHash: digest },
           ...(open.length > 0 ? { unansweredToolCalls: open.map((r) => r.toolCallId) } : {}),
@@ -227,7 +260,8 @@ export async function readOpenAiChat(file: string, options: ReaderOptions): Prom
       close();
       const runId = `oa-${digest}-${plans.length + 1}`;
       const model = turn.model ?? turn.response?.model;
-      run = new ChatRun(runId, options, chatContext(file, runId, model, [...allTools]), base + plans.length * 1000);
+      const at = turn.response?.at ?? base + plans.length * 1000;
+      run = new ChatRun(runId, options, chatContext(file, runId, model, [...allTools]), at);
     }
     run.model = turn.model ?? turn.response?.model ?? run.model;
     for (const m of turn.messages.slice(run.seen.length)) run.add(m);

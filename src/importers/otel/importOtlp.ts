@@ -1,49 +1,33 @@
 /**
  * OpenTelemetry GenAI traces (OTLP JSON, a document or JSON Lines of export
  * requests) -> RunPlans: the spans of one trace make one run, in start-time
- * order. `chat` spans (gen_ai.operation.name) are model calls — model,
- * usage, finish reason, and input/output messages when captured (else the
- * conversation is left as it was: nothing is invented); `execute_tool` spans
- * are tool calls (gen_ai.tool.name / call.id / call.arguments / call.result,
- * error from the span status). Other spans (invoke_agent, HTTP, ...) only
- * name the agent. Reads the file; writes nothing.
+ * order. Each producer's model and tool spans are read by producers.ts
+ * (GenAI semantic conventions, Vercel AI SDK, OpenLLMetry, OpenInference):
+ * a model span is a model call (model, usage, finish reason, and the
+ * conversation when captured — nothing is invented when it is not); a tool
+ * span closes the call the model asked for (by id, else by name in order);
+ * a call asked for but with no tool span is answered by the tool message
+ * the next model call was sent. OTLP log records (`resourceLogs`, the
+ * official instrumentations' message events) in the same file are read as
+ * events of the span they name. Other spans only name the agent. Reads the
+ * file; writes nothing.
  */
 import type { Message, RuntimeContextSnapshot } from '../../model';
 import type { ReadPlans, ReaderOptions } from '../importFile';
 import { readRecordsWithDigest } from '../jsonRecords';
 import { RunPlanBuilder, type RunPlan } from '../runPlan';
-import { inputMessages, maybeJson, outputTurn } from './genAiMessages';
+import { logEvents, type LogEvent } from './otlpLogs';
 import { flattenSpans, groupTraces, ms, type FlatSpan } from './otlpSpans';
-
-const CHAT_OPS = new Set(['chat', 'text_completion', 'generate_content']);
-
-function operation(s: FlatSpan): string {
-  const op = s.attrs['gen_ai.operation.name'];
-  if (typeof op === 'string') return op;
-  return s.name.split(' ')[0] ?? s.name;
-}
-
-/** `gen_ai.system_instructions` (parts `[{ type: 'text', content }]`, as JSON or not) as the system prompt text. */
-function instructionsText(v: unknown): string {
-  const parsed = maybeJson(v);
-  if (Array.isArray(parsed)) {
-    const texts = parsed.map((p) => (p && typeof p === 'object' ? (p as { content?: unknown }).content : p));
-    if (texts.every((x) => typeof x === 'string')) return texts.join('\n');
-  }
-  return typeof v === 'string' ? v : JSON.stringify(v);
-}
+import { genAiSpan, type GenAiSpan, type ModelSpan, type ToolSpan } from './producers';
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
-function traceContext(traceId: string, spans: FlatSpan[]): RuntimeContextSnapshot {
+function traceContext(traceId: string, spans: FlatSpan[], genAi: GenAiSpan[]): RuntimeContextSnapshot {
   const first = spans[0] as FlatSpan;
-  const chat = spans.find((s) => CHAT_OPS.has(operation(s)));
+  const chat = genAi.find((g): g is ModelSpan => g.kind === 'chat');
   const agent = spans.map((s) => str(s.attrs['gen_ai.agent.name'])).find((n) => n);
-  const tools = new Set(
-    spans
-      .filter((s) => operation(s) === 'execute_tool')
-      .map((s) => str(s.attrs['gen_ai.tool.name']) ?? s.name.replace(/^execute_tool /, '')),
-  );
+  const tools = new Set(genAi.filter((g): g is ToolSpan => g.kind === 'tool').map((g) => g.name));
+  for (const g of genAi) if (g.kind === 'chat') for (const c of g.output.calls) tools.add(c.name);
   const userId = spans.map((s) => str(s.attrs['enduser.id'] ?? s.attrs['user.id'])).find((u) => u);
   const conversation = spans.map((s) => str(s.attrs['gen_ai.conversation.id'] ?? s.attrs['session.id'])).find((c) => c);
   return {
@@ -52,88 +36,103 @@ function traceContext(traceId: string, spans: FlatSpan[]): RuntimeContextSnapsho
     project: { projectId: str(first.resource['service.name']) ?? 'unknown' },
     task: { taskId: traceId, workflowId: agent ?? 'otel', stepStates: {} },
     tools: { availableTools: [...tools].sort() },
-    model: {
-      provider: str(chat?.attrs['gen_ai.provider.name'] ?? chat?.attrs['gen_ai.system']) ?? 'unknown',
-      model: str(chat?.attrs['gen_ai.request.model'] ?? chat?.attrs['gen_ai.response.model']) ?? 'unknown',
-      promptVersion: 'unknown',
-    },
+    model: { provider: chat?.provider ?? 'unknown', model: chat?.model ?? 'unknown', promptVersion: 'unknown' },
   };
+}
+
+interface Asked {
+  id: string;
+  name: string;
+  args: unknown;
 }
 
 function traceToPlan(
   traceId: string,
   spans: FlatSpan[],
+  genAi: GenAiSpan[],
   runId: string,
   file: string,
   digest: string,
   options: ReaderOptions,
 ): RunPlan {
-  const context = traceContext(traceId, spans);
+  const context = traceContext(traceId, spans, genAi);
   const startedAt = ms(spans[0]?.start) ?? 0;
   const b = new RunPlanBuilder(runId, { messages: [], ledger: [], runtimeContext: context, at: startedAt });
-  const asked = new Map<string, unknown>();
+  let pending: Asked[] = []; // asked by the last model call, no tool span seen yet
+  /** Calls asked and never seen as tool spans: opened now, answered by the tool messages `input` carries. */
+  const settle = (input: Message[] | undefined) => {
+    for (const c of pending) {
+      if (b.hasTool(c.id)) continue;
+      b.beginTool({
+        toolCallId: c.id,
+        toolName: c.name,
+        args: c.args,
+        sideEffectLevel: options.sideEffectOf(c.name),
+        startedAt: b.lastTimestamp,
+      });
+      const answer = input?.find((m) => m.role === 'tool' && m.toolCallId === c.id);
+      if (!answer) continue;
+      const content = answer.content as { error?: unknown } | undefined;
+      if (content && typeof content === 'object' && 'error' in content)
+        b.finishTool(c.id, { error: content.error, endedAt: b.lastTimestamp });
+      else b.finishTool(c.id, { result: answer.content, endedAt: b.lastTimestamp });
+    }
+    pending = [];
+  };
   let chats = 0;
-  for (const s of spans) {
-    const op = operation(s);
-    if (CHAT_OPS.has(op)) {
+  for (const g of genAi) {
+    const s = g.span;
+    if (g.kind === 'chat') {
       chats++;
-      const model = str(s.attrs['gen_ai.response.model'] ?? s.attrs['gen_ai.request.model']);
-      const provider = str(s.attrs['gen_ai.provider.name'] ?? s.attrs['gen_ai.system']) ?? 'unknown';
-      if (model) b.setModel({ provider, model });
-      const system = s.attrs['gen_ai.system_instructions'];
-      if (system !== undefined) b.setSystemPrompt(instructionsText(system));
-      const input = inputMessages(s);
-      if (input) {
-        const sys = input.filter((m) => m.role === 'system');
-        if (sys.length > 0 && system === undefined)
-          b.setSystemPrompt(
-            sys.map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content))).join('\n'),
-          );
-        b.resetMessages(input.filter((m) => m.role !== 'system'));
-      }
+      settle(g.input);
+      if (g.model) b.setModel({ provider: g.provider ?? 'unknown', model: g.model });
+      if (g.system !== undefined) b.setSystemPrompt(g.system);
+      if (g.input) b.resetMessages(g.input);
       b.checkpoint('before_model_call', { at: ms(s.start) });
-      const out = outputTurn(s);
-      if (out.message) b.addMessage(out.message);
-      for (const c of out.calls) asked.set(c.id, c.args);
-      const inTok = s.attrs['gen_ai.usage.input_tokens'];
-      const outTok = s.attrs['gen_ai.usage.output_tokens'];
-      const usage =
-        typeof inTok === 'number' || typeof outTok === 'number'
-          ? { inputTokens: Number(inTok ?? 0), outputTokens: Number(outTok ?? 0) }
-          : undefined;
+      if (g.output.message) b.addMessage(g.output.message);
+      pending = [...g.output.calls];
       b.checkpoint('after_model_call', {
         at: ms(s.end ?? s.start),
-        finishReason: s.error ? 'error' : out.finishReason,
-        usage,
+        finishReason: s.error ? 'error' : g.output.finishReason,
+        ...(g.usage ? { usage: g.usage } : {}),
       });
-    } else if (op === 'execute_tool') {
-      const name = str(s.attrs['gen_ai.tool.name']) ?? s.name.replace(/^execute_tool /, '');
-      const id = str(s.attrs['gen_ai.tool.call.id']) ?? s.spanId;
-      const rawArgs = s.attrs['gen_ai.tool.call.arguments'];
-      const args = rawArgs !== undefined ? maybeJson(rawArgs) : asked.get(id);
-      if (b.hasTool(id)) {
-        options.warnings.push({
-          file,
-          message: `trace ${traceId}: tool call id ${id} appears twice; the second span ${s.spanId} was skipped`,
-        });
-        continue;
-      }
-      b.beginTool({
-        toolCallId: id,
-        toolName: name,
-        args,
-        sideEffectLevel: options.sideEffectOf(name),
-        startedAt: ms(s.start) ?? startedAt,
-      });
-      const result = s.attrs['gen_ai.tool.call.result'];
-      const endedAt = ms(s.end ?? s.start) ?? startedAt;
-      if (s.error) b.finishTool(id, { error: { message: s.error, type: s.attrs['error.type'] }, endedAt });
-      else b.finishTool(id, { result: result === undefined ? undefined : maybeJson(result), endedAt });
+      continue;
     }
+    const match =
+      (g.toolCallId !== undefined ? pending.find((c) => c.id === g.toolCallId) : undefined) ??
+      (g.toolCallId === undefined ? pending.find((c) => c.name === g.name) : undefined);
+    if (match) pending = pending.filter((c) => c !== match);
+    const id = g.toolCallId ?? match?.id ?? s.spanId;
+    if (b.hasTool(id)) {
+      options.warnings.push({
+        file,
+        message: `trace ${traceId}: tool call id ${id} appears twice; the second span ${s.spanId} was skipped`,
+      });
+      continue;
+    }
+    b.beginTool({
+      toolCallId: id,
+      toolName: g.name,
+      args: g.hasArgs ? g.args : match?.args,
+      sideEffectLevel: options.sideEffectOf(g.name),
+      startedAt: ms(s.start) ?? startedAt,
+    });
+    const endedAt = ms(s.end ?? s.start) ?? startedAt;
+    if (s.error) b.finishTool(id, { error: { message: s.error, type: s.attrs['error.type'] }, endedAt });
+    else b.finishTool(id, { result: g.result, endedAt });
   }
+  settle(undefined);
+  const open = b.closeUnanswered('the trace ends before its result');
   const root = spans.find((s) => !s.parentSpanId || !spans.some((p) => p.spanId === s.parentSpanId));
   const endedAt = spans.reduce((m, s) => Math.max(m, ms(s.end ?? s.start) ?? 0), startedAt);
-  const status = root?.error ? 'failed' : 'completed';
+  const status = root?.error ? 'failed' : open.length > 0 ? 'cancelled' : 'completed';
+  const error = root?.error
+    ? { message: root.error }
+    : open.length > 0
+      ? {
+          message: `the trace ends with ${open.length} unanswered tool call(s): ${open.map((r) => `${r.toolName} ${r.toolCallId}`).join(', ')}`,
+        }
+      : undefined;
   const plan = b.finish({
     sessionId: context.conversation.sessionId,
     agentId:
@@ -144,9 +143,10 @@ function traceToPlan(
     startedAt,
     endedAt,
     status,
-    error: root?.error ? { message: root.error } : undefined,
+    error,
     metadata: {
       source: { format: 'otel', file, traceId, contentHash: digest },
+      producers: [...new Set(genAi.map((g) => g.producer))],
       spanCount: spans.length,
       chatSpans: chats,
     },
@@ -155,19 +155,63 @@ function traceToPlan(
   return plan;
 }
 
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
 export async function readOtlpTraces(file: string, options: ReaderOptions): Promise<ReadPlans> {
   const spans: FlatSpan[] = [];
+  const logs: LogEvent[] = [];
   const digest = (
-    await readRecordsWithDigest(file, options, (value, where) => spans.push(...flattenSpans(value, where)))
+    await readRecordsWithDigest(file, options, (value, where) => {
+      try {
+        if (isRecord(value) && 'resourceLogs' in value) logs.push(...logEvents(value, where));
+        if (!isRecord(value) || 'resourceSpans' in value || !('resourceLogs' in value))
+          spans.push(...flattenSpans(value, where));
+      } catch (e) {
+        const m = /: line (\d+)$/.exec(where);
+        options.skip(m ? { file, line: Number(m[1]) } : { file, where: where.slice(file.length + 2) || '(root)' }, e);
+      }
+    })
   ).slice(0, 10);
+  // Log records carrying message events belong to the span they name.
+  const bySpan = new Map(spans.map((s) => [`${s.traceId}/${s.spanId}`, s]));
+  let orphanLogs = 0;
+  for (const l of logs) {
+    const span = bySpan.get(`${l.traceId}/${l.spanId}`);
+    if (span) span.events.push({ name: l.name, ...(l.time !== undefined ? { time: l.time } : {}), attrs: l.attrs });
+    else orphanLogs++;
+  }
+  if (orphanLogs > 0)
+    options.warnings.push({
+      file,
+      message: `${orphanLogs} OTLP log record(s) name no span of this file; import the traces and logs in one file (JSON Lines) to join them`,
+    });
   const plans: RunPlan[] = [];
   for (const [traceId, list] of groupTraces(spans)) {
-    const hasGenAi = list.some((s) => Object.keys(s.attrs).some((k) => k.startsWith('gen_ai.')));
-    if (!hasGenAi) {
-      options.warnings.push({ file, message: `trace ${traceId} has no gen_ai.* spans; skipped` });
+    for (const s of list)
+      s.events.sort((a, b) => ((a.time ?? 0n) < (b.time ?? 0n) ? -1 : (a.time ?? 0n) > (b.time ?? 0n) ? 1 : 0));
+    const genAi: GenAiSpan[] = [];
+    for (const s of list) {
+      try {
+        const g = genAiSpan(s);
+        if (g) genAi.push(g);
+      } catch (e) {
+        options.skip({ file, where: `trace ${traceId} span ${s.spanId} (${s.name})` }, e);
+      }
+    }
+    if (genAi.length === 0) {
+      options.warnings.push({
+        file,
+        message: `trace ${traceId} (${list.length} span(s)) has no model or tool span this importer reads (GenAI semantic conventions, Vercel AI SDK ai.*, OpenLLMetry, OpenInference); skipped`,
+      });
       continue;
     }
-    plans.push(traceToPlan(traceId, list, `otel-${traceId}-${digest}`, file, digest, options));
+    try {
+      plans.push(traceToPlan(traceId, list, genAi, `otel-${traceId}-${digest}`, file, digest, options));
+    } catch (e) {
+      throw new Error(`${file}: trace ${traceId}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    }
   }
   return { plans, primaryRunId: plans[0]?.runId ?? `otel-none-${digest}`, extraFiles: [] };
 }

@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { runCli } from '../../../src/cli/main';
 import type { CliIo } from '../../../src/cli/cliCommand';
 import { openRunStore } from '../../../src/store';
+import { listTraceFiles } from '../../../src/importers';
 import { FIXTURES, SESSION_FILE, tempStore, type TempStore } from './helpers';
 
 async function cli(args: string[], cwd: string) {
@@ -32,19 +33,24 @@ describe('ocdb import', () => {
     assert.match(r.out, /imported cc-7f3c2a10-.* \(live, \d+ checkpoints, 11 tool calls\)/);
     assert.match(r.out, /\(fork of cc-7f3c2a10-/);
     assert.match(r.out, /imported otel-5b8efff7/);
-    assert.match(r.out, /5 imported, 0 skipped, 0 failed/);
+    const files = listTraceFiles(FIXTURES).length;
+    assert.match(r.out, new RegExp(`\\n${files} imported, 0 skipped, 0 failed$`));
     const again = await cli(['import', FIXTURES, '--store', db], t.dir);
-    assert.match(again.out, /0 imported, 5 skipped, 0 failed/);
+    assert.match(again.out, new RegExp(`\\n0 imported, ${files} skipped, 0 failed$`));
   });
 
-  it('exits non-zero naming the line of a corrupt file', async () => {
+  it('skips a corrupt line with a warning naming it; --strict fails the file naming the line', async () => {
     const bad = path.join(t.dir, 'bad.jsonl');
     const lines = fs.readFileSync(SESSION_FILE, 'utf8').split('\n');
     lines[2] = '{"type":"user", broken';
     fs.writeFileSync(bad, lines.join('\n'));
+    const strict = await cli(['import', bad, '--store', db, '--format', 'claude-code', '--strict'], t.dir);
+    assert.equal(strict.code, 1);
+    assert.match(strict.out, /failed .*bad\.jsonl: .*line 3: not valid JSON/);
     const r = await cli(['import', bad, '--store', db, '--format', 'claude-code'], t.dir);
-    assert.equal(r.code, 1);
-    assert.match(r.out, /failed .*bad\.jsonl: .*line 3/);
+    assert.equal(r.code, 0, r.err);
+    assert.match(r.err, /warning: .*bad\.jsonl: line 3: not valid JSON .*skipped the record/);
+    assert.match(r.out, /1 imported, 0 skipped, 0 failed \(1 malformed record\(s\) skipped/);
   });
 
   it('rejects an unknown --format and a bad side-effect table', async () => {

@@ -92,7 +92,7 @@ describe('other shapes', () => {
     assert.equal(run.status, 'failed');
     assert.match(String((run.error as { message: string }).message), /429 rate_limit_error/);
     const cps = t.store.listCheckpoints(run.runId);
-    assert.equal(cps.at(-2)?.finishReason, 'error');
+    assert.equal(cps.filter((c) => c.boundary === 'after_model_call').at(-1)?.finishReason, 'error');
   });
 });
 

@@ -1,6 +1,8 @@
 /**
- * Bad input behaves the way a user needs: a corrupt line fails its file
- * naming the line and leaves the store untouched; a cut-off last line (a
+ * Bad input behaves the way a user needs: a corrupt line or a record of
+ * unexpected shape is skipped with a warning naming the line and listed in
+ * the run's metadata; with `strict` it fails its file naming the line and
+ * leaves the store untouched; a cut-off last line (a
  * transcript still being written) is skipped with a warning; unknown types
  * are counted; a 5 MB tool output, bytes that are not UTF-8 and an empty
  * file are handled; a directory import goes on past a bad file.
@@ -31,26 +33,56 @@ describe('bad input', () => {
   });
   after(() => t.close());
 
-  it('fails a transcript with a corrupt third line saying "line 3" and leaves the store empty', async () => {
+  it('with strict, fails a transcript with a corrupt third line saying "line 3" and leaves the store empty', async () => {
     const bad = [...lines];
     assert.match(bad[2] as string, /"type":"user"/);
     bad[2] = (bad[2] as string).replace('"type":"user"', '"type" "user"');
     const file = write(t, 'corrupt/session.jsonl', bad.join('\n') + '\n');
-    const summary = await importPath(t.store, file);
+    const summary = await importPath(t.store, file, { strict: true });
     assert.equal(summary.failed, 1);
-    assert.match(String(summary.files[0]?.reason), /line 3\b/);
+    assert.match(String(summary.files[0]?.reason), /line 3: not valid JSON/);
     assert.equal(t.store.listRuns().total, 0);
   });
 
-  it('fails a line whose fields are wrong, naming the line and the field', async () => {
+  it('with strict, fails a line whose fields are wrong, naming the line and the field', async () => {
     const obj = JSON.parse(lines[4] as string) as { message: { content: unknown } };
     obj.message.content = [{ type: 'tool_use', id: 'toolu_x', input: {} }];
     const bad = [...lines];
     bad[4] = JSON.stringify(obj);
-    const summary = await importPath(t.store, write(t, 'badfield/s.jsonl', bad.join('\n')));
+    const summary = await importPath(t.store, write(t, 'badfield/s.jsonl', bad.join('\n')), { strict: true });
     assert.equal(summary.failed, 1);
     assert.match(String(summary.files[0]?.reason), /line 5: message\.content\[0\]: name: .*expected string/);
     assert.equal(t.store.listRuns().total, 0);
+  });
+
+  it('skips a corrupt line and a record of unexpected shape, naming them, and keeps the session', async () => {
+    const other = tempStore();
+    try {
+      const bad = [...lines];
+      bad[2] = (bad[2] as string).replace('"type":"user"', '"type" "user"');
+      const obj = JSON.parse(bad[4] as string) as { message: Record<string, unknown> };
+      obj.message.contnet = obj.message.content; // a misspelt key: the line has no content
+      delete obj.message.content;
+      bad[4] = JSON.stringify(obj);
+      const file = write(other, 'skips/session.jsonl', bad.join('\n') + '\n');
+      const summary = await importPath(other.store, file);
+      assert.equal(summary.imported, 1, JSON.stringify(summary.files[0]));
+      assert.equal(summary.skippedRecords, 2);
+      const warnings = summary.files[0]?.warnings ?? [];
+      assert.ok(warnings.some((w) => w.line === 3 && /line 3: not valid JSON/.test(w.message)));
+      assert.ok(warnings.some((w) => w.line === 5 && /line 5: message\.content: /.test(w.message)));
+      const run = other.store.getRun(summary.runIds[0] as string);
+      assert.deepEqual(
+        (run.metadata.skippedRecords as { line: number }[]).map((r) => r.line),
+        [3, 5],
+      );
+      // Everything else is there: the main run keeps every tool call but the Grep of the skipped line 5.
+      const ids = other.store.listToolCalls(run.runId).map((r) => r.toolCallId);
+      assert.equal(ids.length, 10);
+      assert.ok(!ids.includes('toolu_01Grep') && ids.includes('toolu_01Read'));
+    } finally {
+      other.close();
+    }
   });
 
   it('imports a transcript whose last line is cut off, warning about that line', async () => {
@@ -143,16 +175,19 @@ describe('bad input', () => {
       summary.files.map((f) => [path.basename(f.file), f.outcome]),
       [
         ['a-good.jsonl', 'imported'],
-        ['b-bad.jsonl', 'failed'],
+        ['b-bad.jsonl', 'imported'],
         ['c-empty.jsonl', 'skipped'],
         ['d-notes.json', 'failed'],
       ],
     );
-    assert.match(String(summary.files[1]?.reason), /line 3/);
+    assert.deepEqual(
+      summary.files[1]?.skippedRecords.map((r) => r.line),
+      [3],
+    );
     assert.match(String(summary.files[3]?.reason), /format not recognised/);
-    assert.deepEqual([summary.imported, summary.skipped, summary.failed], [1, 1, 2]);
+    assert.deepEqual([summary.imported, summary.skipped, summary.failed, summary.skippedRecords], [2, 1, 1, 1]);
     assert.ok(progress.length > 0 && progress.at(-1) === summary.files.reduce((a, f) => a + f.bytes, 0));
-    const total = summary.files[0]?.runs.reduce((a, r) => a + r.checkpointCount, 0);
+    const total = summary.files[1]?.runs.reduce((a, r) => a + r.checkpointCount, 0);
     assert.deepEqual(writes.at(-1), [total, total], 'the write phase reports its checkpoints');
   });
 

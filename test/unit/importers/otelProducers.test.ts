@@ -1,0 +1,148 @@
+/**
+ * OpenTelemetry traces of the common producers import with their model
+ * calls, tool calls and token counts: Vercel AI SDK (`ai.*`), OpenLLMetry
+ * (indexed `gen_ai.prompt.N.*`), OpenInference (`llm.input_messages.N.*`)
+ * and the official instrumentation with message content in OTLP logs.
+ * Every run replays with --captured.
+ */
+import assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { messageToolCalls } from '../../../src/model';
+import { importPath } from '../../../src/importers';
+import { ForkService } from '../../../src/fork/forkService';
+import { runFork } from '../../../src/fork/runner';
+import type { SqliteRunStore } from '../../../src/store';
+import { checkpoints, FIXTURES, tempStore, type TempStore } from './helpers';
+
+const OTEL = path.join(FIXTURES, 'otel');
+
+/** Boundaries of the run, tool checkpoints with their tool name. */
+function shape(store: SqliteRunStore, runId: string): string[] {
+  const names = new Map(store.listToolCalls(runId).map((r) => [r.toolCallId, r.toolName]));
+  return store
+    .listCheckpoints(runId)
+    .map((c) => (c.toolCallId ? `${c.boundary}:${names.get(c.toolCallId)}` : c.boundary))
+    .filter((b) => b !== 'agent_end');
+}
+
+async function importOne(t: TempStore, file: string) {
+  const summary = await importPath(t.store, path.join(OTEL, file));
+  assert.equal(summary.imported, 1, JSON.stringify(summary.files[0]));
+  const runId = summary.runIds[0] as string;
+  return { runId, run: t.store.getRun(runId), warnings: summary.files[0]?.warnings ?? [] };
+}
+
+async function replays(t: TempStore, runId: string): Promise<void> {
+  const created = new ForkService(t.store).createReplay(runId, { captured: true });
+  const outcome = await runFork(t.store, created.forkRequestId);
+  assert.equal(outcome.divergence, undefined, JSON.stringify(outcome.divergence));
+  assert.equal(outcome.status, t.store.getRun(runId).status, JSON.stringify(outcome.error));
+}
+
+describe('OpenTelemetry producers', () => {
+  let t: TempStore;
+  before(() => {
+    t = tempStore();
+  });
+  after(() => t.close());
+
+  it('Vercel AI SDK: the provider calls are the model calls, ai.toolCall spans the tool calls', async () => {
+    const { runId, run } = await importOne(t, 'vercel-ai-travel.otlp.json');
+    assert.deepEqual(shape(t.store, runId), [
+      'before_model_call',
+      'after_model_call',
+      'before_tool_call:get_weather',
+      'after_tool_call:get_weather',
+      'before_model_call',
+      'after_model_call',
+      'before_tool_call:book_hotel',
+      'after_tool_call:book_hotel',
+      'before_tool_call:search_attractions',
+      'after_tool_call:search_attractions',
+      'before_model_call',
+      'after_model_call',
+    ]);
+    // The three doGenerate spans (800+1200+1500 in, 50+120+300 out), not the outer ai.generateText sum again.
+    assert.deepEqual([run.inputTokens, run.outputTokens], [3500, 470]);
+    assert.equal(run.toolErrorCount, 1);
+    const ledger = t.store.listToolCalls(runId);
+    assert.deepEqual(
+      ledger.map((r) => r.args),
+      [{ city: 'Barcelona' }, { city: 'Barcelona', checkin: '2026-04-01' }, { city: 'Barcelona' }],
+    );
+    assert.match(JSON.stringify(ledger[1]?.error), /No rooms available/);
+    const last = checkpoints(t.store, runId).find(
+      (c) => c.boundary === 'after_model_call' && c.finishReason === 'stop',
+    );
+    assert.equal(last?.systemPrompt?.startsWith('You are a travel planning assistant'), true);
+    assert.equal(last?.model?.model, 'gpt-4o-2024-05-13');
+    const calls = (last?.messages ?? []).filter((m) => m.role === 'assistant').flatMap((m) => messageToolCalls(m));
+    assert.deepEqual(
+      calls.map((c) => c.toolCallId),
+      ledger.map((r) => r.toolCallId),
+    );
+    assert.match(JSON.stringify(last?.messages.at(-1)?.content), /several attractions/);
+    assert.deepEqual(run.metadata.producers, ['vercel-ai']);
+    await replays(t, runId);
+  });
+
+  it('OpenLLMetry: indexed prompt / completion attributes, the tool call between the two model calls', async () => {
+    const { runId, run } = await importOne(t, 'openllmetry-weather.otlp.json');
+    assert.deepEqual(shape(t.store, runId), [
+      'before_model_call',
+      'after_model_call',
+      'before_tool_call:get_weather',
+      'after_tool_call:get_weather',
+      'before_model_call',
+      'after_model_call',
+    ]);
+    assert.deepEqual([run.inputTokens, run.outputTokens], [81 + 111, 15 + 12]);
+    const [call] = t.store.listToolCalls(runId);
+    assert.deepEqual(
+      [call?.toolCallId, call?.args, call?.result],
+      ['call_9ZgkXBX1hW', { city: 'Paris' }, 'Sunny, 24 degrees'],
+    );
+    // The assistant message that only carries a tool call reads back (content is not lost).
+    const cps = checkpoints(t.store, runId);
+    const second = cps.filter((c) => c.boundary === 'before_model_call')[1];
+    assert.deepEqual(
+      second?.messages.map((m) => m.role),
+      ['user', 'assistant', 'tool'],
+    );
+    assert.equal(second?.systemPrompt, 'You answer with the weather.');
+    assert.equal(cps.at(-2)?.messages.at(-1)?.content, 'It is sunny in Paris, 24 degrees.');
+    await replays(t, runId);
+  });
+
+  it('OpenInference: llm.input_messages / output_messages, token counts and the TOOL span', async () => {
+    const { runId, run } = await importOne(t, 'openinference-stocks.otlp.json');
+    assert.deepEqual(shape(t.store, runId), [
+      'before_model_call',
+      'after_model_call',
+      'before_tool_call:get_stock_price',
+      'after_tool_call:get_stock_price',
+      'before_model_call',
+      'after_model_call',
+    ]);
+    assert.deepEqual([run.inputTokens, run.outputTokens], [84 + 115, 17 + 11]);
+    const [call] = t.store.listToolCalls(runId);
+    assert.deepEqual([call?.toolCallId, call?.args, call?.result], ['call_pQx8UaT3', { ticker: 'NVDA' }, '181.46']);
+    const final = checkpoints(t.store, runId).at(-1);
+    assert.equal(final?.messages.at(-1)?.content, 'NVDA is trading at $181.46.');
+    assert.equal(final?.model?.model, 'gpt-4o-2024-08-06');
+    await replays(t, runId);
+  });
+
+  it('reads message content the instrumentation wrote to OTLP logs', async () => {
+    const { runId, run } = await importOne(t, 'openai-v2-logs.otlp.jsonl');
+    assert.deepEqual([run.inputTokens, run.outputTokens], [24, 9]);
+    const cps = checkpoints(t.store, runId);
+    const before = cps.find((c) => c.boundary === 'before_model_call');
+    assert.equal(before?.systemPrompt, 'You write haiku.');
+    assert.deepEqual(before?.messages, [{ role: 'user', content: 'Write a haiku about the sea.' }]);
+    const afterCall = cps.find((c) => c.boundary === 'after_model_call');
+    assert.match(String(afterCall?.messages.at(-1)?.content), /Grey waves fold/);
+    assert.equal(afterCall?.finishReason, 'stop');
+  });
+});

@@ -19,9 +19,12 @@ import type { StoreContext } from './storeContext';
  * validates only the items that differ from the run's previous checkpoint, so
  * a long conversation or ledger costs O(new items) per append, not O(all).
  */
+/** An array taken as it is (the same array, not a copy walked item by item): its items are checked by putList. */
+const anyArray = z.custom<unknown[]>((v) => Array.isArray(v), { message: 'Invalid input: expected array' });
+
 export const CheckpointShellSchema = CheckpointSchema.extend({
-  messages: z.array(z.unknown()),
-  toolLedgerSnapshot: z.array(z.unknown()),
+  messages: anyArray,
+  toolLedgerSnapshot: anyArray,
 });
 export type CheckpointShell = z.infer<typeof CheckpointShellSchema>;
 
@@ -59,8 +62,9 @@ export class CheckpointTable {
       `l:${cp.runId}`,
       validateItems ? parseLedgerRecord : undefined,
     );
-    const contextHash = this.ctx.content.putValue(cp.runtimeContext);
-    const promptHash = cp.systemPrompt === undefined ? null : this.ctx.content.putValue(cp.systemPrompt);
+    const contextHash = this.ctx.content.putValueMemo(cp.runtimeContext, `c:${cp.runId}`);
+    const promptHash =
+      cp.systemPrompt === undefined ? null : this.ctx.content.putValueMemo(cp.systemPrompt, `p:${cp.runId}`);
     this.ctx
       .sql(
         `INSERT INTO checkpoints (checkpoint_id, run_id, seq, boundary, step_index, messages_node, message_count,

@@ -37,19 +37,23 @@ class Lru<K, V> {
 
 /**
  * The last list written for one key, to find the shared prefix fast: the
- * caller's items (for the identity fast path), private structural copies of
- * them (for everything else) and the node ids of each prefix.
+ * caller's items (for the identity fast path), whether each was deep-frozen
+ * when it was written (a frozen object cannot change, so the same object is
+ * the same value: one pointer comparison), private structural copies of the
+ * others (compared field by field) and the node ids of each prefix. Updated in
+ * place: an append costs O(new items), not a copy of the whole memo.
  */
 interface ListMemo {
-  originals: readonly unknown[];
-  values: readonly unknown[];
+  originals: unknown[];
+  frozen: boolean[];
+  values: unknown[];
   nodes: number[];
 }
 
 const deepFrozen = new WeakSet<object>();
 
 /** True when nothing in `value` can change any more (cached: a frozen object stays frozen). */
-function isDeepFrozen(value: unknown): boolean {
+export function isDeepFrozen(value: unknown): boolean {
   if (typeof value !== 'object' || value === null) return true;
   if (deepFrozen.has(value)) return true;
   if (!Object.isFrozen(value)) return false;
@@ -102,6 +106,7 @@ export class ContentStore {
   private readonly textCache = new Lru<string, string>(20_000);
   private readonly chainCache = new Lru<number, readonly string[]>(512);
   private readonly memos = new Map<string, ListMemo>();
+  private readonly valueMemos = new Map<string, { value: unknown; hash: string }>();
 
   constructor(db: SqlDriver) {
     this.insertBlob = db.prepare('INSERT OR IGNORE INTO blobs (hash, data) VALUES (?, ?)');
@@ -114,6 +119,18 @@ export class ContentStore {
   /** Stores `value` once; returns its hash. Call inside a write transaction. */
   putValue(value: unknown): string {
     return this.putText(canonicalJson(value));
+  }
+
+  /**
+   * putValue for a value that usually repeats under `memoKey` (a run's context, its system prompt): the same
+   * deep-frozen object (or the same string) as last time is known by identity, without serialising or hashing it.
+   */
+  putValueMemo(value: unknown, memoKey: string): string {
+    const memo = this.valueMemos.get(memoKey);
+    if (memo && memo.value === value && isDeepFrozen(value)) return memo.hash;
+    const hash = this.putValue(value);
+    this.valueMemos.set(memoKey, { value, hash });
+    return hash;
   }
 
   putText(text: string): string {
@@ -145,34 +162,46 @@ export class ContentStore {
    * and written.
    */
   putList(raw: readonly unknown[], memoKey?: string, parseItem?: ItemParser): number {
-    const memo = memoKey ? this.memos.get(memoKey) : undefined;
+    let memo = memoKey ? this.memos.get(memoKey) : undefined;
     let shared = 0;
     if (memo) {
-      const max = Math.min(memo.values.length, raw.length);
+      const { originals, frozen, values } = memo;
+      const max = Math.min(originals.length, raw.length);
       while (shared < max) {
         const item = raw[shared];
-        // The same deep-frozen object cannot have changed; anything else is compared with the private copy.
-        const same = (item === memo.originals[shared] && isDeepFrozen(item)) || sameValue(memo.values[shared], item);
-        if (!same) break;
+        if (item !== originals[shared] || !frozen[shared]) {
+          // Not the same frozen object: compare with the private copy, and remember this item for next time.
+          if (!sameValue(values[shared], item)) break;
+          const isFrozen = isDeepFrozen(item);
+          originals[shared] = item;
+          frozen[shared] = isFrozen;
+          if (isFrozen) values[shared] = item;
+        }
         shared++;
       }
+      originals.length = shared;
+      frozen.length = shared;
+      values.length = shared;
+      memo.nodes.length = shared;
+    } else if (memoKey) {
+      memo = { originals: [], frozen: [], values: [], nodes: [] };
+      this.memos.set(memoKey, memo);
     }
-    const nodes = memo ? memo.nodes.slice(0, shared) : [];
-    const originals = memo ? memo.originals.slice(0, shared) : [];
-    const kept = memo ? memo.values.slice(0, shared) : [];
-    let node = shared > 0 ? (nodes[shared - 1] as number) : EMPTY_LIST;
+    let node = shared > 0 ? (memo?.nodes[shared - 1] as number) : EMPTY_LIST;
     for (let i = shared; i < raw.length; i++) {
       const value = parseItem ? parseItem(raw[i], i) : raw[i];
       const hash = this.putValue(value);
       const found = this.findNode.get(node, hash);
       node = found ? Number(found.id) : Number(this.insertNode.run(node, hash, i + 1).lastInsertRowid);
-      nodes.push(node);
-      if (memoKey) {
-        originals.push(raw[i]);
-        kept.push(snapshot(value));
+      if (memo) {
+        const item = raw[i];
+        const isFrozen = isDeepFrozen(item);
+        memo.nodes.push(node);
+        memo.originals.push(item);
+        memo.frozen.push(isFrozen);
+        memo.values.push(isFrozen ? item : snapshot(value));
       }
     }
-    if (memoKey) this.memos.set(memoKey, { originals, values: kept, nodes });
     return node;
   }
 
@@ -209,10 +238,12 @@ export class ContentStore {
   /** Forget list memos (after garbage collection or a failed transaction). */
   forgetMemos(): void {
     this.memos.clear();
+    this.valueMemos.clear();
     this.chainCache.clear();
   }
 
   forgetMemo(memoKey: string): void {
     this.memos.delete(memoKey);
+    this.valueMemos.delete(memoKey);
   }
 }

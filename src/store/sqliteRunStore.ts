@@ -474,8 +474,7 @@ export class SqliteRunStore implements RunStore {
       this.touchRun(run.runId);
       return this.getRun(run.runId);
     });
-    this.content.forgetMemo(`m:${run.runId}`);
-    this.content.forgetMemo(`l:${run.runId}`);
+    for (const kind of ['m', 'l', 'c', 'p']) this.content.forgetMemo(`${kind}:${run.runId}`);
     return summary;
   }
 

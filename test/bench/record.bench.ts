@@ -24,7 +24,7 @@ import { fmt, kb, percentile, us } from './stats';
 const RUN = 'bench-record';
 
 export const sizesFrom = (env: string | undefined, dflt: number[]): number[] =>
-  env
+  env !== undefined
     ? env
         .split(',')
         .map((s) => Number(s.trim()))

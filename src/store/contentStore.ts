@@ -4,11 +4,39 @@
  * lists that share a prefix share its rows. Reads are cached: blobs and nodes
  * are immutable once written, so a cache entry can never go stale.
  */
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { canonicalJson, contentHash } from '../model';
 import type { SqlDriver, SqlStatement } from './sqlDriver';
 
 /** The id of the empty list. */
 export const EMPTY_LIST = 0;
+
+/**
+ * A list item's member (or an element of a member array) whose canonical JSON is at least this long is stored as
+ * a blob of its own and referred to by hash (schema 4, `blobs.refs`): a tool result that is the `content` of the
+ * tool message, the `result` of the ledger record and the call's `result_ref` is then one blob, not three.
+ */
+export const SHARED_PART_MIN = 512;
+
+/** Blob texts at least this long are stored deflated (a BLOB in `blobs.data`) when that saves a tenth or more. */
+export const COMPRESS_MIN = 256;
+
+/** What `blobs.data` holds for `text`: the text itself, or its raw deflate when that is worth it. */
+function encodeData(text: string): string | Buffer {
+  if (text.length < COMPRESS_MIN) return text;
+  const packed = deflateRawSync(text, { level: 4 });
+  return packed.length <= Buffer.byteLength(text) * 0.9 ? packed : text;
+}
+
+/** The text of a `blobs.data` cell: TEXT as it is (every blob of schema 3), a BLOB inflated. */
+function decodeData(data: unknown): string {
+  if (typeof data === 'string') return data;
+  if (data instanceof Uint8Array) return inflateRawSync(data).toString('utf8');
+  return String(data);
+}
+
+/** Where a member of a stored value sits: `[key]` or `[key, index]`. */
+type PartPath = [string] | [string, number];
 
 /** A small LRU map. */
 class Lru<K, V> {
@@ -100,6 +128,8 @@ function sameValue(a: unknown, b: unknown): boolean {
 export class ContentStore {
   private readonly insertBlob: SqlStatement;
   private readonly selectBlob: SqlStatement;
+  private readonly hasBlob: SqlStatement;
+  private readonly insertBlobWithRefs: SqlStatement;
   private readonly selectNode: SqlStatement;
   private readonly findNode: SqlStatement;
   private readonly insertNode: SqlStatement;
@@ -110,7 +140,9 @@ export class ContentStore {
 
   constructor(db: SqlDriver) {
     this.insertBlob = db.prepare('INSERT OR IGNORE INTO blobs (hash, data) VALUES (?, ?)');
-    this.selectBlob = db.prepare('SELECT data FROM blobs WHERE hash = ?');
+    this.selectBlob = db.prepare('SELECT data, refs FROM blobs WHERE hash = ?');
+    this.hasBlob = db.prepare('SELECT 1 AS x FROM blobs WHERE hash = ?');
+    this.insertBlobWithRefs = db.prepare('INSERT OR IGNORE INTO blobs (hash, data, refs) VALUES (?, ?, ?)');
     this.selectNode = db.prepare('SELECT parent, item FROM list_nodes WHERE id = ?');
     this.findNode = db.prepare('SELECT id FROM list_nodes WHERE parent = ? AND item = ?');
     this.insertNode = db.prepare('INSERT INTO list_nodes (parent, item, len) VALUES (?, ?, ?)');
@@ -135,7 +167,53 @@ export class ContentStore {
 
   putText(text: string): string {
     const hash = contentHash(text);
-    this.insertBlob.run(hash, text);
+    this.insertBlob.run(hash, encodeData(text));
+    return hash;
+  }
+
+  /**
+   * Stores a list item (a message, a ledger record) once: like putValue, with the same hash (of the whole
+   * value's canonical JSON), but its large members — and the large elements of its member arrays — are blobs of
+   * their own, so a tool result in the conversation, the ledger and the call's result is stored once.
+   */
+  putItem(value: unknown): string {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return this.putValue(value);
+    if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return this.putValue(value);
+    const text = canonicalJson(value);
+    if (text.length < 2 * SHARED_PART_MIN) return this.putText(text);
+    const hash = contentHash(text);
+    if (this.hasBlob.get(hash)) return hash;
+    const record = value as Record<string, unknown>;
+    const holed: Record<string, unknown> = { ...record };
+    const refs: [PartPath, string][] = [];
+    for (const key of Object.keys(record)) {
+      const member = record[key];
+      if (typeof member !== 'object' && typeof member !== 'string') continue;
+      if (member === null) continue;
+      const memberText = canonicalJson(member);
+      if (memberText.length < SHARED_PART_MIN) continue;
+      if (Array.isArray(member)) {
+        const copy: unknown[] = [...member];
+        let extracted = false;
+        member.forEach((element, i) => {
+          if (typeof element !== 'object' && typeof element !== 'string') return;
+          const elementText = canonicalJson(element);
+          if (elementText.length < SHARED_PART_MIN) return;
+          refs.push([[key, i], this.putText(elementText)]);
+          copy[i] = null;
+          extracted = true;
+        });
+        if (extracted) {
+          holed[key] = copy;
+          continue;
+        }
+      }
+      refs.push([[key], this.putText(memberText)]);
+      holed[key] = null;
+    }
+    if (refs.length === 0) this.insertBlob.run(hash, encodeData(text));
+    else this.insertBlobWithRefs.run(hash, encodeData(canonicalJson(holed)), JSON.stringify(refs));
+    this.textCache.set(hash, text);
     return hash;
   }
 
@@ -144,7 +222,17 @@ export class ContentStore {
     if (cached !== undefined) return cached;
     const row = this.selectBlob.get(hash);
     if (!row) throw new Error(`blob ${hash} is missing from the store`);
-    const text = String(row.data);
+    let text = decodeData(row.data);
+    if (row.refs !== null && row.refs !== undefined) {
+      // A value whose large members are blobs of their own: put them back (key order is the canonical one already).
+      const value = JSON.parse(text) as Record<string, unknown>;
+      for (const [path, ref] of JSON.parse(String(row.refs)) as [PartPath, string][]) {
+        const part = this.getValue(ref);
+        if (path.length === 1) value[path[0]] = part;
+        else (value[path[0]] as unknown[])[path[1]] = part;
+      }
+      text = canonicalJson(value);
+    }
     this.textCache.set(hash, text);
     return text;
   }
@@ -190,7 +278,7 @@ export class ContentStore {
     let node = shared > 0 ? (memo?.nodes[shared - 1] as number) : EMPTY_LIST;
     for (let i = shared; i < raw.length; i++) {
       const value = parseItem ? parseItem(raw[i], i) : raw[i];
-      const hash = this.putValue(value);
+      const hash = this.putItem(value);
       const found = this.findNode.get(node, hash);
       node = found ? Number(found.id) : Number(this.insertNode.run(node, hash, i + 1).lastInsertRowid);
       if (memo) {

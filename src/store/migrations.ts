@@ -135,6 +135,13 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE runs ADD COLUMN last_checkpoint_at REAL;
   UPDATE runs SET last_checkpoint_at = (SELECT MAX(created_at) FROM checkpoints c WHERE c.run_id = runs.run_id);
   `,
+  // 4: content stored once — a blob may hold a value whose large members are blobs of their own (refs: a JSON
+  // array of [path, hash]; NULL for a plain blob, which every blob of schema 3 is and stays); the tree page of
+  // top-level runs served by an index (no sort of every root run).
+  `
+  ALTER TABLE blobs ADD COLUMN refs TEXT;
+  CREATE INDEX runs_roots_by_start ON runs (started_at) WHERE parent_run_id IS NULL; -- read backwards: started_at DESC, rowid DESC
+  `,
 ];
 
 /** Brings the database to the newest schema, each migration in its own transaction. */

@@ -9,6 +9,7 @@ import {
   type Checkpoint,
   type Message,
 } from '../model';
+import { lazyList } from './lazyList';
 import { compact, json, rowToCheckpointSummary, str, toJson } from './rowCodec';
 import type { CheckpointSummary } from './runStore';
 import type { SqlRow } from './sqlDriver';
@@ -186,6 +187,47 @@ export class CheckpointTable {
       createdAt: Number(row.created_at),
     });
     return parseWith(CheckpointSchema, cp, where);
+  }
+
+  /**
+   * A checkpoint whose message list and ledger snapshot are read item by item on access (see lazyList), each
+   * item validated when it is first read; the rest of the row is read and validated now. What a debugger step
+   * costs is then what Variables, hover or an expression touch, not the conversation's length.
+   */
+  view(checkpointId: string): Checkpoint {
+    const row = this.ctx.sql('SELECT * FROM checkpoints WHERE checkpoint_id = ?').get(checkpointId);
+    if (!row) {
+      throw new OcdbError('CheckpointNotFound', `No checkpoint ${checkpointId} in ${this.ctx.path}.`, { checkpointId });
+    }
+    const where = `store checkpoint ${String(row.checkpoint_id)}`;
+    const content = this.ctx.content;
+    const messageHashes = content.listHashes(Number(row.messages_node));
+    const ledgerHashes = content.listHashes(Number(row.ledger_node));
+    const head = compact({
+      checkpointId: String(row.checkpoint_id),
+      runId: String(row.run_id),
+      boundary: row.boundary,
+      stepIndex: Number(row.step_index),
+      messages: [],
+      systemPrompt: row.system_prompt_hash === null ? undefined : content.getValue(String(row.system_prompt_hash)),
+      model: json(row.model_json),
+      promptVersion: str(row.prompt_version),
+      runtimeContext: content.getValue(String(row.context_hash)),
+      toolCallId: str(row.tool_call_id),
+      toolLedgerSnapshot: [],
+      artifactRefs: json(row.artifact_refs_json),
+      finishReason: str(row.finish_reason),
+      usage: json(row.usage_json),
+      createdAt: Number(row.created_at),
+    });
+    const cp = parseWith(CheckpointSchema, head, where);
+    cp.messages = lazyList(messageHashes.length, (i) =>
+      parseWith(MessageSchema, content.getValue(messageHashes[i] as string), where, ['messages', i]),
+    );
+    cp.toolLedgerSnapshot = lazyList(ledgerHashes.length, (i) =>
+      parseWith(ToolCallRecordSchema, content.getValue(ledgerHashes[i] as string), where, ['toolLedgerSnapshot', i]),
+    );
+    return cp;
   }
 
   /** Every checkpoint of a run, whole, in order. */

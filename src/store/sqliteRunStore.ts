@@ -367,6 +367,11 @@ export class SqliteRunStore implements RunStore {
     return this.checkpoints.get(checkpointId);
   }
 
+  getCheckpointView(checkpointId: string): Checkpoint {
+    this.assertOpen();
+    return this.checkpoints.view(checkpointId);
+  }
+
   getCheckpointAt(runId: string, index: number): Checkpoint {
     this.assertOpen();
     return this.checkpoints.getAt(runId, index);

@@ -269,7 +269,11 @@ export class SqliteRunStore implements RunStore {
     // The tree page (top-level runs, newest first) walks the partial index of root runs backwards: no sort of
     // every root run (the planner would otherwise pick runs_by_parent and sort in a temporary B-tree).
     const from = options.parentRunId === null ? 'runs INDEXED BY runs_roots_by_start' : 'runs';
-    const total = Number(this.sql(`SELECT COUNT(*) AS n FROM ${from} ${clause}`).get(...params)?.n ?? 0);
+    // The count of top-level runs alone is kept in meta by triggers (schema 4): the tree page does not count them.
+    const total =
+      where.length === 1 && options.parentRunId === null
+        ? Number(this.sql("SELECT value AS n FROM meta WHERE key = 'root_runs'").get()?.n ?? 0)
+        : Number(this.sql(`SELECT COUNT(*) AS n FROM ${from} ${clause}`).get(...params)?.n ?? 0);
     const limit = Math.max(0, Math.min(options.limit ?? 200, 10_000));
     const offset = Math.max(0, options.offset ?? 0);
     const rows = this.sql(`SELECT * FROM ${from} ${clause} ORDER BY started_at DESC, rowid DESC LIMIT ? OFFSET ?`).all(

@@ -99,6 +99,11 @@ test('a store of schema 3 (written before content was stored once) opens, migrat
   const store = openRunStore(file, { create: false });
   try {
     assert.equal(JSON.stringify(store.exportRun('old-run'), null, 1) + '\n', expected);
+    assert.equal(
+      store.listRuns({ parentRunId: null }).total,
+      1,
+      'the count of top-level runs starts from the old rows',
+    );
   } finally {
     store.close();
   }
@@ -136,6 +141,14 @@ test('the page of top-level runs is read from an index, newest first, without so
     ['r29', 'r19', 'r9', 'r28', 'r18'],
   );
   assert.equal(store.listRuns({ parentRunId: null, agentId: 'a', limit: 100 }).total, 30);
+  // the count of top-level runs follows inserts, deletes and replacing loads
+  store.deleteRun('r3');
+  store.deleteRun('f3');
+  assert.equal(store.listRuns({ parentRunId: null }).total, 29);
+  const fork = store.exportRun('f6');
+  store.loadRun({ ...fork, parentRunId: undefined }, { replace: true });
+  assert.equal(store.listRuns({ parentRunId: null }).total, 30);
+  assert.equal(store.listRuns({ parentRunId: null }).total, store.listRuns({ parentRunId: null, agentId: 'a' }).total);
   store.close();
   // The query listRuns runs for the tree page (INDEXED BY fails loudly should the index ever go missing).
   const db = new Database(file, { readonly: true });

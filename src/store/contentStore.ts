@@ -301,6 +301,7 @@ export class ContentStore {
     const suffix: string[] = [];
     let cur = node;
     let prefix: readonly string[] = [];
+    let parent: number | undefined;
     while (cur !== EMPTY_LIST) {
       const hit = this.chainCache.get(cur);
       if (hit) {
@@ -311,10 +312,16 @@ export class ContentStore {
       if (!row) throw new Error(`list node ${cur} is missing from the store`);
       suffix.push(String(row.item));
       cur = Number(row.parent);
+      parent ??= cur;
     }
     suffix.reverse();
     const all = prefix.length > 0 ? prefix.concat(suffix) : suffix;
     this.chainCache.set(node, all);
+    // The parent too: the next list of a ledger replaces its last record (a finished call), so it grows from
+    // this list's parent, not from this list — without it each such read would walk the whole chain again.
+    if (parent !== undefined && parent !== EMPTY_LIST && !this.chainCache.get(parent)) {
+      this.chainCache.set(parent, all.slice(0, -1));
+    }
     return all;
   }
 

@@ -135,6 +135,8 @@ export class ContentStore {
   private readonly insertNode: SqlStatement;
   private readonly textCache = new Lru<string, string>(20_000);
   private readonly chainCache = new Lru<number, readonly string[]>(512);
+  /** For list nodes read: the list read that holds each (its tail node) and the node's length there. */
+  private readonly nodeOwner = new Map<number, { tail: number; length: number }>();
   private readonly memos = new Map<string, ListMemo>();
   private readonly valueMemos = new Map<string, { value: unknown; hash: string }>();
 
@@ -293,17 +295,33 @@ export class ContentStore {
     return node;
   }
 
+  /**
+   * The item hashes of `node`'s list when no walk is needed: cached, or a prefix of a list read before that holds
+   * the node (stepping back, reverse continue).
+   */
+  private knownChain(node: number): readonly string[] | undefined {
+    const cached = this.chainCache.get(node);
+    if (cached) return cached;
+    const owner = this.nodeOwner.get(node);
+    const ownerChain = owner === undefined ? undefined : this.chainCache.get(owner.tail);
+    if (!owner || !ownerChain || ownerChain.length < owner.length) return undefined;
+    const prefix = ownerChain.slice(0, owner.length);
+    this.chainCache.set(node, prefix);
+    return prefix;
+  }
+
   /** The item hashes of the list ending at `node`, first to last. */
   listHashes(node: number): readonly string[] {
     if (node === EMPTY_LIST) return [];
-    const cached = this.chainCache.get(node);
+    const cached = this.knownChain(node);
     if (cached) return cached;
     const suffix: string[] = [];
+    const suffixNodes: number[] = [];
     let cur = node;
     let prefix: readonly string[] = [];
     let parent: number | undefined;
     while (cur !== EMPTY_LIST) {
-      const hit = this.chainCache.get(cur);
+      const hit = this.knownChain(cur);
       if (hit) {
         prefix = hit;
         break;
@@ -311,12 +329,16 @@ export class ContentStore {
       const row = this.selectNode.get(cur);
       if (!row) throw new Error(`list node ${cur} is missing from the store`);
       suffix.push(String(row.item));
+      suffixNodes.push(cur);
       cur = Number(row.parent);
       parent ??= cur;
     }
     suffix.reverse();
     const all = prefix.length > 0 ? prefix.concat(suffix) : suffix;
     this.chainCache.set(node, all);
+    // Where each node read sits in this list, so reading an ancestor later takes a prefix instead of a walk.
+    if (this.nodeOwner.size > 2_000_000) this.nodeOwner.clear();
+    suffixNodes.forEach((n, j) => this.nodeOwner.set(n, { tail: node, length: all.length - j }));
     // The parent too: the next list of a ledger replaces its last record (a finished call), so it grows from
     // this list's parent, not from this list — without it each such read would walk the whole chain again.
     if (parent !== undefined && parent !== EMPTY_LIST && !this.chainCache.get(parent)) {
@@ -333,6 +355,7 @@ export class ContentStore {
   /** Forget list memos (after garbage collection or a failed transaction). */
   forgetMemos(): void {
     this.memos.clear();
+    this.nodeOwner.clear();
     this.valueMemos.clear();
     this.chainCache.clear();
   }

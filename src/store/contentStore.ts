@@ -169,6 +169,8 @@ export class ContentStore {
 
   putText(text: string): string {
     const hash = contentHash(text);
+    // A blob worth deflating is looked up first: the same result arrives as the call's result and in its message.
+    if (text.length >= COMPRESS_MIN && this.hasBlob.get(hash)) return hash;
     this.insertBlob.run(hash, encodeData(text));
     return hash;
   }

@@ -217,7 +217,6 @@ export class ContentStore {
     }
     if (refs.length === 0) this.insertBlob.run(hash, encodeData(text));
     else this.insertBlobWithRefs.run(hash, encodeData(canonicalJson(holed)), JSON.stringify(refs));
-    this.textCache.set(hash, text);
     return hash;
   }
 

@@ -10,6 +10,7 @@
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { applyContextPatch, messageText, type Checkpoint, type Message, type ToolCallRecord } from '../model';
 import { excerpt } from '../replay/transcript';
+import { lazyList } from '../store';
 import type { FrameRef } from './frames';
 import type { StagedPatch } from './protocol';
 import type { PathSegment } from './stagedEdits';
@@ -147,8 +148,11 @@ export class Variables {
           ? applyContextPatch(cp.runtimeContext, staged.contextPatch)
           : cp.runtimeContext;
       }
-      case 'toolLedger':
-        return cp.toolLedgerSnapshot.map(ledgerView);
+      case 'toolLedger': {
+        // Mapped on access, like the snapshot itself is read: a page of the ledger costs the page.
+        const ledger = cp.toolLedgerSnapshot;
+        return lazyList(ledger.length, (i) => ledgerView(ledger[i] as ToolCallRecord));
+      }
       case 'artifacts':
         return cp.artifactRefs ?? [];
       default: {

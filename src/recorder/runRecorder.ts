@@ -23,7 +23,7 @@ import {
 } from '../model';
 import type { AgentProgramFork } from '../fork/agentProgramMode';
 import type { RunStore, ToolOutcome } from '../store';
-import type { IdKind, RunState, RunWriter } from '../writer';
+import type { CheckpointInput as WriterCheckpointInput, IdKind, RunState, RunWriter } from '../writer';
 import {
   CheckpointInputSchema,
   EndRunInputSchema,
@@ -167,7 +167,11 @@ export class RunRecorder {
    */
   checkpoint(boundary: CheckpointBoundary, input: CheckpointInput = {}): string {
     this.assertOpen(`a ${boundary} checkpoint`);
-    const data = parseWith(CheckpointInputSchema, input, `checkpoint(${boundary})`);
+    return this.record(boundary, parseWith(CheckpointInputSchema, input, `checkpoint(${boundary})`));
+  }
+
+  /** Writes a checkpoint from input already validated (by CheckpointInputSchema, or piece by piece by the caller). */
+  private record(boundary: CheckpointBoundary, data: WriterCheckpointInput): string {
     const checkpointId = data.checkpointId ?? this.env.newId('checkpoint');
     this.write(`a ${boundary} checkpoint`, () => this.writer.checkpoint(boundary, { ...data, checkpointId }));
     return checkpointId;
@@ -191,11 +195,14 @@ export class RunRecorder {
       if (!this.ended && !this.broken) this.checkpoint('after_model_call', { finishReason: 'error' });
       throw e;
     }
-    this.checkpoint('after_model_call', {
+    // The conversation so far was validated when it was recorded and the response just now (ModelResponseSchema):
+    // nothing is re-parsed, so a model call costs O(its own message), not O(conversation).
+    this.assertOpen('an after_model_call checkpoint');
+    this.record('after_model_call', {
       messages: [...this.state.messages, response.message],
-      model: response.model,
-      finishReason: response.finishReason,
-      usage: response.usage,
+      ...(response.model !== undefined ? { model: response.model } : {}),
+      ...(response.finishReason !== undefined ? { finishReason: response.finishReason } : {}),
+      ...(response.usage !== undefined ? { usage: response.usage } : {}),
     });
     return response;
   }

@@ -52,7 +52,10 @@ export class RunView implements CheckpointAccess {
     return this.indexById.get(checkpointId);
   }
 
-  /** The full checkpoint at `index` (cached; the store validates what it reads). */
+  /**
+   * The checkpoint at `index` (cached; the store validates what it reads). Its messages and ledger snapshot are
+   * read on access (RunStore.getCheckpointView): a step shows a page of a long conversation without reading it all.
+   */
   load(index: number): Checkpoint {
     const hit = this.cache.get(index);
     if (hit) {
@@ -61,7 +64,7 @@ export class RunView implements CheckpointAccess {
       return hit;
     }
     const s = this.summaries[index];
-    const cp = s ? this.store.getCheckpoint(s.checkpointId) : this.store.getCheckpointAt(this.runId, index);
+    const cp = s ? this.store.getCheckpointView(s.checkpointId) : this.store.getCheckpointAt(this.runId, index);
     this.cache.set(index, cp);
     if (this.cache.size > CACHE_SIZE) {
       const oldest = this.cache.keys().next();

@@ -9,6 +9,7 @@ import {
   type Checkpoint,
   type Message,
 } from '../model';
+import { lazyList } from './lazyList';
 import { compact, json, rowToCheckpointSummary, str, toJson } from './rowCodec';
 import type { CheckpointSummary } from './runStore';
 import type { SqlRow } from './sqlDriver';
@@ -19,9 +20,12 @@ import type { StoreContext } from './storeContext';
  * validates only the items that differ from the run's previous checkpoint, so
  * a long conversation or ledger costs O(new items) per append, not O(all).
  */
+/** An array taken as it is (the same array, not a copy walked item by item): its items are checked by putList. */
+const anyArray = z.custom<unknown[]>((v) => Array.isArray(v), { message: 'Invalid input: expected array' });
+
 export const CheckpointShellSchema = CheckpointSchema.extend({
-  messages: z.array(z.unknown()),
-  toolLedgerSnapshot: z.array(z.unknown()),
+  messages: anyArray,
+  toolLedgerSnapshot: anyArray,
 });
 export type CheckpointShell = z.infer<typeof CheckpointShellSchema>;
 
@@ -59,8 +63,9 @@ export class CheckpointTable {
       `l:${cp.runId}`,
       validateItems ? parseLedgerRecord : undefined,
     );
-    const contextHash = this.ctx.content.putValue(cp.runtimeContext);
-    const promptHash = cp.systemPrompt === undefined ? null : this.ctx.content.putValue(cp.systemPrompt);
+    const contextHash = this.ctx.content.putValueMemo(cp.runtimeContext, `c:${cp.runId}`);
+    const promptHash =
+      cp.systemPrompt === undefined ? null : this.ctx.content.putValueMemo(cp.systemPrompt, `p:${cp.runId}`);
     this.ctx
       .sql(
         `INSERT INTO checkpoints (checkpoint_id, run_id, seq, boundary, step_index, messages_node, message_count,
@@ -182,6 +187,47 @@ export class CheckpointTable {
       createdAt: Number(row.created_at),
     });
     return parseWith(CheckpointSchema, cp, where);
+  }
+
+  /**
+   * A checkpoint whose message list and ledger snapshot are read item by item on access (see lazyList), each
+   * item validated when it is first read; the rest of the row is read and validated now. What a debugger step
+   * costs is then what Variables, hover or an expression touch, not the conversation's length.
+   */
+  view(checkpointId: string): Checkpoint {
+    const row = this.ctx.sql('SELECT * FROM checkpoints WHERE checkpoint_id = ?').get(checkpointId);
+    if (!row) {
+      throw new OcdbError('CheckpointNotFound', `No checkpoint ${checkpointId} in ${this.ctx.path}.`, { checkpointId });
+    }
+    const where = `store checkpoint ${String(row.checkpoint_id)}`;
+    const content = this.ctx.content;
+    const messageHashes = content.listHashes(Number(row.messages_node));
+    const ledgerHashes = content.listHashes(Number(row.ledger_node));
+    const head = compact({
+      checkpointId: String(row.checkpoint_id),
+      runId: String(row.run_id),
+      boundary: row.boundary,
+      stepIndex: Number(row.step_index),
+      messages: [],
+      systemPrompt: row.system_prompt_hash === null ? undefined : content.getValue(String(row.system_prompt_hash)),
+      model: json(row.model_json),
+      promptVersion: str(row.prompt_version),
+      runtimeContext: content.getValue(String(row.context_hash)),
+      toolCallId: str(row.tool_call_id),
+      toolLedgerSnapshot: [],
+      artifactRefs: json(row.artifact_refs_json),
+      finishReason: str(row.finish_reason),
+      usage: json(row.usage_json),
+      createdAt: Number(row.created_at),
+    });
+    const cp = parseWith(CheckpointSchema, head, where);
+    cp.messages = lazyList(messageHashes.length, (i) =>
+      parseWith(MessageSchema, content.getValue(messageHashes[i] as string), where, ['messages', i]),
+    );
+    cp.toolLedgerSnapshot = lazyList(ledgerHashes.length, (i) =>
+      parseWith(ToolCallRecordSchema, content.getValue(ledgerHashes[i] as string), where, ['toolLedgerSnapshot', i]),
+    );
+    return cp;
   }
 
   /** Every checkpoint of a run, whole, in order. */

@@ -4,11 +4,39 @@
  * lists that share a prefix share its rows. Reads are cached: blobs and nodes
  * are immutable once written, so a cache entry can never go stale.
  */
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { canonicalJson, contentHash } from '../model';
 import type { SqlDriver, SqlStatement } from './sqlDriver';
 
 /** The id of the empty list. */
 export const EMPTY_LIST = 0;
+
+/**
+ * A list item's member (or an element of a member array) whose canonical JSON is at least this long is stored as
+ * a blob of its own and referred to by hash (schema 4, `blobs.refs`): a tool result that is the `content` of the
+ * tool message, the `result` of the ledger record and the call's `result_ref` is then one blob, not three.
+ */
+export const SHARED_PART_MIN = 512;
+
+/** Blob texts at least this long are stored deflated (a BLOB in `blobs.data`) when that saves a tenth or more. */
+export const COMPRESS_MIN = 256;
+
+/** What `blobs.data` holds for `text`: the text itself, or its raw deflate when that is worth it. */
+function encodeData(text: string): string | Buffer {
+  if (text.length < COMPRESS_MIN) return text;
+  const packed = deflateRawSync(text, { level: 4 });
+  return packed.length <= Buffer.byteLength(text) * 0.9 ? packed : text;
+}
+
+/** The text of a `blobs.data` cell: TEXT as it is (every blob of schema 3), a BLOB inflated. */
+function decodeData(data: unknown): string {
+  if (typeof data === 'string') return data;
+  if (data instanceof Uint8Array) return inflateRawSync(data).toString('utf8');
+  return String(data);
+}
+
+/** Where a member of a stored value sits: `[key]` or `[key, index]`. */
+type PartPath = [string] | [string, number];
 
 /** A small LRU map. */
 class Lru<K, V> {
@@ -37,19 +65,23 @@ class Lru<K, V> {
 
 /**
  * The last list written for one key, to find the shared prefix fast: the
- * caller's items (for the identity fast path), private structural copies of
- * them (for everything else) and the node ids of each prefix.
+ * caller's items (for the identity fast path), whether each was deep-frozen
+ * when it was written (a frozen object cannot change, so the same object is
+ * the same value: one pointer comparison), private structural copies of the
+ * others (compared field by field) and the node ids of each prefix. Updated in
+ * place: an append costs O(new items), not a copy of the whole memo.
  */
 interface ListMemo {
-  originals: readonly unknown[];
-  values: readonly unknown[];
+  originals: unknown[];
+  frozen: boolean[];
+  values: unknown[];
   nodes: number[];
 }
 
 const deepFrozen = new WeakSet<object>();
 
 /** True when nothing in `value` can change any more (cached: a frozen object stays frozen). */
-function isDeepFrozen(value: unknown): boolean {
+export function isDeepFrozen(value: unknown): boolean {
   if (typeof value !== 'object' || value === null) return true;
   if (deepFrozen.has(value)) return true;
   if (!Object.isFrozen(value)) return false;
@@ -96,16 +128,23 @@ function sameValue(a: unknown, b: unknown): boolean {
 export class ContentStore {
   private readonly insertBlob: SqlStatement;
   private readonly selectBlob: SqlStatement;
+  private readonly hasBlob: SqlStatement;
+  private readonly insertBlobWithRefs: SqlStatement;
   private readonly selectNode: SqlStatement;
   private readonly findNode: SqlStatement;
   private readonly insertNode: SqlStatement;
   private readonly textCache = new Lru<string, string>(20_000);
   private readonly chainCache = new Lru<number, readonly string[]>(512);
+  /** For list nodes read: the list read that holds each (its tail node) and the node's length there. */
+  private readonly nodeOwner = new Map<number, { tail: number; length: number }>();
   private readonly memos = new Map<string, ListMemo>();
+  private readonly valueMemos = new Map<string, { value: unknown; hash: string }>();
 
   constructor(db: SqlDriver) {
     this.insertBlob = db.prepare('INSERT OR IGNORE INTO blobs (hash, data) VALUES (?, ?)');
-    this.selectBlob = db.prepare('SELECT data FROM blobs WHERE hash = ?');
+    this.selectBlob = db.prepare('SELECT data, refs FROM blobs WHERE hash = ?');
+    this.hasBlob = db.prepare('SELECT 1 AS x FROM blobs WHERE hash = ?');
+    this.insertBlobWithRefs = db.prepare('INSERT OR IGNORE INTO blobs (hash, data, refs) VALUES (?, ?, ?)');
     this.selectNode = db.prepare('SELECT parent, item FROM list_nodes WHERE id = ?');
     this.findNode = db.prepare('SELECT id FROM list_nodes WHERE parent = ? AND item = ?');
     this.insertNode = db.prepare('INSERT INTO list_nodes (parent, item, len) VALUES (?, ?, ?)');
@@ -116,9 +155,68 @@ export class ContentStore {
     return this.putText(canonicalJson(value));
   }
 
+  /**
+   * putValue for a value that usually repeats under `memoKey` (a run's context, its system prompt): the same
+   * deep-frozen object (or the same string) as last time is known by identity, without serialising or hashing it.
+   */
+  putValueMemo(value: unknown, memoKey: string): string {
+    const memo = this.valueMemos.get(memoKey);
+    if (memo && memo.value === value && isDeepFrozen(value)) return memo.hash;
+    const hash = this.putValue(value);
+    this.valueMemos.set(memoKey, { value, hash });
+    return hash;
+  }
+
   putText(text: string): string {
     const hash = contentHash(text);
-    this.insertBlob.run(hash, text);
+    // A blob worth deflating is looked up first: the same result arrives as the call's result and in its message.
+    if (text.length >= COMPRESS_MIN && this.hasBlob.get(hash)) return hash;
+    this.insertBlob.run(hash, encodeData(text));
+    return hash;
+  }
+
+  /**
+   * Stores a list item (a message, a ledger record) once: like putValue, with the same hash (of the whole
+   * value's canonical JSON), but its large members — and the large elements of its member arrays — are blobs of
+   * their own, so a tool result in the conversation, the ledger and the call's result is stored once.
+   */
+  putItem(value: unknown): string {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return this.putValue(value);
+    if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return this.putValue(value);
+    const text = canonicalJson(value);
+    if (text.length < 2 * SHARED_PART_MIN) return this.putText(text);
+    const hash = contentHash(text);
+    if (this.hasBlob.get(hash)) return hash;
+    const record = value as Record<string, unknown>;
+    const holed: Record<string, unknown> = { ...record };
+    const refs: [PartPath, string][] = [];
+    for (const key of Object.keys(record)) {
+      const member = record[key];
+      if (typeof member !== 'object' && typeof member !== 'string') continue;
+      if (member === null) continue;
+      const memberText = canonicalJson(member);
+      if (memberText.length < SHARED_PART_MIN) continue;
+      if (Array.isArray(member)) {
+        const copy: unknown[] = [...member];
+        let extracted = false;
+        member.forEach((element, i) => {
+          if (typeof element !== 'object' && typeof element !== 'string') return;
+          const elementText = canonicalJson(element);
+          if (elementText.length < SHARED_PART_MIN) return;
+          refs.push([[key, i], this.putText(elementText)]);
+          copy[i] = null;
+          extracted = true;
+        });
+        if (extracted) {
+          holed[key] = copy;
+          continue;
+        }
+      }
+      refs.push([[key], this.putText(memberText)]);
+      holed[key] = null;
+    }
+    if (refs.length === 0) this.insertBlob.run(hash, encodeData(text));
+    else this.insertBlobWithRefs.run(hash, encodeData(canonicalJson(holed)), JSON.stringify(refs));
     return hash;
   }
 
@@ -127,7 +225,17 @@ export class ContentStore {
     if (cached !== undefined) return cached;
     const row = this.selectBlob.get(hash);
     if (!row) throw new Error(`blob ${hash} is missing from the store`);
-    const text = String(row.data);
+    let text = decodeData(row.data);
+    if (row.refs !== null && row.refs !== undefined) {
+      // A value whose large members are blobs of their own: put them back (key order is the canonical one already).
+      const value = JSON.parse(text) as Record<string, unknown>;
+      for (const [path, ref] of JSON.parse(String(row.refs)) as [PartPath, string][]) {
+        const part = this.getValue(ref);
+        if (path.length === 1) value[path[0]] = part;
+        else (value[path[0]] as unknown[])[path[1]] = part;
+      }
+      text = canonicalJson(value);
+    }
     this.textCache.set(hash, text);
     return text;
   }
@@ -145,47 +253,76 @@ export class ContentStore {
    * and written.
    */
   putList(raw: readonly unknown[], memoKey?: string, parseItem?: ItemParser): number {
-    const memo = memoKey ? this.memos.get(memoKey) : undefined;
+    let memo = memoKey ? this.memos.get(memoKey) : undefined;
     let shared = 0;
     if (memo) {
-      const max = Math.min(memo.values.length, raw.length);
+      const { originals, frozen, values } = memo;
+      const max = Math.min(originals.length, raw.length);
       while (shared < max) {
         const item = raw[shared];
-        // The same deep-frozen object cannot have changed; anything else is compared with the private copy.
-        const same = (item === memo.originals[shared] && isDeepFrozen(item)) || sameValue(memo.values[shared], item);
-        if (!same) break;
+        if (item !== originals[shared] || !frozen[shared]) {
+          // Not the same frozen object: compare with the private copy, and remember this item for next time.
+          if (!sameValue(values[shared], item)) break;
+          const isFrozen = isDeepFrozen(item);
+          originals[shared] = item;
+          frozen[shared] = isFrozen;
+          if (isFrozen) values[shared] = item;
+        }
         shared++;
       }
+      originals.length = shared;
+      frozen.length = shared;
+      values.length = shared;
+      memo.nodes.length = shared;
+    } else if (memoKey) {
+      memo = { originals: [], frozen: [], values: [], nodes: [] };
+      this.memos.set(memoKey, memo);
     }
-    const nodes = memo ? memo.nodes.slice(0, shared) : [];
-    const originals = memo ? memo.originals.slice(0, shared) : [];
-    const kept = memo ? memo.values.slice(0, shared) : [];
-    let node = shared > 0 ? (nodes[shared - 1] as number) : EMPTY_LIST;
+    let node = shared > 0 ? (memo?.nodes[shared - 1] as number) : EMPTY_LIST;
     for (let i = shared; i < raw.length; i++) {
       const value = parseItem ? parseItem(raw[i], i) : raw[i];
-      const hash = this.putValue(value);
+      const hash = this.putItem(value);
       const found = this.findNode.get(node, hash);
       node = found ? Number(found.id) : Number(this.insertNode.run(node, hash, i + 1).lastInsertRowid);
-      nodes.push(node);
-      if (memoKey) {
-        originals.push(raw[i]);
-        kept.push(snapshot(value));
+      if (memo) {
+        const item = raw[i];
+        const isFrozen = isDeepFrozen(item);
+        memo.nodes.push(node);
+        memo.originals.push(item);
+        memo.frozen.push(isFrozen);
+        memo.values.push(isFrozen ? item : snapshot(value));
       }
     }
-    if (memoKey) this.memos.set(memoKey, { originals, values: kept, nodes });
     return node;
+  }
+
+  /**
+   * The item hashes of `node`'s list when no walk is needed: cached, or a prefix of a list read before that holds
+   * the node (stepping back, reverse continue).
+   */
+  private knownChain(node: number): readonly string[] | undefined {
+    const cached = this.chainCache.get(node);
+    if (cached) return cached;
+    const owner = this.nodeOwner.get(node);
+    const ownerChain = owner === undefined ? undefined : this.chainCache.get(owner.tail);
+    if (!owner || !ownerChain || ownerChain.length < owner.length) return undefined;
+    const prefix = ownerChain.slice(0, owner.length);
+    this.chainCache.set(node, prefix);
+    return prefix;
   }
 
   /** The item hashes of the list ending at `node`, first to last. */
   listHashes(node: number): readonly string[] {
     if (node === EMPTY_LIST) return [];
-    const cached = this.chainCache.get(node);
+    const cached = this.knownChain(node);
     if (cached) return cached;
     const suffix: string[] = [];
+    const suffixNodes: number[] = [];
     let cur = node;
     let prefix: readonly string[] = [];
+    let parent: number | undefined;
     while (cur !== EMPTY_LIST) {
-      const hit = this.chainCache.get(cur);
+      const hit = this.knownChain(cur);
       if (hit) {
         prefix = hit;
         break;
@@ -193,11 +330,21 @@ export class ContentStore {
       const row = this.selectNode.get(cur);
       if (!row) throw new Error(`list node ${cur} is missing from the store`);
       suffix.push(String(row.item));
+      suffixNodes.push(cur);
       cur = Number(row.parent);
+      parent ??= cur;
     }
     suffix.reverse();
     const all = prefix.length > 0 ? prefix.concat(suffix) : suffix;
     this.chainCache.set(node, all);
+    // Where each node read sits in this list, so reading an ancestor later takes a prefix instead of a walk.
+    if (this.nodeOwner.size > 2_000_000) this.nodeOwner.clear();
+    suffixNodes.forEach((n, j) => this.nodeOwner.set(n, { tail: node, length: all.length - j }));
+    // The parent too: the next list of a ledger replaces its last record (a finished call), so it grows from
+    // this list's parent, not from this list — without it each such read would walk the whole chain again.
+    if (parent !== undefined && parent !== EMPTY_LIST && !this.chainCache.get(parent)) {
+      this.chainCache.set(parent, all.slice(0, -1));
+    }
     return all;
   }
 
@@ -209,10 +356,13 @@ export class ContentStore {
   /** Forget list memos (after garbage collection or a failed transaction). */
   forgetMemos(): void {
     this.memos.clear();
+    this.nodeOwner.clear();
+    this.valueMemos.clear();
     this.chainCache.clear();
   }
 
   forgetMemo(memoKey: string): void {
     this.memos.delete(memoKey);
+    this.valueMemos.delete(memoKey);
   }
 }

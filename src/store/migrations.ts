@@ -135,6 +135,22 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE runs ADD COLUMN last_checkpoint_at REAL;
   UPDATE runs SET last_checkpoint_at = (SELECT MAX(created_at) FROM checkpoints c WHERE c.run_id = runs.run_id);
   `,
+  // 4: content stored once — a blob may hold a value whose large members are blobs of their own (refs: a JSON
+  // array of [path, hash]; NULL for a plain blob, which every blob of schema 3 is and stays); the tree page of
+  // top-level runs served by an index (no sort of every root run) and their count kept by triggers in meta.
+  `
+  ALTER TABLE blobs ADD COLUMN refs TEXT;
+  CREATE INDEX runs_roots_by_start ON runs (started_at) WHERE parent_run_id IS NULL; -- read backwards: started_at DESC, rowid DESC
+  INSERT INTO meta (key, value) VALUES ('root_runs', (SELECT CAST(COUNT(*) AS TEXT) FROM runs WHERE parent_run_id IS NULL));
+  CREATE TRIGGER runs_root_insert AFTER INSERT ON runs WHEN NEW.parent_run_id IS NULL
+    BEGIN UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'root_runs'; END;
+  CREATE TRIGGER runs_root_delete AFTER DELETE ON runs WHEN OLD.parent_run_id IS NULL
+    BEGIN UPDATE meta SET value = CAST(value AS INTEGER) - 1 WHERE key = 'root_runs'; END;
+  CREATE TRIGGER runs_root_update AFTER UPDATE OF parent_run_id ON runs
+    WHEN (OLD.parent_run_id IS NULL) <> (NEW.parent_run_id IS NULL)
+    BEGIN UPDATE meta SET value = CAST(value AS INTEGER) + (CASE WHEN NEW.parent_run_id IS NULL THEN 1 ELSE -1 END)
+      WHERE key = 'root_runs'; END;
+  `,
 ];
 
 /** Brings the database to the newest schema, each migration in its own transaction. */

@@ -162,6 +162,11 @@ export interface RunStore {
   listCheckpoints(runId: string, range?: { offset?: number; limit?: number }): CheckpointSummary[];
   getCheckpoint(checkpointId: string): Checkpoint;
   getCheckpointAt(runId: string, index: number): Checkpoint;
+  /**
+   * The checkpoint with its messages and ledger snapshot read on access, item by item (a page of a long
+   * conversation costs the page): the same values as getCheckpoint. For readers that show parts (the debugger).
+   */
+  getCheckpointView(checkpointId: string): Checkpoint;
   /** The last message of a checkpoint's conversation without loading the rest (undefined when it is empty). */
   getLastMessage(checkpointId: string): Message | undefined;
   getToolCall(runId: string, toolCallId: string): ToolCallRecord;

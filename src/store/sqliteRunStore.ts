@@ -266,10 +266,17 @@ export class SqliteRunStore implements RunStore {
       params.push(options.parentRunId);
     }
     const clause = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
-    const total = Number(this.sql(`SELECT COUNT(*) AS n FROM runs ${clause}`).get(...params)?.n ?? 0);
+    // The tree page (top-level runs, newest first) walks the partial index of root runs backwards: no sort of
+    // every root run (the planner would otherwise pick runs_by_parent and sort in a temporary B-tree).
+    const from = options.parentRunId === null ? 'runs INDEXED BY runs_roots_by_start' : 'runs';
+    // The count of top-level runs alone is kept in meta by triggers (schema 4): the tree page does not count them.
+    const total =
+      where.length === 1 && options.parentRunId === null
+        ? Number(this.sql("SELECT value AS n FROM meta WHERE key = 'root_runs'").get()?.n ?? 0)
+        : Number(this.sql(`SELECT COUNT(*) AS n FROM ${from} ${clause}`).get(...params)?.n ?? 0);
     const limit = Math.max(0, Math.min(options.limit ?? 200, 10_000));
     const offset = Math.max(0, options.offset ?? 0);
-    const rows = this.sql(`SELECT * FROM runs ${clause} ORDER BY started_at DESC, rowid DESC LIMIT ? OFFSET ?`).all(
+    const rows = this.sql(`SELECT * FROM ${from} ${clause} ORDER BY started_at DESC, rowid DESC LIMIT ? OFFSET ?`).all(
       ...params,
       limit,
       offset,
@@ -330,13 +337,17 @@ export class SqliteRunStore implements RunStore {
          UNION SELECT n.parent FROM list_nodes n JOIN live ON n.id = live.id)
        DELETE FROM list_nodes WHERE id NOT IN (SELECT id FROM live)`,
     ).run();
+    // Blobs reachable from a live row, and the member blobs those refer to (blobs.refs), transitively.
     this.sql(
-      `DELETE FROM blobs WHERE hash NOT IN (
+      `WITH RECURSIVE live(hash) AS (
          SELECT item FROM list_nodes
          UNION SELECT context_hash FROM checkpoints
          UNION SELECT system_prompt_hash FROM checkpoints WHERE system_prompt_hash IS NOT NULL
          UNION SELECT args_ref FROM tool_calls
-         UNION SELECT result_ref FROM tool_calls WHERE result_ref IS NOT NULL)`,
+         UNION SELECT result_ref FROM tool_calls WHERE result_ref IS NOT NULL
+         UNION SELECT json_extract(r.value, '$[1]') FROM blobs b JOIN live ON b.hash = live.hash, json_each(b.refs) r
+          WHERE b.refs IS NOT NULL)
+       DELETE FROM blobs WHERE hash NOT IN (SELECT hash FROM live)`,
     ).run();
   }
 
@@ -358,6 +369,11 @@ export class SqliteRunStore implements RunStore {
   getCheckpoint(checkpointId: string): Checkpoint {
     this.assertOpen();
     return this.checkpoints.get(checkpointId);
+  }
+
+  getCheckpointView(checkpointId: string): Checkpoint {
+    this.assertOpen();
+    return this.checkpoints.view(checkpointId);
   }
 
   getCheckpointAt(runId: string, index: number): Checkpoint {
@@ -474,8 +490,7 @@ export class SqliteRunStore implements RunStore {
       this.touchRun(run.runId);
       return this.getRun(run.runId);
     });
-    this.content.forgetMemo(`m:${run.runId}`);
-    this.content.forgetMemo(`l:${run.runId}`);
+    for (const kind of ['m', 'l', 'c', 'p']) this.content.forgetMemo(`${kind}:${run.runId}`);
     return summary;
   }
 

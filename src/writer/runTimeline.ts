@@ -12,6 +12,7 @@
 import {
   OcdbError,
   argsHash,
+  canonicalJson,
   defaultReplayPolicy,
   type ArtifactRef,
   type Checkpoint,
@@ -98,6 +99,70 @@ export function deepFreeze<T>(value: T): T {
   return value;
 }
 
+/** A frozen copy of plain JSON data (objects, arrays, strings, finite numbers, booleans, null); undefined for anything else. */
+function frozenPlainCopy(value: unknown): unknown {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return value;
+    case 'number':
+      return Number.isFinite(value) ? value : undefined;
+    case 'object': {
+      if (value === null) return null;
+      if (Array.isArray(value)) {
+        const out: unknown[] = new Array<unknown>(value.length);
+        for (let i = 0; i < value.length; i++) {
+          const v = frozenPlainCopy(value[i]);
+          if (v === undefined) return undefined;
+          out[i] = v;
+        }
+        return Object.freeze(out);
+      }
+      const proto = Object.getPrototypeOf(value) as unknown;
+      if (proto !== Object.prototype && proto !== null) return undefined;
+      const out: Record<string, unknown> = {};
+      for (const [k, item] of Object.entries(value)) {
+        const v = frozenPlainCopy(item);
+        if (v === undefined) return undefined;
+        out[k] = v;
+      }
+      return Object.freeze(out);
+    }
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * A private, deep-frozen copy of a message as the store keeps it (anything that is not plain JSON goes through its
+ * canonical JSON, as the store writes it). The timeline's conversation holds only such copies, so the store
+ * recognises the unchanged prefix of the next checkpoint by identity (one pointer comparison per item) instead of
+ * comparing it field by field, and an agent mutating its own objects later changes nothing recorded.
+ */
+export function sealMessage(message: Message): Message {
+  return sealValue(message);
+}
+
+/** A private deep-frozen copy of JSON data (see sealMessage); a value sealed before is returned as it is. */
+export function sealValue<T>(value: T): T {
+  if (typeof value !== 'object' || value === null || sealed.has(value)) return value;
+  const copy = (frozenPlainCopy(value) ?? deepFreeze(JSON.parse(canonicalJson(value)))) as T & object;
+  sealed.add(copy);
+  return copy;
+}
+
+const sealed = new WeakSet<object>();
+
+/** `next` with the items it shares (by identity) with `prev` kept and the others sealed: O(n) pointer comparisons. */
+export function sealMessages(next: readonly Message[], prev: readonly Message[] = []): Message[] {
+  const out = new Array<Message>(next.length);
+  for (let i = 0; i < next.length; i++) {
+    const m = next[i] as Message;
+    out[i] = m === prev[i] ? m : sealMessage(m);
+  }
+  return out;
+}
+
 /** The policy a call is recorded with: the given one, else the default of its side-effect level. */
 export function replayPolicyOf(call: Pick<ToolCallInput, 'sideEffectLevel' | 'replayPolicy'>): ReplayPolicy {
   return call.replayPolicy ?? defaultReplayPolicy(call.sideEffectLevel);
@@ -126,7 +191,13 @@ export class RunTimeline {
     readonly runId: string,
     start: TimelineStart = {},
   ) {
-    this.current = start.state;
+    this.current = start.state
+      ? {
+          ...start.state,
+          messages: sealMessages(start.state.messages),
+          runtimeContext: sealValue(start.state.runtimeContext),
+        }
+      : undefined;
     this.step = start.stepIndex ?? -1;
     this.last = start.lastBoundary;
     this.count = start.checkpointCount ?? 0;
@@ -238,8 +309,10 @@ export class RunTimeline {
       this.current = before;
     });
     const next = stateOf(cp);
-    // The caller may go on mutating the array it passed in: keep our own copy of a new list.
-    if (this.current && next.messages !== this.current.messages) next.messages = [...next.messages];
+    // The caller may go on mutating the array (and the messages) it passed in: keep our own sealed copy of a new list.
+    if (next.messages !== this.current?.messages) next.messages = sealMessages(next.messages, this.current?.messages);
+    // The same for the context: carried over unchanged, the store knows it by identity (no re-serialising, no re-hashing).
+    if (next.runtimeContext !== this.current?.runtimeContext) next.runtimeContext = sealValue(next.runtimeContext);
     this.current = next;
     this.advance(cp.boundary, cp.stepIndex);
   }

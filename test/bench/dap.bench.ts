@@ -1,175 +1,129 @@
 /**
- * Debug Adapter benchmark (issue 3): a generated run of 10,000 checkpoints
- * (2,000 ReAct steps of prompt, model call, tool call; the conversation grows
- * to 4,000 messages) recorded through the recorder SDK into a real store.
- * Measures, through @vscode/debugadapter-testsupport's DebugClient talking to
- * an in-process AgentReplaySession over streams:
- *   - launch -> first stopped (store open, run read, transcript rendered and written),
- *   - one step: next -> stopped -> stackTrace (20 frames) -> scopes -> variables
- *     of every scope (arrays paged at 100 like VS Code),
- * p50 / p95, beside the floor: reading the same checkpoint straight from the store.
+ * Debug Adapter benchmark (issues 3 and 11): a run of OCDB_BENCH_DAP_CHECKPOINTS (default 10,000) checkpoints
+ * recorded through the SDK (record.bench.ts: modelCall + tool(), ~1 KB messages), debugged by a real
+ * `ocdb dap` process (dist/cli.js) over stdio. Measures
+ *   - launch -> first stopped,
+ *   - one step (next -> stopped -> stackTrace 20 -> scopes -> variables of every scope, arrays paged at 100 like
+ *     VS Code) starting at checkpoint 100 and at the end of the run (target: end within 1.5x of 100),
+ *   - continue / reverse continue across the whole run with one conditional function breakpoint
+ *     (`search` if `args.limit > 100`, never true: the condition is evaluated at every call),
+ * beside a cold floor: a store opened afresh for each sample reading the same checkpoint's row and the first 100
+ * messages. Medians (p50) of the samples.
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
-import { DebugClient } from '@vscode/debugadapter-testsupport';
-import { AgentReplaySession } from '../../src/debug/agentReplaySession';
-import { openRecorder } from '../../src/recorder';
+import type { DebugProtocol } from '@vscode/debugprotocol';
 import { openRunStore } from '../../src/store';
-import { testContext } from '../helpers/context';
+import { OcdbDebugClient } from '../dap/support/dapClient';
+import { recordRun } from './record.bench';
 import { fmt, summarize, us } from './stats';
 
-const STEPS = 2000; // 5 checkpoints per step
-const LAUNCHES = 5;
-const STEP_SAMPLES = 200;
-const RUN = 'bench-10k';
+const RUN = 'bench-record';
+const STEP_SAMPLES = 40;
 
-export async function record(file: string): Promise<number> {
-  let clock = Date.parse('2026-11-01T00:00:00Z');
-  const recorder = openRecorder({ store: file, now: () => (clock += 7), heartbeatMs: 0 });
-  const run = recorder.startRun({
-    runId: RUN,
-    agentId: 'bench-agent',
-    runtimeContext: testContext(),
-    systemPrompt: 'You are a research agent. Use the search tool, then answer.',
-    messages: [{ role: 'user', content: 'Survey the literature on replay debugging for LLM agents.' }],
-  });
-  const search = run.tool('search', { sideEffectLevel: 'read_only' }, (args: { q: string }) => ({
-    hits: [`doc-${args.q.length}`, 'doc-b'],
-    took: 12,
-  }));
-  for (let step = 0; step < STEPS; step++) {
-    run.checkpoint('before_prompt_build');
-    const id = `call-${step}`;
-    await run.modelCall({}, () =>
-      Promise.resolve({
-        message: {
-          role: 'assistant',
-          content: [
-            {
-              type: 'text',
-              text: `Step ${step}: searching for the next angle on replay debugging (${'x'.repeat(80)}).`,
-            },
-            { type: 'tool_call', toolCallId: id, toolName: 'search', args: { q: `query ${step}` } },
-          ],
-        },
-        finishReason: 'tool_calls',
-        usage: { inputTokens: 500 + step, outputTokens: 40 },
-      }),
-    );
-    await search({ q: `query ${step}` }, { toolCallId: id });
-  }
-  run.end();
-  recorder.close();
-  return checkpointCount(file);
-}
-
-function checkpointCount(file: string): number {
-  const store = openRunStore(file, { create: false });
-  const n = store.getRun(RUN).checkpointCount;
-  store.close();
-  return n;
-}
-
-/** DebugClient over in-memory streams (connect is protected in the typings). */
-class StreamClient extends DebugClient {
-  constructor() {
-    super('node', 'unused', 'agent-replay');
-  }
-  connectTo(readable: PassThrough, writable: PassThrough): void {
-    this.connect(readable, writable);
-  }
-}
-
-function inProcessClient(): { dc: DebugClient; session: AgentReplaySession } {
-  const toAdapter = new PassThrough();
-  const fromAdapter = new PassThrough();
-  const session = new AgentReplaySession();
-  session.setRunAsServer(true); // never exit the process on disconnect
-  session.start(toAdapter, fromAdapter);
-  const dc = new StreamClient();
-  dc.connectTo(fromAdapter, toAdapter);
-  dc.defaultTimeout = 120_000;
-  return { dc, session };
-}
-
-/** Launch -> first stopped, and -> first stackTrace answered (the editor shows the frame: transcript rendered). */
-async function launch(dc: DebugClient, args: Record<string, unknown>): Promise<{ stopped: number; shown: number }> {
-  await dc.initializeRequest();
+async function launched(file: string, checkpointId?: string): Promise<{ dc: OcdbDebugClient; ms: number }> {
+  const dc = new OcdbDebugClient();
+  dc.defaultTimeout = 600_000;
+  await dc.start();
   const t = process.hrtime.bigint();
-  await Promise.all([
-    dc.waitForEvent('stopped'),
-    dc.waitForEvent('initialized').then(() => dc.configurationDoneRequest()),
-    dc.launchRequest(args as never),
-  ]);
-  const stopped = us(t);
-  await dc.stackTraceRequest({ threadId: 1, startFrame: 0, levels: 20 });
-  return { stopped, shown: us(t) };
+  await dc.launchAndStop({ runId: RUN, store: file, stopOnEntry: true, ...(checkpointId ? { checkpointId } : {}) });
+  return { dc, ms: us(t) / 1000 };
+}
+
+/** next -> stopped -> stackTrace 20 -> scopes -> every scope's variables (paged at 100). */
+async function steps(dc: OcdbDebugClient, n: number): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t = process.hrtime.bigint();
+    await dc.stepAndStop(() => dc.nextRequest({ threadId: 1 }));
+    const frames = await dc.stackTraceRequest({ threadId: 1, startFrame: 0, levels: 20 });
+    const top = frames.body.stackFrames[0];
+    if (!top) throw new Error('no frames');
+    const scopes = await dc.scopesRequest({ frameId: top.id });
+    for (const s of scopes.body.scopes) {
+      const paged = s.indexedVariables !== undefined ? { start: 0, count: 100 } : {};
+      await dc.variablesRequest({ variablesReference: s.variablesReference, ...paged });
+    }
+    out.push(us(t));
+  }
+  return out;
+}
+
+/** A store opened afresh (cold caches) reading the checkpoint's row and its first 100 messages. */
+function coldFloor(file: string, ids: readonly string[]): number[] {
+  return ids.map((id) => {
+    const store = openRunStore(file, { create: false });
+    try {
+      const t = process.hrtime.bigint();
+      const cp = store.getCheckpointView(id);
+      for (let i = 0; i < Math.min(100, cp.messages.length); i++) void cp.messages[i];
+      void cp.toolLedgerSnapshot.slice(0, 100);
+      return us(t);
+    } finally {
+      store.close();
+    }
+  });
+}
+
+async function continueAcross(dc: OcdbDebugClient, direction: 'forward' | 'backward'): Promise<number> {
+  const t = process.hrtime.bigint();
+  await dc.stepAndStop(() =>
+    direction === 'forward' ? dc.continueRequest({ threadId: 1 }) : dc.reverseContinueRequest({ threadId: 1 }),
+  );
+  return us(t) / 1000;
 }
 
 export async function run(): Promise<void> {
+  const size = Number(process.env.OCDB_BENCH_DAP_CHECKPOINTS ?? 10_000);
   const dir = mkdtempSync(join(tmpdir(), 'ocdb-bench-dap-'));
   try {
-    // DAP_BENCH_STORE=<file> keeps the generated run between bench runs (generation takes a minute or two)
-    const file = process.env.DAP_BENCH_STORE ?? join(dir, 'runs.db');
+    // OCDB_BENCH_DAP_STORE=<file> keeps the recorded run between bench runs
+    const file = process.env.OCDB_BENCH_DAP_STORE ?? join(dir, 'runs.db');
     const t0 = process.hrtime.bigint();
-    const count = existsSync(file) ? checkpointCount(file) : await record(file);
-    process.stdout.write(`generated run: ${count} checkpoints in ${fmt(us(t0) / 1e6)} s\n`);
-
-    const stopped: number[] = [];
-    const shown: number[] = [];
-    for (let i = 0; i < LAUNCHES; i++) {
-      const { dc } = inProcessClient();
-      const r = await launch(dc, { runId: RUN, store: file });
-      stopped.push(r.stopped);
-      shown.push(r.shown);
-      await dc.disconnectRequest({});
-    }
-    const l = summarize(stopped);
-    const f0 = summarize(shown);
-    process.stdout.write(
-      `launch -> first stopped: p50 ${fmt(l.p50 / 1000)} ms, p95 ${fmt(l.p95 / 1000)} ms (n=${LAUNCHES})\n`,
-    );
-    process.stdout.write(
-      `launch -> first stackTrace answered (transcript of ${count} lines rendered and written): p50 ${fmt(f0.p50 / 1000)} ms, p95 ${fmt(f0.p95 / 1000)} ms\n`,
-    );
-
-    const start = Math.floor(count / 2);
+    if (!existsSync(file)) await recordRun(file, size);
     const store = openRunStore(file, { create: false });
-    const startId = store.getCheckpointAt(RUN, start).checkpointId;
-    const { dc } = inProcessClient();
-    await launch(dc, { runId: RUN, store: file, checkpointId: startId });
-    const steps: number[] = [];
-    for (let i = 0; i < STEP_SAMPLES; i++) {
-      const t = process.hrtime.bigint();
-      // listen first: in-process streams may deliver the stopped event before nextRequest() returns
-      await Promise.all([dc.waitForEvent('stopped'), dc.nextRequest({ threadId: 1 })]);
-      const frames = await dc.stackTraceRequest({ threadId: 1, startFrame: 0, levels: 20 });
-      const top = frames.body.stackFrames[0];
-      if (!top || frames.body.stackFrames.length !== 20) throw new Error('expected 20 frames');
-      const scopes = await dc.scopesRequest({ frameId: top.id });
-      for (const s of scopes.body.scopes) {
-        const paged = s.indexedVariables !== undefined ? { start: 0, count: 100 } : {};
-        await dc.variablesRequest({ variablesReference: s.variablesReference, ...paged });
-      }
-      steps.push(us(t));
-    }
-    await dc.disconnectRequest({});
-    const floor: number[] = [];
-    for (let i = 0; i < STEP_SAMPLES; i++) {
-      const t = process.hrtime.bigint();
-      store.getCheckpointAt(RUN, start + 1 + i);
-      floor.push(us(t));
-    }
+    const summaries = store.listCheckpoints(RUN);
     store.close();
-    const s = summarize(steps);
-    const f = summarize(floor);
-    process.stdout.write(
-      `one step (next, stopped, stackTrace 20, scopes, variables of 5 scopes): p50 ${fmt(s.p50 / 1000, 2)} ms, p95 ${fmt(s.p95 / 1000, 2)} ms (n=${STEP_SAMPLES}, from checkpoint ${start}, ~${Math.round(start * 0.4)} messages)\n`,
+    const count = summaries.length;
+    const messages = summaries.at(-1)?.messageCount ?? 0;
+    console.log(`run: ${count} checkpoints, ${messages} messages (ready in ${fmt(us(t0) / 1e6)} s)`);
+
+    const early = Math.min(100, count - 1);
+    const late = Math.max(0, count - 1 - STEP_SAMPLES - 1);
+    const results: { at: number; launch: number; step: ReturnType<typeof summarize>; floor: number }[] = [];
+    for (const at of [early, late]) {
+      const { dc, ms } = await launched(file, summaries[at]?.checkpointId);
+      const s = await steps(dc, STEP_SAMPLES);
+      await dc.stop();
+      const floorIds = summaries.slice(at + 1, at + 1 + STEP_SAMPLES).map((x) => x.checkpointId);
+      results.push({ at, launch: ms, step: summarize(s), floor: summarize(coldFloor(file, floorIds)).p50 });
+    }
+    console.log('| what | ' + results.map((r) => `from cp ${r.at}`).join(' | ') + ' |');
+    console.log('| --- | ' + results.map(() => '---').join(' | ') + ' |');
+    console.log('| launch -> first stopped (ms) | ' + results.map((r) => fmt(r.launch, 0)).join(' | ') + ' |');
+    console.log(
+      `| one step p50 (ms, n=${STEP_SAMPLES}) | ` + results.map((r) => fmt(r.step.p50 / 1000, 2)).join(' | ') + ' |',
     );
-    process.stdout.write(
-      `floor (store.getCheckpointAt of the same checkpoints): p50 ${fmt(f.p50 / 1000, 2)} ms, p95 ${fmt(f.p95 / 1000, 2)} ms\n`,
+    console.log('| one step p95 (ms) | ' + results.map((r) => fmt(r.step.p95 / 1000, 2)).join(' | ') + ' |');
+    console.log(
+      '| cold floor p50 (ms: fresh store, row + 100 messages) | ' +
+        results.map((r) => fmt(r.floor / 1000, 2)).join(' | ') +
+        ' |',
+    );
+    const [a, b] = results;
+    if (a && b)
+      console.log(`ratio step at end / step at cp ${a.at} (target ≤ 1.5): ${fmt(b.step.p50 / a.step.p50, 2)}`);
+
+    // continue across the run with one conditional function breakpoint that never holds
+    const { dc } = await launched(file);
+    const bp: DebugProtocol.FunctionBreakpoint = { name: 'search', condition: 'args.limit > 100' };
+    await dc.setFunctionBreakpointsRequest({ breakpoints: [bp] });
+    const forward = await continueAcross(dc, 'forward');
+    const backward = await continueAcross(dc, 'backward');
+    await dc.stop();
+    console.log(
+      `continue across the run, function breakpoint 'search' if args.limit > 100 (${Math.floor(count / 4)} calls): ${fmt(forward, 0)} ms; reverse continue ${fmt(backward, 0)} ms`,
     );
   } finally {
     rmSync(dir, { recursive: true, force: true });

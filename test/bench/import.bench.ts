@@ -8,7 +8,7 @@
  * and its peak resident memory.
  */
 import { execFileSync } from 'node:child_process';
-import { createReadStream, mkdtempSync, rmSync } from 'node:fs';
+import { createReadStream, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -59,6 +59,8 @@ export async function run(): Promise<void> {
       checkpoints: number;
       toolCalls: number;
     };
+    const db = join(dir, 'runs.db');
+    const storeBytes = statSync(db).size + (existsSync(`${db}-wal`) ? statSync(`${db}-wal`).size : 0);
     process.stdout.write(
       [
         `transcript: ${kb(written.bytes)}, ${written.lines} lines`,
@@ -66,6 +68,8 @@ export async function run(): Promise<void> {
         `ocdb import (parse, map, write the store): ${fmt(r.seconds, 2)} s wall = ${fmt(mb / r.seconds, 2)} MB/s; ${fmt(r.cpuSeconds, 2)} CPU s = ${fmt(mb / r.cpuSeconds, 2)} MB per CPU s (${fmt(r.cpuSeconds / floor.cpuSeconds)}x the floor's CPU)`,
         `  ${r.checkpoints} checkpoints, ${r.toolCalls} tool calls written in one transaction`,
         `peak memory of the import process: ${fmt(r.maxRssMiB)} MiB RSS (heap capped at ${HEAP_CAP_MIB} MiB; file ${fmt(mb)} MiB)`,
+        `store after the import: ${kb(storeBytes)} = ${fmt(storeBytes / written.bytes, 2)}x the transcript (target ≤ 1)`,
+        `ratio import/floor speed, wall (target ≥ 1/8 = 0.125): ${fmt(floor.seconds / r.seconds, 3)}`,
         '',
       ].join('\n'),
     );

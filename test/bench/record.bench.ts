@@ -1,0 +1,290 @@
+/**
+ * Recording benchmark (issue 11): a ReAct run recorded **through the SDK as the README documents it** —
+ * `run.modelCall({}, ...)` answering with an assistant message of a text part and a tool call, then a
+ * `run.tool()` call returning a ~1 KB result — so the conversation grows by two ~1 KB messages every four
+ * checkpoints. For each size (OCDB_BENCH_SIZES, default 500,2000,10000,20000 checkpoints) it prints the SDK's
+ * time per checkpoint (p50 of the whole run, of its first and last tenth), the floor (a bare better-sqlite3
+ * INSERT of the same new bytes, one transaction each), total time, the store's bytes against the unique
+ * content; medians of OCDB_BENCH_REPEAT runs (default 3). Then the same conversation through LangGraph JS's
+ * SQLite checkpointer (a StateGraph with a messages channel), at the sizes in OCDB_BENCH_LANGGRAPH_SIZES
+ * (default 500,2000: it re-serialises the whole conversation at every checkpoint).
+ *
+ * Targets (issue 11, item 1 and 2) are printed as ratios: last/first tenth ≤ 1.5, SDK/floor ≤ 15, store/unique ≤ 1.3.
+ */
+import Database from 'better-sqlite3';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { canonicalJson } from '../../src/model';
+import { openRecorder } from '../../src/recorder';
+import { openRunStore } from '../../src/store';
+import { testContext } from '../helpers/context';
+import { fmt, kb, percentile, us } from './stats';
+
+const RUN = 'bench-record';
+
+export const sizesFrom = (env: string | undefined, dflt: number[]): number[] =>
+  env !== undefined
+    ? env
+        .split(',')
+        .map((s) => Number(s.trim()))
+        .filter((n) => Number.isFinite(n) && n > 0)
+    : dflt;
+
+/** ~1 KB of deterministic text. */
+export function words(seed: number, n: number): string {
+  return Array.from({ length: n }, (_, k) => `w${(seed * 7919 + k * 104729) % 100000}`).join(' ');
+}
+
+/** The step's assistant message: a text part and a tool call (as a model API answers). */
+export function assistantMessage(step: number): { role: 'assistant'; content: unknown[] } {
+  return {
+    role: 'assistant',
+    content: [
+      { type: 'text', text: `Step ${step}: ${words(step, 120)}` },
+      { type: 'tool_call', toolCallId: `call-${step}`, toolName: 'search', args: { q: `query ${step}`, limit: 10 } },
+    ],
+  };
+}
+
+/** The tool's ~1 KB result. */
+export function toolResult(step: number): { hits: { id: string; snippet: string }[]; took: number } {
+  return {
+    hits: Array.from({ length: 4 }, (_, k) => ({ id: `doc-${step}-${k}`, snippet: words(step * 4 + k, 30) })),
+    took: 12,
+  };
+}
+
+interface RecordFigures {
+  checkpoints: number;
+  perCp: number[];
+  floor: number[];
+  totalS: number;
+  storeBytes: number;
+  uniqueBytes: number;
+}
+
+/** Records `checkpoints` (a multiple of 4, plus start and end) through the SDK into `file`; per-checkpoint µs. */
+export async function recordRun(file: string, checkpoints: number): Promise<RecordFigures> {
+  let clock = Date.parse('2026-11-01T00:00:00Z');
+  const recorder = openRecorder({ store: file, now: () => (clock += 7), heartbeatMs: 0 });
+  const ctx = testContext();
+  const systemPrompt = 'You are a research agent. Use the search tool, then answer.';
+  const first = { role: 'user' as const, content: 'Survey the literature on replay debugging for LLM agents.' };
+  const run = recorder.startRun({
+    runId: RUN,
+    agentId: 'bench-agent',
+    runtimeContext: ctx,
+    systemPrompt,
+    messages: [first],
+  });
+  const search = run.tool('search', { sideEffectLevel: 'read_only' }, (args: { q: string; step: number }) =>
+    toolResult(args.step),
+  );
+  const perCp: number[] = [];
+  const newBytes: string[] = [];
+  const unique: string[] = [canonicalJson(ctx), canonicalJson(systemPrompt), canonicalJson(first)];
+  const steps = Math.max(1, Math.floor(checkpoints / 4));
+  const t0 = process.hrtime.bigint();
+  for (let step = 0; step < steps; step++) {
+    const message = assistantMessage(step);
+    let t = process.hrtime.bigint();
+    await run.modelCall({}, () =>
+      Promise.resolve({ message, finishReason: 'tool_calls', usage: { inputTokens: 500 + step, outputTokens: 40 } }),
+    );
+    const model = us(t) / 2;
+    perCp.push(model, model);
+    const id = `call-${step}`;
+    t = process.hrtime.bigint();
+    await search({ q: `query ${step}`, step }, { toolCallId: id });
+    const tool = us(t) / 2;
+    perCp.push(tool, tool);
+    const m = canonicalJson(message);
+    const r = canonicalJson({ role: 'tool', toolCallId: id, toolName: 'search', content: toolResult(step) });
+    newBytes.push('', m, '', r);
+    unique.push(m, r);
+  }
+  run.end();
+  const totalS = us(t0) / 1e6;
+  recorder.close();
+  const store = openRunStore(file, { create: false });
+  // The ledger records hold facts the messages do not (ids, args, policy, times): unique content too.
+  for (const rec of store.listToolCalls(RUN)) unique.push(canonicalJson({ ...rec, result: undefined }));
+  store.checkpointWal();
+  store.close();
+  const storeBytes = statSync(file).size;
+  const uniqueBytes = unique.reduce((n, s) => n + Buffer.byteLength(s), 0);
+  return {
+    checkpoints: perCp.length,
+    perCp,
+    floor: floorOf(file + '.floor', newBytes),
+    totalS,
+    storeBytes,
+    uniqueBytes,
+  };
+}
+
+/** The same new bytes (plus a small row per checkpoint) through a bare INSERT loop, one transaction each. */
+function floorOf(file: string, newBytes: readonly string[]): number[] {
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, run TEXT, seq INTEGER, data TEXT)');
+  const insert = db.prepare('INSERT INTO t (run, seq, data) VALUES (?, ?, ?)');
+  const tx = db.transaction((seq: number, data: string) => insert.run('bench', seq, data));
+  const samples: number[] = [];
+  newBytes.forEach((data, seq) => {
+    const t = process.hrtime.bigint();
+    tx(seq, data);
+    samples.push(us(t));
+  });
+  db.close();
+  return samples;
+}
+
+const p50 = (xs: readonly number[]): number =>
+  percentile(
+    [...xs].sort((a, b) => a - b),
+    50,
+  );
+const median = (xs: readonly number[]): number => p50(xs);
+const tenth = (xs: readonly number[], last: boolean): number[] => {
+  const n = Math.max(1, Math.floor(xs.length / 10));
+  return last ? xs.slice(xs.length - n) : xs.slice(0, n);
+};
+
+interface Row {
+  all: number;
+  first: number;
+  last: number;
+  floor: number;
+  totalS: number;
+  storeBytes: number;
+  uniqueBytes: number;
+}
+
+/** LangGraph JS: a StateGraph with a messages channel, an agent node and a tools node, SqliteSaver. */
+async function langGraph(dir: string, checkpoints: number): Promise<{ perCp: number; bytes: number; written: number }> {
+  const { StateGraph, MessagesAnnotation, START, END } = await import('@langchain/langgraph');
+  const { SqliteSaver } = await import('@langchain/langgraph-checkpoint-sqlite');
+  const { AIMessage, ToolMessage, HumanMessage } = await import('@langchain/core/messages');
+  const file = join(dir, `langgraph-${checkpoints}.db`);
+  const saver = SqliteSaver.fromConnString(file);
+  let step = 0;
+  const graph = new StateGraph(MessagesAnnotation)
+    .addNode('agent', () => {
+      const m = assistantMessage(step);
+      const text = (m.content[0] as { text: string }).text;
+      return {
+        messages: [
+          new AIMessage({
+            content: text,
+            tool_calls: [{ id: `call-${step}`, name: 'search', args: { q: `query ${step}`, limit: 10 } }],
+          }),
+        ],
+      };
+    })
+    .addNode('tools', () => ({
+      messages: [
+        new ToolMessage({ content: JSON.stringify(toolResult(step)), tool_call_id: `call-${step}`, name: 'search' }),
+      ],
+    }))
+    .addEdge(START, 'agent')
+    .addEdge('agent', 'tools')
+    .addEdge('tools', END)
+    .compile({ checkpointer: saver });
+  const config = { configurable: { thread_id: 'bench' } };
+  const steps = Math.max(1, Math.floor(checkpoints / 4));
+  const t0 = process.hrtime.bigint();
+  for (step = 0; step < steps; step++) {
+    const input =
+      step === 0
+        ? { messages: [new HumanMessage('Survey the literature on replay debugging for LLM agents.')] }
+        : { messages: [] };
+    await graph.invoke(input, config);
+  }
+  const total = us(t0);
+  const db = new Database(file);
+  const written = Number((db.prepare('SELECT COUNT(*) AS n FROM checkpoints').get() as { n: number }).n);
+  db.pragma('wal_checkpoint(TRUNCATE)');
+  db.close();
+  (saver as unknown as { db?: { close(): void } }).db?.close();
+  return { perCp: total / Math.max(1, written), bytes: statSync(file).size, written };
+}
+
+export async function run(): Promise<void> {
+  const sizes = sizesFrom(process.env.OCDB_BENCH_SIZES, [500, 2000, 10000, 20000]);
+  const repeat = Math.max(1, Number(process.env.OCDB_BENCH_REPEAT ?? 3));
+  const dir = mkdtempSync(join(tmpdir(), 'ocdb-bench-record-'));
+  const rows = new Map<number, Row>();
+  try {
+    for (const size of sizes) {
+      const runs: Row[] = [];
+      for (let r = 0; r < repeat; r++) {
+        const file = join(dir, `runs-${size}-${r}.db`);
+        const f = await recordRun(file, size);
+        runs.push({
+          all: p50(f.perCp),
+          first: p50(tenth(f.perCp, false)),
+          last: p50(tenth(f.perCp, true)),
+          floor: p50(f.floor),
+          totalS: f.totalS,
+          storeBytes: f.storeBytes,
+          uniqueBytes: f.uniqueBytes,
+        });
+        rmSync(file, { force: true });
+        rmSync(file + '.floor', { force: true });
+      }
+      const pick = (k: keyof Row) => median(runs.map((x) => x[k]));
+      rows.set(size, {
+        all: pick('all'),
+        first: pick('first'),
+        last: pick('last'),
+        floor: pick('floor'),
+        totalS: pick('totalS'),
+        storeBytes: pick('storeBytes'),
+        uniqueBytes: pick('uniqueBytes'),
+      });
+      process.stdout.write(`  recorded ${size} checkpoints x${repeat}\n`);
+    }
+    const head = ['what', ...sizes.map((s) => `${s} cp`)];
+    const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
+    const get = (f: (r: Row) => string) => sizes.map((s) => f(rows.get(s) as Row));
+    console.log(`\nSDK recording (modelCall + tool(), medians of ${repeat}; µs per checkpoint)`);
+    console.log(line(head));
+    console.log(line(head.map(() => '---')));
+    console.log(line(['SDK append p50', ...get((r) => fmt(r.all, 0))]));
+    console.log(line(['SDK append p50, first tenth', ...get((r) => fmt(r.first, 0))]));
+    console.log(line(['SDK append p50, last tenth', ...get((r) => fmt(r.last, 0))]));
+    console.log(line(['bare INSERT of the new bytes (floor) p50', ...get((r) => fmt(r.floor, 0))]));
+    console.log(line(['total time to record the run', ...get((r) => `${fmt(r.totalS, 1)} s`)]));
+    console.log(line(['store bytes on disk', ...get((r) => kb(r.storeBytes))]));
+    console.log(line(['unique content', ...get((r) => kb(r.uniqueBytes))]));
+    console.log(line(['ratio last/first tenth (target ≤ 1.5)', ...get((r) => fmt(r.last / r.first, 2))]));
+    console.log(line(['ratio last tenth/floor (target ≤ 15)', ...get((r) => fmt(r.last / r.floor, 1))]));
+    console.log(line(['ratio store/unique (target ≤ 1.3)', ...get((r) => fmt(r.storeBytes / r.uniqueBytes, 2))]));
+
+    const lgSizes = sizesFrom(process.env.OCDB_BENCH_LANGGRAPH_SIZES, [500, 2000]);
+    if (lgSizes.length > 0) {
+      console.log('\nLangGraph JS SqliteSaver, same conversation (StateGraph, messages channel, agent + tools nodes)');
+      console.log(line(['what', ...lgSizes.map((s) => `${s} cp of ours`)]));
+      console.log(line(['---', ...lgSizes.map(() => '---')]));
+      const lg = [];
+      for (const s of lgSizes) lg.push(await langGraph(dir, s));
+      const ours = lgSizes.map((s) => rows.get(s));
+      console.log(line(['LangGraph checkpoints written', ...lg.map((x) => String(x.written))]));
+      console.log(line(['LangGraph µs per checkpoint (mean)', ...lg.map((x) => fmt(x.perCp, 0))]));
+      console.log(line(['ours µs per checkpoint (p50)', ...ours.map((r) => (r ? fmt(r.all, 0) : 'n/a'))]));
+      console.log(line(['LangGraph bytes on disk', ...lg.map((x) => kb(x.bytes))]));
+      console.log(line(['ours bytes on disk', ...ours.map((r) => (r ? kb(r.storeBytes) : 'n/a'))]));
+      console.log(
+        line([
+          'LangGraph bytes / ours',
+          ...lg.map((x, i) => (ours[i] ? `${fmt(x.bytes / (ours[i] as Row).storeBytes, 0)}x` : 'n/a')),
+        ]),
+      );
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -2,7 +2,7 @@
  * `ocdb`: the command line of Agent Time Travel. Dispatches to the commands
  * of commands.ts; errors go to stderr with a non-zero exit code.
  */
-import { isOcdbError, errorMessage } from '../model';
+import { isOcdbError, errorMessage, redactText } from '../model';
 import { EXIT, type CliIo } from './cliCommand';
 import { COMMANDS } from './commands';
 
@@ -44,7 +44,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return await command.run({ args: rest, io });
   } catch (e) {
     if (isOcdbError(e)) {
-      io.err(`ocdb ${name}: ${e.message}`);
+      io.err(`ocdb ${name}: ${redactText(e.message)}`);
       switch (e.code) {
         case 'InvalidInput':
           return EXIT.usage;
@@ -66,7 +66,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       io.err(`ocdb ${name}: ${errorMessage(e)}\n\n${command.help}`);
       return EXIT.usage;
     }
-    io.err(`ocdb ${name}: ${e instanceof Error ? (e.stack ?? e.message) : errorMessage(e)}`);
+    io.err(`ocdb ${name}: ${redactText(e instanceof Error ? (e.stack ?? e.message) : errorMessage(e))}`);
     return EXIT.failed;
   }
 }

@@ -12,3 +12,4 @@ export * from './parse';
 export * from './policy';
 export * from './run';
 export * from './toolCall';
+export * from './redact';

@@ -9,7 +9,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { OcdbError, errorMessage } from '../model';
+import { OcdbError, assertJsonDepth, errorMessage } from '../model';
 import type { RunStore } from '../store';
 import { HttpError, errorResponse } from './httpErrors';
 import { buildRoutes, type Route, type RoutesOptions } from './routes';
@@ -120,10 +120,18 @@ function readBody(req: http.IncomingMessage, limit: number): Promise<unknown> {
       if (!/^application\/json\b/i.test(type)) {
         return reject(new HttpError('UnsupportedMediaType', 'Send JSON with Content-Type: application/json.'));
       }
+      let body: unknown;
       try {
-        resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+        body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
       } catch (e) {
         reject(new OcdbError('InvalidInput', `The body is not valid JSON: ${errorMessage(e)}`, { path: '' }));
+        return;
+      }
+      try {
+        assertJsonDepth(body, 'body'); // refused before anything is written (MAX_JSON_DEPTH)
+        resolve(body);
+      } catch (e) {
+        reject(e);
       }
     });
   });

@@ -9,6 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
   ArtifactRefSchema,
+  assertJsonDepth,
   DebugRunSchema,
   MessageSchema,
   OcdbError,
@@ -425,6 +426,7 @@ export class SqliteRunStore implements RunStore {
   }
 
   loadRun(input: unknown, options: { where?: string; replace?: boolean } = {}): RunSummary {
+    assertJsonDepth(input, options.where);
     const run = parseWith(DebugRunSchema, input, options.where);
     run.checkpoints.forEach((cp, i) => {
       if (cp.runId !== run.runId) {

@@ -17,6 +17,8 @@ import { removeServerFile, writeServerFile } from './serverFile';
 
 export const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
 const LOOPBACK_NAMES = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
+/** A Host header this API answers: a loopback name, optionally `:port`, and nothing else (no `@`, no suffix). */
+const LOOPBACK_HOST = /^(?:127\.0\.0\.1|localhost|\[::1\])(?::(\d{1,5}))?$/i;
 
 export interface ServerOptions extends Omit<RoutesOptions, 'store'> {
   store: RunStore;
@@ -37,10 +39,10 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-function hostName(hostHeader: string): string {
-  if (hostHeader.startsWith('[')) return hostHeader.slice(0, hostHeader.indexOf(']') + 1);
-  const colon = hostHeader.lastIndexOf(':');
-  return colon >= 0 ? hostHeader.slice(0, colon) : hostHeader;
+/** True when the Host header names this server on loopback (the port, when given, is ours). */
+function isLoopbackHost(hostHeader: string, port: number): boolean {
+  const match = LOOPBACK_HOST.exec(hostHeader);
+  return match !== null && (match[1] === undefined || Number(match[1]) === port);
 }
 
 function sameToken(given: string, expected: string): boolean {
@@ -61,9 +63,9 @@ function send(res: http.ServerResponse, status: number, body: unknown): void {
 }
 
 /** Checks host, origin and token; throws HttpError. */
-function guard(req: http.IncomingMessage, token: string): void {
+function guard(req: http.IncomingMessage, token: string, port: number): void {
   const host = req.headers.host;
-  if (!host || !LOOPBACK_NAMES.has(hostName(host).toLowerCase())) {
+  if (!host || !isLoopbackHost(host, port)) {
     throw new HttpError(
       'MisdirectedRequest',
       `Host ${host ?? '(none)'} is not a loopback name; this API answers 127.0.0.1 / localhost only.`,
@@ -161,7 +163,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const server = http.createServer((req, res) => {
     void (async () => {
       try {
-        guard(req, token);
+        guard(req, token, (server.address() as AddressInfo).port);
         const result = await dispatch(routes, req, limit);
         send(res, result.status, result.body);
       } catch (e) {

@@ -36,6 +36,8 @@ export interface RunningServer {
   token: string;
   port: number;
   serverFile?: string;
+  /** Removes server.json now if it is still ours (synchronous: safe in an `exit` handler). */
+  removeServerFile(): void;
   close(): Promise<void>;
 }
 
@@ -179,15 +181,25 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   });
   const port = (server.address() as AddressInfo).port;
   const url = `http://127.0.0.1:${port}`;
-  const file =
-    options.writeServerFile === false
-      ? undefined
-      : writeServerFile(options.store.path, { url, token, pid: process.pid });
+  let file: string | undefined;
+  try {
+    file =
+      options.writeServerFile === false
+        ? undefined
+        : writeServerFile(options.store.path, { url, token, pid: process.pid });
+  } catch (e) {
+    // another live server owns this store: do not stay up undiscoverable
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    throw e;
+  }
   return {
     url,
     token,
     port,
     ...(file ? { serverFile: file } : {}),
+    removeServerFile: () => {
+      if (file) removeServerFile(options.store.path, token);
+    },
     close: () =>
       new Promise<void>((resolve) => {
         if (file) removeServerFile(options.store.path, token);

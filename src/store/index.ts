@@ -2,5 +2,5 @@
 export * from './runStore';
 export { openRunStore, SqliteRunStore, type OpenStoreOptions } from './sqliteRunStore';
 export { resolveStorePath, DEFAULT_STORE_RELATIVE } from './storePath';
-export { HEARTBEAT_STALE_MS } from './liveness';
+export { HEARTBEAT_STALE_MS, pidAlive } from './liveness';
 export type { DriverName } from './sqlDriver';

@@ -71,7 +71,20 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   }
 }
 
+/**
+ * A reader that went away (`ocdb show … | head`) is not an error: stop quietly,
+ * as cat and git do, instead of dying with an EPIPE stack trace.
+ */
+function exitQuietlyOnClosedPipe(stream: NodeJS.WriteStream): void {
+  stream.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw e;
+  });
+}
+
 if (require.main === module) {
+  exitQuietlyOnClosedPipe(process.stdout);
+  exitQuietlyOnClosedPipe(process.stderr);
   const io: CliIo = {
     out: (t) => process.stdout.write(`${t}\n`),
     err: (t) => process.stderr.write(`${t}\n`),

@@ -13,3 +13,4 @@ export * from './policy';
 export * from './run';
 export * from './toolCall';
 export * from './redact';
+export * from './names';

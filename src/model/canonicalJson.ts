@@ -59,6 +59,33 @@ export function assertJsonDepth(value: unknown, where?: string, basePath: readon
   }
 }
 
+/**
+ * What every JSON input is checked for before it is parsed into the model:
+ * nesting within MAX_JSON_DEPTH, and no `__proto__` key (a JS object cannot
+ * keep one as data: it would be dropped without notice). Located InvalidInput.
+ */
+export function assertJsonInput(value: unknown, where?: string, basePath: readonly (string | number)[] = []): void {
+  assertJsonDepth(value, where, basePath);
+  const stack: { value: unknown; path: (string | number)[] }[] = [{ value, path: [] }];
+  while (stack.length > 0) {
+    const { value: v, path } = stack.pop() as { value: unknown; path: (string | number)[] };
+    if (v === null || typeof v !== 'object') continue;
+    if (Array.isArray(v)) v.forEach((item, i) => stack.push({ value: item, path: [...path, i] }));
+    else
+      for (const [k, item] of Object.entries(v)) {
+        if (k === '__proto__') {
+          const at = shortPath([...basePath, ...path, k]);
+          throw new OcdbError(
+            'InvalidInput',
+            `${where ? `${where}: ` : ''}${at}: the key "__proto__" is not allowed (it cannot be kept as data); rename it`,
+            { path: at, ...(where ? { where } : {}) },
+          );
+        }
+        stack.push({ value: item, path: [...path, k] });
+      }
+  }
+}
+
 type Frame = { kind: 'value'; value: unknown; depth: number } | { kind: 'text'; text: string };
 
 /** Pushes the frames that write `value`, in reverse (the stack pops the first part first). */

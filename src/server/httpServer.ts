@@ -9,7 +9,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { OcdbError, assertJsonDepth, errorMessage } from '../model';
+import { OcdbError, assertJsonInput, errorMessage } from '../model';
 import type { RunStore } from '../store';
 import { HttpError, errorResponse } from './httpErrors';
 import { buildRoutes, type Route, type RoutesOptions } from './routes';
@@ -132,7 +132,7 @@ function readBody(req: http.IncomingMessage, limit: number): Promise<unknown> {
         return;
       }
       try {
-        assertJsonDepth(body, 'body'); // refused before anything is written (MAX_JSON_DEPTH)
+        assertJsonInput(body, 'body'); // refused before anything is written (MAX_JSON_DEPTH, no __proto__ keys)
         resolve(body);
       } catch (e) {
         reject(e);

@@ -87,6 +87,11 @@ if (require.main === module) {
   exitQuietlyOnClosedPipe(process.stderr);
   const io: CliIo = {
     out: (t) => process.stdout.write(`${t}\n`),
+    write: (t) =>
+      new Promise<void>((resolve) => {
+        if (process.stdout.write(t)) resolve();
+        else process.stdout.once('drain', () => resolve());
+      }),
     err: (t) => process.stderr.write(`${t}\n`),
     isTty: Boolean(process.stdout.isTTY),
     env: process.env,

@@ -10,6 +10,7 @@ import * as vscode from 'vscode';
 import { writeDemoStore } from '../demo';
 import { importPath } from '../importers';
 import { errorMessage, isOcdbError } from '../model';
+import { writeRunExport } from '../store';
 import type { ExtensionContextObject } from './context';
 import { SETTINGS, SETTINGS_SECTION } from './ids';
 import { notificationText } from './markdownText';
@@ -147,7 +148,13 @@ export function registerStoreCommands(ctx: ExtensionContextObject, tree: RunsTre
         filters: { 'DebugRun JSON': ['json'] },
       });
       if (!target) return;
-      fs.writeFileSync(target.fsPath, `${JSON.stringify(connection.getOrCreate().exportRun(runId), null, 2)}\n`);
+      // streamed one checkpoint at a time: a long run does not have to fit in memory
+      const fd = fs.openSync(target.fsPath, 'w');
+      try {
+        writeRunExport(connection.getOrCreate(), runId, (chunk) => fs.writeSync(fd, `${chunk}\n`));
+      } finally {
+        fs.closeSync(fd);
+      }
       void vscode.window.showInformationMessage(notificationText(`Exported ${runId} to ${target.fsPath}.`));
     }),
     registerCommand(log, 'deleteRun', async (arg) => {

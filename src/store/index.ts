@@ -4,3 +4,4 @@ export { openRunStore, SqliteRunStore, type OpenStoreOptions } from './sqliteRun
 export { resolveStorePath, DEFAULT_STORE_RELATIVE } from './storePath';
 export { HEARTBEAT_STALE_MS, pidAlive } from './liveness';
 export type { DriverName } from './sqlDriver';
+export { runExportChunks, writeRunExport } from './runExport';

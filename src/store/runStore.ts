@@ -181,6 +181,8 @@ export interface RunStore {
 
   deleteRun(runId: string): void;
   exportRun(runId: string): DebugRun;
+  /** A DebugRun without its checkpoints (what `writeRunExport` streams around them). */
+  exportRunHead(runId: string): Omit<DebugRun, 'checkpoints'>;
   /**
    * Loads a DebugRun (validated: schema, nesting, argsHash, unique ids, parents; see loadValidation.ts) in one
    * transaction; fails without writing anything when the run id exists or the run is refused.

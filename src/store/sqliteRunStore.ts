@@ -403,10 +403,15 @@ export class SqliteRunStore implements RunStore {
   // ---- export / load ------------------------------------------------------------
 
   exportRun(runId: string): DebugRun {
+    const { toolLedger, artifactRefs, metadata, ...first } = this.exportRunHead(runId);
+    const checkpoints = this.checkpoints.allOf(runId);
+    return { ...first, checkpoints, toolLedger, artifactRefs, metadata }; // the DebugRun key order
+  }
+
+  exportRunHead(runId: string): Omit<DebugRun, 'checkpoints'> {
     this.assertOpen();
     const row = this.requireRunRow(runId);
     const summary = rowToRunSummary(row);
-    const checkpoints = this.checkpoints.allOf(runId);
     return compact({
       runId: summary.runId,
       sessionId: summary.sessionId,
@@ -418,7 +423,6 @@ export class SqliteRunStore implements RunStore {
       startedAt: summary.startedAt,
       endedAt: summary.endedAt,
       error: summary.error,
-      checkpoints,
       toolLedger: this.listToolCalls(runId),
       artifactRefs: parseWith(DebugRunSchema.shape.artifactRefs, json(row.artifact_refs_json), `store run ${runId}`, [
         'artifactRefs',

@@ -1,5 +1,10 @@
-/** `ocdb export <runId>`: the run as DebugRun JSON on stdout (or --out file). */
-import { writeFileSync } from 'node:fs';
+/**
+ * `ocdb export <runId>`: the run as DebugRun JSON on stdout (or --out file),
+ * streamed one checkpoint at a time (store/runExport.ts): memory does not grow
+ * with the run.
+ */
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { runExportChunks, writeRunExport } from '../../store';
 import { EXIT, STORE_HELP, STORE_OPTION, openStoreFor, parseCommandArgs, type CliCommand } from '../cliCommand';
 
 export const exportCommand: CliCommand = {
@@ -20,9 +25,19 @@ export const exportCommand: CliCommand = {
     }
     const store = openStoreFor(io, values.store, false);
     try {
-      const text = JSON.stringify(store.exportRun(runId), null, 2);
-      if (values.out) writeFileSync(values.out, `${text}\n`);
-      else io.out(text);
+      if (values.out) {
+        store.getRun(runId); // RunNotFound before the file is created
+        const fd = openSync(values.out, 'w');
+        try {
+          writeRunExport(store, runId, (chunk) => writeSync(fd, `${chunk}\n`));
+        } finally {
+          closeSync(fd);
+        }
+      } else if (io.write) {
+        store.getRun(runId);
+        // a pipe takes what its reader reads: wait for it rather than buffer the whole export
+        for (const chunk of runExportChunks(store, runId)) await io.write(`${chunk}\n`);
+      } else writeRunExport(store, runId, (chunk) => io.out(chunk));
       return EXIT.ok;
     } finally {
       store.close();

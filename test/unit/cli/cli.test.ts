@@ -74,6 +74,15 @@ test('export -> load into a fresh store -> export is byte-identical', () => {
   const first = ocdb(['export', 'demo-support-refund-auditor', '--store', a]);
   assert.equal(first.code, 0, first.err);
   writeFileSync(join(dir, 'run.json'), first.out);
+  // a fork needs its parent in the store (its ledger is the fork's cassette): refused alone, loaded after it
+  const alone = ocdb(['load', join(dir, 'run.json'), '--store', b]);
+  assert.equal(alone.code, 2);
+  assert.match(
+    alone.err,
+    /run\.json: parentRunId: the parent run demo-support-refund is not in this store: load it first/,
+  );
+  writeFileSync(join(dir, 'parent.json'), ocdb(['export', 'demo-support-refund', '--store', a]).out);
+  assert.equal(ocdb(['load', join(dir, 'parent.json'), '--store', b]).code, 0);
   const load = ocdb(['load', join(dir, 'run.json'), '--store', b]);
   assert.equal(load.code, 0, load.err);
   const second = ocdb(['export', 'demo-support-refund-auditor', '--store', b]);

@@ -6,6 +6,11 @@ export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
 
 export interface CliIo {
   out: (text: string) => void;
+  /**
+   * Writes raw text to stdout, resolving once the stream takes more (backpressure): what a command printing
+   * more than fits in memory uses (`ocdb export`). Absent in tests, where `out` collects the lines.
+   */
+  write?: (text: string) => Promise<void>;
   err: (text: string) => void;
   isTty: boolean;
   env: NodeJS.ProcessEnv;

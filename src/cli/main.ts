@@ -2,7 +2,7 @@
  * `ocdb`: the command line of Agent Time Travel. Dispatches to the commands
  * of commands.ts; errors go to stderr with a non-zero exit code.
  */
-import { isOcdbError, errorMessage } from '../model';
+import { isOcdbError, errorMessage, redactText } from '../model';
 import { EXIT, type CliIo } from './cliCommand';
 import { COMMANDS } from './commands';
 
@@ -44,7 +44,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return await command.run({ args: rest, io });
   } catch (e) {
     if (isOcdbError(e)) {
-      io.err(`ocdb ${name}: ${e.message}`);
+      io.err(`ocdb ${name}: ${redactText(e.message)}`);
       switch (e.code) {
         case 'InvalidInput':
           return EXIT.usage;
@@ -66,14 +66,32 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       io.err(`ocdb ${name}: ${errorMessage(e)}\n\n${command.help}`);
       return EXIT.usage;
     }
-    io.err(`ocdb ${name}: ${e instanceof Error ? (e.stack ?? e.message) : errorMessage(e)}`);
+    io.err(`ocdb ${name}: ${redactText(e instanceof Error ? (e.stack ?? e.message) : errorMessage(e))}`);
     return EXIT.failed;
   }
 }
 
+/**
+ * A reader that went away (`ocdb show … | head`) is not an error: stop quietly,
+ * as cat and git do, instead of dying with an EPIPE stack trace.
+ */
+function exitQuietlyOnClosedPipe(stream: NodeJS.WriteStream): void {
+  stream.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw e;
+  });
+}
+
 if (require.main === module) {
+  exitQuietlyOnClosedPipe(process.stdout);
+  exitQuietlyOnClosedPipe(process.stderr);
   const io: CliIo = {
     out: (t) => process.stdout.write(`${t}\n`),
+    write: (t) =>
+      new Promise<void>((resolve) => {
+        if (process.stdout.write(t)) resolve();
+        else process.stdout.once('drain', () => resolve());
+      }),
     err: (t) => process.stderr.write(`${t}\n`),
     isTty: Boolean(process.stdout.isTTY),
     env: process.env,

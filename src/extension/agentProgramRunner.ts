@@ -11,6 +11,7 @@ import type { CreatedFork } from '../fork/forkService';
 import type { ConfirmationAnswer, ConfirmationRecord, RunStore } from '../store';
 import type { ExtensionContextObject } from './context';
 import { shorten, toJson } from './format';
+import { notificationText } from './markdownText';
 
 const CONFIRM_POLL_MS = 500;
 
@@ -29,8 +30,8 @@ const ANSWERS: { label: string; answer: ConfirmationAnswer }[] = [
 /** Asks the user about one manual_confirm tool call and records the answer (abort when dismissed). */
 async function confirm(store: RunStore, c: ConfirmationRecord): Promise<void> {
   const choice = await vscode.window.showWarningMessage(
-    `The forked agent wants to run ${c.toolName} again (${c.sideEffectLevel}).`,
-    { modal: true, detail: `Arguments: ${shorten(toJson(c.args, 0), 400)}` },
+    notificationText(`The forked agent wants to run ${c.toolName} again (${c.sideEffectLevel}).`),
+    { modal: true, detail: notificationText(`Arguments: ${shorten(toJson(c.args, 0), 400)}`) },
     ...ANSWERS.map((a) => a.label),
   );
   const answer = ANSWERS.find((a) => a.label === choice)?.answer ?? 'abort';

@@ -140,7 +140,10 @@ function configuration() {
       [p(SETTINGS.modelBaseUrl)]: {
         type: 'string',
         default: 'https://api.openai.com/v1',
-        description: 'Base URL of the OpenAI-compatible chat endpoint used by forks in real / override mode.',
+        // where the user's key is sent: never chosen by a workspace (see CAPABILITIES)
+        scope: 'machine',
+        description:
+          'Base URL of the OpenAI-compatible chat endpoint used by forks in real / override mode. A user (machine) setting: a workspace cannot change where your key is sent.',
       },
       [p(SETTINGS.modelName)]: {
         type: 'string',
@@ -150,8 +153,9 @@ function configuration() {
       [p(SETTINGS.apiKeyEnvVar)]: {
         type: 'string',
         default: 'OPENAI_API_KEY',
+        scope: 'machine',
         description:
-          'Name of the environment variable holding the API key of the model endpoint (the key itself is never stored in settings).',
+          'Name of the environment variable holding the API key of the model endpoint (the key itself is never stored in settings). A user (machine) setting: a workspace cannot choose which variable is sent.',
       },
       [p(SETTINGS.transcriptDetail)]: {
         type: 'string',
@@ -258,6 +262,22 @@ export function buildContributes() {
   };
 }
 
+/**
+ * Settings that choose where the user's key goes: machine-scoped (a workspace
+ * cannot set them) and, in an untrusted workspace, restricted as well.
+ */
+export const KEY_ROUTING_SETTINGS = [SETTINGS.modelBaseUrl, SETTINGS.apiKeyEnvVar] as const;
+
+/** package.json `capabilities`: limited support in untrusted workspaces, the key-routing settings restricted. */
+export const CAPABILITIES = {
+  untrustedWorkspaces: {
+    supported: 'limited',
+    description:
+      'In an untrusted workspace the model endpoint and the API key variable come from your user settings only.',
+    restrictedConfigurations: KEY_ROUTING_SETTINGS.map((key) => `${SETTINGS_SECTION}.${key}`),
+  },
+} as const;
+
 export const ACTIVATION_EVENTS = [
   `onDebugResolve:${DEBUG_TYPE}`,
   `onDebugDynamicConfigurations:${DEBUG_TYPE}`,
@@ -270,6 +290,7 @@ export const ACTIVATION_EVENTS = [
 function writePackageJson(file: string): void {
   const pkg = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
   pkg.activationEvents = ACTIVATION_EVENTS;
+  pkg.capabilities = CAPABILITIES;
   pkg.contributes = buildContributes();
   writeFileSync(file, JSON.stringify(pkg, null, 2) + '\n');
 }

@@ -13,6 +13,7 @@ import { parseEvent, runsChangedEvent } from '../debug/protocol';
 import { formatPath } from '../model';
 import type { ExtensionContextObject } from './context';
 import { DEBUG_TYPE, LAUNCH_CONFIG_NAME, PICK_RUN_VARIABLE, TRANSCRIPT_LANGUAGE } from './ids';
+import { notificationText } from './markdownText';
 import { readSettings } from './settings';
 
 /**
@@ -80,7 +81,9 @@ export class ReplayConfigurationProvider implements vscode.DebugConfigurationPro
       const issue = checked.error.issues[0];
       const where = issue ? formatPath(issue.path) : '';
       void vscode.window.showErrorMessage(
-        `Launch configuration "${config.name}": ${where ? `${where}: ` : ''}${issue?.message ?? 'invalid'}. Fix it in launch.json.`,
+        notificationText(
+          `Launch configuration "${String(config.name)}": ${where ? `${where}: ` : ''}${issue?.message ?? 'invalid'}. Fix it in launch.json.`,
+        ),
       );
       return undefined;
     }

@@ -14,6 +14,7 @@ import { planView } from './planView';
 import { runWithAgentProgram } from './agentProgramRunner';
 import type { ExtensionContextObject } from './context';
 import { COMMANDS } from './ids';
+import { notificationText } from './markdownText';
 import { showError } from './notify';
 import { readSettings } from './settings';
 
@@ -109,7 +110,7 @@ export async function executeFork(
       ? `Fork ${created.runId} completed (${result.checkpointCount} checkpoints).`
       : `Fork ${created.runId} ${result.status}${result.error !== undefined ? `: ${errorText(result.error)}` : ''}.`;
   const show = result.status === 'completed' ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
-  void show(text, 'Replay fork', 'Compare with Parent').then((choice) => {
+  void show(notificationText(text), 'Replay fork', 'Compare with Parent').then((choice) => {
     if (choice === 'Replay fork') return ctx.startReplay(created.runId);
     if (choice === 'Compare with Parent')
       return vscode.commands.executeCommand(COMMANDS.compareWithParent.id, created.runId);

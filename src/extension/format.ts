@@ -3,6 +3,7 @@
  * durations, token counts, side-effect and policy wording. Pure: no vscode.
  */
 import type { CheckpointBoundary, ReplayPolicy, SideEffectLevel } from '../model';
+import { mdText } from './markdownText';
 
 /** `840 ms`, `12.3 s`, `4m 05s`, `1h 02m`. */
 export function formatDuration(ms: number): string {
@@ -83,4 +84,13 @@ export function toJson(value: unknown, indent = 2): string {
 export function positionText(run: { stepCount: number }, checkpoint: { stepIndex: number; boundary: string }): string {
   const step = checkpoint.stepIndex < 0 ? 'end' : `step ${checkpoint.stepIndex}/${run.stepCount}`;
   return `${step} · ${checkpoint.boundary}`;
+}
+
+/** The status-bar tooltip (markdown) of a replay position; run data escaped. */
+export function positionTooltip(
+  run: { runId: string; checkpointCount: number },
+  checkpoint: { index: number; toolName?: string },
+): string {
+  const tool = checkpoint.toolName ? ` · ${mdText(checkpoint.toolName)}` : '';
+  return `Replaying **${mdText(run.runId)}** · checkpoint ${checkpoint.index + 1}/${run.checkpointCount}${tool}\n\nClick to open its transcript.`;
 }

@@ -7,6 +7,7 @@
 import type { ToolCallRecord } from '../model';
 import { POLICY_TEXT, SIDE_EFFECT_BADGE, SIDE_EFFECT_TEXT, formatDuration, toJson } from './format';
 import { COMMANDS } from './ids';
+import { mdCode, mdText } from './markdownText';
 
 export const HOVER_MAX_CHARS = 600;
 export const HOVER_MAX_LINES = 14;
@@ -64,7 +65,7 @@ export function toolCallHoverMarkdown(runId: string, call: ToolCallRecord): stri
   const badge = SIDE_EFFECT_BADGE[call.sideEffectLevel];
   const duration = call.endedAt === undefined ? 'unfinished' : formatDuration(call.endedAt - call.startedAt);
   const head = [
-    `**${escapeMarkdown(call.toolName)}** · \`${call.toolCallId.replace(/`/g, "'")}\` · ${duration}`,
+    `**${mdText(call.toolName)}** · ${mdCode(call.toolCallId)} · ${duration}`,
     '',
     `$(${badge.icon}) ${call.sideEffectLevel} — ${SIDE_EFFECT_TEXT[call.sideEffectLevel]} · policy ${call.replayPolicy} (${POLICY_TEXT[call.replayPolicy]})`,
   ].join('\n');
@@ -74,11 +75,6 @@ export function toolCallHoverMarkdown(runId: string, call: ToolCallRecord): stri
   else if (call.result !== undefined) parts.push(section('Result', call.result, ref('result')));
   else parts.push('_No result recorded yet._');
   return parts.join('\n\n---\n\n');
-}
-
-/** Escapes markdown syntax in plain text (tool names come from run data). */
-export function escapeMarkdown(text: string): string {
-  return text.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, (c) => `\\${c}`);
 }
 
 /** The recorded value a ValueRef points at. */

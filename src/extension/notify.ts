@@ -6,6 +6,7 @@
 import * as vscode from 'vscode';
 import { errorMessage, isOcdbError } from '../model';
 import { COMMANDS, type CommandKey } from './ids';
+import { notificationText } from './markdownText';
 
 /** Shows an error to the user and logs it (with the stack at debug level). */
 export function showError(log: vscode.LogOutputChannel, what: string, e: unknown): void {
@@ -13,7 +14,7 @@ export function showError(log: vscode.LogOutputChannel, what: string, e: unknown
   log.error(`${what}: ${message}`);
   if (e instanceof Error && e.stack) log.debug(e.stack);
   const code = isOcdbError(e) ? ` [${e.code}]` : '';
-  void vscode.window.showErrorMessage(`${what}: ${message}${code}`, 'Show Log').then((choice) => {
+  void vscode.window.showErrorMessage(notificationText(`${what}: ${message}${code}`), 'Show Log').then((choice) => {
     if (choice === 'Show Log') log.show();
   });
 }

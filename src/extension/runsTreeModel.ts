@@ -18,6 +18,7 @@ import {
   toJson,
 } from './format';
 import { COMMANDS, ITEM_CONTEXT, type ItemContext } from './ids';
+import { mdCode, mdText } from './markdownText';
 
 /** Runs shown per page before a "Load more" item. */
 export const RUNS_PAGE_SIZE = 200;
@@ -39,7 +40,7 @@ export const nodeIds = {
   toolCall: (runId: string, toolCallId: string) => `tool:${runId}:${toolCallId}`,
 };
 
-/** How one node looks. `tooltip` is markdown; the provider escapes nothing else. */
+/** How one node looks. `tooltip` is markdown in which every piece of run data went through markdownText.ts. */
 export interface NodeView {
   label: string;
   description?: string;
@@ -95,9 +96,9 @@ export function runView(run: RunSummary, now: number): NodeView {
   parts.push(run.agentId, runDuration(run, now), `${formatTokens(run.inputTokens + run.outputTokens)} tok`);
   if (run.toolErrorCount > 0) parts.push(`${run.toolErrorCount} tool error${run.toolErrorCount > 1 ? 's' : ''}`);
   const tooltip = [
-    `**${run.runId}** — ${status}${run.mode !== 'live' ? ` (${run.mode})` : ''}`,
+    `**${mdText(run.runId)}** — ${status}${run.mode !== 'live' ? ` (${run.mode})` : ''}`,
     '',
-    `Agent \`${run.agentId}\` · started ${formatTime(run.startedAt)}${run.endedAt !== undefined ? ` · ended ${formatTime(run.endedAt)}` : ''}`,
+    `Agent ${mdCode(run.agentId)} · started ${formatTime(run.startedAt)}${run.endedAt !== undefined ? ` · ended ${formatTime(run.endedAt)}` : ''}`,
     '',
     `${run.stepCount} steps · ${run.checkpointCount} checkpoints · ${run.toolCallCount} tool calls (${run.toolErrorCount} errors) · tokens ${run.inputTokens} in / ${run.outputTokens} out`,
   ];
@@ -107,8 +108,9 @@ export function runView(run: RunSummary, now: number): NodeView {
       `$(flame) The recording process${run.ownerPid !== undefined ? ` (pid ${run.ownerPid})` : ''} died before the run ended${run.heartbeatAt !== undefined ? `; last heartbeat ${formatTime(run.heartbeatAt)}` : ''}. The run is incomplete.`,
     );
   }
-  if (run.parentRunId) tooltip.push('', `Forked from \`${run.parentRunId}\` at \`${run.forkFromCheckpointId ?? '?'}\``);
-  if (run.error !== undefined) tooltip.push('', `Error: ${shorten(toJson(run.error, 0), 300)}`);
+  if (run.parentRunId)
+    tooltip.push('', `Forked from ${mdCode(run.parentRunId)} at ${mdCode(run.forkFromCheckpointId ?? '?')}`);
+  if (run.error !== undefined) tooltip.push('', `Error: ${mdText(shorten(toJson(run.error, 0), 300))}`);
   return {
     label: run.runId,
     description: parts.join(' · '),
@@ -178,7 +180,7 @@ export function checkpointView(c: CheckpointSummary, call?: ToolCallRecord): Nod
   return {
     label: `[${c.index}] ${c.boundary}`,
     description: parts.join(' · '),
-    tooltip: `Checkpoint \`${c.checkpointId}\` · step ${c.stepIndex} · ${formatTime(c.createdAt)}`,
+    tooltip: `Checkpoint ${mdCode(c.checkpointId)} · step ${c.stepIndex} · ${formatTime(c.createdAt)}`,
     icon,
     contextValue: ITEM_CONTEXT.checkpoint,
     collapsible: 'none',
@@ -224,19 +226,17 @@ export function toolCallView(call: ToolCallRecord): NodeView {
   if (failed) parts.unshift(`✗ ${shorten(errorText(call.error), 60)}`);
   if (cancelled) parts.unshift('⊘ cancelled');
   const tooltip = [
-    `**${call.toolName}** · \`${call.toolCallId}\``,
+    `**${mdText(call.toolName)}** · ${mdCode(call.toolCallId)}`,
     '',
     `$(${badge.icon}) **${call.sideEffectLevel}**: ${SIDE_EFFECT_TEXT[call.sideEffectLevel]}`,
     '',
     `Replay policy **${call.replayPolicy}**: ${POLICY_TEXT[call.replayPolicy]}`,
     '',
-    `Args: \`${shorten(toJson(call.args, 0), 200).replace(/`/g, "'")}\``,
+    `Args: ${mdCode(shorten(toJson(call.args, 0), 200))}`,
   ];
-  if (cancelled)
-    tooltip.push('', `$(circle-slash) Cancelled: ${shorten(errorText(call.error), 300).replace(/`/g, "'")}`);
-  else if (failed) tooltip.push('', `$(error) Error: ${shorten(errorText(call.error), 300).replace(/`/g, "'")}`);
-  else if (call.result !== undefined)
-    tooltip.push('', `Result: \`${shorten(toJson(call.result, 0), 200).replace(/`/g, "'")}\``);
+  if (cancelled) tooltip.push('', `$(circle-slash) Cancelled: ${mdText(shorten(errorText(call.error), 300))}`);
+  else if (failed) tooltip.push('', `$(error) Error: ${mdText(shorten(errorText(call.error), 300))}`);
+  else if (call.result !== undefined) tooltip.push('', `Result: ${mdCode(shorten(toJson(call.result, 0), 200))}`);
   return {
     label: call.toolName,
     description: parts.join(' · '),

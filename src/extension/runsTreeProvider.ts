@@ -121,7 +121,13 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
     const item = new vscode.TreeItem(view.label, state);
     item.id = node.id;
     item.description = view.description;
-    if (view.tooltip) item.tooltip = new vscode.MarkdownString(view.tooltip, true);
+    if (view.tooltip) {
+      // run data in the tooltip is escaped (markdownText.ts); no command links, no HTML
+      const tooltip = new vscode.MarkdownString(view.tooltip, true);
+      tooltip.isTrusted = false;
+      tooltip.supportHtml = false;
+      item.tooltip = tooltip;
+    }
     item.iconPath = new vscode.ThemeIcon(
       view.icon.id,
       view.icon.color ? new vscode.ThemeColor(view.icon.color) : undefined,

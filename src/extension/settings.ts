@@ -24,6 +24,17 @@ function get<T>(key: SettingKey, fallback: T, valid: (v: unknown) => v is T): T 
   return valid(value) ? value : fallback;
 }
 
+/**
+ * A setting that chooses where the user's key is sent (machine-scoped in
+ * package.json): the user's own value only, never a workspace or folder value,
+ * even if an older VS Code or a hand-edited file would apply one.
+ */
+function getUserOnly<T>(key: SettingKey, fallback: T, valid: (v: unknown) => v is T): T {
+  const seen = vscode.workspace.getConfiguration(SETTINGS_SECTION).inspect<unknown>(key);
+  const value = seen?.globalValue ?? seen?.defaultValue;
+  return valid(value) ? value : fallback;
+}
+
 const isString = (v: unknown): v is string => typeof v === 'string';
 /** A value the schema accepts as is (an enum of src/model or src/replay: the one list of its values). */
 const accepts =
@@ -35,9 +46,9 @@ export function readSettings(): Settings {
   return {
     storePath: get(SETTINGS.storePath, '', isString),
     defaultModelMode: get<ModelMode>(SETTINGS.defaultModelMode, 'captured', accepts(ModelModeSchema)),
-    modelBaseUrl: get(SETTINGS.modelBaseUrl, 'https://api.openai.com/v1', isString),
+    modelBaseUrl: getUserOnly(SETTINGS.modelBaseUrl, 'https://api.openai.com/v1', isString),
     modelName: get(SETTINGS.modelName, 'gpt-4o-mini', isString),
-    apiKeyEnvVar: get(SETTINGS.apiKeyEnvVar, 'OPENAI_API_KEY', isString),
+    apiKeyEnvVar: getUserOnly(SETTINGS.apiKeyEnvVar, 'OPENAI_API_KEY', isString),
     transcriptDetail: get<TranscriptDetail>(
       SETTINGS.transcriptDetail,
       DEFAULT_TRANSCRIPT_DETAIL,

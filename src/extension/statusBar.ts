@@ -5,7 +5,7 @@
  */
 import * as vscode from 'vscode';
 import type { DebugPosition } from './debugPosition';
-import { positionText } from './format';
+import { positionText, positionTooltip } from './format';
 
 export class ReplayStatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem(
@@ -32,9 +32,10 @@ export class ReplayStatusBar implements vscode.Disposable {
     const { run, checkpoint } = position;
     this.item.text = `$(debug-alt) ${positionText(run, checkpoint)}`;
     this.item.command = { command: this.openCommand, title: 'Open Transcript', arguments: [run.runId] };
-    this.item.tooltip = new vscode.MarkdownString(
-      `Replaying **${run.runId}** · checkpoint ${checkpoint.index + 1}/${run.checkpointCount}${checkpoint.toolName ? ` · ${checkpoint.toolName}` : ''}\n\nClick to open its transcript.`,
-    );
+    const tooltip = new vscode.MarkdownString(positionTooltip(run, checkpoint), true);
+    tooltip.isTrusted = false;
+    tooltip.supportHtml = false;
+    this.item.tooltip = tooltip;
     this.item.show();
   }
 

@@ -10,8 +10,10 @@ import * as vscode from 'vscode';
 import { writeDemoStore } from '../demo';
 import { importPath } from '../importers';
 import { errorMessage, isOcdbError } from '../model';
+import { writeRunExport } from '../store';
 import type { ExtensionContextObject } from './context';
 import { SETTINGS, SETTINGS_SECTION } from './ids';
+import { notificationText } from './markdownText';
 import { registerCommand } from './notify';
 import { runIdOfArg } from './runCommands';
 import { pickRun } from './runPicker';
@@ -31,7 +33,11 @@ async function loadDebugRun(ctx: ExtensionContextObject, file: string, json: unk
     return store.loadRun(json, { where: file }).runId;
   } catch (e) {
     if (!isOcdbError(e, 'RunAlreadyExists')) throw e;
-    const choice = await vscode.window.showWarningMessage(`${errorMessage(e)} Replace it?`, { modal: true }, 'Replace');
+    const choice = await vscode.window.showWarningMessage(
+      notificationText(`${errorMessage(e)} Replace it?`),
+      { modal: true },
+      'Replace',
+    );
     if (choice !== 'Replace') return undefined;
     return store.loadRun(json, { where: file, replace: true }).runId;
   }
@@ -125,7 +131,9 @@ export function registerStoreCommands(ctx: ExtensionContextObject, tree: RunsTre
       if (runIds[0]) {
         await ctx.revealRun(runIds[0]);
         void vscode.window.showInformationMessage(
-          `Imported ${runIds.length} run${runIds.length === 1 ? '' : 's'}: ${runIds.slice(0, 3).join(', ')}${runIds.length > 3 ? ', …' : ''}`,
+          notificationText(
+            `Imported ${runIds.length} run${runIds.length === 1 ? '' : 's'}: ${runIds.slice(0, 3).join(', ')}${runIds.length > 3 ? ', …' : ''}`,
+          ),
         );
       }
       return runIds;
@@ -140,8 +148,14 @@ export function registerStoreCommands(ctx: ExtensionContextObject, tree: RunsTre
         filters: { 'DebugRun JSON': ['json'] },
       });
       if (!target) return;
-      fs.writeFileSync(target.fsPath, `${JSON.stringify(connection.getOrCreate().exportRun(runId), null, 2)}\n`);
-      void vscode.window.showInformationMessage(`Exported ${runId} to ${target.fsPath}.`);
+      // streamed one checkpoint at a time: a long run does not have to fit in memory
+      const fd = fs.openSync(target.fsPath, 'w');
+      try {
+        writeRunExport(connection.getOrCreate(), runId, (chunk) => fs.writeSync(fd, `${chunk}\n`));
+      } finally {
+        fs.closeSync(fd);
+      }
+      void vscode.window.showInformationMessage(notificationText(`Exported ${runId} to ${target.fsPath}.`));
     }),
     registerCommand(log, 'deleteRun', async (arg) => {
       const runId = runIdOfArg(arg) ?? (await pickRun(connection, { title: 'Delete which run?' }));
@@ -150,7 +164,7 @@ export function registerStoreCommands(ctx: ExtensionContextObject, tree: RunsTre
       const run = store.getRun(runId);
       const forks = store.listRuns({ parentRunId: runId }).total;
       const choice = await vscode.window.showWarningMessage(
-        `Delete run ${runId} (${run.checkpointCount} checkpoints, ${run.toolCallCount} tool calls)?`,
+        notificationText(`Delete run ${runId} (${run.checkpointCount} checkpoints, ${run.toolCallCount} tool calls)?`),
         {
           modal: true,
           detail: `This cannot be undone.${forks > 0 ? ` Its ${forks} fork${forks > 1 ? 's stay' : ' stays'} in the store.` : ''}`,

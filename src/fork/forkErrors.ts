@@ -8,6 +8,8 @@ import {
   OcdbError,
   errorMessage,
   isOcdbError,
+  redactText,
+  redactValue,
   type Hazard,
   type PolicySource,
   type ReplayPolicy,
@@ -20,10 +22,10 @@ export function runErrorCode(code: string): string {
   return code.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
 }
 
-/** A thrown value as the error object stored on the fork run and its request. */
+/** A thrown value as the error object stored on the fork run and its request, secrets redacted (model/redact.ts). */
 export function toRunError(e: unknown): Record<string, unknown> {
-  if (isOcdbError(e)) return { code: runErrorCode(e.code), message: e.message, ...e.details };
-  return { code: 'internal', message: errorMessage(e) };
+  if (isOcdbError(e)) return redactValue({ code: runErrorCode(e.code), message: e.message, ...e.details });
+  return { code: 'internal', message: redactText(errorMessage(e)) };
 }
 
 /** A tool under forbid_replay was called: the fork stops before it. */

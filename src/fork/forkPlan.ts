@@ -9,6 +9,7 @@ import {
   OcdbError,
   SIDE_EFFECT_LEVELS,
   applyContextPatch,
+  assertJsonInput,
   hazardOf,
   parseWith,
   resolvePolicy,
@@ -129,6 +130,7 @@ function recordedTools(store: RunStore, lineage: string[], checkpoint: Checkpoin
 
 /** Builds the plan of a fork (validating the config); throws RunNotFound / CheckpointNotFound / InvalidInput. */
 export function planFork(store: RunStore, input: ForkConfig): ForkPlan {
+  assertJsonInput(input, 'fork config'); // the front door of every fork: no input nests past MAX_JSON_DEPTH
   const config = parseWith(ForkConfigSchema, input, 'fork config');
   const { checkpoint, index } = loadSourceCheckpoint(store, config);
   const start = forkStartState(checkpoint, config);

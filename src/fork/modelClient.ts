@@ -6,7 +6,16 @@
  * the response). Uses the global fetch; no other I/O. Never logs the key.
  */
 import { z } from 'zod';
-import { OcdbError, errorMessage, parseWith, type Message, type ModelConfig, type Usage } from '../model';
+import {
+  OcdbError,
+  errorMessage,
+  parseWith,
+  redactText,
+  redactUrl,
+  type Message,
+  type ModelConfig,
+  type Usage,
+} from '../model';
 import { ChatCompletionSchema, fromOpenAiChoice, toOpenAiMessages } from './openAiMessages';
 
 export interface ChatRequest {
@@ -55,9 +64,28 @@ const sleep = (ms: number, signal?: AbortSignal) =>
     );
   });
 
+/**
+ * `<base>/v1/chat/completions` (or `<base>/chat/completions` when the base
+ * already ends in a version): the path goes before the base URL's query
+ * (`?api-version=…` stays a query), and credentials in the base URL are left
+ * out (see `basicAuthOf`).
+ */
 export function completionsUrl(baseUrl: string): string {
-  const trimmed = baseUrl.replace(/\/+$/, '');
-  return /\/v\d+$/.test(trimmed) ? `${trimmed}/chat/completions` : `${trimmed}/v1/chat/completions`;
+  const url = new URL(baseUrl);
+  url.username = '';
+  url.password = '';
+  const trimmed = url.pathname.replace(/\/+$/, '');
+  url.pathname = /\/v\d+$/.test(trimmed) ? `${trimmed}/chat/completions` : `${trimmed}/v1/chat/completions`;
+  url.hash = '';
+  return url.toString();
+}
+
+/** `user:key@` of a base URL as a Basic authorization header (fetch refuses URLs with credentials). */
+export function basicAuthOf(baseUrl: string): string | undefined {
+  const url = new URL(baseUrl);
+  if (!url.username && !url.password) return undefined;
+  const pair = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+  return `Basic ${Buffer.from(pair).toString('base64')}`;
 }
 
 export class OpenAiChatModel implements ChatModel {
@@ -85,6 +113,8 @@ export class OpenAiChatModel implements ChatModel {
       }
       headers.authorization = `Bearer ${key}`;
     }
+    const basic = basicAuthOf(this.settings.baseUrl);
+    if (basic && !headers.authorization) headers.authorization = basic;
     const body = JSON.stringify({
       model,
       messages: toOpenAiMessages(request.systemPrompt, request.messages),
@@ -99,6 +129,8 @@ export class OpenAiChatModel implements ChatModel {
         : {}),
     });
     const url = completionsUrl(this.settings.baseUrl);
+    // what errors say: the address without its credentials or key-like query parameters
+    const shown = redactUrl(url);
     let lastError = '';
     for (let attempt = 0; attempt <= maxRetries; attempt++) {
       if (attempt > 0) await sleep(this.backoff(attempt, retryBaseMs, lastError), signal);
@@ -113,7 +145,8 @@ export class OpenAiChatModel implements ChatModel {
         });
       } catch (e) {
         if (signal?.aborted) throw new OcdbError('Cancelled', 'the model call was cancelled');
-        lastError = (e as Error).name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : errorMessage(e);
+        lastError =
+          (e as Error).name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : redactText(errorMessage(e));
         continue;
       }
       const text = await response.text();
@@ -122,20 +155,24 @@ export class OpenAiChatModel implements ChatModel {
         continue;
       }
       if (!response.ok) {
-        throw new OcdbError('ModelEndpointError', `${url} answered HTTP ${response.status}: ${text.slice(0, 300)}`, {
-          status: response.status,
-          url,
-        });
+        // the endpoint's words help; an echoed Authorization header or key does not
+        throw new OcdbError(
+          'ModelEndpointError',
+          `${shown} answered HTTP ${response.status}: ${redactText(text).slice(0, 300)}`,
+          { status: response.status, url: shown },
+        );
       }
       let json: unknown;
       try {
         json = JSON.parse(text);
       } catch {
-        throw new OcdbError('ModelEndpointError', `${url} answered something that is not JSON: ${text.slice(0, 200)}`, {
-          url,
-        });
+        throw new OcdbError(
+          'ModelEndpointError',
+          `${shown} answered something that is not JSON: ${redactText(text).slice(0, 200)}`,
+          { url: shown },
+        );
       }
-      const completion = parseWith(ChatCompletionSchema, json, `chat completion from ${url}`);
+      const completion = parseWith(ChatCompletionSchema, json, `chat completion from ${shown}`);
       const { message, finishReason } = fromOpenAiChoice(completion);
       const result: ChatResult = {
         message,
@@ -152,8 +189,8 @@ export class OpenAiChatModel implements ChatModel {
     }
     throw new OcdbError(
       'ModelEndpointError',
-      `${url} failed after ${maxRetries + 1} attempts (last: ${lastError}). Check that the endpoint is up, or raise maxRetries.`,
-      { url, attempts: maxRetries + 1, last: lastError },
+      `${shown} failed after ${maxRetries + 1} attempts (last: ${lastError}). Check that the endpoint is up, or raise maxRetries.`,
+      { url: shown, attempts: maxRetries + 1, last: lastError },
     );
   }
 

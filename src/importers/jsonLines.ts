@@ -6,7 +6,7 @@
  * invalid UTF-8 is decoded with U+FFFD and warned about. Depends on
  * lineReader.ts only.
  */
-import { OcdbError } from '../model';
+import { OcdbError, assertJsonDepth } from '../model';
 import { readLines } from './lineReader';
 import type { ImportWarning } from './types';
 
@@ -74,6 +74,7 @@ export async function* readJsonLines(file: string, options: JsonLinesOptions): A
       failed = { lineNo: line.lineNo, message: (e as Error).message, text: line.text };
       continue;
     }
+    assertJsonDepth(value, `${file}: line ${line.lineNo}`); // MAX_JSON_DEPTH, named by line
     yield { lineNo: line.lineNo, value, bytes: line.text.length };
   }
   if (failed) {

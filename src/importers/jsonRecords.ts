@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
-import { OcdbError } from '../model';
+import { OcdbError, assertJsonDepth } from '../model';
 import type { ReaderOptions } from './importFile';
 import { readJsonLines, type JsonLinesOptions } from './jsonLines';
 
@@ -95,6 +95,7 @@ export async function* readJsonRecords(
       { file },
     );
   }
+  assertJsonDepth(value, file); // MAX_JSON_DEPTH, named by field path
   if (
     options.spread &&
     Array.isArray(value) &&

@@ -58,7 +58,8 @@ export function loadSideEffectTable(file: string): SideEffectTable {
 export function sideEffectOf(toolName: string, overrides?: SideEffectTable): SideEffectLevel {
   for (const table of [overrides, DEFAULT_SIDE_EFFECTS]) {
     if (!table) continue;
-    const exact = table[toolName];
+    // own entries only: a tool named `constructor` or `toString` is not Object.prototype's
+    const exact = Object.hasOwn(table, toolName) ? table[toolName] : undefined;
     if (exact) return exact;
     let best: { len: number; level: SideEffectLevel } | undefined;
     for (const [pattern, level] of Object.entries(table)) {

@@ -1,11 +1,95 @@
 /**
  * Canonical JSON (object keys sorted, no whitespace) and the hashes built on
  * it: `argsHash` (the cassette key of a tool call) and `contentHash` (the key
- * of a content-addressed blob). Uses node:crypto only. No other I/O.
+ * of a content-addressed blob), and the nesting limit of every input
+ * (`MAX_JSON_DEPTH`). Uses node:crypto only. No other I/O.
  */
 import { createHash } from 'node:crypto';
+import { OcdbError } from './errors';
 
-function write(value: unknown, out: string[]): void {
+/**
+ * How deeply values may nest (objects and arrays inside each other) anywhere
+ * data enters: a DebugRun loaded with `ocdb load`, an HTTP body, an imported
+ * record, a recorded value. Deeper input is refused with a located
+ * `InvalidInput` error instead of exhausting the stack. Real agent data nests
+ * a few dozen levels at most.
+ */
+export const MAX_JSON_DEPTH = 256;
+
+/** `a.b[3]` of a path, the middle elided when it is long (a refused value is deep by definition). */
+function shortPath(path: readonly (string | number)[]): string {
+  const shown = path.length > 12 ? [...path.slice(0, 8), '…', ...path.slice(-3)] : path;
+  let out = '';
+  for (const key of shown) {
+    if (key === '…') out += '…';
+    else if (typeof key === 'number') out += `[${key}]`;
+    else if (/^[A-Za-z_$][\w$]*$/.test(key)) out += out === '' ? key : `.${key}`;
+    else out += `[${JSON.stringify(key)}]`;
+  }
+  return out;
+}
+
+/** The error for a value nested deeper than MAX_JSON_DEPTH; `basePath` places the value in its document. */
+export function tooDeep(
+  path: readonly (string | number)[],
+  where?: string,
+  basePath: readonly (string | number)[] = [],
+): OcdbError {
+  const full = [...basePath, ...path];
+  const at = shortPath(full) || '(root)';
+  return new OcdbError(
+    'InvalidInput',
+    `${where ? `${where}: ` : ''}${at}: nested deeper than ${MAX_JSON_DEPTH} levels (the limit of nesting; flatten the value or store it as a string)`,
+    { path: shortPath(full), depth: full.length, limit: MAX_JSON_DEPTH, ...(where ? { where } : {}) },
+  );
+}
+
+/**
+ * Throws the located InvalidInput of `tooDeep` when `value` nests deeper than
+ * MAX_JSON_DEPTH. Iterative: any depth is checked without recursion.
+ */
+export function assertJsonDepth(value: unknown, where?: string, basePath: readonly (string | number)[] = []): void {
+  const stack: { value: unknown; path: (string | number)[] }[] = [{ value, path: [] }];
+  while (stack.length > 0) {
+    const { value: v, path } = stack.pop() as { value: unknown; path: (string | number)[] };
+    if (v === null || typeof v !== 'object') continue;
+    if (basePath.length + path.length >= MAX_JSON_DEPTH) throw tooDeep(path, where, basePath);
+    if (Array.isArray(v)) v.forEach((item, i) => stack.push({ value: item, path: [...path, i] }));
+    else for (const [k, item] of Object.entries(v)) stack.push({ value: item, path: [...path, k] });
+  }
+}
+
+/**
+ * What every JSON input is checked for before it is parsed into the model:
+ * nesting within MAX_JSON_DEPTH, and no `__proto__` key (a JS object cannot
+ * keep one as data: it would be dropped without notice). Located InvalidInput.
+ */
+export function assertJsonInput(value: unknown, where?: string, basePath: readonly (string | number)[] = []): void {
+  assertJsonDepth(value, where, basePath);
+  const stack: { value: unknown; path: (string | number)[] }[] = [{ value, path: [] }];
+  while (stack.length > 0) {
+    const { value: v, path } = stack.pop() as { value: unknown; path: (string | number)[] };
+    if (v === null || typeof v !== 'object') continue;
+    if (Array.isArray(v)) v.forEach((item, i) => stack.push({ value: item, path: [...path, i] }));
+    else
+      for (const [k, item] of Object.entries(v)) {
+        if (k === '__proto__') {
+          const at = shortPath([...basePath, ...path, k]);
+          throw new OcdbError(
+            'InvalidInput',
+            `${where ? `${where}: ` : ''}${at}: the key "__proto__" is not allowed (it cannot be kept as data); rename it`,
+            { path: at, ...(where ? { where } : {}) },
+          );
+        }
+        stack.push({ value: item, path: [...path, k] });
+      }
+  }
+}
+
+type Frame = { kind: 'value'; value: unknown; depth: number } | { kind: 'text'; text: string };
+
+/** Pushes the frames that write `value`, in reverse (the stack pops the first part first). */
+function expand(value: unknown, depth: number, stack: Frame[], out: string[], path: () => (string | number)[]): void {
   if (value === null || value === undefined) {
     out.push('null');
     return;
@@ -26,31 +110,33 @@ function write(value: unknown, out: string[]): void {
     case 'object': {
       const withToJson = value as { toJSON?: () => unknown };
       if (typeof withToJson.toJSON === 'function') {
-        write(withToJson.toJSON(), out);
+        expand(withToJson.toJSON(), depth, stack, out, path);
         return;
       }
+      if (depth >= MAX_JSON_DEPTH) throw tooDeep(path());
+      const parts: Frame[] = [];
       if (Array.isArray(value)) {
-        out.push('[');
+        parts.push({ kind: 'text', text: '[' });
         value.forEach((item, i) => {
-          if (i > 0) out.push(',');
-          write(item === undefined || typeof item === 'function' ? null : item, out);
+          if (i > 0) parts.push({ kind: 'text', text: ',' });
+          const v = item === undefined || typeof item === 'function' ? null : (item as unknown);
+          parts.push({ kind: 'value', value: v, depth: depth + 1 });
         });
-        out.push(']');
-        return;
+        parts.push({ kind: 'text', text: ']' });
+      } else {
+        const record = value as Record<string, unknown>;
+        parts.push({ kind: 'text', text: '{' });
+        let first = true;
+        for (const key of Object.keys(record).sort()) {
+          const v = record[key];
+          if (v === undefined || typeof v === 'function' || typeof v === 'symbol') continue;
+          parts.push({ kind: 'text', text: `${first ? '' : ','}${JSON.stringify(key)}:` });
+          first = false;
+          parts.push({ kind: 'value', value: v, depth: depth + 1 });
+        }
+        parts.push({ kind: 'text', text: '}' });
       }
-      const record = value as Record<string, unknown>;
-      const keys = Object.keys(record).sort();
-      out.push('{');
-      let first = true;
-      for (const key of keys) {
-        const v = record[key];
-        if (v === undefined || typeof v === 'function' || typeof v === 'symbol') continue;
-        if (!first) out.push(',');
-        first = false;
-        out.push(JSON.stringify(key), ':');
-        write(v, out);
-      }
-      out.push('}');
+      for (let i = parts.length - 1; i >= 0; i--) stack.push(parts[i] as Frame);
       return;
     }
     default:
@@ -59,11 +145,45 @@ function write(value: unknown, out: string[]): void {
   }
 }
 
-/** JSON with object keys sorted at every level and no whitespace; `undefined` members are dropped as JSON.stringify does. */
+/**
+ * JSON with object keys sorted at every level and no whitespace; `undefined`
+ * members are dropped as JSON.stringify does. Iterative; a value nested
+ * deeper than MAX_JSON_DEPTH throws a located InvalidInput (`tooDeep`).
+ */
 export function canonicalJson(value: unknown): string {
   const out: string[] = [];
-  write(value, out);
+  const stack: Frame[] = [{ kind: 'value', value, depth: 0 }];
+  // the path is only needed for the error: found again by a depth walk when it happens
+  const path = () => deepestPath(value);
+  while (stack.length > 0) {
+    const frame = stack.pop() as Frame;
+    if (frame.kind === 'text') out.push(frame.text);
+    else expand(frame.value, frame.depth, stack, out, path);
+  }
   return out.join('');
+}
+
+/** The path of the first place `value` reaches MAX_JSON_DEPTH (for the error message). */
+function deepestPath(value: unknown): (string | number)[] {
+  try {
+    assertJsonDepth(value);
+  } catch (e) {
+    const depth = (e as OcdbError).details.depth;
+    if (typeof depth === 'number') return firstPathOfDepth(value, depth);
+  }
+  return [];
+}
+
+function firstPathOfDepth(value: unknown, depth: number): (string | number)[] {
+  const stack: { value: unknown; path: (string | number)[] }[] = [{ value, path: [] }];
+  while (stack.length > 0) {
+    const { value: v, path } = stack.pop() as { value: unknown; path: (string | number)[] };
+    if (path.length === depth) return path;
+    if (v === null || typeof v !== 'object') continue;
+    if (Array.isArray(v)) v.forEach((item, i) => stack.push({ value: item, path: [...path, i] }));
+    else for (const [k, item] of Object.entries(v)) stack.push({ value: item, path: [...path, k] });
+  }
+  return [];
 }
 
 /** Hex SHA-256 of a string (UTF-8). */

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { ArtifactRefSchema } from './artifact';
 import { RuntimeContextSnapshotSchema } from './context';
+import { IdSchema } from './names';
 import { ToolCallRecordSchema } from './toolCall';
 
 export const CHECKPOINT_BOUNDARIES = [
@@ -53,8 +54,8 @@ export const UsageSchema = z.looseObject({
 export type Usage = z.infer<typeof UsageSchema>;
 
 export const CheckpointSchema = z.object({
-  checkpointId: z.string().min(1),
-  runId: z.string().min(1),
+  checkpointId: IdSchema,
+  runId: IdSchema,
   boundary: CheckpointBoundarySchema,
   stepIndex: z.number().int().min(-1),
   messages: z.array(MessageSchema),
@@ -62,7 +63,7 @@ export const CheckpointSchema = z.object({
   model: ModelConfigSchema.optional(),
   promptVersion: z.string().optional(),
   runtimeContext: RuntimeContextSnapshotSchema,
-  toolCallId: z.string().optional(),
+  toolCallId: IdSchema.optional(),
   toolLedgerSnapshot: z.array(ToolCallRecordSchema),
   artifactRefs: z.array(ArtifactRefSchema).optional(),
   finishReason: z.string().optional(),

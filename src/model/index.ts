@@ -13,3 +13,5 @@ export * from './policy';
 export * from './replayTurn';
 export * from './run';
 export * from './toolCall';
+export * from './redact';
+export * from './names';

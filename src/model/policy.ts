@@ -7,6 +7,7 @@
  * Pure.
  */
 import { z } from 'zod';
+import { POLICY_WILDCARD } from './names';
 import {
   HAZARDOUS_LEVELS,
   ReplayPolicySchema,
@@ -34,11 +35,12 @@ export function resolvePolicy(
   recorded: ReplayPolicy,
   policyMap: Readonly<Record<string, ReplayPolicy>> | undefined,
 ): ResolvedPolicy {
-  if (policyMap && Object.hasOwn(policyMap, toolName)) {
+  // the '*' key is the wildcard, never the name of a tool (even of one recorded as `*` before names were checked)
+  if (policyMap && toolName !== POLICY_WILDCARD && Object.hasOwn(policyMap, toolName)) {
     return { policy: policyMap[toolName] as ReplayPolicy, source: 'named' };
   }
-  if (policyMap && Object.hasOwn(policyMap, '*')) {
-    return { policy: policyMap['*'] as ReplayPolicy, source: 'wildcard' };
+  if (policyMap && Object.hasOwn(policyMap, POLICY_WILDCARD)) {
+    return { policy: policyMap[POLICY_WILDCARD] as ReplayPolicy, source: 'wildcard' };
   }
   return { policy: recorded, source: 'recorded' };
 }
@@ -74,7 +76,8 @@ export function hazardOf(
 
 /** The hazards that `acknowledged` leaves open (empty: the fork may proceed). */
 export function openHazards(hazards: readonly Hazard[], acknowledged: readonly string[]): Hazard[] {
-  const ack = new Set(acknowledged);
+  // acknowledging '*' acknowledges nothing: hazards are acknowledged by a tool's own name
+  const ack = new Set(acknowledged.filter((name) => name !== POLICY_WILDCARD));
   return hazards.filter((h) => !(h.unlockable && ack.has(h.toolName)));
 }
 

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ArtifactRefSchema } from './artifact';
 import { CheckpointSchema } from './checkpoint';
 import { errorMessage } from './errors';
+import { IdSchema, OptionalIdSchema } from './names';
 import { ToolCallRecordSchema } from './toolCall';
 
 export const RUN_STATUSES = ['running', 'completed', 'failed', 'cancelled'] as const;
@@ -36,11 +37,11 @@ export function readRunError(value: unknown): RunError | undefined {
 }
 
 export const DebugRunSchema = z.object({
-  runId: z.string().min(1),
-  sessionId: z.string(),
-  agentId: z.string().min(1),
-  parentRunId: z.string().optional(),
-  forkFromCheckpointId: z.string().optional(),
+  runId: IdSchema,
+  sessionId: OptionalIdSchema,
+  agentId: IdSchema,
+  parentRunId: IdSchema.optional(),
+  forkFromCheckpointId: IdSchema.optional(),
   status: RunStatusSchema,
   mode: RunModeSchema,
   startedAt: z.number(),

@@ -3,6 +3,7 @@
  * run's ledger (the tool cassette). Field names follow @ocdb/core. Pure.
  */
 import { z } from 'zod';
+import { IdSchema, ToolNameSchema } from './names';
 
 export const SIDE_EFFECT_LEVELS = ['none', 'read_only', 'expensive_read', 'write', 'external_irreversible'] as const;
 export const SideEffectLevelSchema = z.enum(SIDE_EFFECT_LEVELS);
@@ -27,8 +28,8 @@ export type ToolOutcome = z.infer<typeof ToolOutcomeSchema>;
 export const HAZARDOUS_LEVELS: ReadonlySet<SideEffectLevel> = new Set(['write', 'external_irreversible']);
 
 export const ToolCallRecordSchema = z.object({
-  toolCallId: z.string().min(1),
-  toolName: z.string().min(1),
+  toolCallId: IdSchema,
+  toolName: ToolNameSchema,
   args: z.unknown(),
   argsHash: z.string().regex(/^[0-9a-f]{16}$/, 'argsHash must be 16 lowercase hex characters'),
   result: z.unknown().optional(),

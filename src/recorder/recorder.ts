@@ -13,7 +13,7 @@ import { openRunStore, resolveStorePath, type RunStore } from '../store';
 import { AgentProgramFork, forkRequestFromEnv, type ForkModeOptions } from '../fork/agentProgramMode';
 import { RunWriter } from '../writer';
 import { StartRunInputSchema, runCreationOf, type StartRunInput } from './inputs';
-import { RunRecorder, type RecorderEnv } from './runRecorder';
+import { DEFAULT_STORE_LOCK_RETRIES, RunRecorder, type RecorderEnv } from './runRecorder';
 
 export interface RecorderOptions {
   /** Path of the store file; default: OCDB_STORE, else `.ocdb/runs.db` under the working directory. */
@@ -23,6 +23,12 @@ export interface RecorderOptions {
   /** What a failed store write does: 'throw' (default) raises in the agent; 'disable' reports to onError once and stops recording. */
   onStoreError?: 'throw' | 'disable';
   onError?: (error: OcdbError) => void;
+  /**
+   * How many more times a write that met another process's lock (StoreLocked, after the store's 5 s busy
+   * timeout) is tried, with a short pause between, before the recorder gives up as for any store failure.
+   * Default 3 (about 20 s in all); 0 gives up at the first lock.
+   */
+  storeLockRetries?: number;
   /** Clock (ms since epoch); default Date.now. */
   now?: () => number;
   /** Id generator; default random UUIDs. */
@@ -59,6 +65,7 @@ export class Recorder {
       newId: options.newId ?? (() => randomUUID()),
       onStoreError: options.onStoreError ?? 'throw',
       onError: options.onError,
+      storeLockRetries: options.storeLockRetries ?? DEFAULT_STORE_LOCK_RETRIES,
       heartbeatMs: options.heartbeatMs ?? 5000,
     };
   }

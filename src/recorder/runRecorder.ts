@@ -5,7 +5,11 @@
  * and the end. Writes are synchronous SQLite transactions: when one returns,
  * the checkpoint is on disk whole.
  *
- * Store failures: the first failed write marks the recorder broken. With
+ * Store failures: a write that meets another process's lock (StoreLocked)
+ * is tried again `storeLockRetries` times (default 3, a pause between) —
+ * the write transaction changes nothing until it commits, so a retry is
+ * safe. Any other failure, or a lock that outlasts the retries, marks the
+ * recorder broken. With
  * `onStoreError: 'throw'` (the default) that call and every later one throw
  * the same OcdbError at once, so the agent learns of it and nothing waits on
  * a dead store; with `'disable'` the error goes to `onError` once and the
@@ -42,7 +46,17 @@ export interface RecorderEnv {
   newId: (kind: IdKind) => string;
   onStoreError: 'throw' | 'disable';
   onError?: (error: OcdbError) => void;
+  /** Further attempts of a write that met StoreLocked before the recorder gives up. */
+  storeLockRetries: number;
   heartbeatMs: number;
+}
+
+/** Further attempts of a locked write by default: with the 5 s busy timeout, about 20 s in all. */
+export const DEFAULT_STORE_LOCK_RETRIES = 3;
+
+/** A synchronous pause (writes are synchronous transactions; the agent's call waits either way). */
+function pause(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
 /** A model call's outcome as recorded (the response message is appended to the conversation). */
@@ -131,7 +145,15 @@ export class RunRecorder {
       return undefined;
     }
     try {
-      return fn();
+      for (let attempt = 0; ; attempt++) {
+        try {
+          return fn();
+        } catch (e) {
+          // a lock held by another process is transient: wait and try the same write again
+          if (!(e instanceof OcdbError && e.code === 'StoreLocked') || attempt >= this.env.storeLockRetries) throw e;
+          pause(100 * (attempt + 1));
+        }
+      }
     } catch (e) {
       if (e instanceof OcdbError && CALLER_ERRORS.has(e.code)) throw e;
       const err =

@@ -2,7 +2,7 @@
  * The HTTP API's one error shape, `{ "error": { "code", "message", "path"? } }`,
  * and the mapping from OcdbError codes to statuses — in one place. Pure.
  */
-import { errorMessage, isOcdbError, type ErrorCode } from '../model';
+import { errorMessage, isOcdbError, redactText, type ErrorCode } from '../model';
 
 export interface ErrorBody {
   error: { code: string; message: string; path?: string; [extra: string]: unknown };
@@ -55,7 +55,8 @@ export function errorResponse(e: unknown): { status: number; body: ErrorBody } {
   if (isOcdbError(e)) {
     const status = STATUS[e.code] ?? 500;
     const path = typeof e.details.path === 'string' ? e.details.path : undefined;
-    const body: ErrorBody = { error: { code: e.code, message: e.message, ...(path !== undefined ? { path } : {}) } };
+    const message = redactText(e.message);
+    const body: ErrorBody = { error: { code: e.code, message, ...(path !== undefined ? { path } : {}) } };
     if (e.code === 'InvalidInput' && Array.isArray(e.details.issues)) body.error.issues = e.details.issues;
     if (e.code === 'ForkRejected') {
       body.error.hazards = e.details.hazards;
@@ -63,5 +64,8 @@ export function errorResponse(e: unknown): { status: number; body: ErrorBody } {
     }
     return { status, body };
   }
-  return { status: 500, body: { error: { code: 'Internal' satisfies ErrorCode, message: errorMessage(e) } } };
+  return {
+    status: 500,
+    body: { error: { code: 'Internal' satisfies ErrorCode, message: redactText(errorMessage(e)) } },
+  };
 }

@@ -9,7 +9,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { OcdbError, errorMessage } from '../model';
+import { OcdbError, assertJsonInput, errorMessage } from '../model';
 import type { RunStore } from '../store';
 import { HttpError, errorResponse } from './httpErrors';
 import { buildRoutes, type Route, type RoutesOptions } from './routes';
@@ -17,6 +17,8 @@ import { removeServerFile, writeServerFile } from './serverFile';
 
 export const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
 const LOOPBACK_NAMES = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
+/** A Host header this API answers: a loopback name, optionally `:port`, and nothing else (no `@`, no suffix). */
+const LOOPBACK_HOST = /^(?:127\.0\.0\.1|localhost|\[::1\])(?::(\d{1,5}))?$/i;
 
 export interface ServerOptions extends Omit<RoutesOptions, 'store'> {
   store: RunStore;
@@ -34,13 +36,15 @@ export interface RunningServer {
   token: string;
   port: number;
   serverFile?: string;
+  /** Removes server.json now if it is still ours (synchronous: safe in an `exit` handler). */
+  removeServerFile(): void;
   close(): Promise<void>;
 }
 
-function hostName(hostHeader: string): string {
-  if (hostHeader.startsWith('[')) return hostHeader.slice(0, hostHeader.indexOf(']') + 1);
-  const colon = hostHeader.lastIndexOf(':');
-  return colon >= 0 ? hostHeader.slice(0, colon) : hostHeader;
+/** True when the Host header names this server on loopback (the port, when given, is ours). */
+function isLoopbackHost(hostHeader: string, port: number): boolean {
+  const match = LOOPBACK_HOST.exec(hostHeader);
+  return match !== null && (match[1] === undefined || Number(match[1]) === port);
 }
 
 function sameToken(given: string, expected: string): boolean {
@@ -61,9 +65,9 @@ function send(res: http.ServerResponse, status: number, body: unknown): void {
 }
 
 /** Checks host, origin and token; throws HttpError. */
-function guard(req: http.IncomingMessage, token: string): void {
+function guard(req: http.IncomingMessage, token: string, port: number): void {
   const host = req.headers.host;
-  if (!host || !LOOPBACK_NAMES.has(hostName(host).toLowerCase())) {
+  if (!host || !isLoopbackHost(host, port)) {
     throw new HttpError(
       'MisdirectedRequest',
       `Host ${host ?? '(none)'} is not a loopback name; this API answers 127.0.0.1 / localhost only.`,
@@ -120,10 +124,18 @@ function readBody(req: http.IncomingMessage, limit: number): Promise<unknown> {
       if (!/^application\/json\b/i.test(type)) {
         return reject(new HttpError('UnsupportedMediaType', 'Send JSON with Content-Type: application/json.'));
       }
+      let body: unknown;
       try {
-        resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+        body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
       } catch (e) {
         reject(new OcdbError('InvalidInput', `The body is not valid JSON: ${errorMessage(e)}`, { path: '' }));
+        return;
+      }
+      try {
+        assertJsonInput(body, 'body'); // refused before anything is written (MAX_JSON_DEPTH, no __proto__ keys)
+        resolve(body);
+      } catch (e) {
+        reject(e);
       }
     });
   });
@@ -153,7 +165,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const server = http.createServer((req, res) => {
     void (async () => {
       try {
-        guard(req, token);
+        guard(req, token, (server.address() as AddressInfo).port);
         const result = await dispatch(routes, req, limit);
         send(res, result.status, result.body);
       } catch (e) {
@@ -169,15 +181,25 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   });
   const port = (server.address() as AddressInfo).port;
   const url = `http://127.0.0.1:${port}`;
-  const file =
-    options.writeServerFile === false
-      ? undefined
-      : writeServerFile(options.store.path, { url, token, pid: process.pid });
+  let file: string | undefined;
+  try {
+    file =
+      options.writeServerFile === false
+        ? undefined
+        : writeServerFile(options.store.path, { url, token, pid: process.pid });
+  } catch (e) {
+    // another live server owns this store: do not stay up undiscoverable
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    throw e;
+  }
   return {
     url,
     token,
     port,
     ...(file ? { serverFile: file } : {}),
+    removeServerFile: () => {
+      if (file) removeServerFile(options.store.path, token);
+    },
     close: () =>
       new Promise<void>((resolve) => {
         if (file) removeServerFile(options.store.path, token);

@@ -13,6 +13,7 @@ import {
   ConfirmationStatusSchema,
   ForkConfigSchema,
   RunModeSchema,
+  OcdbError,
   RunStatusSchema,
   parseWith,
 } from '../model';
@@ -83,7 +84,19 @@ const RangeQuerySchema = z.object({
   limit: z.coerce.number().int().min(0).optional(),
 });
 
-const param = (ctx: RouteContext, i: number) => decodeURIComponent(ctx.params[i] ?? '');
+/** The i-th id of the path, percent-decoded; malformed encoding is the caller's 400, not a 500. */
+const param = (ctx: RouteContext, i: number): string => {
+  const raw = ctx.params[i] ?? '';
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw new OcdbError(
+      'InvalidInput',
+      `The id ${JSON.stringify(raw)} in the path is not valid percent-encoding (UTF-8): encode it with encodeURIComponent.`,
+      { path: `params[${i}]` },
+    );
+  }
+};
 
 export function buildRoutes(options: RoutesOptions): Route[] {
   const { store } = options;

@@ -1,12 +1,16 @@
 /**
  * `server.json` beside the store file: `{ url, token, pid }`, mode 0600, so
  * local clients (the extension, scripts) find the running API and its token
- * while other users cannot read it. Removed on shutdown when it is still ours.
+ * while other users cannot read it. One server per store: the file is created
+ * exclusively, a second server on the same store is refused while the first
+ * one's pid lives (a stale file of a dead server is replaced). Removed on
+ * shutdown when it is still ours.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
-import { parseWith } from '../model';
+import { OcdbError, parseWith } from '../model';
+import { pidAlive } from '../store';
 
 export const ServerFileSchema = z.object({ url: z.url(), token: z.string().min(16), pid: z.number().int().optional() });
 export type ServerFile = z.infer<typeof ServerFileSchema>;
@@ -16,13 +20,46 @@ export function serverFilePath(storePath: string): string {
   return path.join(path.dirname(path.resolve(storePath)), 'server.json');
 }
 
+/**
+ * Creates the server file (complete, mode 0600, never half written). Throws
+ * StoreLocked when a live server of another process owns it; replaces the
+ * file of a server that is gone.
+ */
 export function writeServerFile(storePath: string, content: ServerFile): string {
   const file = serverFilePath(storePath);
   const tmp = `${file}.${process.pid}.tmp`;
   fs.writeFileSync(tmp, `${JSON.stringify(content, null, 2)}\n`, { mode: 0o600 });
   fs.chmodSync(tmp, 0o600);
-  fs.renameSync(tmp, file);
-  return file;
+  try {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        fs.linkSync(tmp, file); // exclusive: fails when the file exists
+        return file;
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw e;
+      }
+      const owner = ownerOf(file);
+      if (owner && owner.pid !== process.pid && pidAlive(owner.pid)) {
+        throw new OcdbError(
+          'StoreLocked',
+          `Another ocdb serve (pid ${owner.pid}) already serves this store at ${owner.url}; use it (its token is in ${file}) or stop it first.`,
+          { file, pid: owner.pid, url: owner.url },
+        );
+      }
+      fs.rmSync(file, { force: true }); // the file of a server that is gone
+    }
+  } finally {
+    fs.rmSync(tmp, { force: true });
+  }
+}
+
+function ownerOf(file: string): { pid: number; url: string } | undefined {
+  try {
+    const parsed = ServerFileSchema.safeParse(JSON.parse(fs.readFileSync(file, 'utf8')));
+    return parsed.success && parsed.data.pid !== undefined ? { pid: parsed.data.pid, url: parsed.data.url } : undefined;
+  } catch {
+    return undefined; // unreadable or half written by a crashed writer: stale
+  }
 }
 
 /** Reads and validates the server file; undefined when there is none. */

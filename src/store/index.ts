@@ -2,6 +2,7 @@
 export * from './runStore';
 export { openRunStore, SqliteRunStore, type OpenStoreOptions } from './sqliteRunStore';
 export { resolveStorePath, DEFAULT_STORE_RELATIVE } from './storePath';
-export { HEARTBEAT_STALE_MS } from './liveness';
+export { HEARTBEAT_STALE_MS, pidAlive } from './liveness';
 export type { DriverName } from './sqlDriver';
 export { lazyList } from './lazyList';
+export { runExportChunks, writeRunExport } from './runExport';

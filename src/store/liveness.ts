@@ -16,7 +16,8 @@ export const PID_REUSE_STALE_MS = 60 * 60_000;
 
 export const THIS_HOST = os.hostname();
 
-function pidAlive(pid: number): boolean {
+/** True while process `pid` exists on this host (EPERM: it exists but is someone else's). */
+export function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

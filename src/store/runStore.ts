@@ -36,6 +36,16 @@ export type {
 } from '../model';
 
 /** A run without its checkpoints: what lists and trees show. */
+/** Options of `loadRun`. */
+export interface LoadRunOptions {
+  /** Where the run came from (a file name), prefixed to error messages. */
+  where?: string;
+  /** Replace a run of the same id instead of refusing it. */
+  replace?: boolean;
+  /** The runs loaded in the same batch by id (their parents may come later in the batch). */
+  batch?: ReadonlyMap<string, { parentRunId?: string }>;
+}
+
 export interface RunSummary {
   runId: string;
   sessionId: string;
@@ -176,8 +186,13 @@ export interface RunStore {
 
   deleteRun(runId: string): void;
   exportRun(runId: string): DebugRun;
-  /** Loads a DebugRun (validated) in one transaction; fails without writing anything when the run id exists. */
-  loadRun(run: unknown, options?: { where?: string; replace?: boolean }): RunSummary;
+  /** A DebugRun without its checkpoints (what `writeRunExport` streams around them). */
+  exportRunHead(runId: string): Omit<DebugRun, 'checkpoints'>;
+  /**
+   * Loads a DebugRun (validated: schema, nesting, argsHash, unique ids, parents; see loadValidation.ts) in one
+   * transaction; fails without writing anything when the run id exists or the run is refused.
+   */
+  loadRun(run: unknown, options?: LoadRunOptions): RunSummary;
 
   saveForkRequest(record: ForkRequestRecord): void;
   getForkRequest(forkRequestId: string): ForkRequestRecord;

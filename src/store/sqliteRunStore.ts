@@ -9,6 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
   ArtifactRefSchema,
+  assertJsonInput,
   DebugRunSchema,
   MessageSchema,
   OcdbError,
@@ -30,7 +31,9 @@ import { THIS_HOST } from './liveness';
 import { migrate } from './migrations';
 import { openDriver } from './openDriver';
 import { compact, json, rowToRunSummary, toJson } from './rowCodec';
+import { checkLoadedRun } from './loadValidation';
 import type {
+  LoadRunOptions,
   BeginToolCallInput,
   ConfirmationAnswer,
   ConfirmationFilter,
@@ -416,10 +419,15 @@ export class SqliteRunStore implements RunStore {
   // ---- export / load ------------------------------------------------------------
 
   exportRun(runId: string): DebugRun {
+    const { toolLedger, artifactRefs, metadata, ...first } = this.exportRunHead(runId);
+    const checkpoints = this.checkpoints.allOf(runId);
+    return { ...first, checkpoints, toolLedger, artifactRefs, metadata }; // the DebugRun key order
+  }
+
+  exportRunHead(runId: string): Omit<DebugRun, 'checkpoints'> {
     this.assertOpen();
     const row = this.requireRunRow(runId);
     const summary = rowToRunSummary(row);
-    const checkpoints = this.checkpoints.allOf(runId);
     return compact({
       runId: summary.runId,
       sessionId: summary.sessionId,
@@ -431,7 +439,6 @@ export class SqliteRunStore implements RunStore {
       startedAt: summary.startedAt,
       endedAt: summary.endedAt,
       error: summary.error,
-      checkpoints,
       toolLedger: this.listToolCalls(runId),
       artifactRefs: parseWith(DebugRunSchema.shape.artifactRefs, json(row.artifact_refs_json), `store run ${runId}`, [
         'artifactRefs',
@@ -440,7 +447,8 @@ export class SqliteRunStore implements RunStore {
     });
   }
 
-  loadRun(input: unknown, options: { where?: string; replace?: boolean } = {}): RunSummary {
+  loadRun(input: unknown, options: LoadRunOptions = {}): RunSummary {
+    assertJsonInput(input, options.where);
     const run = parseWith(DebugRunSchema, input, options.where);
     run.checkpoints.forEach((cp, i) => {
       if (cp.runId !== run.runId) {
@@ -462,6 +470,20 @@ export class SqliteRunStore implements RunStore {
         }
         this.sql('DELETE FROM runs WHERE run_id = ?').run(run.runId);
       }
+      // after a replaced run is gone: its own checkpoint ids are free again (loadValidation.ts)
+      checkLoadedRun(
+        run,
+        {
+          checkpointOwner: (id) =>
+            this.sql('SELECT run_id FROM checkpoints WHERE checkpoint_id = ?').get(id)?.run_id as string | undefined,
+          parentOf: (id) => {
+            const row = this.sql('SELECT parent_run_id FROM runs WHERE run_id = ?').get(id);
+            return row ? (row.parent_run_id as string | null) : undefined;
+          },
+          ...(options.batch ? { batch: options.batch } : {}),
+        },
+        options.where,
+      );
       const lastAt = run.endedAt ?? run.checkpoints.at(-1)?.createdAt ?? run.startedAt;
       this.sql(
         `INSERT INTO runs (run_id, session_id, agent_id, parent_run_id, fork_from_checkpoint_id, status, mode,

@@ -10,7 +10,15 @@
  * writes. Depends on model/ and the RunStore contract only.
  */
 import { randomUUID } from 'node:crypto';
-import type { ArtifactRef, CheckpointBoundary, RunEndStatus, RunMode, ToolCallRecord } from '../model';
+import {
+  assertId,
+  assertToolName,
+  type ArtifactRef,
+  type CheckpointBoundary,
+  type RunEndStatus,
+  type RunMode,
+  type ToolCallRecord,
+} from '../model';
 import type { CheckpointSummary, RunStore, RunSummary, ToolOutcome } from '../store';
 import { serializeError, toolResultMessage } from './outcomes';
 import {
@@ -117,6 +125,12 @@ export class RunWriter {
   static create(store: RunStore, input: CreateRunWrite, options: WriterOptions = {}): RunWriter {
     const now = options.now ?? Date.now;
     const runId = input.runId ?? (options.newId ?? (() => randomUUID()))('run');
+    // ids and names are one line of well-formed text (model/names.ts), whoever writes the run
+    assertId(runId, 'runId');
+    assertId(input.agentId, 'agentId');
+    if (input.sessionId) assertId(input.sessionId, 'sessionId');
+    if (input.parentRunId !== undefined) assertId(input.parentRunId, 'parentRunId');
+    if (input.forkFromCheckpointId !== undefined) assertId(input.forkFromCheckpointId, 'forkFromCheckpointId');
     const state: RunState = { ...input.state, messages: input.state.messages ?? [] };
     state.promptVersion ??= input.state.runtimeContext.model.promptVersion;
     if (state.systemPrompt === undefined) delete state.systemPrompt;
@@ -222,6 +236,7 @@ export class RunWriter {
   private taken: CheckpointSummary[] | undefined;
 
   private take(boundary: CheckpointBoundary, input: CheckpointInput): CheckpointSummary {
+    if (input.checkpointId !== undefined) assertId(input.checkpointId, 'checkpointId');
     const cp = this.timeline.build(boundary, input, {
       checkpointId: input.checkpointId ?? this.newId('checkpoint'),
       createdAt: input.createdAt ?? this.now(),
@@ -244,6 +259,8 @@ export class RunWriter {
 
   private open(call: BeginToolWrite, options: ToolWriteOptions): ToolWrite {
     const toolCallId = call.toolCallId ?? this.newId('toolCall');
+    assertToolName(call.toolName);
+    assertId(toolCallId, 'toolCallId');
     const record = this.store.beginToolCall(this.runId, {
       toolCallId,
       toolName: call.toolName,

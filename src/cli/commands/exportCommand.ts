@@ -1,7 +1,12 @@
-/** `ocdb export <runId>`: the run as DebugRun JSON (or, --format replay-turns, outpost ReplayTurn[]) on stdout or --out. */
-import { writeFileSync } from 'node:fs';
+/**
+ * `ocdb export <runId>`: the run as DebugRun JSON on stdout (or --out file), streamed one checkpoint at a time
+ * (store/runExport.ts): memory does not grow with the run. `--format replay-turns`: outpost ReplayTurn[] (built from
+ * the whole run, then written).
+ */
+import { closeSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import { z } from 'zod';
 import { OcdbError, replayTurnsOf } from '../../model';
+import { runExportChunks, writeRunExport } from '../../store';
 import { EXIT, STORE_HELP, STORE_OPTION, openStoreFor, parseCommandArgs, type CliCommand } from '../cliCommand';
 
 const EXPORT_FORMATS = ['debug-run', 'replay-turns'] as const;
@@ -40,10 +45,23 @@ export const exportCommand: CliCommand = {
     }
     const store = openStoreFor(io, values.store, false);
     try {
-      const run = store.exportRun(runId);
-      const text = JSON.stringify(format.data === 'replay-turns' ? replayTurnsOf(run) : run, null, 2);
-      if (values.out) writeFileSync(values.out, `${text}\n`);
-      else io.out(text);
+      if (format.data === 'replay-turns') {
+        const text = JSON.stringify(replayTurnsOf(store.exportRun(runId)), null, 2);
+        if (values.out) writeFileSync(values.out, `${text}\n`);
+        else io.out(text);
+      } else if (values.out) {
+        store.getRun(runId); // RunNotFound before the file is created
+        const fd = openSync(values.out, 'w');
+        try {
+          writeRunExport(store, runId, (chunk) => writeSync(fd, `${chunk}\n`));
+        } finally {
+          closeSync(fd);
+        }
+      } else if (io.write) {
+        store.getRun(runId);
+        // a pipe takes what its reader reads: wait for it rather than buffer the whole export
+        for (const chunk of runExportChunks(store, runId)) await io.write(`${chunk}\n`);
+      } else writeRunExport(store, runId, (chunk) => io.out(chunk));
       return EXIT.ok;
     } finally {
       store.close();

@@ -182,6 +182,8 @@ export const forkCommand: CliCommand = {
           command: values.program,
           cwd: io.cwd,
           env: io.env,
+          // with --json, stdout is ours alone: the agent's stdout goes to stderr, so the JSON parses
+          ...(values.json ? { stdio: ['inherit', 2, 'inherit'] as const } : {}),
         });
         const code = await program.exited;
         const request = store.getForkRequest(created.forkRequestId);

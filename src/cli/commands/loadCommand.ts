@@ -28,11 +28,23 @@ export const loadCommand: CliCommand = {
       throw new OcdbError('InvalidInput', `${file}: not readable JSON (${errorMessage(e)})`, { file });
     }
     const runs = Array.isArray(data) ? data : [data];
+    // a run's parent may come later in the same file
+    const batch = new Map<string, { parentRunId?: string }>();
+    for (const run of runs) {
+      if (run && typeof run === 'object' && typeof (run as { runId?: unknown }).runId === 'string') {
+        const { runId, parentRunId } = run as { runId: string; parentRunId?: unknown };
+        batch.set(runId, typeof parentRunId === 'string' ? { parentRunId } : {});
+      }
+    }
     const store = openStoreFor(io, values.store, true);
     try {
       const loaded = store.transaction(() =>
         runs.map((run, i) =>
-          store.loadRun(run, { where: Array.isArray(data) ? `${file} [${i}]` : file, replace: values.replace }),
+          store.loadRun(run, {
+            where: Array.isArray(data) ? `${file} [${i}]` : file,
+            replace: values.replace,
+            batch,
+          }),
         ),
       );
       for (const r of loaded)

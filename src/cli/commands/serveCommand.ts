@@ -1,6 +1,6 @@
 /**
  * `ocdb serve`: the local HTTP API of a store on 127.0.0.1 until Ctrl-C /
- * SIGTERM. The URL and token go to server.json beside the store (mode 0600);
+ * SIGTERM / SIGHUP; a second server on the same store is refused. The URL and token go to server.json beside the store (mode 0600);
  * the token is never printed.
  */
 import { OcdbError } from '../../model';
@@ -24,7 +24,8 @@ export const serveCommand: CliCommand = {
     'Usage: ocdb serve [--port <n>] [--body-limit <bytes>]',
     '',
     'Listens on 127.0.0.1 only. The URL and the bearer token are written to server.json',
-    'beside the store file (mode 0600) and removed on exit.',
+    'beside the store file (mode 0600) and removed on exit (Ctrl-C, SIGTERM, SIGHUP).',
+    'One server per store: a second one is refused while the first one runs.',
     '  --port <n>             port (default: a free one)',
     `  --body-limit <bytes>   largest request body (default ${DEFAULT_BODY_LIMIT})`,
     MODEL_HELP,
@@ -48,12 +49,16 @@ export const serveCommand: CliCommand = {
     });
     io.out(`Agent Time Travel API on ${server.url} for ${store.path}`);
     io.out(`Token and URL in ${server.serverFile ?? '(not written)'}. Ctrl-C stops.`);
+    // every way a terminal or a supervisor ends a server removes server.json (the token) on the way out
+    const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+    const lastResort = () => server.removeServerFile();
+    process.once('exit', lastResort);
     await new Promise<void>((resolve) => {
       const stop = () => resolve();
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
+      for (const s of SIGNALS) process.once(s, stop);
     });
     await server.close();
+    process.off('exit', lastResort);
     store.close();
     io.out('stopped');
     return EXIT.ok;

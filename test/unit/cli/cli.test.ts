@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -74,6 +74,15 @@ test('export -> load into a fresh store -> export is byte-identical', () => {
   const first = ocdb(['export', 'demo-support-refund-auditor', '--store', a]);
   assert.equal(first.code, 0, first.err);
   writeFileSync(join(dir, 'run.json'), first.out);
+  // a fork needs its parent in the store (its ledger is the fork's cassette): refused alone, loaded after it
+  const alone = ocdb(['load', join(dir, 'run.json'), '--store', b]);
+  assert.equal(alone.code, 2);
+  assert.match(
+    alone.err,
+    /run\.json: parentRunId: the parent run demo-support-refund is not in this store: load it first/,
+  );
+  writeFileSync(join(dir, 'parent.json'), ocdb(['export', 'demo-support-refund', '--store', a]).out);
+  assert.equal(ocdb(['load', join(dir, 'parent.json'), '--store', b]).code, 0);
   const load = ocdb(['load', join(dir, 'run.json'), '--store', b]);
   assert.equal(load.code, 0, load.err);
   const second = ocdb(['export', 'demo-support-refund-auditor', '--store', b]);
@@ -152,4 +161,18 @@ test('ocdb show tells a cancelled tool call from a failed one', () => {
   assert.equal(shown.code, 0, shown.err);
   assert.match(shown.out, /deploy .*CANCELLED the user pressed stop/);
   assert.match(shown.out, /probe .*ERROR .*probe timed out/);
+});
+
+test('ocdb show | head: a reader that goes away ends ocdb quietly, without an EPIPE stack trace', async () => {
+  const store = join(tmpDir(), 'pipe.db');
+  assert.equal(ocdb(['demo', '--store', store]).code, 0);
+  for (const args of [['show', 'demo-support-refund'], ['runs'], ['export', 'demo-support-refund']]) {
+    const child = spawn(process.execPath, [CLI, ...args, '--store', store], { stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.destroy(); // the reader is gone before ocdb writes its first line
+    let err = '';
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+    assert.doesNotMatch(err, /EPIPE|\n\s+at /, `${args.join(' ')}: ${err}`);
+    assert.equal(code, 0, `${args.join(' ')}: ${err}`);
+  }
 });

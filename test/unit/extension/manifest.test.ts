@@ -10,7 +10,12 @@ import * as fs from 'node:fs';
 import { test } from 'node:test';
 import { z } from 'zod';
 import { LaunchArgsSchema } from '../../../src/debug/launchArgs';
-import { ACTIVATION_EVENTS, LAUNCH_ATTRIBUTES, buildContributes } from '../../../src/extension/contributes';
+import {
+  ACTIVATION_EVENTS,
+  CAPABILITIES,
+  LAUNCH_ATTRIBUTES,
+  buildContributes,
+} from '../../../src/extension/contributes';
 import {
   CATEGORY,
   COMMANDS,
@@ -22,6 +27,7 @@ import {
 
 interface Manifest {
   activationEvents: string[];
+  capabilities?: unknown;
   contributes: ReturnType<typeof buildContributes>;
 }
 const manifest = JSON.parse(fs.readFileSync('package.json', 'utf8')) as Manifest;
@@ -92,4 +98,15 @@ test('the icon, the grammar and the webview stylesheet the manifest and host nam
     assert.equal(grammar.scopeName, g.scopeName);
   }
   assert.ok(fs.existsSync('media/contextEditor.css'));
+});
+
+test("a workspace cannot choose where the user's key is sent: machine scope, restricted when untrusted", () => {
+  assert.deepEqual(manifest.capabilities, JSON.parse(JSON.stringify(CAPABILITIES)), `capabilities drifted: ${REGEN}`);
+  const props = manifest.contributes.configuration.properties as Record<string, { scope?: string }>;
+  const restricted = CAPABILITIES.untrustedWorkspaces.restrictedConfigurations as readonly string[];
+  for (const key of [SETTINGS.modelBaseUrl, SETTINGS.apiKeyEnvVar]) {
+    const id = `${SETTINGS_SECTION}.${key}`;
+    assert.ok(props[id]?.scope === 'machine' || props[id]?.scope === 'application', `${id} is machine-scoped`);
+    assert.ok(restricted.includes(id), `${id} is restricted in untrusted workspaces`);
+  }
 });

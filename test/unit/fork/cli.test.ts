@@ -5,6 +5,7 @@
  * endpoint.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -167,5 +168,22 @@ describe('ocdb fork', () => {
     );
     assert.equal(r.code, EXIT.ok, r.out + r.err);
     assert.match(r.out, /Agent program exited with 0; fork .*: completed/);
+  });
+
+  it("--run --program --json keeps the agent program's stdout out of the JSON (it goes to stderr)", () => {
+    const agent = path.join(__dirname, '../../fixtures/agents/refundAgent.ts');
+    const tsx = pathToFileURL(path.join(__dirname, '../../../node_modules/tsx/dist/loader.mjs')).href;
+    const program = `echo "agent says hello on stdout" && "${process.execPath}" --import "${tsx}" "${agent}"`;
+    const cli = path.join(__dirname, '../../../dist/cli.js');
+    const args = ['fork', agentRunId, '0', '--policy', '*=reuse_result', '--run', '--program', program, '--json'];
+    const r = spawnSync(process.execPath, [cli, ...args, '--store', storePath], {
+      encoding: 'utf8',
+      cwd: dir,
+      env: { ...process.env, MODEL_URL: server.url, NODE_PATH: '' },
+    });
+    assert.equal(r.status, EXIT.ok, r.stdout + r.stderr);
+    const json = JSON.parse(r.stdout) as { request: { status: string } };
+    assert.equal(json.request.status, 'completed');
+    assert.match(r.stderr, /agent says hello on stdout/);
   });
 });

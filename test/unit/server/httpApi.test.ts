@@ -73,6 +73,35 @@ describe('HTTP API guards', () => {
     assert.equal(local.status, 200);
   });
 
+  it('refuses Host headers that only start like a loopback name (421)', async () => {
+    for (const host of [
+      '[::1]evil.com',
+      `localhost:${server.port}@evil.com`,
+      'localhost.evil.com',
+      `127.0.0.1:${server.port}.evil.com`,
+      'localhost:1', // another port: not this server
+      '127.0.0.1 evil.com',
+    ]) {
+      const r = await call(server.url, { path: '/runs', token: server.token, headers: { host } });
+      assert.equal(r.status, 421, host);
+    }
+    for (const host of ['127.0.0.1', `[::1]:${server.port}`, `LOCALHOST:${server.port}`]) {
+      const r = await call(server.url, { path: '/health', token: server.token, headers: { host } });
+      assert.equal(r.status, 200, host);
+    }
+  });
+
+  it('answers 400 naming the id, never 500, on malformed percent-encoding in a path id', async () => {
+    for (const p of ['/runs/%E0%A4%A', '/runs/%ZZ', '/runs/%ED%A0%80/checkpoints', '/checkpoints/%', '/forks/%C3']) {
+      const r = await get(p);
+      assert.equal(r.status, 400, p);
+      assert.equal(errorOf(r.body).code, 'InvalidInput');
+      assert.match(errorOf(r.body).message, /not valid percent-encoding/);
+    }
+    const post = await call(server.url, { method: 'POST', path: '/runs/%E0/end', token: server.token, body: {} });
+    assert.equal(post.status, 400);
+  });
+
   it('answers 413 past the body limit, declared or streamed', async () => {
     const big = Buffer.alloc(20 * 1024 * 1024, 'a');
     const declared = await call(server.url, { path: '/runs', token: server.token, raw: big });

@@ -47,16 +47,18 @@ export const serveCommand: CliCommand = {
       ...(bodyLimitBytes !== undefined ? { bodyLimitBytes } : {}),
       ...(chat ? { chatModel: chat } : {}),
     });
-    io.out(`Agent Time Travel API on ${server.url} for ${store.path}`);
-    io.out(`Token and URL in ${server.serverFile ?? '(not written)'}. Ctrl-C stops.`);
-    // every way a terminal or a supervisor ends a server removes server.json (the token) on the way out
+    // every way a terminal or a supervisor ends a server removes server.json (the token) on the way out; the
+    // handlers are in place before the ready line, so a signal sent as soon as it is read is never the default kill
     const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
     const lastResort = () => server.removeServerFile();
     process.once('exit', lastResort);
-    await new Promise<void>((resolve) => {
+    const stopped = new Promise<void>((resolve) => {
       const stop = () => resolve();
       for (const s of SIGNALS) process.once(s, stop);
     });
+    io.out(`Agent Time Travel API on ${server.url} for ${store.path}`);
+    io.out(`Token and URL in ${server.serverFile ?? '(not written)'}. Ctrl-C stops.`);
+    await stopped;
     await server.close();
     process.off('exit', lastResort);
     store.close();

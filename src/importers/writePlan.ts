@@ -69,7 +69,13 @@ export function continueRunPlan(
   const writer = RunWriter.resume(store, plan.runId, {
     now: () => plan.startedAt,
     ...(onCheckpoint ? { onCheckpoint: () => onCheckpoint() } : {}),
-    ...(keep === 0 ? { start: { state: initialState(plan), ledger: plan.initial.ledger } } : {}),
+    // Reopened from its very start: the run starts where a new one would (a fork: at its parent's step).
+    ...(keep === 0
+      ? {
+          start: { state: initialState(plan), ledger: plan.initial.ledger },
+          position: { stepIndex: plan.initial.stepIndex },
+        }
+      : {}),
   });
   return writeOps(writer, plan, plan.ops.slice(fromOp));
 }

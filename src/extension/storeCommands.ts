@@ -55,7 +55,8 @@ async function importTraces(ctx: ExtensionContextObject, file: string): Promise<
         signal: abort.signal,
         onProgress: (p) => {
           const pct = p.allBytesTotal > 0 ? (100 * p.allBytesRead) / p.allBytesTotal : 0;
-          progress.report({ increment: pct - reported, message: path.basename(p.file) });
+          const files = p.filesTotal > 1 ? `${Math.min(p.filesDone + 1, p.filesTotal)} of ${p.filesTotal}: ` : '';
+          progress.report({ increment: pct - reported, message: `${files}${path.basename(p.file)}` });
           reported = pct;
         },
       });

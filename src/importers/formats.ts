@@ -28,6 +28,12 @@ export interface FormatSpec {
   recognisedBy: string;
   recognise: (input: SniffInput) => boolean;
   read: (file: string, options: ReaderOptions) => Promise<ReadPlans>;
+  /**
+   * The file grows while its producer runs (a session log): run ids come from the session, not the content, and
+   * a re-import of the grown file continues its runs (growth.ts). The reader appends `ReaderOptions.idSuffix`
+   * to its ids when given (a file whose runs cannot be continued is imported as new runs).
+   */
+  grows?: true;
 }
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -86,6 +92,7 @@ export const FORMAT_SPECS: readonly FormatSpec[] = [
       'JSON Lines whose lines have a Claude Code `type` (user, assistant, system, summary, ...) and `uuid` / `sessionId`; or stored session rows `{ sessionId, entry }` (open-agent-kernel)',
     recognise: claudeCode,
     read: readClaudeCodeSession,
+    grows: true,
   },
   {
     format: 'codex',
@@ -93,6 +100,7 @@ export const FORMAT_SPECS: readonly FormatSpec[] = [
       'JSON Lines of `{ timestamp, type: session_meta | turn_context | response_item | event_msg, payload }` (Codex CLI rollouts)',
     recognise: ({ first }) => isCodexLine(first),
     read: readCodexRollout,
+    grows: true,
   },
   {
     format: 'gemini-cli',

@@ -1,8 +1,10 @@
 /**
  * Imports one trace file: sniffs (or takes) its format, maps it to RunPlans,
  * skips it when its run is already in the store (run ids are derived from the
- * source: session or trace id plus a content hash), and writes all its runs
- * in ONE store transaction — a corrupt line leaves nothing of the file.
+ * source: session or trace id, plus a content hash for formats that do not
+ * grow), continues the runs of a session log that grew since it was imported
+ * (growth.ts), and writes all its runs in ONE store transaction — a corrupt
+ * line leaves nothing of the file.
  * Depends on the RunStore interface, never on vscode.
  */
 import { statSync } from 'node:fs';
@@ -13,7 +15,8 @@ import type { RunPlan } from './runPlan';
 import { sideEffectOf } from './sideEffects';
 import { formatsHelp, sniffFormat } from './sniff';
 import type { FileResult, ImportFormat, ImportOptions, SkippedRecord } from './types';
-import { writeRunPlan } from './writePlan';
+import { growthOf, noteGrowable, type Growth } from './growth';
+import { continueRunPlan, writeRunPlan } from './writePlan';
 
 export interface ReadPlans {
   plans: RunPlan[];
@@ -35,6 +38,8 @@ export interface ReaderOptions {
    * was wrong; its message usually already names the file and line.
    */
   skip: (record: Omit<SkippedRecord, 'reason'>, error: unknown) => void;
+  /** For a format that `grows`: appended to its run ids (the runs of a file that cannot continue earlier ones). */
+  idSuffix?: string;
 }
 
 /** `reason` without the `file: line N: ` prefix the error messages carry. */
@@ -121,22 +126,56 @@ export async function importFile(
       format = sniffed.format;
     }
     result.format = format;
-    const read = await formatSpec(format).read(file, {
-      signal: options.signal,
-      warnings: result.warnings,
-      unknownTypes: result.unknownTypes,
-      onBytes,
-      sideEffectOf: (name) => sideEffectOf(name, options.sideEffectTable),
-      strict: options.strict === true,
-      skip: skipperFor(result, options.strict === true),
-    });
-    noteSkipped(read.plans, result.skippedRecords);
+    const spec = formatSpec(format);
+    const bytesRead = new Map<string, number>();
+    const readWith = async (idSuffix?: string) => {
+      result.warnings = [];
+      result.unknownTypes = {};
+      result.skippedRecords = [];
+      const read = await spec.read(file, {
+        signal: options.signal,
+        warnings: result.warnings,
+        unknownTypes: result.unknownTypes,
+        onBytes: (f, n) => {
+          bytesRead.set(f, n);
+          onBytes?.(f, n);
+        },
+        sideEffectOf: (name) => sideEffectOf(name, options.sideEffectTable),
+        strict: options.strict === true,
+        skip: skipperFor(result, options.strict === true),
+        ...(idSuffix !== undefined ? { idSuffix } : {}),
+      });
+      noteSkipped(read.plans, result.skippedRecords);
+      if (spec.grows) noteGrowable(read.plans, bytesRead);
+      return read;
+    };
+    let read = await readWith();
     if (read.plans.length === 0) {
       result.outcome = 'skipped';
       result.reason = result.bytes === 0 ? 'empty file' : 'no conversation in the file';
       return result;
     }
-    if (store.hasRun(read.primaryRunId)) {
+    let growth: Growth[] | undefined;
+    if (spec.grows) {
+      growth = read.plans.map((plan) => growthOf(store, plan));
+      const contentHash = (read.plans[0]?.metadata.source as { contentHash?: unknown } | undefined)?.contentHash;
+      const legacyId = typeof contentHash === 'string' ? `${read.primaryRunId}-${contentHash}` : undefined;
+      const diverged = growth.find((g): g is Extract<Growth, { kind: 'diverged' }> => g.kind === 'diverged');
+      if (growth.every((g) => g.kind === 'same') || (growth[0]?.kind === 'new' && legacyId && store.hasRun(legacyId))) {
+        result.outcome = 'skipped';
+        result.reason = `already imported as ${growth[0]?.kind === 'same' ? read.primaryRunId : String(legacyId)}`;
+        return result;
+      }
+      if (diverged && typeof contentHash === 'string') {
+        read = await readWith(contentHash);
+        result.warnings.push({
+          file,
+          message: `${diverged.reason}: cannot continue it, imported as a new run ${read.primaryRunId}`,
+        });
+        growth = undefined;
+      }
+    }
+    if (!growth && store.hasRun(read.primaryRunId)) {
       result.outcome = 'skipped';
       result.reason = `already imported as ${read.primaryRunId}`;
       return result;
@@ -150,14 +189,67 @@ export async function importFile(
           if (written % 256 === 0 || written === total) onWrite(written, total);
         }
       : undefined;
-    const summaries = store.transaction(() => read.plans.map((plan) => writeRunPlan(store, plan, tick)));
-    result.runs = summaries.map((s) => ({
+    const writeAll = (plans: RunPlan[], growths: Growth[] | undefined) =>
+      store.transaction(() =>
+        plans.map((plan, i) => {
+          const g: Growth = growths?.[i] ?? { kind: 'new' };
+          switch (g.kind) {
+            case 'new':
+              return { summary: writeRunPlan(store, plan, tick), appended: undefined };
+            case 'same':
+              return { summary: store.getRun(plan.runId), appended: 0 };
+            case 'grown': {
+              const before = store.getRun(plan.runId).checkpointCount;
+              const summary = continueRunPlan(
+                store,
+                plan,
+                g.keep,
+                g.fromOp,
+                {
+                  runtimeContexts: g.runtimeContexts,
+                  // The file's own forks are continued or written again in this transaction.
+                  rewrittenForks: plans.filter((p) => p.parentRunId === plan.runId).map((p) => p.runId),
+                },
+                tick,
+              );
+              return { summary, appended: summary.checkpointCount - before };
+            }
+            case 'diverged':
+              throw new OcdbError('ImportFailed', `${file}: ${g.reason}`, { file });
+            default: {
+              const unreachable: never = g;
+              throw new Error(`unknown growth ${JSON.stringify(unreachable)}`);
+            }
+          }
+        }),
+      );
+    let writes;
+    let continued = growth?.some((g) => g.kind !== 'new') === true;
+    try {
+      writes = writeAll(read.plans, growth);
+    } catch (e) {
+      // The store refused to continue a run (a fork starts from its end): nothing was written; a new run.
+      const contentHash = (read.plans[0]?.metadata.source as { contentHash?: unknown } | undefined)?.contentHash;
+      if (!growth || !isOcdbError(e, 'InvalidInput') || typeof contentHash !== 'string') throw e;
+      read = await readWith(contentHash);
+      result.warnings.push({ file, message: `${errorMessage(e)} Imported as a new run ${read.primaryRunId}.` });
+      if (store.hasRun(read.primaryRunId)) {
+        result.outcome = 'skipped';
+        result.reason = `already imported as ${read.primaryRunId}`;
+        return result;
+      }
+      writes = writeAll(read.plans, undefined);
+      continued = false;
+    }
+    if (continued) result.continued = true;
+    result.runs = writes.map(({ summary: s, appended }) => ({
       runId: s.runId,
       agentId: s.agentId,
       mode: s.mode === 'fork' ? 'fork' : 'live',
       ...(s.parentRunId ? { parentRunId: s.parentRunId } : {}),
       checkpointCount: s.checkpointCount,
       toolCallCount: s.toolCallCount,
+      ...(appended !== undefined ? { appended } : {}),
     }));
     result.outcome = 'imported';
     return result;

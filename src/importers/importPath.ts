@@ -73,6 +73,8 @@ export async function importPath(store: RunStore, path: string, options: ImportO
         bytesTotal: size,
         allBytesRead: doneBytes + bytesRead,
         allBytesTotal,
+        filesDone: i,
+        filesTotal: files.length,
       });
     };
     const writing = (checkpointsWritten: number, checkpointsTotal: number) =>
@@ -85,6 +87,8 @@ export async function importPath(store: RunStore, path: string, options: ImportO
         allBytesTotal,
         checkpointsWritten,
         checkpointsTotal,
+        filesDone: i,
+        filesTotal: files.length,
       });
     results.push(await importFile(store, file, options, report, writing));
     doneBytes += size;
@@ -95,11 +99,14 @@ export async function importPath(store: RunStore, path: string, options: ImportO
       bytesTotal: size,
       allBytesRead: doneBytes,
       allBytesTotal,
+      filesDone: i + 1,
+      filesTotal: files.length,
     });
   }
   return {
     files: results,
     imported: results.filter((r) => r.outcome === 'imported').length,
+    appended: results.filter((r) => r.outcome === 'imported' && r.continued === true).length,
     skipped: results.filter((r) => r.outcome === 'skipped').length,
     failed: results.filter((r) => r.outcome === 'failed').length,
     skippedRecords: results.reduce((n, r) => n + r.skippedRecords.length, 0),

@@ -46,6 +46,9 @@ export interface ImportProgress {
   /** Over every file of the import (equal to the file figures for a single file). */
   allBytesRead: number;
   allBytesTotal: number;
+  /** Files done before this one, and the files of the import. */
+  filesDone: number;
+  filesTotal: number;
 }
 
 export interface ImportOptions {
@@ -90,6 +93,8 @@ export interface ImportedRunInfo {
   parentRunId?: string;
   checkpointCount: number;
   toolCallCount: number;
+  /** Set when the run was already in the store from a shorter copy of the file: the checkpoints it grew by. */
+  appended?: number;
 }
 
 export type FileOutcome = 'imported' | 'skipped' | 'failed';
@@ -107,11 +112,15 @@ export interface FileResult {
   /** Malformed records skipped (also in each run's `metadata.skippedRecords`); empty with --strict. */
   skippedRecords: SkippedRecord[];
   bytes: number;
+  /** True when the file continued runs imported earlier from a shorter copy of it (a session that grew). */
+  continued?: boolean;
 }
 
 export interface ImportSummary {
   files: FileResult[];
   imported: number;
+  /** Of the files imported, those that continued runs imported earlier from a shorter copy (`FileResult.continued`). */
+  appended: number;
   skipped: number;
   failed: number;
   /** Malformed records skipped over every file. */

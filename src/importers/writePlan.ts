@@ -5,9 +5,9 @@
  * whole or not at all. Depends on the writer and the RunStore contract.
  */
 import type { Message } from '../model';
-import type { RunStore, RunSummary } from '../store';
-import { RunWriter, type CheckpointInput, type StateUpdate } from '../writer';
-import type { CheckpointOp, RunPlan } from './runPlan';
+import type { ReopenRunInput, RunStore, RunSummary } from '../store';
+import { RunWriter, type CheckpointInput, type RunState, type StateUpdate } from '../writer';
+import type { CheckpointOp, PlanOp, RunPlan } from './runPlan';
 
 function factsOf(op: CheckpointOp): CheckpointInput {
   const facts: CheckpointInput = { checkpointId: op.checkpointId, stepIndex: op.stepIndex, createdAt: op.createdAt };
@@ -17,11 +17,22 @@ function factsOf(op: CheckpointOp): CheckpointInput {
   return facts;
 }
 
+/** The state a plan's run starts from (promptVersion: the context's). */
+function initialState(plan: RunPlan): RunState {
+  const { initial } = plan;
+  const version = initial.runtimeContext.model.promptVersion || undefined;
+  return {
+    messages: [...initial.messages],
+    runtimeContext: initial.runtimeContext,
+    ...(initial.systemPrompt !== undefined ? { systemPrompt: initial.systemPrompt } : {}),
+    ...(initial.model !== undefined ? { model: initial.model } : {}),
+    ...(version !== undefined ? { promptVersion: version } : {}),
+  };
+}
+
 /** Writes `plan`; `onCheckpoint` is called after each checkpoint (progress of a long write). */
 export function writeRunPlan(store: RunStore, plan: RunPlan, onCheckpoint?: () => void): RunSummary {
   const { initial } = plan;
-  const promptVersionOf = (ctx: typeof initial.runtimeContext) => ctx.model.promptVersion || undefined;
-  const initialVersion = promptVersionOf(initial.runtimeContext);
   const writer = RunWriter.create(
     store,
     {
@@ -33,17 +44,45 @@ export function writeRunPlan(store: RunStore, plan: RunPlan, onCheckpoint?: () =
       ...(plan.forkFromCheckpointId !== undefined ? { forkFromCheckpointId: plan.forkFromCheckpointId } : {}),
       startedAt: plan.startedAt,
       metadata: plan.metadata,
-      state: {
-        messages: [...initial.messages],
-        runtimeContext: initial.runtimeContext,
-        ...(initial.systemPrompt !== undefined ? { systemPrompt: initial.systemPrompt } : {}),
-        ...(initial.model !== undefined ? { model: initial.model } : {}),
-        ...(initialVersion !== undefined ? { promptVersion: initialVersion } : {}),
-      },
+      state: initialState(plan),
       start: { stepIndex: initial.stepIndex, ledger: initial.ledger },
     },
     { now: () => plan.startedAt, ...(onCheckpoint ? { onCheckpoint: () => onCheckpoint() } : {}) },
   );
+  return writeOps(writer, plan, plan.ops);
+}
+
+/**
+ * Continues the run `plan` made earlier from a shorter copy of its file (growth.ts decided it may): reopens it
+ * after its first `keep` checkpoints — the end it was closed with is replaced — and writes the plan's ops from
+ * `fromOp` on through RunWriter.resume. Call it inside `store.transaction` with the rest of the file's runs.
+ */
+export function continueRunPlan(
+  store: RunStore,
+  plan: RunPlan,
+  keep: number,
+  fromOp: number,
+  reopen: Pick<ReopenRunInput, 'runtimeContexts' | 'rewrittenForks'>,
+  onCheckpoint?: () => void,
+): RunSummary {
+  store.reopenRun(plan.runId, { ...reopen, keepCheckpoints: keep, metadata: plan.metadata });
+  const writer = RunWriter.resume(store, plan.runId, {
+    now: () => plan.startedAt,
+    ...(onCheckpoint ? { onCheckpoint: () => onCheckpoint() } : {}),
+    // Reopened from its very start: the run starts where a new one would (a fork: at its parent's step).
+    ...(keep === 0
+      ? {
+          start: { state: initialState(plan), ledger: plan.initial.ledger },
+          position: { stepIndex: plan.initial.stepIndex },
+        }
+      : {}),
+  });
+  return writeOps(writer, plan, plan.ops.slice(fromOp));
+}
+
+/** Writes `ops` of `plan` through `writer` and ends the run as the plan says. */
+function writeOps(writer: RunWriter, plan: RunPlan, ops: readonly PlanOp[]): RunSummary {
+  const promptVersionOf = (ctx: RunPlan['initial']['runtimeContext']) => ctx.model.promptVersion || undefined;
   // State changed since the last checkpoint; `messages` is copied on the first change after one.
   let pending: StateUpdate = {};
   let messages: Message[] | undefined;
@@ -58,7 +97,7 @@ export function writeRunPlan(store: RunStore, plan: RunPlan, onCheckpoint?: () =
     messages = undefined;
     return update;
   };
-  for (const op of plan.ops) {
+  for (const op of ops) {
     switch (op.op) {
       case 'message':
         conversation().push(op.message);

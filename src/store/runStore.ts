@@ -18,6 +18,7 @@ import type {
   RunEndStatus,
   RunMode,
   RunStatus,
+  RuntimeContextSnapshot,
   SideEffectLevel,
   ToolCallRecord,
   ToolOutcome,
@@ -132,6 +133,21 @@ export interface FinishToolCallInput {
   endedAt: number;
 }
 
+/** What `reopenRun` cuts and keeps: the run continues after its first `keepCheckpoints` checkpoints. */
+export interface ReopenRunInput {
+  keepCheckpoints: number;
+  /** The run's metadata from now on (an importer's source facts of the grown file). */
+  metadata: Record<string, unknown>;
+  /**
+   * The runtime context of the kept checkpoints, by segment: from checkpoint `fromCheckpoint` on (to the next
+   * segment). Session facts an importer derives from the whole file (tools used, title, version) change as the
+   * file grows; absent: unchanged.
+   */
+  runtimeContexts?: { fromCheckpoint: number; runtimeContext: RuntimeContextSnapshot }[];
+  /** Runs that may fork from the part removed: written again in the same transaction (an import's own forks). */
+  rewrittenForks?: string[];
+}
+
 export interface FinishRunInput {
   status: RunEndStatus;
   error?: unknown;
@@ -159,6 +175,14 @@ export interface RunStore {
   beginToolCall(runId: string, input: BeginToolCallInput): ToolCallRecord;
   finishToolCall(runId: string, toolCallId: string, input: FinishToolCallInput): ToolCallRecord;
   finishRun(runId: string, input: FinishRunInput): RunSummary;
+  /**
+   * Reopens an ended run to continue it (a transcript that grew since it was imported): removes its checkpoints
+   * from `keepCheckpoints` on — the end it was closed with and what a longer file may write differently — removes
+   * the tool calls begun there and opens again those only closed there, and sets the run `running` with
+   * `metadata`, in one transaction. Refuses (InvalidInput, nothing changed) when a fork or fork request starts
+   * from a checkpoint it would remove.
+   */
+  reopenRun(runId: string, input: ReopenRunInput): RunSummary;
   heartbeat(runId: string, at: number): void;
   /**
    * Sets the process that owns a `running` run (crash detection), or clears it with null: a fork waiting for

@@ -41,6 +41,7 @@ import type {
   CheckpointSummary,
   CreateRunInput,
   FinishRunInput,
+  ReopenRunInput,
   FinishToolCallInput,
   ForkRequestRecord,
   ListRunsOptions,
@@ -300,6 +301,112 @@ export class SqliteRunStore implements RunStore {
       this.touchRun(runId);
       return this.getRun(runId);
     });
+  }
+
+  reopenRun(runId: string, input: ReopenRunInput): RunSummary {
+    const keep = input.keepCheckpoints;
+    const summary = this.transaction(() => {
+      const row = this.requireRunRow(runId);
+      const where = `Run ${runId} cannot be continued`;
+      if (row.status === 'running') throw new OcdbError('InvalidInput', `${where}: it has not ended.`, { runId });
+      if (!Number.isInteger(keep) || keep < 0 || keep > Number(row.checkpoint_count)) {
+        throw new OcdbError(
+          'InvalidInput',
+          `${where} after checkpoint ${keep}: it has ${String(row.checkpoint_count)}.`,
+          {
+            runId,
+            path: 'keepCheckpoints',
+          },
+        );
+      }
+      const cut = this.sql(
+        'SELECT checkpoint_id, boundary, tool_call_id FROM checkpoints WHERE run_id = ? AND seq >= ?',
+      ).all(runId, keep);
+      const ids = cut.map((c) => String(c.checkpoint_id));
+      const marks = ids.map(() => '?').join(', ');
+      const forks =
+        ids.length === 0
+          ? []
+          : this.sql(
+              `SELECT run_id AS id FROM runs WHERE fork_from_checkpoint_id IN (${marks})
+         UNION SELECT fork_request_id AS id FROM fork_requests WHERE source_checkpoint_id IN (${marks})`,
+            ).all(...ids, ...ids);
+      const rewritten = new Set(input.rewrittenForks ?? []);
+      const blocking = forks.filter((f) => !rewritten.has(String(f.id)));
+      if (blocking.length > 0) {
+        throw new OcdbError(
+          'InvalidInput',
+          `${where}: ${blocking.map((f) => String(f.id)).join(', ')} fork(s) from its end (${ids.join(', ')}), which continuing would replace.`,
+          { runId, forks: blocking.map((f) => String(f.id)) },
+        );
+      }
+      // Tool calls begun in the part removed go with it; those only closed there are open again.
+      const begun = new Set(
+        cut.filter((c) => c.boundary === 'before_tool_call' && c.tool_call_id).map((c) => String(c.tool_call_id)),
+      );
+      for (const c of cut) {
+        const toolCallId = c.tool_call_id;
+        if (toolCallId === null || toolCallId === undefined) continue;
+        if (c.boundary !== 'before_tool_call' && c.boundary !== 'after_tool_call') continue;
+        if (c.boundary === 'after_tool_call' && begun.has(String(toolCallId))) continue;
+        const call = this.sql('SELECT state FROM tool_calls WHERE run_id = ? AND tool_call_id = ?').get(
+          runId,
+          toolCallId,
+        );
+        if (!call) continue;
+        const failed = call.state !== 'running' && call.state !== 'success' ? 1 : 0;
+        if (c.boundary === 'before_tool_call') {
+          this.sql('DELETE FROM tool_calls WHERE run_id = ? AND tool_call_id = ?').run(runId, toolCallId);
+          this.sql(
+            'UPDATE runs SET tool_call_count = tool_call_count - 1, tool_error_count = tool_error_count - ? WHERE run_id = ?',
+          ).run(failed, runId);
+        } else if (call.state !== 'running') {
+          this.sql(
+            "UPDATE tool_calls SET result_ref = NULL, error_json = NULL, ended_at = NULL, state = 'running' WHERE run_id = ? AND tool_call_id = ?",
+          ).run(runId, toolCallId);
+          this.sql('UPDATE runs SET tool_error_count = tool_error_count - ? WHERE run_id = ?').run(failed, runId);
+        }
+      }
+      this.sql('DELETE FROM checkpoints WHERE run_id = ? AND seq >= ?').run(runId, keep);
+      const segments = input.runtimeContexts ?? [];
+      segments.forEach((segment, i) => {
+        const context = parseWith(RuntimeContextSnapshotSchema, segment.runtimeContext, 'runtimeContext');
+        const to = Math.min(segments[i + 1]?.fromCheckpoint ?? keep, keep);
+        this.sql('UPDATE checkpoints SET context_hash = ? WHERE run_id = ? AND seq >= ? AND seq < ?').run(
+          this.content.putValue(context),
+          runId,
+          segment.fromCheckpoint,
+          to,
+        );
+      });
+      // The run's counters over what is kept (usage counted as appendCheckpoint counts it: when not captured).
+      const counted = (field: string) =>
+        `(SELECT COALESCE(SUM(json_extract(usage_json, '$.${field}')), 0) FROM checkpoints WHERE run_id = ?
+          AND usage_json IS NOT NULL AND COALESCE(json_extract(usage_json, '$.captured'), 0) = 0)`;
+      this.sql(
+        `UPDATE runs SET status = 'running', ended_at = NULL, error_json = NULL, metadata_json = ?, owner_pid = ?,
+           owner_host = ?, heartbeat_at = ?, checkpoint_count = ?,
+           max_step = (SELECT COALESCE(MAX(step_index), -1) FROM checkpoints WHERE run_id = ?),
+           last_checkpoint_at = (SELECT MAX(created_at) FROM checkpoints WHERE run_id = ?),
+           input_tokens = ${counted('inputTokens')}, output_tokens = ${counted('outputTokens')}
+         WHERE run_id = ?`,
+      ).run(
+        JSON.stringify(input.metadata),
+        process.pid,
+        THIS_HOST,
+        Date.now(),
+        keep,
+        runId,
+        runId,
+        runId,
+        runId,
+        runId,
+      );
+      this.touchRun(runId);
+      return this.getRun(runId);
+    });
+    this.content.forgetMemos();
+    return summary;
   }
 
   heartbeat(runId: string, at: number): void {

@@ -67,6 +67,11 @@ export interface CreateRunWrite {
 export interface ResumeOptions extends WriterOptions {
   /** Where the next checkpoint continues (default: after the run's last checkpoint). */
   position?: { stepIndex: number; lastBoundary?: CheckpointBoundary };
+  /**
+   * The state and inherited ledger to start from when the run has no checkpoint left (an imported run reopened
+   * from its very start, `RunStore.reopenRun` with keepCheckpoints 0); ignored otherwise.
+   */
+  start?: { state: RunState; ledger?: ToolCallRecord[] };
 }
 
 /** A tool call to open; the id is generated when absent. */
@@ -159,14 +164,14 @@ export class RunWriter {
     const run = store.getRun(runId);
     const last = run.checkpointCount > 0 ? store.getCheckpointAt(runId, run.checkpointCount - 1) : undefined;
     const own = store.listToolCalls(runId);
-    const ledger = new Map((last?.toolLedgerSnapshot ?? []).map((r) => [r.toolCallId, r]));
+    const ledger = new Map((last?.toolLedgerSnapshot ?? options.start?.ledger ?? []).map((r) => [r.toolCallId, r]));
     for (const r of own) ledger.set(r.toolCallId, r);
     const position = options.position ?? {
       stepIndex: last && last.boundary !== 'agent_end' ? last.stepIndex : -1,
       lastBoundary: last?.boundary,
     };
     const timeline = new RunTimeline(runId, {
-      ...(last ? { state: stateOf(last) } : {}),
+      ...(last ? { state: stateOf(last) } : options.start ? { state: options.start.state } : {}),
       stepIndex: position.stepIndex,
       ...(position.lastBoundary !== undefined ? { lastBoundary: position.lastBoundary } : {}),
       ledger: [...ledger.values()],

@@ -10,6 +10,10 @@ import {
 } from '../../importers';
 import { EXIT, STORE_HELP, STORE_OPTION, openStoreFor, parseCommandArgs, type CliCommand } from '../cliCommand';
 
+/** Progress when stderr is not a terminal: a line every this many files or this many ms, whichever comes first. */
+const PROGRESS_FILES = 50;
+const PROGRESS_MS = 10_000;
+
 function mib(n: number): string {
   return `${(n / 2 ** 20).toFixed(1)} MiB`;
 }
@@ -58,6 +62,8 @@ export const importCommand: CliCommand = {
     const sideEffectTable = values['side-effects'] ? loadSideEffectTable(values['side-effects']) : undefined;
     const store = openStoreFor(io, values.store, true);
     let lastDraw = 0;
+    let lastLine = Date.now();
+    let lastLineFiles = 0;
     const onProgress = io.isTty
       ? (p: ImportProgress) => {
           const now = Date.now();
@@ -68,9 +74,21 @@ export const importCommand: CliCommand = {
             p.phase === 'write'
               ? `writing ${p.checkpointsWritten ?? 0} of ${p.checkpointsTotal ?? 0} checkpoints`
               : `reading ${mib(p.allBytesRead)} of ${mib(p.allBytesTotal)}`;
-          process.stderr.write(`\r\x1b[Kimporting ${pct}% (${what}) ${p.file}`);
+          const files = p.filesTotal > 1 ? `file ${Math.min(p.filesDone + 1, p.filesTotal)} of ${p.filesTotal}, ` : '';
+          process.stderr.write(`\r\x1b[Kimporting ${pct}% (${files}${what}) ${p.file}`);
         }
-      : undefined;
+      : (p: ImportProgress) => {
+          // Not a terminal (a log, CI): a line every PROGRESS_FILES files or PROGRESS_MS, for a directory only.
+          if (p.filesTotal <= 1 || p.filesDone === p.filesTotal) return;
+          const now = Date.now();
+          if (p.filesDone - lastLineFiles < PROGRESS_FILES && now - lastLine < PROGRESS_MS) return;
+          if (p.filesDone === lastLineFiles) return;
+          lastLine = now;
+          lastLineFiles = p.filesDone;
+          io.err(
+            `importing: ${p.filesDone} of ${p.filesTotal} files done (${mib(p.allBytesRead)} of ${mib(p.allBytesTotal)})`,
+          );
+        };
     try {
       const summary = await importPath(store, target, {
         format,
@@ -91,6 +109,14 @@ export const importCommand: CliCommand = {
             );
           if (f.outcome === 'imported') {
             for (const r of f.runs) {
+              if (r.appended !== undefined) {
+                io.out(
+                  r.appended > 0
+                    ? `appended ${r.appended} checkpoints to ${r.runId} (now ${r.checkpointCount} checkpoints, ${r.toolCallCount} tool calls) from ${f.file}`
+                    : `unchanged ${r.runId} from ${f.file}`,
+                );
+                continue;
+              }
               io.out(
                 `imported ${r.runId} (${r.mode}${r.parentRunId ? ` of ${r.parentRunId}` : ''}, ${r.checkpointCount} checkpoints, ${r.toolCallCount} tool calls) from ${f.file}`,
               );
@@ -99,7 +125,10 @@ export const importCommand: CliCommand = {
         }
         const malformed =
           summary.skippedRecords > 0 ? ` (${summary.skippedRecords} malformed record(s) skipped, see warnings)` : '';
-        io.out(`${summary.imported} imported, ${summary.skipped} skipped, ${summary.failed} failed${malformed}`);
+        const appended = summary.appended > 0 ? ` (${summary.appended} grown since imported: appended)` : '';
+        io.out(
+          `${summary.imported} imported${appended}, ${summary.skipped} skipped, ${summary.failed} failed${malformed}`,
+        );
       }
       return summary.failed > 0 ? EXIT.failed : EXIT.ok;
     } catch (e) {

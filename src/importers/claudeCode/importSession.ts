@@ -26,6 +26,7 @@ export interface SessionReadOptions {
   sideEffectOf: (toolName: string) => SideEffectLevel;
   strict?: boolean;
   skip: ReaderOptions['skip'];
+  idSuffix?: string;
 }
 
 export interface SessionPlans {
@@ -119,7 +120,7 @@ async function readTranscript(file: string, options: SessionReadOptions): Promis
 }
 
 /** The inline subagents of a session file: sidechain lines grouped by agentId, or by the root they hang from. */
-function sidechainGroups(lines: Entry[]): { key: string; agentId?: string; entries: Entry[] }[] {
+function sidechainGroups(lines: Entry[]): { key: string; runKey: string; agentId?: string; entries: Entry[] }[] {
   const byUuid = new Map(lines.map((e) => [e.uuid, e]));
   // A line whose parent is named but missing (lines lost) continues the sidechain line before it.
   const parentOf = new Map<string, Entry | undefined>();
@@ -140,11 +141,14 @@ function sidechainGroups(lines: Entry[]): { key: string; agentId?: string; entri
   // A chain takes the agentId any of its lines carries.
   const agentOfRoot = new Map<string, string>();
   for (const e of lines) if (e.agentId && !agentOfRoot.has(rootOf(e))) agentOfRoot.set(rootOf(e), e.agentId);
-  const groups = new Map<string, { key: string; agentId?: string; entries: Entry[] }>();
+  const groups = new Map<string, { key: string; runKey: string; agentId?: string; entries: Entry[] }>();
   for (const e of lines) {
     const agentId = e.agentId ?? agentOfRoot.get(rootOf(e));
     const key = agentId ?? `sidechain-${rootOf(e).slice(0, 8)}`;
-    const g = groups.get(key) ?? { key, ...(agentId ? { agentId } : {}), entries: [] };
+    // The run's id names the chain's first line, known from that line on: a grown file keeps it (agentId may
+    // only come with a later line).
+    const runKey = `sidechain-${rootOf(e).slice(0, 8)}`;
+    const g = groups.get(key) ?? { key, runKey, ...(agentId ? { agentId } : {}), entries: [] };
     g.entries.push(e);
     groups.set(key, g);
   }
@@ -253,7 +257,7 @@ function buildPlans(input: BuildInput): RunPlan[] {
   if (branches.length === 0) return [];
   const context = sessionContext(
     read.facts,
-    input.agentId === 'claude-code' ? (read.facts.sessionId ?? input.runId) : input.agentId,
+    input.agentId === 'claude-code' ? (read.facts.sessionId ?? basename(file, '.jsonl')) : input.agentId,
   );
   const startAt = read.facts.firstAt ?? 0;
   const runIds = branches.map((b, i) =>
@@ -326,7 +330,7 @@ function buildPlans(input: BuildInput): RunPlan[] {
     if (isFork) metadata.rewoundAt = branch.branchPointUuid;
     if (branch.index > 0 && !isFork) metadata.detachedBranch = true;
     const plan = mapper.builder.finish({
-      sessionId: read.facts.sessionId ?? input.runId,
+      sessionId: read.facts.sessionId ?? basename(file, '.jsonl'),
       agentId: input.agentId,
       mode: isFork ? 'fork' : 'live',
       parentRunId: isFork ? runIds[branch.parentIndex as number] : undefined,
@@ -365,7 +369,9 @@ export async function readClaudeCodeSession(file: string, options: SessionReadOp
   const isSubagentFile = /^agent-.+\.jsonl$/.test(basename(file)) || read.subagentOnly;
   const sessionId = read.facts.sessionId ?? basename(file, '.jsonl');
   const ownAgent = isSubagentFile ? (read.facts.agentId ?? basename(file, '.jsonl').replace(/^agent-/, '')) : undefined;
-  const runId = ownAgent ? `cc-${sessionId}-agent-${ownAgent}-${read.hash}` : `cc-${sessionId}-${read.hash}`;
+  // From the session, not the content: a re-import of the grown file continues the run (growth.ts).
+  const suffix = options.idSuffix !== undefined ? `-${options.idSuffix}` : '';
+  const runId = ownAgent ? `cc-${sessionId}-agent-${ownAgent}${suffix}` : `cc-${sessionId}${suffix}`;
   const links = new Map<string, { runId: string; toolCallId: string }>();
   const source = (f: string, r: ReadResult) => ({
     format: 'claude-code',
@@ -397,8 +403,9 @@ export async function readClaudeCodeSession(file: string, options: SessionReadOp
     subFile: string,
     link: { runId: string; toolCallId?: string; checkpointId?: string; compaction?: boolean } | undefined,
     inline: boolean,
+    runKey = agentId,
   ) => {
-    const subRunId = `${runId}-agent-${agentId}`;
+    const subRunId = `${runId}-agent-${runKey}`;
     const subMeta: Record<string, unknown> = { source: source(subFile, subRead), subagentId: agentId };
     if (inline) subMeta.inlineSidechain = true;
     if (link) {
@@ -423,7 +430,7 @@ export async function readClaudeCodeSession(file: string, options: SessionReadOp
   };
   for (const group of sidechainGroups(read.sidechains)) {
     const subRead: ReadResult = { ...read, entries: group.entries, sidechains: [], subagentOnly: true };
-    addSubagent(group.key, subRead, file, linkSubagent(group.agentId, group.entries, links, calls), true);
+    addSubagent(group.key, subRead, file, linkSubagent(group.agentId, group.entries, links, calls), true, group.runKey);
   }
   for (const sub of subagentFiles(file)) {
     const subRead = await readTranscript(sub, options);

@@ -95,7 +95,8 @@ export async function readCodexRollout(file: string, options: ReaderOptions): Pr
   };
   const startedAt = at(meta) ?? at(first) ?? 0;
   const ctx = context(meta, models[0], sessionId);
-  const runId = `codex-${sessionId}-${digest}`;
+  // From the session, not the content: a re-import of the grown rollout continues the run (growth.ts).
+  const runId = `codex-${sessionId}${options.idSuffix !== undefined ? `-${options.idSuffix}` : ''}`;
   const builder = new RunPlanBuilder(runId, { messages: [], ledger: [], runtimeContext: ctx, at: startedAt });
   if (str(meta.instructions)) builder.setSystemPrompt(String(meta.instructions));
   const items = new ResponseItems(builder, {

@@ -205,6 +205,19 @@ function vercelMessages(chat: ChatMsg): Message[] {
   }
 }
 
+/**
+ * A value the Vercel AI SDK wrote with JSON.stringify (`ai.toolCall.result`, whatever the tool returned: the
+ * string `result1` arrives as `"result1"`, as its own telemetry test records); a text that is not JSON is kept.
+ */
+function stringified(v: unknown): unknown {
+  if (typeof v !== 'string') return v;
+  try {
+    return JSON.parse(v) as unknown;
+  } catch {
+    return v;
+  }
+}
+
 function vercel(s: FlatSpan, op: string): GenAiSpan | undefined {
   const a = s.attrs;
   if (op === 'ai.toolCall') {
@@ -218,7 +231,7 @@ function vercel(s: FlatSpan, op: string): GenAiSpan | undefined {
       ...(str(a['ai.toolCall.id']) ? { toolCallId: String(a['ai.toolCall.id']) } : {}),
       hasArgs: rawArgs !== undefined,
       ...(rawArgs !== undefined ? { args: maybeJson(rawArgs) } : {}),
-      ...(result !== undefined ? { result: maybeJson(result) } : {}),
+      ...(result !== undefined ? { result: stringified(result) } : {}),
     };
   }
   if (!VERCEL_MODEL_OPS.test(op)) return undefined;

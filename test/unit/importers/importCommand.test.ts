@@ -7,7 +7,7 @@ import { runCli } from '../../../src/cli/main';
 import type { CliIo } from '../../../src/cli/cliCommand';
 import { openRunStore } from '../../../src/store';
 import { listTraceFiles } from '../../../src/importers';
-import { FIXTURES, SESSION_FILE, tempStore, type TempStore } from './helpers';
+import { FIXTURES, REAL_FILE, SESSION_FILE, tempStore, type TempStore } from './helpers';
 
 async function cli(args: string[], cwd: string) {
   const out: string[] = [];
@@ -37,6 +37,37 @@ describe('ocdb import', () => {
     assert.match(r.out, new RegExp(`\\n${files} imported, 0 skipped, 0 failed$`));
     const again = await cli(['import', FIXTURES, '--store', db], t.dir);
     assert.match(again.out, new RegExp(`\\n0 imported, ${files} skipped, 0 failed$`));
+  });
+
+  it('a session that grew appends to its run; a folder off a terminal shows a progress line every 50 files', async () => {
+    const dir = path.join(t.dir, 'projects');
+    fs.mkdirSync(dir, { recursive: true });
+    const lines = fs.readFileSync(REAL_FILE, 'utf8').split(/(?<=\n)/);
+    const session = path.join(dir, path.basename(REAL_FILE));
+    fs.writeFileSync(session, lines.slice(0, 12).join(''));
+    for (let i = 0; i < 60; i++) {
+      const chat = [
+        { role: 'user', content: `question ${i}` },
+        { role: 'assistant', content: `answer ${i}` },
+      ];
+      fs.writeFileSync(path.join(dir, `chat-${String(i).padStart(2, '0')}.json`), JSON.stringify(chat));
+    }
+    const gdb = path.join(t.dir, 'grow.db');
+    const first = await cli(['import', dir, '--store', gdb], t.dir);
+    assert.equal(first.code, 0, first.err);
+    const progress = first.err.split('\n').filter((l) => l.startsWith('importing:'));
+    assert.equal(progress.length, 1, first.err);
+    assert.match(progress[0] ?? '', /^importing: 50 of 61 files done \(/);
+    fs.writeFileSync(session, lines.join(''));
+    const grown = await cli(['import', session, '--store', gdb], t.dir);
+    assert.equal(grown.code, 0, grown.err);
+    assert.match(
+      grown.out,
+      /^appended \d+ checkpoints to cc-4d5611e5-241a-462a-8d15-5122611a9569 \(now \d+ checkpoints, 3 tool calls\)/m,
+    );
+    assert.match(grown.out, /\n1 imported \(1 grown since imported: appended\), 0 skipped, 0 failed$/);
+    const again = await cli(['import', dir, '--store', gdb], t.dir);
+    assert.match(again.out, /\n0 imported, 61 skipped, 0 failed$/);
   });
 
   it('skips a corrupt line with a warning naming it; --strict fails the file naming the line', async () => {

@@ -47,6 +47,38 @@ describe('OpenTelemetry producers', () => {
   });
   after(() => t.close());
 
+  it('Vercel AI SDK, spans its own telemetry test recorded: one model call, one tool call, 10 + 20 tokens', async () => {
+    const { runId, run, warnings } = await importOne(t, 'vercel-ai-sdk-real-tool-call.otlp.json');
+    assert.deepEqual(warnings, []);
+    assert.deepEqual(shape(t.store, runId), [
+      'before_model_call',
+      'after_model_call',
+      'before_tool_call:tool1',
+      'after_tool_call:tool1',
+    ]);
+    // The doGenerate span's usage only, not the outer ai.generateText's again.
+    assert.deepEqual([run.inputTokens, run.outputTokens, run.toolCallCount, run.toolErrorCount], [10, 20, 1, 0]);
+    const [call] = t.store.listToolCalls(runId);
+    assert.deepEqual(call?.args, { value: 'value' });
+    // ai.toolCall.result is JSON.stringify of what the tool returned: the string result1.
+    assert.equal(call?.result, 'result1');
+    const end = checkpoints(t.store, runId).at(-1);
+    assert.deepEqual(
+      end?.messages.map((m) => m.role),
+      ['user', 'assistant', 'tool'],
+    );
+    assert.equal(end?.messages[0]?.content, 'test-input');
+    assert.equal(end?.model?.model, 'mock-model-id');
+    const exported = JSON.parse(JSON.stringify(t.store.exportRun(runId))) as unknown;
+    const other = tempStore();
+    try {
+      other.store.loadRun(exported, { where: runId });
+    } finally {
+      other.close();
+    }
+    await replays(t, runId);
+  });
+
   it('Vercel AI SDK: the provider calls are the model calls, ai.toolCall spans the tool calls', async () => {
     const { runId, run } = await importOne(t, 'vercel-ai-travel.otlp.json');
     assert.deepEqual(shape(t.store, runId), [

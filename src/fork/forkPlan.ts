@@ -10,6 +10,7 @@ import {
   OcdbError,
   SIDE_EFFECT_LEVELS,
   applyContextPatch,
+  changedPaths,
   hazardOf,
   parseWith,
   resolvePolicy,
@@ -90,15 +91,8 @@ export function loadSourceCheckpoint(store: RunStore, config: ForkConfig): { che
   return { checkpoint, index };
 }
 
-/** Paths (dotted) whose value differs between two JSON-like values. */
-export function changedPaths(before: unknown, after: unknown, prefix = ''): string[] {
-  const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-  if (isObj(before) && isObj(after)) {
-    const keys = new Set([...Object.keys(before), ...Object.keys(after)]);
-    return [...keys].flatMap((k) => changedPaths(before[k], after[k], prefix === '' ? k : `${prefix}.${k}`));
-  }
-  return JSON.stringify(before) === JSON.stringify(after) ? [] : [prefix];
-}
+/** Paths (dotted) whose value differs between two JSON-like values (model/deepMerge.ts). */
+export { changedPaths } from '../model';
 
 /** Applies the patch, the model override and the prompt version override to the source state. */
 export function forkStartState(

@@ -124,9 +124,12 @@ export async function executeFork(
     void offerAfterDivergence(ctx, created, result.divergence);
     return result;
   }
+  const differs = result.divergence
+    ? ` It departs from the recording at step ${result.divergence.stepIndex} (${divergenceWhat(result.divergence)}).`
+    : '';
   const text =
     result.status === 'completed'
-      ? `Fork ${created.runId} completed (${result.checkpointCount} checkpoints).`
+      ? `Fork ${created.runId} completed (${result.checkpointCount} checkpoints).${differs}`
       : `Fork ${created.runId} ${result.status}${result.error !== undefined ? `: ${errorText(result.error)}` : ''}.`;
   const show = result.status === 'completed' ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
   void show(text, 'Replay fork', 'Compare with Parent').then((choice) => {

@@ -135,6 +135,12 @@ export const tests: UiTest[] = [
       await fork.waitFor({ timeout: 10_000 });
       await editor.locator('.why', { hasText: '1 context field changed' }).waitFor();
       await editor.locator('.hazards.none').waitFor();
+      // the plan predicts where the captured fork stops, before Fork is pressed
+      await editor
+        .locator('[data-prediction]', {
+          hasText: /this edit changes the system prompt at step \d+; a captured fork stops there/,
+        })
+        .waitFor({ timeout: 10_000 });
       await fork.scrollIntoViewIfNeeded();
       await screenshot('07-fork-editor-ready');
       await fork.click();

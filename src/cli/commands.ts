@@ -3,6 +3,7 @@ import type { CliCommand } from './cliCommand';
 import { acpCommand } from './commands/acpCommand';
 import { dapCommand } from './commands/dapCommand';
 import { demoCommand } from './commands/demoCommand';
+import { diffCommand } from './commands/diffCommand';
 import { exportCommand } from './commands/exportCommand';
 import { forkCommand } from './commands/forkCommand';
 import { importCommand } from './commands/importCommand';
@@ -15,6 +16,7 @@ import { showCommand } from './commands/showCommand';
 export const COMMANDS: readonly CliCommand[] = [
   runsCommand,
   showCommand,
+  diffCommand,
   exportCommand,
   loadCommand,
   importCommand,

@@ -1,4 +1,5 @@
 /** Text formatting for the CLI: tables, durations, timestamps. Pure. */
+import { runStatusText } from '../model';
 import type { RunSummary } from '../store';
 
 export function table(headers: string[], rows: string[][]): string {
@@ -28,9 +29,9 @@ export function timestamp(ms: number | undefined): string {
         .replace(/\.\d+Z$/, 'Z');
 }
 
-/** Status as users should read it: a `running` run whose process died is "crashed". */
-export function displayStatus(run: Pick<RunSummary, 'status' | 'crashed'>): string {
-  return run.crashed ? 'crashed' : run.status;
+/** Status as users should read it: a `running` run whose process died is "crashed"; "diverged at step 5 · system prompt". */
+export function displayStatus(run: Pick<RunSummary, 'status' | 'crashed' | 'error'>): string {
+  return runStatusText(run);
 }
 
 export function shorten(text: string, max: number): string {

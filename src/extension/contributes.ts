@@ -130,7 +130,8 @@ function configuration() {
         type: 'string',
         enum: [...MODEL_MODES],
         enumDescriptions: [
-          'Re-emit the recorded model turns: no tokens spent.',
+          'Re-emit the recorded model turns while the prompt matches the recording: no tokens spent; a changed prompt stops the fork as diverged.',
+          'Re-emit the recorded model turns under the edited context, whatever the prompt: no tokens spent; the tools run as their policies decide.',
           'Call the model endpoint with the recorded model.',
           'Call the model endpoint with another provider/model.',
         ],

@@ -10,7 +10,7 @@ import type { ExtensionContextObject } from './context';
 import { ContextEditorHost } from './contextEditorHost';
 import { DebugPositionTracker } from './debugPosition';
 import { registerDebugger, replayConfiguration } from './debugConfigProvider';
-import { COMMANDS, DEBUG_TYPE, TRANSCRIPT_LANGUAGE, VALUE_SCHEME, VIEWS } from './ids';
+import { COMMANDS, COMPARE_SCHEME, DEBUG_TYPE, TRANSCRIPT_LANGUAGE, VALUE_SCHEME, VIEWS } from './ids';
 import { showError } from './notify';
 import { ReplaySessions } from './replaySessions';
 import { registerRunCommands } from './runCommands';
@@ -22,6 +22,7 @@ import { registerStoreCommands } from './storeCommands';
 import { TranscriptHoverProvider } from './transcriptHoverProvider';
 import { TranscriptService } from './transcriptService';
 import { ValueDocumentProvider } from './valueDocuments';
+import { CompareDocumentProvider } from './compareDocuments';
 import type { RunsNode } from './runsTreeModel';
 
 /** What activate() returns: the parts, for the extension-host tests. */
@@ -130,12 +131,16 @@ function wire(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): A
     }),
   );
 
+  const compareDocuments = new CompareDocumentProvider(connection);
   subs.push(
     vscode.languages.registerHoverProvider(
       { language: TRANSCRIPT_LANGUAGE },
       new TranscriptHoverProvider(transcripts, connection),
     ),
     vscode.workspace.registerTextDocumentContentProvider(VALUE_SCHEME, new ValueDocumentProvider(connection)),
+    vscode.workspace.registerTextDocumentContentProvider(COMPARE_SCHEME, compareDocuments),
+    compareDocuments,
+    connection.onDidChange(() => compareDocuments.refresh()),
     ...registerDebugger(ctx),
     ...registerRunCommands(ctx, tracker),
     ...registerStoreCommands(ctx, tree),

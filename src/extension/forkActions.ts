@@ -2,10 +2,20 @@
  * Creating a fork from the extension: the one ForkService (the same the
  * debugger's `fork` request uses), then the follow-up a user expects — the
  * store poll so the tree shows the run, the run revealed, and an offer to
- * replay it. Also turns a ForkPlan into the page's PlanView.
+ * replay it; a diverged fork offers the prompt difference and the two ways on
+ * (the recorded outputs, a real model). Also turns a ForkPlan into the page's
+ * PlanView.
  */
 import * as vscode from 'vscode';
-import { errorMessage, isOcdbError, type ForkConfig } from '../model';
+import {
+  divergenceOfError,
+  divergenceSummary,
+  divergenceWhat,
+  errorMessage,
+  isOcdbError,
+  type Divergence,
+  type ForkConfig,
+} from '../model';
 import { ForkService, type CreatedFork } from '../fork/forkService';
 import { OpenAiChatModel, type ChatModel } from '../fork/modelClient';
 import { runFork, type RunOutcome } from '../fork/runner';
@@ -13,10 +23,11 @@ import type { PlanView } from '../webview/protocol';
 import { planView } from './planView';
 import { runWithAgentProgram } from './agentProgramRunner';
 import type { ExtensionContextObject } from './context';
-import { COMMANDS } from './ids';
+import { promptUri } from './compareDocuments';
+import { COMMANDS, SETTINGS_SECTION } from './ids';
 import { notificationText } from './markdownText';
 import { showError } from './notify';
-import { readSettings } from './settings';
+import { modelEndpointConfigured, readSettings } from './settings';
 
 /** Plans a fork; an error (bad patch, unknown checkpoint) becomes the plan's `error` with its field path. */
 export function planFor(ctx: ExtensionContextObject, config: ForkConfig): PlanView {
@@ -36,6 +47,7 @@ export function planFor(ctx: ExtensionContextObject, config: ForkConfig): PlanVi
 
 /** The chat model of a real / override fork, from the settings (the key stays in its environment variable). */
 function chatModelFor(created: CreatedFork): ChatModel | undefined {
+  if (created.plan.modelMode === 'recorded') return undefined;
   if (created.plan.modelMode === 'captured' && created.plan.config.onDivergence !== 'continue_real') return undefined;
   const settings = readSettings();
   return new OpenAiChatModel({
@@ -49,6 +61,8 @@ interface ForkResult {
   status: string;
   checkpointCount: number;
   error?: unknown;
+  /** Where the prompt first differed from the recording (a diverged fork; a recorded-outputs fork). */
+  divergence?: Divergence;
 }
 
 /** Runs a created fork with the built-in runner (cancellable progress). */
@@ -91,10 +105,12 @@ export async function executeFork(
         : run.status === 'running'
           ? `still running (agent exited ${code})`
           : run.status;
+      const divergence = divergenceOfError(run.error);
       result = {
         status,
         checkpointCount: run.checkpointCount,
         ...(run.error !== undefined ? { error: run.error } : {}),
+        ...(divergence ? { divergence } : {}),
       };
     } else {
       result = await runWithRunner(ctx, created);
@@ -105,9 +121,16 @@ export async function executeFork(
   }
   ctx.connection.poll();
   ctx.log.info(`fork ${created.runId} ${result.status} after ${result.checkpointCount} checkpoints`);
+  if (result.status === 'diverged') {
+    void offerAfterDivergence(ctx, created, result.divergence);
+    return result;
+  }
+  const differs = result.divergence
+    ? ` It departs from the recording at step ${result.divergence.stepIndex} (${divergenceWhat(result.divergence)}).`
+    : '';
   const text =
     result.status === 'completed'
-      ? `Fork ${created.runId} completed (${result.checkpointCount} checkpoints).`
+      ? `Fork ${created.runId} completed (${result.checkpointCount} checkpoints).${differs}`
       : `Fork ${created.runId} ${result.status}${result.error !== undefined ? `: ${errorText(result.error)}` : ''}.`;
   const show = result.status === 'completed' ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
   void show(notificationText(text), 'Replay fork', 'Compare with Parent').then((choice) => {
@@ -117,6 +140,75 @@ export async function executeFork(
     return undefined;
   });
   return result;
+}
+
+/** The choices of a diverged fork's notification (what a user wants next). */
+export const DIVERGED_CHOICES = {
+  showPrompt: 'Show prompt difference',
+  recorded: 'Continue with the recorded outputs',
+  real: 'Continue with a real model',
+  setUp: 'Set up a model endpoint…',
+} as const;
+
+/**
+ * A diverged fork's outcome: where it diverged, and what a user wants next — the prompt difference, the same
+ * fork again with the recorded outputs under the edited context, or with a real model from the divergence on
+ * (when no endpoint is configured: the endpoint settings).
+ */
+async function offerAfterDivergence(
+  ctx: ExtensionContextObject,
+  created: CreatedFork,
+  divergence: Divergence | undefined,
+): Promise<void> {
+  const where = divergence ? divergenceSummary(divergence) : 'diverged from the recording';
+  const configured = modelEndpointConfigured(readSettings(), process.env);
+  const choice = await vscode.window.showInformationMessage(
+    notificationText(`Fork ${created.runId} ${where}: the recording has no answer for the prompt there.`),
+    ...(divergence ? [DIVERGED_CHOICES.showPrompt] : []),
+    DIVERGED_CHOICES.recorded,
+    configured ? DIVERGED_CHOICES.real : DIVERGED_CHOICES.setUp,
+  );
+  const store = ctx.connection.getOrCreate();
+  const acknowledged = store.getForkRequest(created.forkRequestId).acknowledgedTools;
+  const { onDivergence: _onDivergence, ...config } = created.plan.config;
+  switch (choice) {
+    case DIVERGED_CHOICES.showPrompt:
+      if (divergence) await showPromptDifference(ctx, created.runId, divergence);
+      return;
+    case DIVERGED_CHOICES.recorded:
+      createFork(ctx, { ...config, modelOverride: { mode: 'recorded' } }, acknowledged);
+      return;
+    case DIVERGED_CHOICES.real:
+      createFork(ctx, { ...created.plan.config, onDivergence: 'continue_real' }, acknowledged);
+      return;
+    case DIVERGED_CHOICES.setUp:
+      await vscode.commands.executeCommand('workbench.action.openSettings', `${SETTINGS_SECTION}.modelEndpoint`);
+      return;
+    default:
+      return;
+  }
+}
+
+/** The diff editor: the prompt the recording has at the divergence vs the prompt the fork rendered there. */
+export async function showPromptDifference(
+  ctx: ExtensionContextObject,
+  forkRunId: string,
+  divergence: Divergence,
+): Promise<void> {
+  const store = ctx.connection.getOrCreate();
+  const own =
+    divergence.forkCheckpointId ??
+    store
+      .listCheckpoints(forkRunId)
+      .filter((c) => c.boundary === 'before_model_call')
+      .at(-1)?.checkpointId;
+  if (!own) throw new Error(`Fork ${forkRunId} has no prompt checkpoint to compare.`);
+  await vscode.commands.executeCommand(
+    'vscode.diff',
+    promptUri(divergence.sourceCheckpointId, `recorded prompt (step ${divergence.stepIndex})`),
+    promptUri(own, `${forkRunId} prompt`),
+    `Prompt at step ${divergence.stepIndex}: recorded ↔ ${forkRunId} (${divergenceWhat(divergence)})`,
+  );
 }
 
 function errorText(error: unknown): string {

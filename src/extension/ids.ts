@@ -16,6 +16,8 @@ export const TRANSCRIPT_LANGUAGE = 'agent-transcript';
 export { TRANSCRIPT_EXTENSION } from '../debug/transcriptFiles';
 /** Scheme of the documents that open a long JSON value (a tool's args or result) in full. */
 export const VALUE_SCHEME = 'agent-time-travel-value';
+/** Scheme of the read-only documents the diff editor compares (prompts, the sides of a run comparison). */
+export const COMPARE_SCHEME = 'agent-time-travel-compare';
 
 export const VIEW_CONTAINER = 'agentRuns';
 export const VIEWS = {

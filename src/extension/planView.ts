@@ -12,5 +12,6 @@ export function planView(plan: ForkPlan): PlanView {
     hazards: plan.hazards.map((h) => ({ ...h })),
     warnings: plan.warnings,
     changedPaths: plan.changedPaths,
+    ...(plan.predictedDivergence ? { predictedDivergence: plan.predictedDivergence.message } : {}),
   };
 }

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { runIdOfTranscript } from '../debug/transcriptFiles';
 import { checkpointAtLine } from '../replay/transcript';
+import { comparisonUri, summaryUri } from './compareDocuments';
 import type { ExtensionContextObject } from './context';
 import type { DebugPositionTracker } from './debugPosition';
 import { registerCommand } from './notify';
@@ -93,13 +94,27 @@ async function checkpointOfFrame(
   return undefined;
 }
 
+/**
+ * The comparison of two runs (replay/runComparison.ts, the one `ocdb diff` prints): the diff editor with both
+ * runs step by step — a fork with the steps it inherited, so only what changed differs — and the summary beside.
+ */
 async function diff(ctx: ExtensionContextObject, left: string, right: string): Promise<void> {
+  const store = ctx.connection.getOrCreate();
+  store.getRun(left); // RunNotFound before any editor opens
+  store.getRun(right);
   await vscode.commands.executeCommand(
     'vscode.diff',
-    ctx.transcripts.ensureFile(left),
-    ctx.transcripts.ensureFile(right),
+    comparisonUri(left, right, 'left'),
+    comparisonUri(left, right, 'right'),
     `${left} ↔ ${right}`,
   );
+  const summary = await vscode.workspace.openTextDocument(summaryUri(left, right));
+  await vscode.languages.setTextDocumentLanguage(summary, 'markdown');
+  await vscode.window.showTextDocument(summary, {
+    viewColumn: vscode.ViewColumn.Beside,
+    preview: true,
+    preserveFocus: true,
+  });
 }
 
 export function registerRunCommands(ctx: ExtensionContextObject, tracker: DebugPositionTracker): vscode.Disposable[] {

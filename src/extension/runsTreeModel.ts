@@ -4,7 +4,7 @@
  * summaries. The provider turns these into vscode.TreeItems; keeping them pure
  * lets unit tests check what a user sees without VS Code. No vscode import.
  */
-import { toolOutcomeOf, type ToolCallRecord } from '../model';
+import { readRunError, runStatusText as statusTextOf, toolOutcomeOf, type ToolCallRecord } from '../model';
 import type { CheckpointSummary, RunSummary } from '../store';
 import {
   BOUNDARY_ICON,
@@ -51,9 +51,9 @@ export interface NodeView {
   command?: { id: string; title: string; args: unknown[] };
 }
 
-/** The status word a user sees: a crashed recording is never "running". */
+/** The status a user sees: a crashed recording is never "running"; "diverged at step 5 · system prompt". */
 export function runStatusText(run: RunSummary): string {
-  return run.crashed ? 'crashed' : run.status;
+  return statusTextOf(run);
 }
 
 function runIcon(run: RunSummary): NodeView['icon'] {
@@ -69,6 +69,9 @@ function runIcon(run: RunSummary): NodeView['icon'] {
       return { id: 'error', color: 'list.errorForeground' };
     case 'cancelled':
       return { id: 'circle-slash', color: 'disabledForeground' };
+    case 'diverged':
+      // an answer to the what-if question, not a failure: its own icon, never the red ✗
+      return { id: 'git-compare', color: 'charts.yellow' };
     default: {
       const unreachable: never = run.status;
       return { id: String(unreachable) };
@@ -91,7 +94,8 @@ function runDuration(run: RunSummary, now: number): string {
 export function runView(run: RunSummary, now: number): NodeView {
   const status = runStatusText(run);
   const parts: string[] = [];
-  if (status !== 'completed') parts.push(status.toUpperCase());
+  if (run.status === 'diverged' && !run.crashed) parts.push(status);
+  else if (status !== 'completed') parts.push(status.toUpperCase());
   if (run.mode !== 'live') parts.push(run.mode);
   parts.push(run.agentId, runDuration(run, now), `${formatTokens(run.inputTokens + run.outputTokens)} tok`);
   if (run.toolErrorCount > 0) parts.push(`${run.toolErrorCount} tool error${run.toolErrorCount > 1 ? 's' : ''}`);
@@ -110,7 +114,9 @@ export function runView(run: RunSummary, now: number): NodeView {
   }
   if (run.parentRunId)
     tooltip.push('', `Forked from ${mdCode(run.parentRunId)} at ${mdCode(run.forkFromCheckpointId ?? '?')}`);
-  if (run.error !== undefined) tooltip.push('', `Error: ${mdText(shorten(toJson(run.error, 0), 300))}`);
+  const stopped = run.status === 'diverged' ? readRunError(run.error)?.message : undefined;
+  if (stopped !== undefined) tooltip.push('', `$(git-compare) ${mdText(shorten(stopped, 300))}`);
+  else if (run.error !== undefined) tooltip.push('', `Error: ${mdText(shorten(toJson(run.error, 0), 300))}`);
   return {
     label: run.runId,
     description: parts.join(' · '),

@@ -5,14 +5,23 @@
  * model calls and tools are governed by the fork with the same engine the
  * built-in runner uses: captured model turns re-emitted after the agent's
  * prompt is compared with the recorded one (modelTurns.ts; divergence ->
- * Diverged, or the agent's real model when the config says continue_real),
+ * Diverged, or the agent's real model when the config says continue_real;
+ * the `recorded` model mode re-emits them whatever the prompt),
  * tools through the ToolGate (reuse, mock, forbid, refuse an unacknowledged
  * hazard, execute, confirm with the user first). The claim and the status
  * save are forkRequests.ts's. Writes through the RunWriter; depends on
  * model/, the store contract, the writer and this folder.
  */
 import { randomUUID } from 'node:crypto';
-import { parseWith, ForkConfigSchema, type Message, type ReplayPolicy, type SideEffectLevel } from '../model';
+import {
+  parseWith,
+  ForkConfigSchema,
+  type Divergence,
+  type Message,
+  type ModelMode,
+  type ReplayPolicy,
+  type SideEffectLevel,
+} from '../model';
 import type { RunStore } from '../store';
 import { RunWriter, type IdKind } from '../writer';
 import { ToolCassette, type CassetteAnswer } from './cassette';
@@ -64,6 +73,9 @@ export class AgentProgramFork {
   private nextTurn = 0;
   private real: boolean;
   private failure: Record<string, unknown> | undefined;
+  /** `recorded` model mode: the recorded turns go on whatever the prompt; the first difference is kept here. */
+  private readonly recordedOutputs: boolean;
+  private firstDivergence: Divergence | undefined;
 
   private constructor(
     private readonly store: RunStore,
@@ -71,10 +83,11 @@ export class AgentProgramFork {
     private readonly gate: ToolGate,
     private readonly turns: readonly RecordedTurn[],
     private readonly onDivergence: 'fail' | 'continue_real',
-    captured: boolean,
+    modelMode: ModelMode,
     private readonly options: AttachOptions,
   ) {
-    this.real = !captured;
+    this.real = modelMode === 'real' || modelMode === 'override';
+    this.recordedOutputs = modelMode === 'recorded';
   }
 
   /**
@@ -114,7 +127,7 @@ export class AgentProgramFork {
       }),
       recordedTurns(store, plan.sourceRunId, Math.max(0, plan.sourceCheckpointIndex)),
       config.onDivergence ?? 'fail',
-      plan.modelMode === 'captured',
+      plan.modelMode,
       {
         ...options,
         confirmTimeoutMs:
@@ -141,7 +154,13 @@ export class AgentProgramFork {
     const messages = state?.messages ?? [];
     if (this.real) return call(messages);
     const turn = this.turns[this.nextTurn++];
-    const divergence = turn ? compareWithTurn({ systemPrompt: state?.systemPrompt, messages }, turn) : undefined;
+    const found = turn ? compareWithTurn({ systemPrompt: state?.systemPrompt, messages }, turn) : undefined;
+    const at = this.store.listCheckpoints(writer.runId, { offset: writer.checkpointCount - 1, limit: 1 })[0];
+    const divergence = found && at ? { ...found, forkCheckpointId: at.checkpointId } : found;
+    if (turn && divergence && this.recordedOutputs) {
+      this.firstDivergence ??= divergence;
+      return recordedResponse(turn);
+    }
     if (!turn || divergence) {
       if (this.onDivergence === 'continue_real') {
         this.real = true;
@@ -272,7 +291,20 @@ export class AgentProgramFork {
     }
   }
 
-  /** The agent ended its run: the request completes, or fails with the fork's first failure (forkRequests.ts). */
+  /** Where the prompt first differed from the recording while the recorded outputs went on (`recorded` mode). */
+  get divergence(): Divergence | undefined {
+    return this.firstDivergence;
+  }
+
+  /**
+   * How the agent's run must end when the fork engine stopped it at a divergence — `diverged` with the stored
+   * error, whatever status the agent ends with after the error reached it; undefined otherwise.
+   */
+  stoppedEnd(): { status: 'diverged'; error: Record<string, unknown> } | undefined {
+    return this.failure?.code === 'diverged' ? { status: 'diverged', error: this.failure } : undefined;
+  }
+
+  /** The agent ended its run: the request completes, or ends diverged / failed with the fork's first failure (forkRequests.ts). */
   end(): void {
     settleForkRequest(this.store, this.forkRequestId, this.options.now(), this.failure);
   }

@@ -5,7 +5,9 @@
  * from the cassette or mocks, the runtime context of each step with the fork's
  * patch applied. Before every model turn the prompt rendered from the fork's
  * state is compared with the recorded one; the first divergence stops the walk
- * (or hands over to the real model when the config asks). No UI, no network.
+ * (or hands over to the real model when the config asks; in the `recorded`
+ * model mode it is reported and the recorded turns go on under the fork's own
+ * prompt, the tools answered as the gate decides). No UI, no network.
  */
 import { OcdbError, messageToolCalls, type Checkpoint, type Message, type ToolCallRecord } from '../model';
 import { storedValue, toolResultMessage, type CheckpointInput } from '../writer';
@@ -39,6 +41,11 @@ export async function capturedWalk(ctx: RunContext): Promise<WalkResult> {
   const answers = new Map<string, CassetteAnswer>();
   const started = new Set<string>();
   const summaries = store.listCheckpoints(plan.sourceRunId, { offset: plan.sourceCheckpointIndex + 1 });
+  // `recorded` model mode: the recorded turns are re-emitted under the fork's own prompt; a divergence is reported.
+  const recordedOutputs = plan.modelMode === 'recorded';
+  let firstDivergence: Divergence | undefined;
+  const withDivergence = (result: WalkResult): WalkResult =>
+    firstDivergence ? { ...result, divergence: firstDivergence } : result;
 
   const stateAt = (cp: Checkpoint): CheckpointInput => {
     const start = forkStartState(cp, config);
@@ -98,13 +105,19 @@ export async function capturedWalk(ctx: RunContext): Promise<WalkResult> {
         break;
       case 'before_model_call': {
         const next = stateAt(cp);
-        writer.checkpoint('before_model_call', next);
-        const divergence: Divergence | undefined = findDivergence(
+        const written = writer.checkpoint('before_model_call', next);
+        if (firstDivergence && recordedOutputs) break; // reported once; the recorded outputs go on
+        const found = findDivergence(
           { systemPrompt: next.systemPrompt, messages: next.messages ?? [] },
           { systemPrompt: cp.systemPrompt, messages: cp.messages },
           { stepIndex: cp.stepIndex, sourceCheckpointIndex: summary.index, sourceCheckpointId: cp.checkpointId },
         );
-        if (divergence) {
+        if (found) {
+          const divergence: Divergence = { ...found, forkCheckpointId: written.checkpointId };
+          if (recordedOutputs) {
+            firstDivergence = divergence;
+            break;
+          }
           if (config.onDivergence === 'continue_real') return { status: 'completed', divergence, continueReal: true };
           throw diverged(divergence);
         }
@@ -152,14 +165,14 @@ export async function capturedWalk(ctx: RunContext): Promise<WalkResult> {
         break;
       }
       case 'agent_end':
-        return { ...sourceOutcome(ctx), endState: stateAt(cp) };
+        return withDivergence({ ...sourceOutcome(ctx), endState: stateAt(cp) });
       default: {
         const unreachable: never = cp.boundary;
         throw new Error(`unknown boundary ${String(unreachable)}`);
       }
     }
   }
-  return sourceOutcome(ctx);
+  return withDivergence(sourceOutcome(ctx));
 }
 
 /** The fork ends the way the recording did; a recording that stops without agent_end is reported as incomplete. */

@@ -3,20 +3,16 @@
  * the first difference between the prompt a fork is about to send and the
  * recorded one, located by step, message index and field. Pure.
  */
-import { canonicalJson, messageText, messageToolCalls as messageToolCallsOf, type Message } from '../model';
+import {
+  canonicalJson,
+  messageText,
+  messageToolCalls as messageToolCallsOf,
+  type Divergence,
+  type Message,
+} from '../model';
 
-/** Where a fork's prompt first differs from the recording. messageIndex -1 means the system prompt. */
-export interface Divergence {
-  stepIndex: number;
-  /** Index of the recorded before_model_call checkpoint in the source run. */
-  sourceCheckpointIndex: number;
-  sourceCheckpointId: string;
-  messageIndex: number;
-  /** `response` / `toolCalls`: a real model answered differently from the recorded turn (reported, not fatal). */
-  field: 'systemPrompt' | 'role' | 'content' | 'toolCallId' | 'toolName' | 'messageCount' | 'response' | 'toolCalls';
-  recorded: string;
-  rendered: string;
-}
+/** Where a fork's prompt first differs from the recording (model/divergence.ts). messageIndex -1: the system prompt. */
+export type { Divergence } from '../model';
 
 export interface RenderedPrompt {
   systemPrompt?: string;
@@ -33,13 +29,17 @@ export function findDivergence(
   recorded: RenderedPrompt,
   where: { stepIndex: number; sourceCheckpointIndex: number; sourceCheckpointId: string },
 ): Divergence | undefined {
-  const at = (messageIndex: number, field: Divergence['field'], rec: string, ren: string): Divergence => ({
-    ...where,
-    messageIndex,
-    field,
-    recorded: clip(rec),
-    rendered: clip(ren),
-  });
+  const at = (messageIndex: number, field: Divergence['field'], rec: string, ren: string): Divergence => {
+    const role = recorded.messages[messageIndex]?.role;
+    return {
+      ...where,
+      messageIndex,
+      ...(role !== undefined && field !== 'messageCount' ? { messageRole: role } : {}),
+      field,
+      recorded: clip(rec),
+      rendered: clip(ren),
+    };
+  };
   if ((rendered.systemPrompt ?? '') !== (recorded.systemPrompt ?? '')) {
     return at(-1, 'systemPrompt', recorded.systemPrompt ?? '', rendered.systemPrompt ?? '');
   }
@@ -73,7 +73,10 @@ function excerptAround(text: string, at: number): string {
 
 /** One line for CLI output, notifications and logs: where, and the two texts around their first difference. */
 export function describeDivergence(d: Divergence): string {
-  const where = d.messageIndex < 0 ? 'the system prompt' : `message ${d.messageIndex} (${d.field})`;
+  const where =
+    d.messageIndex < 0
+      ? 'the system prompt'
+      : `message ${d.messageIndex}${d.messageRole ? ` (${d.messageRole})` : ''} ${d.field}`;
   let k = 0;
   while (k < d.recorded.length && k < d.rendered.length && d.recorded[k] === d.rendered[k]) k++;
   return `step ${d.stepIndex}, before_model_call #${d.sourceCheckpointIndex}: ${where} differs — recorded ${excerptAround(d.recorded, k)}, now ${excerptAround(d.rendered, k)}`;

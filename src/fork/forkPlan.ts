@@ -3,13 +3,15 @@
  * of every tool the source run (and its lineage) used, the merged and
  * validated runtime context of the fork's first checkpoint, and the hazard
  * report (tools that would re-execute with write / external_irreversible
- * effects). Reads the store, writes nothing; no UI, no network.
+ * effects), and where a captured fork will stop because the edit changes the
+ * rendered system prompt. Reads the store, writes nothing; no UI, no network.
  */
 import {
   OcdbError,
   SIDE_EFFECT_LEVELS,
   applyContextPatch,
   assertJsonInput,
+  changedPaths,
   hazardOf,
   parseWith,
   resolvePolicy,
@@ -26,6 +28,7 @@ import {
 } from '../model';
 import type { RunStore } from '../store';
 import { lineageOf } from './lineage';
+import { promptTemplateFor, renderTemplate } from './promptRender';
 
 export type { ToolPlanEntry } from '../model';
 
@@ -51,7 +54,23 @@ export interface ForkPlan {
   hazards: Hazard[];
   /** Human-readable notes (missing mocks, unnamed irreversible tools, ...). */
   warnings: string[];
+  /** Captured / recorded model: the first recorded model call whose system prompt this edit changes. */
+  predictedDivergence?: PredictedDivergence;
 }
+
+/** Where a captured fork will stop, known before it runs: the edit changes the rendered system prompt there. */
+export interface PredictedDivergence {
+  stepIndex: number;
+  /** The recorded before_model_call checkpoint whose prompt changes. */
+  sourceCheckpointIndex: number;
+  sourceCheckpointId: string;
+  field: 'systemPrompt';
+  /** "this edit changes the system prompt at step 5; a captured fork stops there". */
+  message: string;
+}
+
+/** How many recorded model calls after the fork point the prediction looks at (the first change is usually the next). */
+const PREDICTION_MODEL_CALLS = 100;
 
 const SEVERITY: Readonly<Record<SideEffectLevel, number>> = Object.fromEntries(
   SIDE_EFFECT_LEVELS.map((level, i) => [level, i]),
@@ -73,15 +92,8 @@ export function loadSourceCheckpoint(store: RunStore, config: ForkConfig): { che
   return { checkpoint, index };
 }
 
-/** Paths (dotted) whose value differs between two JSON-like values. */
-export function changedPaths(before: unknown, after: unknown, prefix = ''): string[] {
-  const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-  if (isObj(before) && isObj(after)) {
-    const keys = new Set([...Object.keys(before), ...Object.keys(after)]);
-    return [...keys].flatMap((k) => changedPaths(before[k], after[k], prefix === '' ? k : `${prefix}.${k}`));
-  }
-  return JSON.stringify(before) === JSON.stringify(after) ? [] : [prefix];
-}
+/** Paths (dotted) whose value differs between two JSON-like values (model/deepMerge.ts). */
+export { changedPaths } from '../model';
 
 /** Applies the patch, the model override and the prompt version override to the source state. */
 export function forkStartState(
@@ -126,6 +138,55 @@ function recordedTools(store: RunStore, lineage: string[], checkpoint: Checkpoin
   for (const runId of lineage) for (const record of store.listToolCalls(runId)) add(record, runId);
   for (const record of checkpoint.toolLedgerSnapshot) add(record, checkpoint.runId);
   return byTool;
+}
+
+/** What happens at the predicted divergence, by model mode: stop, hand over to the real model, or go on. */
+function consequence(config: ForkConfig, modelMode: ModelMode): string | undefined {
+  if (modelMode === 'recorded') return 'the recorded outputs go on under the new prompt';
+  if (modelMode !== 'captured') return undefined;
+  return config.onDivergence === 'continue_real'
+    ? 'a captured fork continues there with the real model'
+    : 'a captured fork stops there';
+}
+
+/**
+ * The first recorded model call after the fork point whose system prompt, rendered from the run's template
+ * (metadata.promptTemplate / promptTemplates) with the fork's context and prompt version, differs from the
+ * recorded one — what the captured walk will find first. Undefined when the edit changes no prompt (or the run
+ * keeps no template: the recorded prompt stands). Message differences (a mock's other result) are not predicted.
+ */
+function predictDivergence(
+  store: RunStore,
+  config: ForkConfig,
+  fromIndex: number,
+  modelMode: ModelMode,
+): PredictedDivergence | undefined {
+  const then = consequence(config, modelMode);
+  if (!then) return undefined;
+  if (!config.contextPatch && config.promptVersionOverride === undefined) return undefined;
+  const metadata = store.getRun(config.sourceRunId).metadata;
+  if (metadata.promptTemplates === undefined && typeof metadata.promptTemplate !== 'string') return undefined;
+  const calls = store
+    .listCheckpoints(config.sourceRunId, { offset: fromIndex + 1 })
+    .filter((c) => c.boundary === 'before_model_call')
+    .slice(0, PREDICTION_MODEL_CALLS);
+  for (const summary of calls) {
+    const cp = store.getCheckpoint(summary.checkpointId);
+    const start = forkStartState(cp, config);
+    const template = promptTemplateFor(metadata, start.promptVersion);
+    if (template === undefined) continue;
+    const rendered = renderTemplate(template, start.runtimeContext, start.promptVersion);
+    if (rendered !== (cp.systemPrompt ?? '')) {
+      return {
+        stepIndex: cp.stepIndex,
+        sourceCheckpointIndex: summary.index,
+        sourceCheckpointId: cp.checkpointId,
+        field: 'systemPrompt',
+        message: `this edit changes the system prompt at step ${cp.stepIndex}; ${then}`,
+      };
+    }
+  }
+  return undefined;
 }
 
 /** Builds the plan of a fork (validating the config); throws RunNotFound / CheckpointNotFound / InvalidInput. */
@@ -191,13 +252,15 @@ export function planFork(store: RunStore, input: ForkConfig): ForkPlan {
     }
   }
 
+  const modelMode = config.modelOverride?.mode ?? 'captured';
+  const predicted = predictDivergence(store, config, index, modelMode);
   return {
     config,
     sourceRunId: config.sourceRunId,
     sourceCheckpointId: config.sourceCheckpointId,
     sourceCheckpointIndex: index,
     lineage,
-    modelMode: config.modelOverride?.mode ?? 'captured',
+    modelMode,
     ...(start.model ? { model: start.model } : {}),
     ...(start.promptVersion !== undefined ? { promptVersion: start.promptVersion } : {}),
     runtimeContext: start.runtimeContext,
@@ -205,5 +268,6 @@ export function planFork(store: RunStore, input: ForkConfig): ForkPlan {
     tools,
     hazards,
     warnings,
+    ...(predicted ? { predictedDivergence: predicted } : {}),
   };
 }

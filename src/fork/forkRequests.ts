@@ -2,7 +2,7 @@
  * The life of a fork request after ForkService created it: who may run it
  * (the one atomic claim, shared by the built-in runner and agent-program
  * mode), and the one status save (pending -> running | waiting_for_agent ->
- * completed | failed, with the error when failed). Depends on the store
+ * completed | diverged | failed, with the error when it did not complete). Depends on the store
  * contract and model/ only.
  */
 import { OcdbError } from '../model';
@@ -54,9 +54,19 @@ export function saveForkStatus(
 }
 
 /**
- * The end of a fork request, the same for the built-in runner and agent-program mode: failed with the failure
- * when the fork engine stopped the fork (diverged, forbidden_replay, cassette_miss, an unacknowledged hazard, a
- * user's abort, ...), else completed — however the run itself ended (its status says that).
+ * How a fork the engine stopped with `failure` ends: `diverged` when it reached a prompt the recording has no
+ * answer for (code `diverged`), else `failed` (forbidden_replay, cassette_miss, an unacknowledged hazard, a
+ * user's abort, ...); `completed` without one.
+ */
+export function settledStatus(failure: Record<string, unknown> | undefined): 'completed' | 'diverged' | 'failed' {
+  if (!failure) return 'completed';
+  return failure.code === 'diverged' ? 'diverged' : 'failed';
+}
+
+/**
+ * The end of a fork request, the same for the built-in runner and agent-program mode: diverged / failed with
+ * the failure when the fork engine stopped the fork (settledStatus), else completed — however the run itself
+ * ended (its status says that).
  */
 export function settleForkRequest(
   store: RunStore,
@@ -64,7 +74,7 @@ export function settleForkRequest(
   at: number,
   failure: Record<string, unknown> | undefined,
 ): ForkRequestRecord {
-  return saveForkStatus(store, forkRequestId, failure ? 'failed' : 'completed', at, failure);
+  return saveForkStatus(store, forkRequestId, settledStatus(failure), at, failure);
 }
 
 /**

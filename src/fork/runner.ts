@@ -5,8 +5,9 @@
  * endpoint. Tools by policy from the cassette / mocks — the built-in runner
  * never runs a tool's code. When an agent program is configured the fork is
  * handed to it instead (status waiting_for_agent). The fork request moves
- * pending -> running -> completed / failed with the error; the run ends with
- * the matching status. No UI.
+ * pending -> running -> completed / diverged / failed with the error; the run
+ * ends with the matching status (diverged: the prompt reached something the
+ * recording has no answer for — an answer, not a failure). No UI.
  */
 import { isOcdbError, type ForkRequestStatus, type RunEndStatus } from '../model';
 import type { CheckpointSummary, RunStore } from '../store';
@@ -97,7 +98,7 @@ export async function runFork(
       ...(options.signal ? { signal: options.signal } : {}),
       maxModelTurns: options.maxModelTurns ?? 25,
     };
-    if (plan.modelMode === 'captured') {
+    if (plan.modelMode === 'captured' || plan.modelMode === 'recorded') {
       const walked = await capturedWalk(ctx);
       divergence = walked.divergence;
       endState = walked.endState;
@@ -111,7 +112,7 @@ export async function runFork(
   } catch (e) {
     failure = toRunError(e);
     if (isOcdbError(e, 'Diverged')) divergence = e.details.divergence as Divergence;
-    outcome = { status: isOcdbError(e, 'Cancelled') ? 'cancelled' : 'failed', error: failure };
+    outcome = { status: stoppedStatus(e), error: failure };
   }
 
   try {
@@ -136,6 +137,13 @@ export async function runFork(
   if (failure) result.failure = failure;
   if (divergence) result.divergence = divergence;
   return result;
+}
+
+/** How a run the fork engine stopped ends: diverged (an answer, not a failure), cancelled, or failed. */
+function stoppedStatus(e: unknown): RunEndStatus {
+  if (isOcdbError(e, 'Diverged')) return 'diverged';
+  if (isOcdbError(e, 'Cancelled')) return 'cancelled';
+  return 'failed';
 }
 
 type WalkEnd = NonNullable<Awaited<ReturnType<typeof capturedWalk>>['endState']>;

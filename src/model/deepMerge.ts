@@ -42,3 +42,13 @@ export function applyContextPatch(
   if (!patch || Object.keys(patch).length === 0) return structuredClone(context);
   return parseWith(RuntimeContextSnapshotSchema, deepMerge(context, patch), 'runtime context after contextPatch');
 }
+
+/** Paths (dotted) whose value differs between two JSON-like values: what a context patch changed, what two runs differ in. */
+export function changedPaths(before: unknown, after: unknown, prefix = ''): string[] {
+  const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  if (isObj(before) && isObj(after)) {
+    const keys = new Set([...Object.keys(before), ...Object.keys(after)]);
+    return [...keys].flatMap((k) => changedPaths(before[k], after[k], prefix === '' ? k : `${prefix}.${k}`));
+  }
+  return JSON.stringify(before) === JSON.stringify(after) ? [] : [prefix];
+}

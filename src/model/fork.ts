@@ -5,7 +5,14 @@
 import { z } from 'zod';
 import { ReplayPolicySchema } from './toolCall';
 
-export const MODEL_MODES = ['captured', 'real', 'override'] as const;
+/**
+ * Where a fork's model turns come from. `captured`: the recorded turns, while the fork's prompt matches the
+ * recording (the first difference stops the fork as diverged); `recorded`: the recorded turns whatever the
+ * prompt (the recorded outputs under the edited context, so the tools run as the gate decides; the first
+ * difference is reported, not fatal); `real`: the model endpoint with the recorded model; `override`: another
+ * provider/model.
+ */
+export const MODEL_MODES = ['captured', 'recorded', 'real', 'override'] as const;
 export const ModelModeSchema = z.enum(MODEL_MODES);
 export type ModelMode = z.infer<typeof ModelModeSchema>;
 
@@ -18,8 +25,8 @@ export type ModelOverride = z.infer<typeof ModelOverrideSchema>;
 
 /**
  * Captured model only: what happens at the first divergence of the rendered prompt from the recording.
- * 'fail' (default) stops the fork as failed with code `diverged`; 'continue_real' goes on from there with
- * the real model (the endpoint the settings name).
+ * 'fail' (default) stops the fork there, as diverged (error code `diverged`); 'continue_real' goes on from
+ * there with the real model (the endpoint the settings name).
  */
 export const ON_DIVERGENCE_CHOICES = ['fail', 'continue_real'] as const;
 export const OnDivergenceSchema = z.enum(ON_DIVERGENCE_CHOICES);
@@ -42,9 +49,17 @@ export type ForkConfig = z.infer<typeof ForkConfigSchema>;
 
 /**
  * Where a fork request is: created (pending), run by the built-in runner (running), handed to the agent
- * program (waiting_for_agent, until it claims it), and how it ended.
+ * program (waiting_for_agent, until it claims it), and how it ended: completed, diverged (a captured fork
+ * reached a prompt the recording has no answer for; the error says where), or failed.
  */
-export const FORK_REQUEST_STATUSES = ['pending', 'running', 'waiting_for_agent', 'completed', 'failed'] as const;
+export const FORK_REQUEST_STATUSES = [
+  'pending',
+  'running',
+  'waiting_for_agent',
+  'completed',
+  'diverged',
+  'failed',
+] as const;
 export const ForkRequestStatusSchema = z.enum(FORK_REQUEST_STATUSES);
 export type ForkRequestStatus = z.infer<typeof ForkRequestStatusSchema>;
 

@@ -5,6 +5,7 @@ export * from './checkpoint';
 export * from './confirmation';
 export * from './context';
 export * from './deepMerge';
+export * from './divergence';
 export * from './errors';
 export * from './fork';
 export * from './messageParts';

@@ -6,7 +6,11 @@ import { errorMessage } from './errors';
 import { IdSchema, OptionalIdSchema } from './names';
 import { ToolCallRecordSchema } from './toolCall';
 
-export const RUN_STATUSES = ['running', 'completed', 'failed', 'cancelled'] as const;
+/**
+ * `diverged`: a fork (or replay) stopped where its prompt reached something the recording has no answer for —
+ * an answer to the what-if question, not a failure; the error says where (`{ code: 'diverged', divergence }`).
+ */
+export const RUN_STATUSES = ['running', 'completed', 'failed', 'cancelled', 'diverged'] as const;
 export const RunStatusSchema = z.enum(RUN_STATUSES);
 export type RunStatus = z.infer<typeof RunStatusSchema>;
 

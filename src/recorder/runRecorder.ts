@@ -328,16 +328,20 @@ export class RunRecorder {
 
   /**
    * Ends the run: records `agent_end` and sets the status (completed by
-   * default; failed with the error; cancelled). Ending twice throws.
+   * default; failed with the error; cancelled; in a fork the engine stopped at
+   * a divergence, diverged with its error). Ending twice throws.
    */
   end(input: EndRunInput = {}): void {
     this.assertOpen('the end of the run');
     const data = parseWith(EndRunInputSchema, input, 'end');
-    const status = data.status ?? (data.error !== undefined ? 'failed' : 'completed');
+    // A fork the engine stopped at a divergence ends diverged, however the agent handled the error.
+    const stopped = this.fork?.stoppedEnd();
+    const status = stopped?.status ?? data.status ?? (data.error !== undefined ? 'failed' : 'completed');
+    const error = stopped ? stopped.error : data.error;
     this.write('the end of the run', () =>
       this.writer.end({
         status,
-        ...(data.error !== undefined ? { error: data.error } : {}),
+        ...(error !== undefined ? { error } : {}),
         ...(data.messages ? { checkpoint: { messages: data.messages } } : {}),
       }),
     );

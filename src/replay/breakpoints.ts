@@ -60,6 +60,8 @@ export interface CheckpointAccess {
   ledger: readonly ToolCallRecord[];
   /** The checkpoint a replay diverged at, when the run records one. */
   divergenceCheckpointId?: string;
+  /** What the stop says: "diverged at step 5 · system prompt" (model/divergence.ts), when the run records it. */
+  divergenceText?: string;
 }
 
 export interface BreakpointOptions {
@@ -333,7 +335,8 @@ export class BreakpointSet {
       });
     }
     if (this.filters.has('replayDivergence') && access.divergenceCheckpointId === s.checkpointId) {
-      return make('replayDivergence', `The replay diverged from its recording at [${index}] ${s.boundary}`);
+      const what = access.divergenceText ?? 'diverged from its recording';
+      return make('replayDivergence', `The run ${what} ([${index}] ${s.boundary})`);
     }
     if (
       this.filters.has('modelLength') &&
@@ -365,7 +368,8 @@ function short(v: unknown): string {
  * divergence: { stepIndex, sourceCheckpointId, ... } }` (an OcdbError
  * `Diverged` turned into JSON); `metadata.divergence` of the same shape is
  * read too (a run that went on with a real model). The place is the
- * checkpoint named by id when this run has it, else this run's last
+ * checkpoint named by id when this run has it (`forkCheckpointId`: the
+ * fork's own prompt checkpoint), else this run's last
  * before_model_call of the divergent step (the prompt that differed), else
  * its last checkpoint.
  */
@@ -382,7 +386,9 @@ export function divergenceCheckpointId(
     (fromError ? (rec(err?.divergence) ?? rec(rec(err?.details)?.divergence) ?? err) : undefined) ??
     rec(run.metadata.divergence);
   if (!where) return undefined;
-  const ids = [where.checkpointId, where.sourceCheckpointId].filter((c): c is string => typeof c === 'string');
+  const ids = [where.forkCheckpointId, where.checkpointId, where.sourceCheckpointId].filter(
+    (c): c is string => typeof c === 'string',
+  );
   const own = ids.find((id) => summaries.some((s) => s.checkpointId === id));
   if (own) return own;
   const step = typeof where.stepIndex === 'number' ? where.stepIndex : undefined;

@@ -5,7 +5,7 @@
  * CheckpointAccess that breakpoints need. Reads through the RunStore
  * contract only; no DAP, no vscode.
  */
-import type { Checkpoint, ToolCallRecord } from '../model';
+import { divergenceOfError, divergenceSummary, type Checkpoint, type ToolCallRecord } from '../model';
 import type { CheckpointSummary, RunStore, RunSummary } from '../store';
 import { divergenceCheckpointId, type CheckpointAccess } from './breakpoints';
 import { DEFAULT_TRANSCRIPT_DETAIL, renderTranscript, type Transcript, type TranscriptDetail } from './transcript';
@@ -17,6 +17,7 @@ export class RunView implements CheckpointAccess {
   readonly summaries: CheckpointSummary[];
   readonly ledger: ToolCallRecord[];
   readonly divergenceCheckpointId?: string;
+  readonly divergenceText?: string;
   /** The detail level of this view's transcript. */
   readonly detail: TranscriptDetail;
   private transcriptCache: Transcript | undefined;
@@ -36,6 +37,8 @@ export class RunView implements CheckpointAccess {
     this.summaries.forEach((s, i) => this.indexById.set(s.checkpointId, i));
     const divergence = divergenceCheckpointId(this.run, this.summaries);
     if (divergence) this.divergenceCheckpointId = divergence;
+    const where = divergenceOfError(this.run.error);
+    if (where) this.divergenceText = divergenceSummary(where);
   }
 
   get runId(): string {

@@ -15,6 +15,7 @@ import {
   canonicalJson,
   messageText,
   messageToolCalls,
+  runStatusText,
   toolOutcomeOf,
   type Checkpoint,
   type Message,
@@ -154,7 +155,7 @@ function describe(s: CheckpointSummary, src: Sources, first: boolean): string {
     case 'agent_end': {
       const lastMsg = src.last(s.checkpointId);
       const reply = lastMsg?.role === 'assistant' ? lastMsg : undefined;
-      const status = run.crashed ? 'crashed' : run.status;
+      const status = runStatusText(run);
       const err = run.error !== undefined ? ` · error: ${excerpt(run.error, max)}` : '';
       const text = reply ? ` · assistant: ${excerpt(messageText(reply), max)}` : '';
       return `${status} · ${plural(s.messageCount, 'message')}${err}${text}`;
@@ -185,7 +186,7 @@ export function renderTranscript(
   };
   const out: string[] = [];
   const lines: TranscriptLine[] = [];
-  const status = run.crashed ? 'crashed' : run.status;
+  const status = runStatusText(run);
   out.push(`# run ${run.runId} · agent ${run.agentId} · ${status} · ${run.mode} · ${run.checkpointCount} checkpoints`);
   if (run.parentRunId) out.push(`# forked from ${run.parentRunId} @ ${run.forkFromCheckpointId ?? '?'}`);
   out.push(

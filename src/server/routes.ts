@@ -15,7 +15,10 @@ import {
   RunModeSchema,
   OcdbError,
   RunStatusSchema,
+  divergenceOfError,
+  divergenceSummary,
   parseWith,
+  runStatusText,
 } from '../model';
 import { ForkService } from '../fork/forkService';
 import type { ChatModel } from '../fork/modelClient';
@@ -135,7 +138,11 @@ export function buildRoutes(options: RoutesOptions): Route[] {
     {
       method: 'GET',
       pattern: /^\/runs\/([^/]+)$/,
-      handle: (ctx) => ({ status: 200, body: store.getRun(param(ctx, 0)) }),
+      handle: (ctx) => {
+        const run = store.getRun(param(ctx, 0));
+        // statusText: how the status reads ("diverged at step 5 · system prompt", "crashed", ...)
+        return { status: 200, body: { ...run, statusText: runStatusText(run) } };
+      },
     },
     {
       method: 'GET',
@@ -192,7 +199,18 @@ export function buildRoutes(options: RoutesOptions): Route[] {
     {
       method: 'GET',
       pattern: /^\/forks\/([^/]+)$/,
-      handle: (ctx) => ({ status: 200, body: store.getForkRequest(param(ctx, 0)) }),
+      handle: (ctx) => {
+        const request = store.getForkRequest(param(ctx, 0));
+        const divergence = request.status === 'diverged' ? divergenceOfError(request.error) : undefined;
+        return {
+          status: 200,
+          body: {
+            ...request,
+            statusText: divergence ? divergenceSummary(divergence) : request.status,
+            ...(divergence ? { divergence } : {}),
+          },
+        };
+      },
     },
     {
       method: 'GET',

@@ -119,6 +119,8 @@ export function buildForkConfig(checkpoint: EditorCheckpoint, draft: ForkDraft):
     };
   } else if (draft.modelMode === 'real') {
     config.modelOverride = { mode: 'real' };
+  } else if (draft.modelMode === 'recorded') {
+    config.modelOverride = { mode: 'recorded' };
   } else if (draft.continueReal) {
     config.onDivergence = 'continue_real';
   }

@@ -179,8 +179,10 @@ function renderBar(): void {
     );
   }
   const warnings = texts.map((w) => h('div', { class: 'warning' }, icon('warning'), ` ${w}`));
+  const predicted = state.plan?.predictedDivergence;
   replaceChildren(
     parts.bar,
+    predicted ? h('div', { class: 'prediction', 'data-prediction': '' }, icon('git-compare'), ` ${predicted}`) : null,
     ...warnings,
     button,
     h(

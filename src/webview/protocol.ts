@@ -49,6 +49,8 @@ export const PlanViewSchema = z.object({
   hazards: z.array(HazardViewSchema),
   warnings: z.array(z.string()),
   changedPaths: z.array(z.string()),
+  /** "this edit changes the system prompt at step 5; a captured fork stops there" (ForkPlan.predictedDivergence). */
+  predictedDivergence: z.string().optional(),
   error: z.object({ message: z.string(), path: z.string().optional() }).optional(),
 });
 export type PlanView = z.infer<typeof PlanViewSchema>;

@@ -117,6 +117,7 @@ export function modelControls(checkpoint: EditorCheckpoint, draft: ForkDraft, ha
   const group = h('vscode-radio-group', { class: 'model-mode' });
   const modes: [ForkDraft['modelMode'], string][] = [
     ['captured', 'Captured (replay recorded turns, no tokens)'],
+    ['recorded', 'Recorded outputs (recorded turns under the edited context)'],
     ['real', 'Real (call the recorded model)'],
     ['override', 'Override (another provider/model)'],
   ];

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { OcdbError, errorMessage, readRunError, type ModelMode } from '../../model';
+import { OcdbError, divergenceSummary, errorMessage, readRunError, type ModelMode } from '../../model';
 import type { ForkPlan } from '../../fork/forkService';
 import { OpenAiChatModel, type ChatModel } from '../../fork/modelClient';
 import { describeDivergence } from '../../fork/divergence';
@@ -51,7 +51,7 @@ export function chatModelFrom(
 
 /** Checks up front that a real-model run has an endpoint. */
 export function requireEndpoint(mode: ModelMode, chat: ChatModel | undefined): void {
-  if (mode !== 'captured' && !chat) {
+  if ((mode === 'real' || mode === 'override') && !chat) {
     throw new OcdbError(
       'InvalidInput',
       `A ${mode} model needs an endpoint: pass --base-url (and --api-key-env) or set OCDB_MODEL_BASE_URL.`,
@@ -87,6 +87,7 @@ export function printPlan(io: CliIo, plan: ForkPlan, acknowledged: readonly stri
       ]),
     ),
   );
+  if (plan.predictedDivergence) io.out(`Prediction: ${plan.predictedDivergence.message}.`);
   for (const w of plan.warnings) io.out(`warning: ${w}`);
 }
 
@@ -97,9 +98,16 @@ export function reportOutcome(io: CliIo, outcome: RunOutcome, what: string): num
     io.out(`${what} ${outcome.runId} is waiting for the agent program (OCDB_FORK=${outcome.forkRequestId}).`);
     return EXIT.ok;
   }
-  io.out(`${what} ${outcome.runId}: ${outcome.status}, ${outcome.checkpointCount} checkpoints`);
+  const status =
+    outcome.status === 'diverged' && outcome.divergence ? divergenceSummary(outcome.divergence) : outcome.status;
+  io.out(`${what} ${outcome.runId}: ${status}, ${outcome.checkpointCount} checkpoints`);
   const failure = readRunError(outcome.failure);
-  if (failure?.code === 'diverged') return EXIT.diverged;
+  if (outcome.status === 'diverged' || failure?.code === 'diverged') {
+    io.out(
+      `Next: compare the prompts (ocdb show ${outcome.runId}), go on with the recorded outputs (--model recorded) or with a real model (--on-divergence continue_real --base-url ...).`,
+    );
+    return EXIT.diverged;
+  }
   if (failure) {
     io.err(`${what} stopped (${failure.code ?? 'error'}): ${shorten(failure.message ?? '', 400)}`);
     return EXIT.failed;

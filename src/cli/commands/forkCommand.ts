@@ -3,7 +3,8 @@
  * creates the fork through ForkService and, with --run, runs it (built-in
  * runner, or the agent program given with --program under OCDB_FORK).
  * Exit codes: 0 created / completed / waiting, 4 rejected (hazards), 5
- * diverged, 1 stopped by another failure, 2 usage, 3 not found.
+ * diverged (the answer: where the prompt first differs), 1 stopped by another
+ * failure, 2 usage, 3 not found.
  */
 import {
   ForkConfigSchema,
@@ -60,12 +61,17 @@ function pairs(values: string[] | undefined, flag: string): [string, string][] {
 
 function modelOverride(spec: string | undefined): ForkConfig['modelOverride'] {
   if (spec === undefined || spec === 'captured') return spec === undefined ? undefined : { mode: 'captured' };
+  if (spec === 'recorded') return { mode: 'recorded' };
   if (spec === 'real') return { mode: 'real' };
   const m = /^override:(?:([^/]+)\/)?(.+)$/.exec(spec);
   if (!m) {
-    throw new OcdbError('InvalidInput', `--model ${spec}: expected captured, real or override:provider/model`, {
-      path: 'model',
-    });
+    throw new OcdbError(
+      'InvalidInput',
+      `--model ${spec}: expected captured, recorded, real or override:provider/model`,
+      {
+        path: 'model',
+      },
+    );
   }
   return { mode: 'override', ...(m[1] ? { provider: m[1] } : {}), model: m[2] as string };
 }
@@ -81,7 +87,9 @@ export const forkCommand: CliCommand = {
     '  --policy <tool=policy>      replay policy per tool or *; repeatable. One of:',
     `                              ${REPLAY_POLICIES.join(', ')}`,
     '  --mock <tool=file.json>     mock result of a tool; repeatable',
-    '  --model <mode>              captured (default), real, or override:provider/model',
+    '  --model <mode>              captured (default: recorded turns until the prompt diverges), recorded',
+    '                              (the recorded turns under the edited context, whatever the prompt), real,',
+    '                              or override:provider/model',
     '  --prompt-version <v>        promptVersionOverride',
     `  --on-divergence <what>      ${ON_DIVERGENCE_CHOICES.join(' or ')} (default ${ON_DIVERGENCE_CHOICES[0]})`,
     '  --ack <tool[,tool]>         acknowledge hazardous tools by name; repeatable',
@@ -196,7 +204,7 @@ export const forkCommand: CliCommand = {
           io.out(
             `Agent program exited with ${code}; fork ${created.runId}: ${request.status}${error ? ` (${error.code}: ${error.message})` : ''}`,
           );
-        if (error?.code === 'diverged') return EXIT.diverged;
+        if (request.status === 'diverged') return EXIT.diverged;
         return request.status === 'completed' ? EXIT.ok : EXIT.failed;
       }
       const outcome = await runFork(store, created.forkRequestId, chat ? { chatModel: chat } : {});

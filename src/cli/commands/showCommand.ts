@@ -1,6 +1,7 @@
 /** `ocdb show <runId>`: a run's summary, checkpoints and tool ledger. */
 import { EXIT, STORE_HELP, STORE_OPTION, openStoreFor, parseCommandArgs, type CliCommand } from '../cliCommand';
-import { readRunError, toolOutcomeOf, type ToolCallRecord } from '../../model';
+import { divergenceOfError, readRunError, toolOutcomeOf, type ToolCallRecord } from '../../model';
+import { describeDivergence } from '../../fork/divergence';
 import { displayStatus, duration, shorten, table, timestamp } from '../format';
 
 export const showCommand: CliCommand = {
@@ -9,7 +10,7 @@ export const showCommand: CliCommand = {
   help: [
     'Usage: ocdb show <runId> [--json]',
     '',
-    '  --json   print { run, checkpoints, toolLedger } as JSON',
+    '  --json   print { run, statusText, divergence?, checkpoints, toolLedger } as JSON',
     STORE_HELP,
   ].join('\n'),
   async run({ args, io }) {
@@ -24,8 +25,12 @@ export const showCommand: CliCommand = {
       const run = store.getRun(runId);
       const checkpoints = store.listCheckpoints(runId);
       const toolLedger = store.listToolCalls(runId);
+      const divergence = run.status === 'diverged' ? divergenceOfError(run.error) : undefined;
       if (values.json) {
-        io.out(JSON.stringify({ run, checkpoints, toolLedger }, null, 2));
+        const statusText = displayStatus(run);
+        io.out(
+          JSON.stringify({ run, statusText, ...(divergence ? { divergence } : {}), checkpoints, toolLedger }, null, 2),
+        );
         return EXIT.ok;
       }
       const lines = [
@@ -35,7 +40,12 @@ export const showCommand: CliCommand = {
         `  started   ${timestamp(run.startedAt)}   duration ${duration(run.endedAt === undefined ? undefined : run.endedAt - run.startedAt)}`,
         `  steps     ${run.stepCount}   checkpoints ${run.checkpointCount}   tool calls ${run.toolCallCount} (${run.toolErrorCount} errors)   tokens ${run.inputTokens} in / ${run.outputTokens} out`,
       ];
-      if (run.error !== undefined) lines.push(`  error     ${shorten(JSON.stringify(run.error), 200)}`);
+      if (divergence) {
+        lines.push(`  diverged  ${describeDivergence(divergence)}`);
+        lines.push(
+          `            recorded prompt: ${divergence.sourceCheckpointId}${divergence.forkCheckpointId ? `   this run's: ${divergence.forkCheckpointId}` : ''}`,
+        );
+      } else if (run.error !== undefined) lines.push(`  error     ${shorten(JSON.stringify(run.error), 200)}`);
       io.out(lines.join('\n'));
       io.out('\nCheckpoints');
       io.out(

@@ -123,12 +123,14 @@ describe('agent-program mode', () => {
     });
     await runForkInProcess(created.forkRequestId, 'diverged');
     const request = store.getForkRequest(created.forkRequestId);
-    assert.equal(request.status, 'failed');
+    assert.equal(request.status, 'diverged');
     const error = request.error as { code: string; divergence: { stepIndex: number; field: string } };
     assert.equal(error.code, 'diverged');
     assert.equal(error.divergence.stepIndex, 1);
     assert.equal(error.divergence.field, 'systemPrompt');
-    assert.equal(store.getRun(created.runId).status, 'failed');
+    const run = store.getRun(created.runId);
+    assert.equal(run.status, 'diverged', 'however the agent ended after the error reached it');
+    assert.equal((run.error as { code: string }).code, 'diverged');
   });
 
   it('re-executes a named, acknowledged irreversible tool with the agent code', async () => {

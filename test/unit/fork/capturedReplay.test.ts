@@ -10,7 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { DEMO_RUN_IDS, writeDemoStore } from '../../../src/demo';
-import type { Checkpoint } from '../../../src/model';
+import { runStatusText, type Checkpoint } from '../../../src/model';
 import { ForkService } from '../../../src/fork/forkService';
 import { runFork } from '../../../src/fork/runner';
 import { openRunStore, type SqliteRunStore } from '../../../src/store';
@@ -105,19 +105,21 @@ describe('captured forks', () => {
       toolPolicyMap: { '*': 'reuse_result' },
     });
     const outcome = await runFork(store, created.forkRequestId);
-    assert.equal(outcome.status, 'failed');
+    assert.equal(outcome.status, 'diverged', 'an answer, not a failure');
     assert.equal((outcome.error as { code: string }).code, 'diverged');
     assert.equal(outcome.divergence?.stepIndex, 3);
     assert.equal(outcome.divergence?.messageIndex, -1);
     assert.equal(outcome.divergence?.field, 'systemPrompt');
     assert.match(outcome.divergence?.rendered ?? '', /role auditor/);
     const run = store.getRun(created.runId);
-    assert.equal(run.status, 'failed');
+    assert.equal(run.status, 'diverged');
     assert.equal((run.error as { code: string }).code, 'diverged');
+    assert.equal(runStatusText(run), 'diverged at step 3 · system prompt');
     const request = store.getForkRequest(created.forkRequestId);
-    assert.equal(request.status, 'failed');
+    assert.equal(request.status, 'diverged');
     const last = store.listCheckpoints(created.runId).at(-2);
     assert.equal(last?.boundary, 'before_model_call', 'the fork recorded up to the divergent prompt');
+    assert.equal(outcome.divergence?.forkCheckpointId, last?.checkpointId, 'the rendered prompt is this checkpoint');
   });
 
   it('a mocked tool result diverges at the message that carries it', async () => {

@@ -2,7 +2,7 @@
  * Transcript documents in a real VS Code: the agent-transcript language and
  * read-only file of a run, the tool-call hover (args, result, link to the
  * whole value) through the hover provider API, the whole value opening as
- * JSON, Compare with Parent opening a diff editor, and the transcript the
+ * JSON, Compare with Parent opening the comparison in a diff editor, and the transcript the
  * debugger writes being the extension's own at the `transcriptDetail` setting.
  */
 import * as assert from 'node:assert/strict';
@@ -11,6 +11,7 @@ import * as vscode from 'vscode';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import {
   COMMANDS,
+  COMPARE_SCHEME,
   DEBUG_TYPE,
   LAUNCH_CONFIG_NAME,
   SETTINGS,
@@ -81,17 +82,32 @@ export const tests: VTest[] = [
     },
   },
   {
-    name: 'Compare with Parent opens the diff editor over the fork and its parent',
+    name: 'Compare with Parent opens the diff editor over the fork (with its inherited steps) and its parent, and the summary',
     async run() {
       await extensionApi();
       await vscode.commands.executeCommand(COMMANDS.compareWithParent.id, 'demo-support-refund-auditor');
-      const tab = await waitFor('a diff tab', () => {
-        const t = vscode.window.tabGroups.activeTabGroup.activeTab;
-        return t?.input instanceof vscode.TabInputTextDiff && t;
-      });
+      const tab = await waitFor('a diff tab', () =>
+        vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.input instanceof vscode.TabInputTextDiff),
+      );
       const input = tab.input as vscode.TabInputTextDiff;
-      assert.match(input.original.fsPath, /demo-support-refund\.transcript$/);
-      assert.match(input.modified.fsPath, /demo-support-refund-auditor\.transcript$/);
+      assert.equal(input.original.scheme, COMPARE_SCHEME);
+      assert.match(input.original.path, /demo-support-refund\.transcript$/);
+      assert.match(input.modified.path, /demo-support-refund-auditor\.transcript$/);
+      const parent = (await vscode.workspace.openTextDocument(input.original)).getText();
+      const fork = (await vscode.workspace.openTextDocument(input.modified)).getText();
+      const prefix = (t: string) => t.split('\n').slice(2, t.split('\n').indexOf('── fork point ──'));
+      assert.ok(prefix(fork).length > 20, 'the fork side starts with the steps it inherited');
+      assert.deepEqual(prefix(fork), prefix(parent), 'the inherited steps are equal: only what changed differs');
+      assert.match(fork, /context user\.roleId = "auditor"/);
+      assert.match(fork, /You act as auditor/);
+      const summary = await waitFor('the comparison summary', () =>
+        vscode.workspace.textDocuments.find(
+          (d) => d.uri.scheme === COMPARE_SCHEME && d.uri.path.startsWith('/summary/'),
+        ),
+      );
+      assert.match(summary.getText(), /Fork point: demo-support-refund-auditor forks demo-support-refund/);
+      assert.match(summary.getText(), /user\.roleId: "support_agent" → "auditor"/);
+      assert.match(summary.getText(), /First divergence: step 5/);
       await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     },
   },

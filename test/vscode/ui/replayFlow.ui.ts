@@ -135,6 +135,12 @@ export const tests: UiTest[] = [
       await fork.waitFor({ timeout: 10_000 });
       await editor.locator('.why', { hasText: '1 context field changed' }).waitFor();
       await editor.locator('.hazards.none').waitFor();
+      // the plan predicts where the captured fork stops, before Fork is pressed
+      await editor
+        .locator('[data-prediction]', {
+          hasText: /this edit changes the system prompt at step \d+; a captured fork stops there/,
+        })
+        .waitFor({ timeout: 10_000 });
       await fork.scrollIntoViewIfNeeded();
       await screenshot('07-fork-editor-ready');
       await fork.click();
@@ -145,17 +151,33 @@ export const tests: UiTest[] = [
       assert.ok(created, `the editor reports the fork: ${text}`);
       forkRunId = created[1] ?? '';
       // The fork runs with the captured model. The demo agent renders its system prompt from the runtime context
-      // ("You act as {{user.roleId}} ..."), so the auditor's prompt no longer matches the recording: the outcome
-      // reports the divergence and where it is, and offers "Replay fork".
+      // ("You act as {{user.roleId}} ..."), so the auditor's prompt no longer matches the recording: the fork ends
+      // diverged (an answer, not a failure), says where, and offers what a user wants next.
       const toast = page
         .locator('.notification-toast', { hasText: `Fork ${forkRunId}` })
-        .filter({ hasText: 'Replay fork' })
+        .filter({ hasText: 'Show prompt difference' })
         .first();
       await toast.waitFor({ timeout: 60_000 });
       const outcome = await toast.locator('.notification-list-item-message').innerText();
-      assert.match(outcome, /diverged from the recording at step \d+/, outcome);
-      assert.match(outcome, /system prompt/, outcome);
+      assert.match(outcome, /diverged at step \d+ · system prompt/, outcome);
+      assert.doesNotMatch(outcome, /failed/i, outcome);
+      const buttons = await toast.locator('.monaco-button').allInnerTexts();
+      assert.ok(
+        buttons.some((b) => /Continue with the recorded outputs/.test(b)),
+        `the outcome offers the recorded outputs: ${buttons.join(' | ')}`,
+      );
+      assert.ok(
+        buttons.some((b) => /Continue with a real model|Set up a model endpoint/.test(b)),
+        `the outcome offers a real model: ${buttons.join(' | ')}`,
+      );
       await screenshot('08-fork-outcome');
+      await toast.locator('.monaco-button', { hasText: 'Show prompt difference' }).click();
+      const diffTab = page.locator('.tab', { hasText: /Prompt at step \d+: recorded ↔/ }).first();
+      await diffTab.waitFor({ timeout: 20_000 });
+      await page.locator('.editor-container .monaco-diff-editor', { hasText: 'You act as auditor' }).first().waitFor({
+        timeout: 20_000,
+      });
+      await screenshot('08b-prompt-difference');
     },
   },
   {
@@ -171,6 +193,11 @@ export const tests: UiTest[] = [
         (await level(row(pane, REFUND).first())) + 1,
         'the fork is nested under its parent',
       );
+      // diverged: its own words and icon, not FAILED with the red ✗
+      const description = (await forkRow.innerText()).replace(/\s+/g, ' ');
+      assert.match(description, /diverged at step \d+ · system prompt/, description);
+      assert.doesNotMatch(description, /FAILED/, description);
+      assert.equal(await forkRow.locator('.codicon-git-compare').count(), 1, 'the diverged icon');
       await page.mouse.move(700, 10);
       await screenshot('09-fork-in-tree');
     },

@@ -1,0 +1,73 @@
+/**
+ * Read-only documents the diff editor compares: the whole prompt of one
+ * checkpoint (Show prompt difference: the recorded prompt vs the one a fork
+ * rendered) and one side of a run comparison (replay/runComparison.ts: a
+ * fork's transcript with its inherited prefix, so only what changed differs).
+ * and its summary (which steps differ, which tools were called differently,
+ * token and time deltas). URIs: `agent-time-travel-compare:/prompt/<checkpoint>/<title>.txt`,
+ * `…:/runs/<left>/<right>/<side>/<title>.transcript`, `…:/summary/<left>/<right>/<title>.md`.
+ * Re-rendered when the store changes (a fork still running).
+ */
+import * as vscode from 'vscode';
+import { compareRuns, comparisonSides, comparisonSummary } from '../replay/runComparison';
+import { promptText } from '../replay/promptText';
+import { COMPARE_SCHEME } from './ids';
+import type { StoreConnection } from './storeConnection';
+
+const enc = encodeURIComponent;
+
+/** The document holding the prompt of `checkpointId`, titled `title` in the editor tab. */
+export function promptUri(checkpointId: string, title: string): vscode.Uri {
+  return vscode.Uri.from({ scheme: COMPARE_SCHEME, path: `/prompt/${enc(checkpointId)}/${enc(title)}.txt` });
+}
+
+/** One side of the comparison of `left` with `right`. */
+export function comparisonUri(left: string, right: string, side: 'left' | 'right'): vscode.Uri {
+  const title = side === 'left' ? left : right;
+  return vscode.Uri.from({
+    scheme: COMPARE_SCHEME,
+    path: `/runs/${enc(left)}/${enc(right)}/${side}/${enc(title)}.transcript`,
+  });
+}
+
+/** The comparison summary of `left` with `right`. */
+export function summaryUri(left: string, right: string): vscode.Uri {
+  return vscode.Uri.from({
+    scheme: COMPARE_SCHEME,
+    path: `/summary/${enc(left)}/${enc(right)}/${enc(`${left} ↔ ${right}`)}.md`,
+  });
+}
+
+export class CompareDocumentProvider implements vscode.TextDocumentContentProvider {
+  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
+  readonly onDidChange = this.changed.event;
+
+  constructor(private readonly connection: StoreConnection) {}
+
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    const store = this.connection.tryGet();
+    if (!store) return '// the run store is not open';
+    const [kind, ...rest] = uri.path.split('/').slice(1).map(decodeURIComponent);
+    if (kind === 'prompt' && rest[0]) return promptText(store.getCheckpoint(rest[0]));
+    if (kind === 'runs' && rest[0] && rest[1] && (rest[2] === 'left' || rest[2] === 'right')) {
+      const sides = comparisonSides(compareRuns(store, rest[0], rest[1]));
+      return rest[2] === 'left' ? sides.left : sides.right;
+    }
+    if (kind === 'summary' && rest[0] && rest[1]) {
+      const [title, ...body] = comparisonSummary(compareRuns(store, rest[0], rest[1]));
+      return [`# ${title ?? ''}`, '', ...body.map((l) => (l.startsWith('  ') ? `- ${l.trim()}` : `${l}\n`))].join('\n');
+    }
+    return `// ${uri.toString()} is not a comparison document`;
+  }
+
+  /** Re-renders every open comparison document (the store changed). */
+  refresh(): void {
+    for (const doc of vscode.workspace.textDocuments) {
+      if (doc.uri.scheme === COMPARE_SCHEME && !doc.uri.path.startsWith('/prompt/')) this.changed.fire(doc.uri);
+    }
+  }
+
+  dispose(): void {
+    this.changed.dispose();
+  }
+}

@@ -1,0 +1,572 @@
+/**
+ * Two runs compared as a debugger user expects — the one comparison `ocdb
+ * diff` and the extension's Compare with Parent / Compare Runs show. Each run
+ * is read as its *view*: a fork's view starts with the checkpoints it
+ * inherited from its parent up to the fork point (marked inherited), then its
+ * own, so a fork and its parent line up at the fork point and differ only
+ * where the fork did. The views are aligned step by step (two unrelated runs
+ * of the same agent by step index and, inside a step, tool call by tool
+ * call); each step says what differs — context by path, system prompt,
+ * messages, model output, tool calls with args and results — with tokens and
+ * time; the first divergence is named by its checkpoints. Also renders the
+ * two sides for a diff editor (text lines equal where the runs are equal).
+ * Reads through the RunStore contract only; no vscode, no DAP.
+ */
+import {
+  canonicalJson,
+  changedPaths,
+  messageText,
+  messageToolCalls,
+  runStatusText,
+  toolOutcomeOf,
+  type Checkpoint,
+  type Message,
+  type ToolCallRecord,
+} from '../model';
+import type { CheckpointSummary, RunStore, RunSummary } from '../store';
+
+/** One checkpoint of a run's view: its summary, and whether the run inherited it from an ancestor. */
+export interface ViewCheckpoint {
+  summary: CheckpointSummary;
+  inherited: boolean;
+}
+
+/** A tool call as compared: name, args, how it ended. */
+export interface ComparedToolCall {
+  toolCallId: string;
+  toolName: string;
+  args: unknown;
+  outcome: 'success' | 'error' | 'cancelled' | 'running';
+  result?: unknown;
+  error?: unknown;
+}
+
+/** One step of one run. */
+export interface StepSide {
+  stepIndex: number;
+  inherited: boolean;
+  /** The step's first checkpoint and its prompt checkpoint (`before_model_call`), as `runId#index` and id. */
+  firstCheckpointId: string;
+  promptCheckpointId?: string;
+  systemPrompt?: string;
+  /** Runtime-context paths this step changed from the previous step of the same run, with their new values. */
+  contextChanges: { path: string; value: unknown }[];
+  /** Messages of the prompt new in this step (after the previous step's prompt). */
+  newMessages: string[];
+  modelOutput?: string;
+  toolCalls: ComparedToolCall[];
+  /** Tokens spent (captured turns re-emitted by a fork spend none). */
+  tokens: number;
+  durationMs: number;
+}
+
+export type StepDifferenceKind = 'context' | 'systemPrompt' | 'messages' | 'modelOutput' | 'toolCalls' | 'missing';
+
+export interface StepDifference {
+  kind: StepDifferenceKind;
+  /** One line: "user.roleId, user.permissions", "issue_refund → write_case_report", ... */
+  detail: string;
+}
+
+export interface StepComparison {
+  stepIndex: number;
+  /** Both sides inherited it (or the fork inherited it from the other run): the same by construction. */
+  inherited: boolean;
+  same: boolean;
+  differences: StepDifference[];
+  left?: StepSide;
+  right?: StepSide;
+}
+
+export interface RunSideSummary {
+  runId: string;
+  agentId: string;
+  statusText: string;
+  parentRunId?: string;
+  tokens: number;
+  durationMs: number;
+  toolCalls: number;
+  /** Checkpoints of the view inherited from ancestors. */
+  inheritedCheckpoints: number;
+}
+
+export interface ForkPoint {
+  /** The run that forked, and the run (its ancestor) it forked from. */
+  forkRunId: string;
+  sourceRunId: string;
+  checkpointId: string;
+  checkpointIndex: number;
+  stepIndex: number;
+  boundary: CheckpointSummary['boundary'];
+}
+
+export interface ToolDifference {
+  toolName: string;
+  leftCalls: number;
+  rightCalls: number;
+  /** Calls in the same place with other args or results. */
+  changedCalls: number;
+}
+
+export interface FirstDivergence {
+  stepIndex: number;
+  kind: StepDifferenceKind;
+  detail: string;
+  left?: { checkpointId: string; index: number };
+  right?: { checkpointId: string; index: number };
+}
+
+export interface RunComparison {
+  left: RunSideSummary;
+  right: RunSideSummary;
+  /** `fork`: one run is a fork (or a fork's fork) of the other; `related`: they share an ancestor; else `unrelated`. */
+  relation: 'fork' | 'related' | 'unrelated';
+  forkPoint?: ForkPoint;
+  /** Runtime-context paths that differ at the fork point (or at the first step both runs have). */
+  contextChanges: { path: string; left: unknown; right: unknown }[];
+  steps: StepComparison[];
+  firstDivergence?: FirstDivergence;
+  tools: ToolDifference[];
+  delta: { tokens: number; durationMs: number; toolCalls: number };
+}
+
+interface View {
+  run: RunSummary;
+  checkpoints: ViewCheckpoint[];
+  /** Every tool call of the view's runs, by id. */
+  calls: Map<string, ToolCallRecord>;
+  /** The runs whose checkpoints the view holds (ancestors first). */
+  runIds: string[];
+}
+
+const MAX_LINEAGE = 32;
+
+/** A run's view: its ancestors' checkpoints up to each fork point (inherited), then its own. */
+export function runView(store: RunStore, runId: string): View {
+  const run = store.getRun(runId);
+  const chain: RunSummary[] = [run];
+  for (let r = run; r.parentRunId && chain.length < MAX_LINEAGE && store.hasRun(r.parentRunId);) {
+    r = store.getRun(r.parentRunId);
+    chain.unshift(r);
+  }
+  const checkpoints: ViewCheckpoint[] = [];
+  const calls = new Map<string, ToolCallRecord>();
+  chain.forEach((r, i) => {
+    const own = store.listCheckpoints(r.runId);
+    const child = chain[i + 1];
+    const cut = child?.forkFromCheckpointId ? own.findIndex((c) => c.checkpointId === child.forkFromCheckpointId) : -1;
+    const kept = child ? (cut >= 0 ? own.slice(0, cut) : []) : own;
+    for (const summary of kept) checkpoints.push({ summary, inherited: r.runId !== runId });
+    for (const t of store.listToolCalls(r.runId)) calls.set(t.toolCallId, t);
+  });
+  return { run, checkpoints, calls, runIds: chain.map((r) => r.runId) };
+}
+
+function spentTokens(s: CheckpointSummary): number {
+  return s.usage && !s.usage.captured ? s.usage.inputTokens + s.usage.outputTokens : 0;
+}
+
+function messageLine(m: Message): string {
+  const text = typeof m.content === 'string' ? m.content : messageText(m) || canonicalJson(m.content ?? null);
+  return `${m.role}${m.toolName ? ` ${m.toolName}` : ''}: ${text}`;
+}
+
+function comparedCall(record: ToolCallRecord | undefined, s: CheckpointSummary): ComparedToolCall {
+  if (!record)
+    return { toolCallId: s.toolCallId ?? '', toolName: s.toolName ?? '?', args: undefined, outcome: 'running' };
+  const call: ComparedToolCall = {
+    toolCallId: record.toolCallId,
+    toolName: record.toolName,
+    args: record.args,
+    outcome: record.endedAt === undefined ? 'running' : toolOutcomeOf(record),
+  };
+  if (record.result !== undefined) call.result = record.result;
+  if (record.error !== undefined) call.error = record.error;
+  return call;
+}
+
+interface Steps {
+  sides: StepSide[];
+  /** Runtime context at each step's prompt (or first) checkpoint. */
+  contexts: Map<number, unknown>;
+}
+
+/** The steps of a view, with the prompt of each step loaded (one checkpoint a step). */
+function stepsOf(store: RunStore, view: View): Steps {
+  const byStep = new Map<number, ViewCheckpoint[]>();
+  for (const c of view.checkpoints) {
+    if (c.summary.boundary === 'agent_end') continue;
+    const list = byStep.get(c.summary.stepIndex) ?? [];
+    list.push(c);
+    byStep.set(c.summary.stepIndex, list);
+  }
+  const sides: StepSide[] = [];
+  const contexts = new Map<number, unknown>();
+  let previousMessages = 0;
+  let previousContext: unknown;
+  for (const [stepIndex, list] of [...byStep.entries()].sort((a, b) => a[0] - b[0])) {
+    const first = list[0] as ViewCheckpoint;
+    const prompt = list.filter((c) => c.summary.boundary === 'before_model_call').at(-1);
+    const loaded: Checkpoint = store.getCheckpoint((prompt ?? first).summary.checkpointId);
+    contexts.set(stepIndex, loaded.runtimeContext);
+    const answer = list.find((c) => c.summary.boundary === 'after_model_call');
+    const reply = answer ? store.getLastMessage(answer.summary.checkpointId) : undefined;
+    const requested = reply?.role === 'assistant' ? messageToolCalls(reply) : [];
+    const side: StepSide = {
+      stepIndex,
+      inherited: list.every((c) => c.inherited),
+      firstCheckpointId: first.summary.checkpointId,
+      contextChanges:
+        previousContext === undefined
+          ? []
+          : changedPaths(previousContext, loaded.runtimeContext).map((path) => ({
+              path,
+              value: valueAt(loaded.runtimeContext, path),
+            })),
+      newMessages: prompt ? loaded.messages.slice(previousMessages).map(messageLine) : [],
+      toolCalls: list
+        .filter((c) => c.summary.boundary === 'before_tool_call')
+        .map((c) => comparedCall(c.summary.toolCallId ? view.calls.get(c.summary.toolCallId) : undefined, c.summary)),
+      tokens: list.reduce((n, c) => n + spentTokens(c.summary), 0),
+      durationMs: (list.at(-1) as ViewCheckpoint).summary.createdAt - first.summary.createdAt,
+    };
+    if (prompt) {
+      side.promptCheckpointId = prompt.summary.checkpointId;
+      if (loaded.systemPrompt !== undefined) side.systemPrompt = loaded.systemPrompt;
+      previousMessages = loaded.messages.length;
+    }
+    if (reply?.role === 'assistant') {
+      const calls = requested.map((c) => `→ ${c.toolName}(${canonicalJson(c.args ?? null)})`);
+      side.modelOutput = [messageText(reply), ...calls].filter(Boolean).join(' ');
+    }
+    previousContext = loaded.runtimeContext;
+    sides.push(side);
+  }
+  return { sides, contexts };
+}
+
+const callKey = (c: ComparedToolCall) =>
+  canonicalJson({ n: c.toolName, a: c.args ?? null, o: c.outcome, r: c.result ?? null, e: c.error ?? null });
+
+function toolCallsDetail(left: readonly ComparedToolCall[], right: readonly ComparedToolCall[]): string | undefined {
+  const names = (list: readonly ComparedToolCall[]) => list.map((c) => c.toolName).join(', ') || 'none';
+  if (names(left) !== names(right)) return `${names(left)} → ${names(right)}`;
+  const changed = left
+    .map((c, i) => {
+      const other = right[i] as ComparedToolCall;
+      if (canonicalJson(c.args ?? null) !== canonicalJson(other.args ?? null)) return `${c.toolName} args`;
+      if (callKey(c) !== callKey(other)) return `${c.toolName} result`;
+      return undefined;
+    })
+    .filter((d): d is string => d !== undefined);
+  return changed.length > 0 ? changed.join(', ') : undefined;
+}
+
+function firstLineDifference(a: string, b: string): string {
+  const la = a.split('\n');
+  const lb = b.split('\n');
+  const i = la.findIndex((line, k) => line !== lb[k]);
+  const at = i < 0 ? la.length : i;
+  const clip = (t: string | undefined) => {
+    const text = (t ?? '').trim();
+    return text.length > 80 ? `${text.slice(0, 79)}…` : text;
+  };
+  return `line ${at + 1}: "${clip(la[at])}" → "${clip(lb[at])}"`;
+}
+
+function compareStep(
+  stepIndex: number,
+  left: StepSide | undefined,
+  right: StepSide | undefined,
+  contexts: { left: unknown; right: unknown },
+): StepComparison {
+  const inherited =
+    Boolean(left?.inherited || right?.inherited) && left?.firstCheckpointId === right?.firstCheckpointId;
+  const differences: StepDifference[] = [];
+  if (!left || !right) {
+    differences.push({ kind: 'missing', detail: left ? 'only in the left run' : 'only in the right run' });
+  } else if (!inherited) {
+    const paths = changedPaths(contexts.left, contexts.right);
+    if (paths.length > 0) differences.push({ kind: 'context', detail: paths.join(', ') });
+    if ((left.systemPrompt ?? '') !== (right.systemPrompt ?? '')) {
+      differences.push({
+        kind: 'systemPrompt',
+        detail: firstLineDifference(left.systemPrompt ?? '', right.systemPrompt ?? ''),
+      });
+    }
+    if (canonicalJson(left.newMessages) !== canonicalJson(right.newMessages)) {
+      differences.push({
+        kind: 'messages',
+        detail: `${left.newMessages.length} → ${right.newMessages.length} new messages`,
+      });
+    }
+    if ((left.modelOutput ?? '') !== (right.modelOutput ?? '')) {
+      differences.push({ kind: 'modelOutput', detail: 'the model answered differently' });
+    }
+    const calls = toolCallsDetail(left.toolCalls, right.toolCalls);
+    if (calls) differences.push({ kind: 'toolCalls', detail: calls });
+  }
+  const step: StepComparison = { stepIndex, inherited, same: differences.length === 0, differences };
+  if (left) step.left = left;
+  if (right) step.right = right;
+  return step;
+}
+
+/** The checkpoint of a step where `kind` shows: the prompt for context / prompt / messages, the answer, the tool. */
+function divergenceCheckpoint(
+  side: StepSide | undefined,
+  view: View,
+  kind: StepDifferenceKind,
+): { checkpointId: string; index: number } | undefined {
+  if (!side) return undefined;
+  const inStep = view.checkpoints.filter((c) => c.summary.stepIndex === side.stepIndex).map((c) => c.summary);
+  const pick =
+    kind === 'modelOutput'
+      ? inStep.find((c) => c.boundary === 'after_model_call')
+      : kind === 'toolCalls'
+        ? inStep.find((c) => c.boundary === 'before_tool_call')
+        : (inStep.find((c) => c.checkpointId === side.promptCheckpointId) ?? inStep[0]);
+  return pick ? { checkpointId: pick.checkpointId, index: pick.index } : undefined;
+}
+
+function sideSummary(view: View, steps: readonly StepSide[]): RunSideSummary {
+  const summary: RunSideSummary = {
+    runId: view.run.runId,
+    agentId: view.run.agentId,
+    statusText: runStatusText(view.run),
+    tokens: steps.reduce((n, s) => n + s.tokens, 0),
+    durationMs: steps.reduce((n, s) => n + s.durationMs, 0),
+    toolCalls: steps.reduce((n, s) => n + s.toolCalls.length, 0),
+    inheritedCheckpoints: view.checkpoints.filter((c) => c.inherited).length,
+  };
+  if (view.run.parentRunId) summary.parentRunId = view.run.parentRunId;
+  return summary;
+}
+
+function forkPointOf(store: RunStore, left: View, right: View): ForkPoint | undefined {
+  // the deeper run forked (directly or through its ancestors) from the other: its fork point nearest the other
+  const [fork, other] = right.runIds.includes(left.run.runId) ? [right, left] : [left, right];
+  const shared = fork.runIds.filter((id) => other.runIds.includes(id));
+  const base = shared.at(-1);
+  if (!base) return undefined;
+  const child = fork.runIds[fork.runIds.indexOf(base) + 1];
+  if (!child) return undefined;
+  const childRun = store.getRun(child);
+  const at = childRun.forkFromCheckpointId;
+  const summary = at ? store.listCheckpoints(base).find((c) => c.checkpointId === at) : undefined;
+  if (!summary) return undefined;
+  return {
+    forkRunId: child,
+    sourceRunId: base,
+    checkpointId: summary.checkpointId,
+    checkpointIndex: summary.index,
+    stepIndex: summary.stepIndex,
+    boundary: summary.boundary,
+  };
+}
+
+/** Compares run `leftId` with run `rightId` (RunNotFound when either is unknown). */
+export function compareRuns(store: RunStore, leftId: string, rightId: string): RunComparison {
+  const left = runView(store, leftId);
+  const right = runView(store, rightId);
+  const ls = stepsOf(store, left);
+  const rs = stepsOf(store, right);
+  const indexes = [...new Set([...ls.sides, ...rs.sides].map((s) => s.stepIndex))].sort((a, b) => a - b);
+  const steps = indexes.map((i) =>
+    compareStep(
+      i,
+      ls.sides.find((s) => s.stepIndex === i),
+      rs.sides.find((s) => s.stepIndex === i),
+      { left: ls.contexts.get(i), right: rs.contexts.get(i) },
+    ),
+  );
+  const shared = left.runIds.some((id) => right.runIds.includes(id));
+  const relation =
+    left.runIds.includes(right.run.runId) || right.runIds.includes(left.run.runId)
+      ? 'fork'
+      : shared
+        ? 'related'
+        : 'unrelated';
+  const forkPoint = shared ? forkPointOf(store, left, right) : undefined;
+  const compareAt = forkPoint?.stepIndex ?? steps.find((s) => s.left && s.right)?.stepIndex;
+  const contextChanges =
+    compareAt === undefined
+      ? []
+      : changedPaths(ls.contexts.get(compareAt), rs.contexts.get(compareAt)).map((path) => ({
+          path,
+          left: valueAt(ls.contexts.get(compareAt), path),
+          right: valueAt(rs.contexts.get(compareAt), path),
+        }));
+  const first = steps.find((s) => !s.same);
+  const firstKind = first?.differences[0];
+  const lsum = sideSummary(left, ls.sides);
+  const rsum = sideSummary(right, rs.sides);
+  const comparison: RunComparison = {
+    left: lsum,
+    right: rsum,
+    relation,
+    contextChanges,
+    steps,
+    tools: toolDifferences(steps),
+    delta: {
+      tokens: rsum.tokens - lsum.tokens,
+      durationMs: rsum.durationMs - lsum.durationMs,
+      toolCalls: rsum.toolCalls - lsum.toolCalls,
+    },
+  };
+  if (forkPoint) comparison.forkPoint = forkPoint;
+  if (first && firstKind) {
+    const d: FirstDivergence = { stepIndex: first.stepIndex, kind: firstKind.kind, detail: firstKind.detail };
+    const l = divergenceCheckpoint(first.left, left, firstKind.kind);
+    const r = divergenceCheckpoint(first.right, right, firstKind.kind);
+    if (l) d.left = l;
+    if (r) d.right = r;
+    comparison.firstDivergence = d;
+  }
+  return comparison;
+}
+
+function valueAt(value: unknown, path: string): unknown {
+  let cur = value;
+  for (const key of path.split('.')) {
+    cur = typeof cur === 'object' && cur !== null ? (cur as Record<string, unknown>)[key] : undefined;
+  }
+  return cur;
+}
+
+function toolDifferences(steps: readonly StepComparison[]): ToolDifference[] {
+  const by = new Map<string, ToolDifference>();
+  const entry = (name: string) => {
+    const known = by.get(name) ?? { toolName: name, leftCalls: 0, rightCalls: 0, changedCalls: 0 };
+    by.set(name, known);
+    return known;
+  };
+  for (const s of steps) {
+    const l = s.left?.toolCalls ?? [];
+    const r = s.right?.toolCalls ?? [];
+    for (const c of l) entry(c.toolName).leftCalls++;
+    for (const c of r) entry(c.toolName).rightCalls++;
+    l.forEach((c, i) => {
+      const other = r[i];
+      if (other && other.toolName === c.toolName && callKey(other) !== callKey(c)) entry(c.toolName).changedCalls++;
+    });
+  }
+  return [...by.values()]
+    .filter((t) => t.leftCalls !== t.rightCalls || t.changedCalls > 0)
+    .sort((a, b) => a.toolName.localeCompare(b.toolName));
+}
+
+// ───────────────────────────── text: the summary and the two sides of a diff ─────────────────────────────
+
+const KIND_TEXT: Readonly<Record<StepDifferenceKind, string>> = {
+  context: 'context',
+  systemPrompt: 'system prompt',
+  messages: 'messages',
+  modelOutput: 'model output',
+  toolCalls: 'tool calls',
+  missing: 'missing',
+};
+
+function signed(n: number, unit = ''): string {
+  return `${n > 0 ? '+' : n < 0 ? '−' : '±'}${Math.abs(n)}${unit}`;
+}
+
+function short(value: unknown): string {
+  const text = value === undefined ? 'undefined' : canonicalJson(value);
+  return text.length > 80 ? `${text.slice(0, 79)}…` : text;
+}
+
+/** The comparison as lines of text (`ocdb diff` and the extension's comparison summary). */
+export function comparisonSummary(c: RunComparison): string[] {
+  const lines: string[] = [
+    `Comparing ${c.left.runId} (${c.left.statusText}) with ${c.right.runId} (${c.right.statusText})`,
+  ];
+  if (c.forkPoint) {
+    const p = c.forkPoint;
+    lines.push(
+      `Fork point: ${p.forkRunId} forks ${p.sourceRunId} at [${p.checkpointIndex}] ${p.boundary} (step ${p.stepIndex}, ${p.checkpointId}); the checkpoints before it are inherited.`,
+    );
+  } else {
+    lines.push(`Not a fork of each other (${c.relation}): aligned by step and tool call.`);
+  }
+  if (c.contextChanges.length > 0) {
+    lines.push(`Context changes${c.forkPoint ? ' at the fork point' : ''}:`);
+    for (const ch of c.contextChanges) lines.push(`  ${ch.path}: ${short(ch.left)} → ${short(ch.right)}`);
+  }
+  const d = c.firstDivergence;
+  if (d) {
+    const at = (side: FirstDivergence['left'], runId: string) =>
+      side ? `${runId} [${side.index}] ${side.checkpointId}` : `${runId} (no such step)`;
+    lines.push(
+      `First divergence: step ${d.stepIndex} · ${KIND_TEXT[d.kind]} (${d.detail}) — ${at(d.left, c.left.runId)} vs ${at(d.right, c.right.runId)}`,
+    );
+  } else {
+    lines.push('No difference: the runs agree step by step.');
+  }
+  lines.push('Steps:');
+  const inherited = c.steps.filter((s) => s.inherited).map((s) => s.stepIndex);
+  if (inherited.length > 0) lines.push(`  steps ${inherited[0]}-${inherited.at(-1)}: inherited (the same)`);
+  for (const s of c.steps) {
+    if (s.inherited) continue;
+    const tokens = `${s.left?.tokens ?? 0} → ${s.right?.tokens ?? 0} tok`;
+    const what = s.same ? 'same' : s.differences.map((x) => `${KIND_TEXT[x.kind]} (${x.detail})`).join('; ');
+    lines.push(`  step ${s.stepIndex}: ${what} · ${tokens}`);
+  }
+  if (c.tools.length > 0) {
+    lines.push('Tools called differently:');
+    for (const t of c.tools) {
+      lines.push(
+        `  ${t.toolName}: ${t.leftCalls} → ${t.rightCalls} call${t.rightCalls === 1 ? '' : 's'}${t.changedCalls > 0 ? `, ${t.changedCalls} with other args or results` : ''}`,
+      );
+    }
+  }
+  lines.push(
+    `Tokens: ${c.left.tokens} → ${c.right.tokens} (${signed(c.delta.tokens)}) · time: ${c.left.durationMs} ms → ${c.right.durationMs} ms (${signed(c.delta.durationMs, ' ms')}) · tool calls: ${c.left.toolCalls} → ${c.right.toolCalls} (${signed(c.delta.toolCalls)})`,
+  );
+  return lines;
+}
+
+function sideText(c: RunComparison, side: 'left' | 'right'): string {
+  const me = c[side];
+  const out: string[] = [`# ${me.runId} · agent ${me.agentId} · ${me.statusText}`];
+  if (me.inheritedCheckpoints > 0) {
+    out.push(`# the first ${me.inheritedCheckpoints} checkpoints are inherited from ${me.parentRunId ?? 'its parent'}`);
+  } else out.push('#');
+  let prompt: string | undefined;
+  for (const s of c.steps) {
+    const step = s[side];
+    // marked on both sides, so the shared prefix reads the same in a diff
+    out.push('', `── step ${s.stepIndex}${s.inherited ? ' · inherited by the fork' : ''} ──`);
+    if (c.forkPoint && s.stepIndex === c.forkPoint.stepIndex) out.push('── fork point ──');
+    if (!step) {
+      out.push('(no such step in this run)');
+      continue;
+    }
+    for (const ch of step.contextChanges) out.push(`context ${ch.path} = ${short(ch.value)}`);
+    if (step.systemPrompt !== undefined && step.systemPrompt !== prompt) {
+      prompt = step.systemPrompt;
+      out.push('system prompt:', ...step.systemPrompt.split('\n').map((l) => `  ${l}`));
+    }
+    for (const m of step.newMessages) out.push(`message ${m.replace(/\s+/g, ' ')}`);
+    if (step.modelOutput !== undefined) out.push(`model: ${step.modelOutput.replace(/\s+/g, ' ')}`);
+    for (const t of step.toolCalls) {
+      const outcome =
+        t.outcome === 'success'
+          ? `→ ${short(t.result)}`
+          : t.outcome === 'running'
+            ? '(running)'
+            : `✗ ${short(t.error)}`;
+      out.push(`tool ${t.toolName}(${short(t.args)}) ${outcome}`);
+    }
+  }
+  return `${out.join('\n')}\n`;
+}
+
+/**
+ * The two sides of the comparison as text for a diff editor: step by step, the system prompt when it changes,
+ * new messages, the model's output and the tool calls — no checkpoint numbers, tokens or times, so lines are
+ * equal where the runs are (a fork's inherited steps are its parent's).
+ */
+export function comparisonSides(c: RunComparison): { left: string; right: string } {
+  return { left: sideText(c, 'left'), right: sideText(c, 'right') };
+}

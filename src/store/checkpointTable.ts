@@ -11,7 +11,7 @@ import {
 } from '../model';
 import { lazyList } from './lazyList';
 import { compact, json, rowToCheckpointSummary, str, toJson } from './rowCodec';
-import type { CheckpointSummary } from './runStore';
+import type { CheckpointSummary, ListsFrom } from './runStore';
 import type { SqlRow } from './sqlDriver';
 import type { StoreContext } from './storeContext';
 
@@ -42,7 +42,7 @@ export class CheckpointTable {
    * transaction). A `Checkpoint` is taken as validated; a `CheckpointShell`
    * gets its new list items validated here.
    */
-  insert(cp: Checkpoint | CheckpointShell, validateItems = false): CheckpointSummary {
+  insert(cp: Checkpoint | CheckpointShell, validateItems = false, listsFrom?: ListsFrom): CheckpointSummary {
     const existing = this.ctx.sql('SELECT run_id FROM checkpoints WHERE checkpoint_id = ?').get(cp.checkpointId);
     if (existing) {
       throw new OcdbError(
@@ -53,6 +53,7 @@ export class CheckpointTable {
     }
     const run = this.ctx.requireRunRow(cp.runId);
     const index = Number(run.checkpoint_count);
+    if (listsFrom) this.adoptLists(cp.runId, listsFrom);
     const messagesNode = this.ctx.content.putList(
       cp.messages,
       `m:${cp.runId}`,
@@ -117,6 +118,54 @@ export class CheckpointTable {
       created_at: cp.createdAt,
       tool_name: null,
     });
+  }
+
+  /** Makes the run's next lists continue those of checkpoint `from.checkpointId` (a fork's first checkpoint). */
+  private adoptLists(runId: string, from: ListsFrom): void {
+    const row = this.ctx
+      .sql('SELECT messages_node, message_count, ledger_node, ledger_count FROM checkpoints WHERE checkpoint_id = ?')
+      .get(from.checkpointId);
+    if (!row) return;
+    if (Number(row.message_count) === from.messages.length) {
+      this.ctx.content.seedList(`m:${runId}`, from.messages, Number(row.messages_node));
+    }
+    if (from.ledger && Number(row.ledger_count) === from.ledger.length) {
+      this.ctx.content.seedList(`l:${runId}`, from.ledger, Number(row.ledger_node));
+    }
+  }
+
+  /** How many leading messages checkpoints `a` and `b` share (the same items), at the cost of those they do not. */
+  sharedMessages(a: string, b: string): number {
+    const rowOf = (id: string) => {
+      const row = this.ctx.sql('SELECT messages_node, message_count FROM checkpoints WHERE checkpoint_id = ?').get(id);
+      if (!row)
+        throw new OcdbError('CheckpointNotFound', `No checkpoint ${id} in ${this.ctx.path}.`, { checkpointId: id });
+      return row;
+    };
+    const ra = rowOf(a);
+    const rb = rowOf(b);
+    return this.ctx.content.commonPrefix(
+      Number(ra.messages_node),
+      Number(ra.message_count),
+      Number(rb.messages_node),
+      Number(rb.message_count),
+    );
+  }
+
+  /** One checkpoint's summary row (its index in the run included). */
+  summary(checkpointId: string): CheckpointSummary {
+    const row = this.ctx
+      .sql(
+        `SELECT c.checkpoint_id, c.run_id, c.seq, c.boundary, c.step_index, c.tool_call_id, c.finish_reason, c.usage_json,
+              c.message_count, c.prompt_version, c.created_at, t.tool_name
+         FROM checkpoints c LEFT JOIN tool_calls t ON t.run_id = c.run_id AND t.tool_call_id = c.tool_call_id
+        WHERE c.checkpoint_id = ?`,
+      )
+      .get(checkpointId);
+    if (!row) {
+      throw new OcdbError('CheckpointNotFound', `No checkpoint ${checkpointId} in ${this.ctx.path}.`, { checkpointId });
+    }
+    return rowToCheckpointSummary(row);
   }
 
   list(runId: string, range: { offset?: number; limit?: number } = {}): CheckpointSummary[] {

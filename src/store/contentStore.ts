@@ -75,6 +75,7 @@ interface ListMemo {
   originals: unknown[];
   frozen: boolean[];
   values: unknown[];
+  /** The node of each prefix; a hole where a list adopted from another (`seedList`) has not been walked yet. */
   nodes: number[];
 }
 
@@ -255,6 +256,7 @@ export class ContentStore {
   putList(raw: readonly unknown[], memoKey?: string, parseItem?: ItemParser): number {
     let memo = memoKey ? this.memos.get(memoKey) : undefined;
     let shared = 0;
+    let node = EMPTY_LIST;
     if (memo) {
       const { originals, frozen, values } = memo;
       const max = Math.min(originals.length, raw.length);
@@ -270,6 +272,8 @@ export class ContentStore {
         }
         shared++;
       }
+      // Before the memo is cut to the shared prefix: a hole there is filled from a node after it.
+      if (shared > 0) node = this.prefixNode(memo, shared);
       originals.length = shared;
       frozen.length = shared;
       values.length = shared;
@@ -278,7 +282,6 @@ export class ContentStore {
       memo = { originals: [], frozen: [], values: [], nodes: [] };
       this.memos.set(memoKey, memo);
     }
-    let node = shared > 0 ? (memo?.nodes[shared - 1] as number) : EMPTY_LIST;
     for (let i = shared; i < raw.length; i++) {
       const value = parseItem ? parseItem(raw[i], i) : raw[i];
       const hash = this.putItem(value);
@@ -294,6 +297,62 @@ export class ContentStore {
       }
     }
     return node;
+  }
+
+  /**
+   * Makes `memoKey` continue the list ending at `node` (another run's, e.g. a fork's source checkpoint), whose
+   * items are `items` — the caller's word, e.g. they were read from that list — so the next putList of `memoKey`
+   * reuses its nodes for the items it shares with `items` by identity, without hashing them. Only deep-frozen
+   * items are adopted (a mutable one could change before the next putList); otherwise nothing is remembered.
+   */
+  seedList(memoKey: string, items: readonly unknown[], node: number): void {
+    if (items.length === 0 || !items.every(isDeepFrozen)) return;
+    const nodes = new Array<number>(items.length);
+    nodes[items.length - 1] = node;
+    this.memos.set(memoKey, { originals: [...items], frozen: items.map(() => true), values: [...items], nodes });
+  }
+
+  /** The node of the first `length` items of a memo's list (walking up from the next known node over a hole). */
+  private prefixNode(memo: ListMemo, length: number): number {
+    const known = memo.nodes[length - 1];
+    if (known !== undefined) return known;
+    let at = length;
+    while (at < memo.nodes.length && memo.nodes[at] === undefined) at++;
+    let node = memo.nodes[at] as number;
+    for (; at >= length; at--) {
+      const row = this.selectNode.get(node);
+      if (!row) throw new Error(`list node ${node} is missing from the store`);
+      node = Number(row.parent);
+      memo.nodes[at - 1] = node;
+    }
+    return node;
+  }
+
+  /**
+   * How many leading items the lists ending at `a` (of `lengthA` items) and `b` share: both are walked up to
+   * their common ancestor (hash-consed nodes: the same prefix is the same node), so it costs the items they do
+   * not share, not their length.
+   */
+  commonPrefix(a: number, lengthA: number, b: number, lengthB: number): number {
+    const up = (node: number): number => {
+      const row = this.selectNode.get(node);
+      if (!row) throw new Error(`list node ${node} is missing from the store`);
+      return Number(row.parent);
+    };
+    while (lengthA > lengthB) {
+      a = up(a);
+      lengthA--;
+    }
+    while (lengthB > lengthA) {
+      b = up(b);
+      lengthB--;
+    }
+    while (a !== b) {
+      a = up(a);
+      b = up(b);
+      lengthA--;
+    }
+    return lengthA;
   }
 
   /**

@@ -41,9 +41,11 @@ import type {
   FinishToolCallInput,
   ForkRequestRecord,
   ListRunsOptions,
+  ListsFrom,
   RunStore,
   RunSummary,
   StoreChanges,
+  ToolCallFacts,
 } from './runStore';
 import type { DriverName, SqlDriver, SqlRow, SqlStatement } from './sqlDriver';
 import { translateSqliteError } from './sqliteErrors';
@@ -353,12 +355,22 @@ export class SqliteRunStore implements RunStore {
 
   // ---- checkpoints ------------------------------------------------------------
 
-  appendCheckpoint(input: Checkpoint): CheckpointSummary {
+  appendCheckpoint(input: Checkpoint, options: { listsFrom?: ListsFrom } = {}): CheckpointSummary {
     const cp = parseWith(CheckpointShellSchema, input, 'checkpoint');
     return this.transaction(() => {
       this.requireRunning(cp.runId);
-      return this.checkpoints.insert(cp, true);
+      return this.checkpoints.insert(cp, true, options.listsFrom);
     });
+  }
+
+  getCheckpointSummary(checkpointId: string): CheckpointSummary {
+    this.assertOpen();
+    return this.checkpoints.summary(checkpointId);
+  }
+
+  sharedMessageCount(a: string, b: string): number {
+    this.assertOpen();
+    return this.checkpoints.sharedMessages(a, b);
   }
 
   listCheckpoints(runId: string, range: { offset?: number; limit?: number } = {}): CheckpointSummary[] {
@@ -401,6 +413,11 @@ export class SqliteRunStore implements RunStore {
   getToolCall(runId: string, toolCallId: string): ToolCallRecord {
     this.assertOpen();
     return this.toolCalls.get(runId, toolCallId);
+  }
+
+  listToolCallFacts(runId: string): ToolCallFacts[] {
+    this.assertOpen();
+    return this.toolCalls.facts(runId);
   }
 
   listToolCalls(runId: string): ToolCallRecord[] {

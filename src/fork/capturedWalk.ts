@@ -23,6 +23,9 @@ export interface WalkResult extends StepsOutcome {
   endState?: CheckpointInput;
 }
 
+/** Checkpoint summaries read at a time. */
+const WALK_PAGE = 256;
+
 /** The record of `toolCallId` in a checkpoint's ledger, searched from the end (a view reads only what it passes). */
 function ledgerRecord(cp: Checkpoint, toolCallId: string): ToolCallRecord | undefined {
   const ledger = cp.toolLedgerSnapshot;
@@ -100,7 +103,14 @@ export async function capturedWalk(ctx: RunContext): Promise<WalkResult> {
   });
   const answers = new Map<string, CassetteAnswer>();
   const started = new Set<string>();
-  const summaries = store.listCheckpoints(plan.sourceRunId, { offset: plan.sourceCheckpointIndex + 1 });
+  // The recording's checkpoints after the fork point, a page at a time (a walk may stop early).
+  const summaries = (function* () {
+    for (let offset = plan.sourceCheckpointIndex + 1; ; offset += WALK_PAGE) {
+      const page = store.listCheckpoints(plan.sourceRunId, { offset, limit: WALK_PAGE });
+      yield* page;
+      if (page.length < WALK_PAGE) return;
+    }
+  })();
 
   const stateAt = (cp: Checkpoint): CheckpointInput => {
     const start = forkStartState(cp, config);
@@ -146,7 +156,9 @@ export async function capturedWalk(ctx: RunContext): Promise<WalkResult> {
     return { toolName };
   };
 
-  for (const [i, summary] of summaries.entries()) {
+  let i = -1;
+  for (const summary of summaries) {
+    i++;
     // Let the event loop breathe (an HTTP server or the debugger shares it; Cancel must get through).
     if (i % 16 === 15) await new Promise<void>((resolve) => setImmediate(resolve));
     checkAborted(ctx.signal);

@@ -133,12 +133,7 @@ export function planFork(store: RunStore, input: ForkConfig): ForkPlan {
   const start = forkStartState(checkpoint, config);
   const lineage = lineageOf(store, config.sourceRunId);
 
-  const afterCounts = new Map<string, number>();
-  for (const c of store.listCheckpoints(config.sourceRunId, { offset: index + 1 })) {
-    if (c.boundary === 'before_tool_call' && c.toolName) {
-      afterCounts.set(c.toolName, (afterCounts.get(c.toolName) ?? 0) + 1);
-    }
-  }
+  const afterCounts = store.countToolCheckpointsAfter(config.sourceRunId, index);
 
   const tools: ToolPlanEntry[] = [];
   const hazards: Hazard[] = [];

@@ -152,6 +152,19 @@ export class CheckpointTable {
     );
   }
 
+  /** before_tool_call checkpoints per tool name after index `after` of a run (counted in SQL, nothing loaded). */
+  toolCallsAfter(runId: string, after: number): Map<string, number> {
+    this.ctx.requireRunRow(runId);
+    const rows = this.ctx
+      .sql(
+        `SELECT t.tool_name AS name, COUNT(*) AS n
+           FROM checkpoints c JOIN tool_calls t ON t.run_id = c.run_id AND t.tool_call_id = c.tool_call_id
+          WHERE c.run_id = ? AND c.seq > ? AND c.boundary = 'before_tool_call' GROUP BY t.tool_name`,
+      )
+      .all(runId, after);
+    return new Map(rows.map((r) => [String(r.name), Number(r.n)]));
+  }
+
   /** One checkpoint's summary row (its index in the run included). */
   summary(checkpointId: string): CheckpointSummary {
     const row = this.ctx

@@ -184,6 +184,8 @@ export interface RunStore {
   listCheckpoints(runId: string, range?: { offset?: number; limit?: number }): CheckpointSummary[];
   getCheckpoint(checkpointId: string): Checkpoint;
   getCheckpointAt(runId: string, index: number): Checkpoint;
+  /** How many before_tool_call checkpoints each tool has after index `after` of a run (a fork plan's counts). */
+  countToolCheckpointsAfter(runId: string, after: number): Map<string, number>;
   /** One checkpoint's summary (its index in its run included), without its content. */
   getCheckpointSummary(checkpointId: string): CheckpointSummary;
   /**

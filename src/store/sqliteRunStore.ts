@@ -363,6 +363,11 @@ export class SqliteRunStore implements RunStore {
     });
   }
 
+  countToolCheckpointsAfter(runId: string, after: number): Map<string, number> {
+    this.assertOpen();
+    return this.checkpoints.toolCallsAfter(runId, after);
+  }
+
   getCheckpointSummary(checkpointId: string): CheckpointSummary {
     this.assertOpen();
     return this.checkpoints.summary(checkpointId);

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import {
   CheckpointSchema,
+  canonicalJson,
   MessageSchema,
   OcdbError,
   ToolCallRecordSchema,
@@ -9,6 +10,7 @@ import {
   type Checkpoint,
   type Message,
 } from '../model';
+import { isDeepFrozen } from './contentStore';
 import { lazyList } from './lazyList';
 import { compact, json, rowToCheckpointSummary, str, toJson } from './rowCodec';
 import type { CheckpointSummary, ListsFrom } from './runStore';
@@ -28,6 +30,37 @@ export const CheckpointShellSchema = CheckpointSchema.extend({
   toolLedgerSnapshot: anyArray,
 });
 export type CheckpointShell = z.infer<typeof CheckpointShellSchema>;
+
+/** The shell of a checkpoint whose runtime context was validated before (the same deep-frozen object). */
+const ShellWithKnownContextSchema = CheckpointShellSchema.extend({
+  runtimeContext: z.custom<CheckpointShell['runtimeContext']>(() => true),
+});
+
+/**
+ * Deep-frozen runtime contexts that passed their schema and read back as they are (canonical JSON of the parsed
+ * value equals the value's): a run's context is usually carried over unchanged from checkpoint to checkpoint, and
+ * is then neither validated, serialised nor hashed again (the store knows its hash by identity).
+ */
+const knownContexts = new WeakSet<object>();
+
+/** Validates an appended checkpoint's shell; a context seen before (same frozen object) is taken as it is. */
+export function parseCheckpointShell(input: unknown): CheckpointShell {
+  const context = (input as { runtimeContext?: unknown } | null)?.runtimeContext;
+  if (typeof context === 'object' && context !== null && knownContexts.has(context)) {
+    return parseWith(ShellWithKnownContextSchema, input, 'checkpoint');
+  }
+  const cp = parseWith(CheckpointShellSchema, input, 'checkpoint');
+  if (
+    typeof context === 'object' &&
+    context !== null &&
+    isDeepFrozen(context) &&
+    canonicalJson(cp.runtimeContext) === canonicalJson(context)
+  ) {
+    knownContexts.add(context);
+    cp.runtimeContext = context as CheckpointShell['runtimeContext'];
+  }
+  return cp;
+}
 
 const WHERE = 'checkpoint';
 const parseMessage = (raw: unknown, i: number) => parseWith(MessageSchema, raw, WHERE, ['messages', i]);

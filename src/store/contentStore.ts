@@ -21,6 +21,9 @@ export const SHARED_PART_MIN = 512;
 /** Blob texts at least this long are stored deflated (a BLOB in `blobs.data`) when that saves a tenth or more. */
 export const COMPRESS_MIN = 256;
 
+/** How many texts just written stay readable without a read (see ContentStore.written). */
+const RECENT_WRITES = 16;
+
 /** What `blobs.data` holds for `text`: the text itself, or its raw deflate when that is worth it. */
 function encodeData(text: string): string | Buffer {
   if (text.length < COMPRESS_MIN) return text;
@@ -135,6 +138,12 @@ export class ContentStore {
   private readonly findNode: SqlStatement;
   private readonly insertNode: SqlStatement;
   private readonly textCache = new Lru<string, string>(20_000);
+  /**
+   * The last few texts written, by hash: a call's result is read back right after it is written (the record a
+   * finish returns), and must not be inflated from the page it was just deflated to. Small, so an import of large
+   * results does not keep them (the read cache is not filled by writes).
+   */
+  private readonly written = new Lru<string, string>(RECENT_WRITES);
   private readonly chainCache = new Lru<number, readonly string[]>(512);
   /** For list nodes read: the list read that holds each (its tail node) and the node's length there. */
   private readonly nodeOwner = new Map<number, { tail: number; length: number }>();
@@ -171,6 +180,7 @@ export class ContentStore {
   putText(text: string): string {
     const hash = contentHash(text);
     // A blob worth deflating is looked up first: the same result arrives as the call's result and in its message.
+    this.written.set(hash, text);
     if (text.length >= COMPRESS_MIN && this.hasBlob.get(hash)) return hash;
     this.insertBlob.run(hash, encodeData(text));
     return hash;
@@ -187,6 +197,7 @@ export class ContentStore {
     const text = canonicalJson(value);
     if (text.length < 2 * SHARED_PART_MIN) return this.putText(text);
     const hash = contentHash(text);
+    this.written.set(hash, text);
     if (this.hasBlob.get(hash)) return hash;
     const record = value as Record<string, unknown>;
     const holed: Record<string, unknown> = { ...record };
@@ -222,7 +233,7 @@ export class ContentStore {
   }
 
   getText(hash: string): string {
-    const cached = this.textCache.get(hash);
+    const cached = this.textCache.get(hash) ?? this.written.get(hash);
     if (cached !== undefined) return cached;
     const row = this.selectBlob.get(hash);
     if (!row) throw new Error(`blob ${hash} is missing from the store`);
@@ -414,6 +425,7 @@ export class ContentStore {
 
   /** Forget list memos (after garbage collection or a failed transaction). */
   forgetMemos(): void {
+    this.written.clear();
     this.memos.clear();
     this.nodeOwner.clear();
     this.valueMemos.clear();

@@ -22,7 +22,7 @@ import {
   type ToolCallRecord,
 } from '../model';
 import { z } from 'zod';
-import { CheckpointShellSchema, CheckpointTable } from './checkpointTable';
+import { CheckpointTable, parseCheckpointShell } from './checkpointTable';
 import { ConfirmationTable } from './confirmationTable';
 import { ContentStore } from './contentStore';
 import { ForkRequestTable } from './forkRequestTable';
@@ -356,7 +356,7 @@ export class SqliteRunStore implements RunStore {
   // ---- checkpoints ------------------------------------------------------------
 
   appendCheckpoint(input: Checkpoint, options: { listsFrom?: ListsFrom } = {}): CheckpointSummary {
-    const cp = parseWith(CheckpointShellSchema, input, 'checkpoint');
+    const cp = parseCheckpointShell(input);
     return this.transaction(() => {
       this.requireRunning(cp.runId);
       return this.checkpoints.insert(cp, true, options.listsFrom);

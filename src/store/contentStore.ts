@@ -313,11 +313,13 @@ export class ContentStore {
   /**
    * Makes `memoKey` continue the list ending at `node` (another run's, e.g. a fork's source checkpoint), whose
    * items are `items` — the caller's word, e.g. they were read from that list — so the next putList of `memoKey`
-   * reuses its nodes for the items it shares with `items` by identity, without hashing them. Only deep-frozen
-   * items are adopted (a mutable one could change before the next putList); otherwise nothing is remembered.
+   * reuses its nodes for the items it shares with `items` by identity, without hashing them. The items must be
+   * deep-frozen (a mutable one could change before the next putList): the writer's are (sealed copies, frozen
+   * records). Only the top level is checked here — a deep walk of a long conversation is what this saves — and
+   * a list with an item that is not frozen is not adopted.
    */
   seedList(memoKey: string, items: readonly unknown[], node: number): void {
-    if (items.length === 0 || !items.every(isDeepFrozen)) return;
+    if (items.length === 0 || !items.every((item) => typeof item !== 'object' || Object.isFrozen(item))) return;
     const nodes = new Array<number>(items.length);
     nodes[items.length - 1] = node;
     this.memos.set(memoKey, { originals: [...items], frozen: items.map(() => true), values: [...items], nodes });

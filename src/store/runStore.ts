@@ -142,7 +142,8 @@ export interface StoreChanges {
 
 /**
  * The lists of a stored checkpoint (`checkpointId`) as the caller holds them: `messages` and `ledger` are its
- * message list and ledger snapshot, item for item (read from it). Only deep-frozen items are taken.
+ * message list and ledger snapshot, item for item (read from it), deep-frozen (RunWriter's sealed state is): a list
+ * with an item that is not frozen is not adopted.
  */
 /** What a ledger record says about a call besides its arguments and result. */
 export type ToolCallFacts = Pick<

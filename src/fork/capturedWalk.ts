@@ -25,22 +25,94 @@ export interface WalkResult extends StepsOutcome {
   endState?: CheckpointInput;
 }
 
-/** The fork's messages at a recorded checkpoint: the recorded ones with the fork's own differing messages in place. */
-function forkMessages(recorded: readonly Message[], overrides: ReadonlyMap<number, Message>): Message[] {
-  return recorded.map((m, i) => overrides.get(i) ?? m);
+/** Checkpoint summaries read at a time. */
+const WALK_PAGE = 256;
+
+/** The record of `toolCallId` in a checkpoint's ledger, searched from the end (a view reads only what it passes). */
+function ledgerRecord(cp: Checkpoint, toolCallId: string): ToolCallRecord | undefined {
+  const ledger = cp.toolLedgerSnapshot;
+  for (let i = ledger.length - 1; i >= 0; i--) {
+    const r = ledger[i] as ToolCallRecord;
+    if (r.toolCallId === toolCallId) return r;
+  }
+  return undefined;
 }
 
-function ledgerRecord(cp: Checkpoint, toolCallId: string): ToolCallRecord | undefined {
-  return cp.toolLedgerSnapshot.find((r) => r.toolCallId === toolCallId);
+/** The tool call part `toolCallId` of the latest assistant message that has it. */
+function toolCallPart(messages: readonly Message[], toolCallId: string) {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i] as Message;
+    if (m.role !== 'assistant') continue;
+    const part = messageToolCalls(m).find((c) => c.toolCallId === toolCallId);
+    if (part) return part;
+  }
+  return undefined;
+}
+
+/**
+ * The fork's conversation at each recorded checkpoint: the recorded messages with the fork's own differing ones
+ * (`overrides`, by index) in place. Kept from one checkpoint to the next: the store says how many messages a
+ * checkpoint shares with the previous one, so only the new ones are read from the checkpoint's view, and the
+ * shared ones stay the same objects (which the writer and the store recognise by identity).
+ */
+class ForkConversation {
+  private readonly overrides = new Map<number, Message>();
+  private list: Message[];
+  private at: string;
+
+  constructor(
+    private readonly store: RunContext['store'],
+    start: { checkpointId: string; messages: readonly Message[] },
+  ) {
+    this.at = start.checkpointId;
+    this.list = [...start.messages];
+  }
+
+  /** The indices where the fork's conversation differs from the recording, in order. */
+  get overridden(): number[] {
+    return [...this.overrides.keys()].sort((a, b) => a - b);
+  }
+
+  /** Puts the fork's own `message` in place of the recorded one at `index` (from this checkpoint on). */
+  override(index: number, message: Message): void {
+    this.overrides.set(index, message);
+    if (index < this.list.length) {
+      this.list = [...this.list];
+      this.list[index] = message;
+    }
+  }
+
+  /** The fork's conversation at `cp` (a view of a recorded checkpoint). */
+  messagesAt(cp: Checkpoint): Message[] {
+    const recorded = cp.messages;
+    if (cp.checkpointId !== this.at) {
+      const shared = Math.min(this.store.sharedMessageCount(this.at, cp.checkpointId), this.list.length);
+      const next = shared === this.list.length ? [...this.list] : this.list.slice(0, shared);
+      for (let i = shared; i < recorded.length; i++) next.push(this.overrides.get(i) ?? (recorded[i] as Message));
+      this.list = next;
+      this.at = cp.checkpointId;
+    }
+    return this.list;
+  }
 }
 
 /** Walks the recording from the fork point; returns how it ended. Throws OcdbError for policy failures. */
 export async function capturedWalk(ctx: RunContext): Promise<WalkResult> {
   const { store, plan, config, writer } = ctx;
-  const overrides = new Map<number, Message>();
+  const conversation = new ForkConversation(store, {
+    checkpointId: plan.sourceCheckpointId,
+    messages: writer.state?.messages ?? [],
+  });
   const answers = new Map<string, CassetteAnswer>();
   const started = new Set<string>();
-  const summaries = store.listCheckpoints(plan.sourceRunId, { offset: plan.sourceCheckpointIndex + 1 });
+  // The recording's checkpoints after the fork point, a page at a time (a walk may stop early).
+  const summaries = (function* () {
+    for (let offset = plan.sourceCheckpointIndex + 1; ; offset += WALK_PAGE) {
+      const page = store.listCheckpoints(plan.sourceRunId, { offset, limit: WALK_PAGE });
+      yield* page;
+      if (page.length < WALK_PAGE) return;
+    }
+  })();
   // `recorded` model mode: the recorded turns are re-emitted under the fork's own prompt; a divergence is reported.
   const recordedOutputs = plan.modelMode === 'recorded';
   let firstDivergence: Divergence | undefined;
@@ -54,7 +126,7 @@ export async function capturedWalk(ctx: RunContext): Promise<WalkResult> {
       ? renderTemplate(template, start.runtimeContext, start.promptVersion)
       : cp.systemPrompt;
     const next: CheckpointInput = {
-      messages: forkMessages(cp.messages, overrides),
+      messages: conversation.messagesAt(cp),
       runtimeContext: start.runtimeContext,
       stepIndex: cp.stepIndex,
     };
@@ -68,10 +140,7 @@ export async function capturedWalk(ctx: RunContext): Promise<WalkResult> {
   /** Opens a recorded call in the fork (with its before_tool_call checkpoint when the recording has one). */
   const beginCall = (cp: Checkpoint, toolCallId: string, checkpoint: CheckpointInput | false): { toolName: string } => {
     const record = ledgerRecord(cp, toolCallId);
-    const part = [...(writer.state?.messages ?? [])]
-      .reverse()
-      .flatMap((m) => (m.role === 'assistant' ? messageToolCalls(m) : []))
-      .find((c) => c.toolCallId === toolCallId);
+    const part = toolCallPart(writer.state?.messages ?? [], toolCallId);
     const toolName = part?.toolName ?? record?.toolName;
     if (!toolName) {
       throw new OcdbError(
@@ -94,11 +163,14 @@ export async function capturedWalk(ctx: RunContext): Promise<WalkResult> {
     return { toolName };
   };
 
-  for (const [i, summary] of summaries.entries()) {
+  let i = -1;
+  for (const summary of summaries) {
+    i++;
     // Let the event loop breathe (an HTTP server or the debugger shares it; Cancel must get through).
     if (i % 16 === 15) await new Promise<void>((resolve) => setImmediate(resolve));
     checkAborted(ctx.signal);
-    const cp = store.getCheckpoint(summary.checkpointId);
+    // A view: what the walk reads of its messages and ledger is what is new since the previous checkpoint.
+    const cp = store.getCheckpointView(summary.checkpointId);
     switch (cp.boundary) {
       case 'before_prompt_build':
         writer.checkpoint('before_prompt_build', stateAt(cp));
@@ -107,10 +179,12 @@ export async function capturedWalk(ctx: RunContext): Promise<WalkResult> {
         const next = stateAt(cp);
         const written = writer.checkpoint('before_model_call', next);
         if (firstDivergence && recordedOutputs) break; // reported once; the recorded outputs go on
+        // The fork's conversation is the recorded one but where it put its own messages: only those can differ.
         const found = findDivergence(
           { systemPrompt: next.systemPrompt, messages: next.messages ?? [] },
           { systemPrompt: cp.systemPrompt, messages: cp.messages },
           { stepIndex: cp.stepIndex, sourceCheckpointIndex: summary.index, sourceCheckpointId: cp.checkpointId },
+          conversation.overridden,
         );
         if (found) {
           const divergence: Divergence = { ...found, forkCheckpointId: written.checkpointId };
@@ -154,7 +228,7 @@ export async function capturedWalk(ctx: RunContext): Promise<WalkResult> {
             storedValue(answer.outcome, answer.value),
           );
           if (!sameContent(mine.content, recordedMessage.content)) {
-            overrides.set(index, { ...recordedMessage, content: mine.content });
+            conversation.override(index, { ...recordedMessage, content: mine.content });
           }
         }
         // The recording's conversation (with the fork's own results in place) rather than a new tool message.

@@ -69,7 +69,9 @@ export class ToolCassette {
 
   private sourceIds: Set<string> | undefined;
   private isFromSource(record: ToolCallRecord): boolean {
-    this.sourceIds ??= new Set(this.store.listToolCalls(this.sourceRunId).map((r) => `${r.toolCallId}@${r.startedAt}`));
+    this.sourceIds ??= new Set(
+      this.store.listToolCallFacts(this.sourceRunId).map((r) => `${r.toolCallId}@${r.startedAt}`),
+    );
     return this.sourceIds.has(`${record.toolCallId}@${record.startedAt}`);
   }
 }

@@ -23,11 +23,16 @@ function clip(text: string): string {
   return text.length > 200 ? `${text.slice(0, 197)}...` : text;
 }
 
-/** The first difference between the rendered and the recorded prompt, or undefined when they agree. */
+/**
+ * The first difference between the rendered and the recorded prompt, or undefined when they agree. `onlyAt`
+ * (ascending) says the two lists are the same messages but at those indices (a captured replay's conversation is
+ * the recording's with its own results in place): only they are compared, not the whole conversation.
+ */
 export function findDivergence(
   rendered: RenderedPrompt,
   recorded: RenderedPrompt,
   where: { stepIndex: number; sourceCheckpointIndex: number; sourceCheckpointId: string },
+  onlyAt?: readonly number[],
 ): Divergence | undefined {
   const at = (messageIndex: number, field: Divergence['field'], rec: string, ren: string): Divergence => {
     const role = recorded.messages[messageIndex]?.role;
@@ -44,10 +49,10 @@ export function findDivergence(
     return at(-1, 'systemPrompt', recorded.systemPrompt ?? '', rendered.systemPrompt ?? '');
   }
   const n = Math.min(rendered.messages.length, recorded.messages.length);
-  for (let i = 0; i < n; i++) {
+  const differenceAt = (i: number): Divergence | undefined => {
     const a = rendered.messages[i] as Message;
     const b = recorded.messages[i] as Message;
-    if (a === b) continue; // the same recorded object: equal by construction (keeps long replays linear)
+    if (a === b) return undefined; // the same recorded object: equal by construction (keeps long replays linear)
     if (a.role !== b.role) return at(i, 'role', b.role, a.role);
     if ((a.toolCallId ?? '') !== (b.toolCallId ?? ''))
       return at(i, 'toolCallId', b.toolCallId ?? '', a.toolCallId ?? '');
@@ -55,6 +60,19 @@ export function findDivergence(
     if (canonicalJson(a.content) !== canonicalJson(b.content)) {
       const text = (m: Message) => (typeof m.content === 'string' ? m.content : canonicalJson(m.content));
       return at(i, 'content', text(b) || messageText(b), text(a) || messageText(a));
+    }
+    return undefined;
+  };
+  if (onlyAt) {
+    for (const i of onlyAt) {
+      if (i >= n) break;
+      const found = differenceAt(i);
+      if (found) return found;
+    }
+  } else {
+    for (let i = 0; i < n; i++) {
+      const found = differenceAt(i);
+      if (found) return found;
     }
   }
   if (rendered.messages.length !== recorded.messages.length) {

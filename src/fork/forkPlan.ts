@@ -23,10 +23,9 @@ import {
   type ModelMode,
   type RuntimeContextSnapshot,
   type SideEffectLevel,
-  type ToolCallRecord,
   type ToolPlanEntry,
 } from '../model';
-import type { RunStore } from '../store';
+import type { RunStore, ToolCallFacts } from '../store';
 import { lineageOf } from './lineage';
 import { promptTemplateFor, renderTemplate } from './promptRender';
 
@@ -79,7 +78,8 @@ const SEVERITY: Readonly<Record<SideEffectLevel, number>> = Object.fromEntries(
 /** Loads the source checkpoint and checks that it belongs to the source run. */
 export function loadSourceCheckpoint(store: RunStore, config: ForkConfig): { checkpoint: Checkpoint; index: number } {
   store.getRun(config.sourceRunId); // RunNotFound with a clear message
-  const checkpoint = store.getCheckpoint(config.sourceCheckpointId);
+  // A view: the messages and ledger are read when used (a fork of a late checkpoint must not rebuild them all).
+  const checkpoint = store.getCheckpointView(config.sourceCheckpointId);
   if (checkpoint.runId !== config.sourceRunId) {
     throw new OcdbError(
       'CheckpointNotFound',
@@ -87,9 +87,7 @@ export function loadSourceCheckpoint(store: RunStore, config: ForkConfig): { che
       { checkpointId: config.sourceCheckpointId, runId: config.sourceRunId, path: 'sourceCheckpointId' },
     );
   }
-  const summaries = store.listCheckpoints(config.sourceRunId);
-  const index = summaries.findIndex((c) => c.checkpointId === checkpoint.checkpointId);
-  return { checkpoint, index };
+  return { checkpoint, index: store.getCheckpointSummary(checkpoint.checkpointId).index };
 }
 
 /** Paths (dotted) whose value differs between two JSON-like values (model/deepMerge.ts). */
@@ -124,10 +122,10 @@ export function forkStartState(
 }
 
 /** Every tool recorded in the lineage (and in the checkpoint's ledger snapshot), most severe call per tool. */
-function recordedTools(store: RunStore, lineage: string[], checkpoint: Checkpoint): Map<string, ToolCallRecord[]> {
-  const byTool = new Map<string, ToolCallRecord[]>();
+function recordedTools(store: RunStore, lineage: string[], checkpoint: Checkpoint): Map<string, ToolCallFacts[]> {
+  const byTool = new Map<string, ToolCallFacts[]>();
   const seen = new Set<string>();
-  const add = (record: ToolCallRecord, runId: string) => {
+  const add = (record: ToolCallFacts, runId: string) => {
     const key = `${runId}\u0000${record.toolCallId}`;
     if (seen.has(key)) return;
     seen.add(key);
@@ -135,7 +133,8 @@ function recordedTools(store: RunStore, lineage: string[], checkpoint: Checkpoin
     list.push(record);
     byTool.set(record.toolName, list);
   };
-  for (const runId of lineage) for (const record of store.listToolCalls(runId)) add(record, runId);
+  // Facts only (no arguments or results read): the plan weighs levels and policies.
+  for (const runId of lineage) for (const record of store.listToolCallFacts(runId)) add(record, runId);
   for (const record of checkpoint.toolLedgerSnapshot) add(record, checkpoint.runId);
   return byTool;
 }
@@ -197,12 +196,7 @@ export function planFork(store: RunStore, input: ForkConfig): ForkPlan {
   const start = forkStartState(checkpoint, config);
   const lineage = lineageOf(store, config.sourceRunId);
 
-  const afterCounts = new Map<string, number>();
-  for (const c of store.listCheckpoints(config.sourceRunId, { offset: index + 1 })) {
-    if (c.boundary === 'before_tool_call' && c.toolName) {
-      afterCounts.set(c.toolName, (afterCounts.get(c.toolName) ?? 0) + 1);
-    }
-  }
+  const afterCounts = store.countToolCheckpointsAfter(config.sourceRunId, index);
 
   const tools: ToolPlanEntry[] = [];
   const hazards: Hazard[] = [];

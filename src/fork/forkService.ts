@@ -139,6 +139,8 @@ export class ForkService {
           state: forkStartOf(checkpoint, plan),
           // The fork starts where its source stood: the same step, and the source's ledger at that point.
           start: { stepIndex: checkpoint.stepIndex, ledger: checkpoint.toolLedgerSnapshot },
+          // Those are the source checkpoint's lists: the fork's first checkpoint reuses their nodes.
+          listsFrom: checkpoint.checkpointId,
         },
         { now: () => at },
       );
@@ -179,7 +181,8 @@ export class ForkService {
 
 /** The state of a fork's first checkpoint: the source's, with the patched context and the overrides. */
 function forkStartOf(source: Checkpoint, plan: ForkPlan): RunState {
-  const state: RunState = { ...stateOf(structuredClone(source)), runtimeContext: plan.runtimeContext };
+  // `source` is a view read for this fork alone (nothing else holds its values); the writer seals its own copies.
+  const state: RunState = { ...stateOf(source), runtimeContext: plan.runtimeContext };
   if (plan.model) state.model = plan.model;
   if (plan.promptVersion !== undefined) state.promptVersion = plan.promptVersion;
   return state;

@@ -12,25 +12,47 @@ import type { ChatResult } from './modelClient';
 
 /** A recorded model turn after the fork point: the prompt checkpoint and the answer checkpoint. */
 export interface RecordedTurn {
-  before: Checkpoint;
-  beforeIndex: number;
-  after?: Checkpoint;
+  readonly before: Checkpoint;
+  readonly beforeIndex: number;
+  readonly after?: Checkpoint;
+}
+
+/** A turn whose checkpoints are read when first used, as views (a long recording is not loaded up front). */
+class StoredTurn implements RecordedTurn {
+  private beforeView: Checkpoint | undefined;
+  private afterView: Checkpoint | undefined;
+
+  constructor(
+    private readonly store: RunStore,
+    private readonly beforeId: string,
+    readonly beforeIndex: number,
+    readonly afterId: string | undefined,
+  ) {}
+
+  get before(): Checkpoint {
+    return (this.beforeView ??= this.store.getCheckpointView(this.beforeId));
+  }
+
+  get after(): Checkpoint | undefined {
+    if (this.afterId === undefined) return undefined;
+    return (this.afterView ??= this.store.getCheckpointView(this.afterId));
+  }
 }
 
 /** The recorded model turns of `sourceRunId` from the fork point on (the turn starting at the fork point included). */
 export function recordedTurns(store: RunStore, sourceRunId: string, fromIndex: number): RecordedTurn[] {
   const summaries = store.listCheckpoints(sourceRunId, { offset: fromIndex });
-  const turns: RecordedTurn[] = [];
-  let open: RecordedTurn | undefined;
+  const turns: { beforeId: string; beforeIndex: number; afterId?: string }[] = [];
+  let open: (typeof turns)[0] | undefined;
   summaries.forEach((s) => {
     if (s.boundary === 'before_model_call') {
-      open = { before: store.getCheckpoint(s.checkpointId), beforeIndex: s.index };
+      open = { beforeId: s.checkpointId, beforeIndex: s.index };
       turns.push(open);
-    } else if (s.boundary === 'after_model_call' && open && !open.after) {
-      open.after = store.getCheckpoint(s.checkpointId);
+    } else if (s.boundary === 'after_model_call' && open && open.afterId === undefined) {
+      open.afterId = s.checkpointId;
     }
   });
-  return turns;
+  return turns.map((t) => new StoredTurn(store, t.beforeId, t.beforeIndex, t.afterId));
 }
 
 /** The message a recorded turn answered with (undefined when the recorded call failed). */

@@ -102,8 +102,35 @@ export { deepFreeze };
  * once, when it enters the plan (a message when added, a ledger record when it changes), not once per checkpoint.
  */
 function storable(schema: z.ZodType, value: unknown, where: string): void {
-  const stored: unknown = value === undefined ? undefined : JSON.parse(JSON.stringify(value));
+  // Plain JSON (what the parsers build from JSON lines) reads back as it is: no round trip through a string.
+  const stored: unknown = value === undefined || isPlainJson(value) ? value : JSON.parse(JSON.stringify(value));
   parseWith(schema, stored, `${where} would not read back from the store`);
+}
+
+/** True when JSON.stringify and JSON.parse would give `value` back unchanged (no undefined, NaN, Date, class...). */
+function isPlainJson(value: unknown): boolean {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      return Number.isFinite(value);
+    case 'object': {
+      if (value === null) return true;
+      if (Array.isArray(value)) {
+        for (let i = 0; i < value.length; i++) if (!isPlainJson(value[i])) return false;
+        return true;
+      }
+      const proto = Object.getPrototypeOf(value) as unknown;
+      if (proto !== Object.prototype && proto !== null) return false;
+      for (const key in value) {
+        if (!isPlainJson((value as Record<string, unknown>)[key])) return false;
+      }
+      return true;
+    }
+    default:
+      return false;
+  }
 }
 
 export interface BeginToolInput {

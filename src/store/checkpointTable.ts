@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import {
   CheckpointSchema,
+  canonicalJson,
   MessageSchema,
   OcdbError,
   ToolCallRecordSchema,
@@ -9,9 +10,10 @@ import {
   type Checkpoint,
   type Message,
 } from '../model';
+import { isDeepFrozen } from './contentStore';
 import { lazyList } from './lazyList';
 import { compact, json, rowToCheckpointSummary, str, toJson } from './rowCodec';
-import type { CheckpointSummary } from './runStore';
+import type { CheckpointSummary, ListsFrom } from './runStore';
 import type { SqlRow } from './sqlDriver';
 import type { StoreContext } from './storeContext';
 
@@ -29,6 +31,37 @@ export const CheckpointShellSchema = CheckpointSchema.extend({
 });
 export type CheckpointShell = z.infer<typeof CheckpointShellSchema>;
 
+/** The shell of a checkpoint whose runtime context was validated before (the same deep-frozen object). */
+const ShellWithKnownContextSchema = CheckpointShellSchema.extend({
+  runtimeContext: z.custom<CheckpointShell['runtimeContext']>(() => true),
+});
+
+/**
+ * Deep-frozen runtime contexts that passed their schema and read back as they are (canonical JSON of the parsed
+ * value equals the value's): a run's context is usually carried over unchanged from checkpoint to checkpoint, and
+ * is then neither validated, serialised nor hashed again (the store knows its hash by identity).
+ */
+const knownContexts = new WeakSet<object>();
+
+/** Validates an appended checkpoint's shell; a context seen before (same frozen object) is taken as it is. */
+export function parseCheckpointShell(input: unknown): CheckpointShell {
+  const context = (input as { runtimeContext?: unknown } | null)?.runtimeContext;
+  if (typeof context === 'object' && context !== null && knownContexts.has(context)) {
+    return parseWith(ShellWithKnownContextSchema, input, 'checkpoint');
+  }
+  const cp = parseWith(CheckpointShellSchema, input, 'checkpoint');
+  if (
+    typeof context === 'object' &&
+    context !== null &&
+    isDeepFrozen(context) &&
+    canonicalJson(cp.runtimeContext) === canonicalJson(context)
+  ) {
+    knownContexts.add(context);
+    cp.runtimeContext = context as CheckpointShell['runtimeContext'];
+  }
+  return cp;
+}
+
 const WHERE = 'checkpoint';
 const parseMessage = (raw: unknown, i: number) => parseWith(MessageSchema, raw, WHERE, ['messages', i]);
 const parseLedgerRecord = (raw: unknown, i: number) =>
@@ -42,7 +75,7 @@ export class CheckpointTable {
    * transaction). A `Checkpoint` is taken as validated; a `CheckpointShell`
    * gets its new list items validated here.
    */
-  insert(cp: Checkpoint | CheckpointShell, validateItems = false): CheckpointSummary {
+  insert(cp: Checkpoint | CheckpointShell, validateItems = false, listsFrom?: ListsFrom): CheckpointSummary {
     const existing = this.ctx.sql('SELECT run_id FROM checkpoints WHERE checkpoint_id = ?').get(cp.checkpointId);
     if (existing) {
       throw new OcdbError(
@@ -53,6 +86,7 @@ export class CheckpointTable {
     }
     const run = this.ctx.requireRunRow(cp.runId);
     const index = Number(run.checkpoint_count);
+    if (listsFrom) this.adoptLists(cp.runId, listsFrom);
     const messagesNode = this.ctx.content.putList(
       cp.messages,
       `m:${cp.runId}`,
@@ -117,6 +151,67 @@ export class CheckpointTable {
       created_at: cp.createdAt,
       tool_name: null,
     });
+  }
+
+  /** Makes the run's next lists continue those of checkpoint `from.checkpointId` (a fork's first checkpoint). */
+  private adoptLists(runId: string, from: ListsFrom): void {
+    const row = this.ctx
+      .sql('SELECT messages_node, message_count, ledger_node, ledger_count FROM checkpoints WHERE checkpoint_id = ?')
+      .get(from.checkpointId);
+    if (!row) return;
+    if (Number(row.message_count) === from.messages.length) {
+      this.ctx.content.seedList(`m:${runId}`, from.messages, Number(row.messages_node));
+    }
+    if (from.ledger && Number(row.ledger_count) === from.ledger.length) {
+      this.ctx.content.seedList(`l:${runId}`, from.ledger, Number(row.ledger_node));
+    }
+  }
+
+  /** How many leading messages checkpoints `a` and `b` share (the same items), at the cost of those they do not. */
+  sharedMessages(a: string, b: string): number {
+    const rowOf = (id: string) => {
+      const row = this.ctx.sql('SELECT messages_node, message_count FROM checkpoints WHERE checkpoint_id = ?').get(id);
+      if (!row)
+        throw new OcdbError('CheckpointNotFound', `No checkpoint ${id} in ${this.ctx.path}.`, { checkpointId: id });
+      return row;
+    };
+    const ra = rowOf(a);
+    const rb = rowOf(b);
+    return this.ctx.content.commonPrefix(
+      Number(ra.messages_node),
+      Number(ra.message_count),
+      Number(rb.messages_node),
+      Number(rb.message_count),
+    );
+  }
+
+  /** before_tool_call checkpoints per tool name after index `after` of a run (counted in SQL, nothing loaded). */
+  toolCallsAfter(runId: string, after: number): Map<string, number> {
+    this.ctx.requireRunRow(runId);
+    const rows = this.ctx
+      .sql(
+        `SELECT t.tool_name AS name, COUNT(*) AS n
+           FROM checkpoints c JOIN tool_calls t ON t.run_id = c.run_id AND t.tool_call_id = c.tool_call_id
+          WHERE c.run_id = ? AND c.seq > ? AND c.boundary = 'before_tool_call' GROUP BY t.tool_name`,
+      )
+      .all(runId, after);
+    return new Map(rows.map((r) => [String(r.name), Number(r.n)]));
+  }
+
+  /** One checkpoint's summary row (its index in the run included). */
+  summary(checkpointId: string): CheckpointSummary {
+    const row = this.ctx
+      .sql(
+        `SELECT c.checkpoint_id, c.run_id, c.seq, c.boundary, c.step_index, c.tool_call_id, c.finish_reason, c.usage_json,
+              c.message_count, c.prompt_version, c.created_at, t.tool_name
+         FROM checkpoints c LEFT JOIN tool_calls t ON t.run_id = c.run_id AND t.tool_call_id = c.tool_call_id
+        WHERE c.checkpoint_id = ?`,
+      )
+      .get(checkpointId);
+    if (!row) {
+      throw new OcdbError('CheckpointNotFound', `No checkpoint ${checkpointId} in ${this.ctx.path}.`, { checkpointId });
+    }
+    return rowToCheckpointSummary(row);
   }
 
   list(runId: string, range: { offset?: number; limit?: number } = {}): CheckpointSummary[] {

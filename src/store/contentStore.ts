@@ -21,6 +21,9 @@ export const SHARED_PART_MIN = 512;
 /** Blob texts at least this long are stored deflated (a BLOB in `blobs.data`) when that saves a tenth or more. */
 export const COMPRESS_MIN = 256;
 
+/** How many texts just written stay readable without a read (see ContentStore.written). */
+const RECENT_WRITES = 16;
+
 /** What `blobs.data` holds for `text`: the text itself, or its raw deflate when that is worth it. */
 function encodeData(text: string): string | Buffer {
   if (text.length < COMPRESS_MIN) return text;
@@ -75,6 +78,7 @@ interface ListMemo {
   originals: unknown[];
   frozen: boolean[];
   values: unknown[];
+  /** The node of each prefix; a hole where a list adopted from another (`seedList`) has not been walked yet. */
   nodes: number[];
 }
 
@@ -134,6 +138,12 @@ export class ContentStore {
   private readonly findNode: SqlStatement;
   private readonly insertNode: SqlStatement;
   private readonly textCache = new Lru<string, string>(20_000);
+  /**
+   * The last few texts written, by hash: a call's result is read back right after it is written (the record a
+   * finish returns), and must not be inflated from the page it was just deflated to. Small, so an import of large
+   * results does not keep them (the read cache is not filled by writes).
+   */
+  private readonly written = new Lru<string, string>(RECENT_WRITES);
   private readonly chainCache = new Lru<number, readonly string[]>(512);
   /** For list nodes read: the list read that holds each (its tail node) and the node's length there. */
   private readonly nodeOwner = new Map<number, { tail: number; length: number }>();
@@ -170,6 +180,7 @@ export class ContentStore {
   putText(text: string): string {
     const hash = contentHash(text);
     // A blob worth deflating is looked up first: the same result arrives as the call's result and in its message.
+    this.written.set(hash, text);
     if (text.length >= COMPRESS_MIN && this.hasBlob.get(hash)) return hash;
     this.insertBlob.run(hash, encodeData(text));
     return hash;
@@ -186,6 +197,7 @@ export class ContentStore {
     const text = canonicalJson(value);
     if (text.length < 2 * SHARED_PART_MIN) return this.putText(text);
     const hash = contentHash(text);
+    this.written.set(hash, text);
     if (this.hasBlob.get(hash)) return hash;
     const record = value as Record<string, unknown>;
     const holed: Record<string, unknown> = { ...record };
@@ -221,7 +233,7 @@ export class ContentStore {
   }
 
   getText(hash: string): string {
-    const cached = this.textCache.get(hash);
+    const cached = this.textCache.get(hash) ?? this.written.get(hash);
     if (cached !== undefined) return cached;
     const row = this.selectBlob.get(hash);
     if (!row) throw new Error(`blob ${hash} is missing from the store`);
@@ -255,6 +267,7 @@ export class ContentStore {
   putList(raw: readonly unknown[], memoKey?: string, parseItem?: ItemParser): number {
     let memo = memoKey ? this.memos.get(memoKey) : undefined;
     let shared = 0;
+    let node = EMPTY_LIST;
     if (memo) {
       const { originals, frozen, values } = memo;
       const max = Math.min(originals.length, raw.length);
@@ -270,6 +283,8 @@ export class ContentStore {
         }
         shared++;
       }
+      // Before the memo is cut to the shared prefix: a hole there is filled from a node after it.
+      if (shared > 0) node = this.prefixNode(memo, shared);
       originals.length = shared;
       frozen.length = shared;
       values.length = shared;
@@ -278,7 +293,6 @@ export class ContentStore {
       memo = { originals: [], frozen: [], values: [], nodes: [] };
       this.memos.set(memoKey, memo);
     }
-    let node = shared > 0 ? (memo?.nodes[shared - 1] as number) : EMPTY_LIST;
     for (let i = shared; i < raw.length; i++) {
       const value = parseItem ? parseItem(raw[i], i) : raw[i];
       const hash = this.putItem(value);
@@ -294,6 +308,64 @@ export class ContentStore {
       }
     }
     return node;
+  }
+
+  /**
+   * Makes `memoKey` continue the list ending at `node` (another run's, e.g. a fork's source checkpoint), whose
+   * items are `items` — the caller's word, e.g. they were read from that list — so the next putList of `memoKey`
+   * reuses its nodes for the items it shares with `items` by identity, without hashing them. The items must be
+   * deep-frozen (a mutable one could change before the next putList): the writer's are (sealed copies, frozen
+   * records). Only the top level is checked here — a deep walk of a long conversation is what this saves — and
+   * a list with an item that is not frozen is not adopted.
+   */
+  seedList(memoKey: string, items: readonly unknown[], node: number): void {
+    if (items.length === 0 || !items.every((item) => typeof item !== 'object' || Object.isFrozen(item))) return;
+    const nodes = new Array<number>(items.length);
+    nodes[items.length - 1] = node;
+    this.memos.set(memoKey, { originals: [...items], frozen: items.map(() => true), values: [...items], nodes });
+  }
+
+  /** The node of the first `length` items of a memo's list (walking up from the next known node over a hole). */
+  private prefixNode(memo: ListMemo, length: number): number {
+    const known = memo.nodes[length - 1];
+    if (known !== undefined) return known;
+    let at = length;
+    while (at < memo.nodes.length && memo.nodes[at] === undefined) at++;
+    let node = memo.nodes[at] as number;
+    for (; at >= length; at--) {
+      const row = this.selectNode.get(node);
+      if (!row) throw new Error(`list node ${node} is missing from the store`);
+      node = Number(row.parent);
+      memo.nodes[at - 1] = node;
+    }
+    return node;
+  }
+
+  /**
+   * How many leading items the lists ending at `a` (of `lengthA` items) and `b` share: both are walked up to
+   * their common ancestor (hash-consed nodes: the same prefix is the same node), so it costs the items they do
+   * not share, not their length.
+   */
+  commonPrefix(a: number, lengthA: number, b: number, lengthB: number): number {
+    const up = (node: number): number => {
+      const row = this.selectNode.get(node);
+      if (!row) throw new Error(`list node ${node} is missing from the store`);
+      return Number(row.parent);
+    };
+    while (lengthA > lengthB) {
+      a = up(a);
+      lengthA--;
+    }
+    while (lengthB > lengthA) {
+      b = up(b);
+      lengthB--;
+    }
+    while (a !== b) {
+      a = up(a);
+      b = up(b);
+      lengthA--;
+    }
+    return lengthA;
   }
 
   /**
@@ -355,6 +427,7 @@ export class ContentStore {
 
   /** Forget list memos (after garbage collection or a failed transaction). */
   forgetMemos(): void {
+    this.written.clear();
     this.memos.clear();
     this.nodeOwner.clear();
     this.valueMemos.clear();

@@ -166,12 +166,35 @@ export interface StoreChanges {
   deletedRunIds: string[];
 }
 
+/**
+ * The lists of a stored checkpoint (`checkpointId`) as the caller holds them: `messages` and `ledger` are its
+ * message list and ledger snapshot, item for item (read from it), deep-frozen (RunWriter's sealed state is): a list
+ * with an item that is not frozen is not adopted.
+ */
+/** What a ledger record says about a call besides its arguments and result. */
+export type ToolCallFacts = Pick<
+  ToolCallRecord,
+  'toolCallId' | 'toolName' | 'sideEffectLevel' | 'replayPolicy' | 'startedAt' | 'endedAt'
+>;
+
+export interface ListsFrom {
+  checkpointId: string;
+  messages: readonly Message[];
+  /** Absent: the ledger is not the checkpoint's (only the messages are adopted). */
+  ledger?: readonly ToolCallRecord[];
+}
+
 export interface RunStore {
   readonly path: string;
   readonly driverName: string;
 
   createRun(input: CreateRunInput): RunSummary;
-  appendCheckpoint(checkpoint: Checkpoint): CheckpointSummary;
+  /**
+   * Appends a checkpoint at the end of its (running) run. `options.listsFrom` says the run's lists continue those
+   * of another checkpoint (a fork's first checkpoint continues its source's): its nodes are reused for the items
+   * the new lists share with the given ones by identity, so they are neither hashed nor written again.
+   */
+  appendCheckpoint(checkpoint: Checkpoint, options?: { listsFrom?: ListsFrom }): CheckpointSummary;
   beginToolCall(runId: string, input: BeginToolCallInput): ToolCallRecord;
   finishToolCall(runId: string, toolCallId: string, input: FinishToolCallInput): ToolCallRecord;
   finishRun(runId: string, input: FinishRunInput): RunSummary;
@@ -196,6 +219,15 @@ export interface RunStore {
   listCheckpoints(runId: string, range?: { offset?: number; limit?: number }): CheckpointSummary[];
   getCheckpoint(checkpointId: string): Checkpoint;
   getCheckpointAt(runId: string, index: number): Checkpoint;
+  /** How many before_tool_call checkpoints each tool has after index `after` of a run (a fork plan's counts). */
+  countToolCheckpointsAfter(runId: string, after: number): Map<string, number>;
+  /** One checkpoint's summary (its index in its run included), without its content. */
+  getCheckpointSummary(checkpointId: string): CheckpointSummary;
+  /**
+   * How many leading messages the conversations of checkpoints `a` and `b` share (the same items, content for
+   * content), at the cost of the messages they do not share: a walk over a recording reads only what is new.
+   */
+  sharedMessageCount(a: string, b: string): number;
   /**
    * The checkpoint with its messages and ledger snapshot read on access, item by item (a page of a long
    * conversation costs the page): the same values as getCheckpoint. For readers that show parts (the debugger).
@@ -205,6 +237,8 @@ export interface RunStore {
   getLastMessage(checkpointId: string): Message | undefined;
   getToolCall(runId: string, toolCallId: string): ToolCallRecord;
   listToolCalls(runId: string): ToolCallRecord[];
+  /** A run's calls without their arguments and results (no blob is read), in order. */
+  listToolCallFacts(runId: string): ToolCallFacts[];
   /** Recorded calls of `toolName` with `argsHash` in any of `runIds`, oldest first (the tool cassette). */
   findToolCalls(runIds: readonly string[], toolName: string, argsHash: string): ToolCallRecord[];
 

@@ -23,7 +23,7 @@ import {
   type ToolCallRecord,
 } from '../model';
 import { z } from 'zod';
-import { CheckpointShellSchema, CheckpointTable } from './checkpointTable';
+import { CheckpointTable, parseCheckpointShell } from './checkpointTable';
 import { ConfirmationTable } from './confirmationTable';
 import { ContentStore } from './contentStore';
 import { ForkRequestTable } from './forkRequestTable';
@@ -45,9 +45,11 @@ import type {
   FinishToolCallInput,
   ForkRequestRecord,
   ListRunsOptions,
+  ListsFrom,
   RunStore,
   RunSummary,
   StoreChanges,
+  ToolCallFacts,
 } from './runStore';
 import type { DriverName, SqlDriver, SqlRow, SqlStatement } from './sqlDriver';
 import { translateSqliteError } from './sqliteErrors';
@@ -463,12 +465,27 @@ export class SqliteRunStore implements RunStore {
 
   // ---- checkpoints ------------------------------------------------------------
 
-  appendCheckpoint(input: Checkpoint): CheckpointSummary {
-    const cp = parseWith(CheckpointShellSchema, input, 'checkpoint');
+  appendCheckpoint(input: Checkpoint, options: { listsFrom?: ListsFrom } = {}): CheckpointSummary {
+    const cp = parseCheckpointShell(input);
     return this.transaction(() => {
       this.requireRunning(cp.runId);
-      return this.checkpoints.insert(cp, true);
+      return this.checkpoints.insert(cp, true, options.listsFrom);
     });
+  }
+
+  countToolCheckpointsAfter(runId: string, after: number): Map<string, number> {
+    this.assertOpen();
+    return this.checkpoints.toolCallsAfter(runId, after);
+  }
+
+  getCheckpointSummary(checkpointId: string): CheckpointSummary {
+    this.assertOpen();
+    return this.checkpoints.summary(checkpointId);
+  }
+
+  sharedMessageCount(a: string, b: string): number {
+    this.assertOpen();
+    return this.checkpoints.sharedMessages(a, b);
   }
 
   listCheckpoints(runId: string, range: { offset?: number; limit?: number } = {}): CheckpointSummary[] {
@@ -511,6 +528,11 @@ export class SqliteRunStore implements RunStore {
   getToolCall(runId: string, toolCallId: string): ToolCallRecord {
     this.assertOpen();
     return this.toolCalls.get(runId, toolCallId);
+  }
+
+  listToolCallFacts(runId: string): ToolCallFacts[] {
+    this.assertOpen();
+    return this.toolCalls.facts(runId);
   }
 
   listToolCalls(runId: string): ToolCallRecord[] {

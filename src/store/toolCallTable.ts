@@ -1,9 +1,18 @@
 /** The `tool_calls` table: a run's ledger (the tool cassette) — begin, finish exactly once, read, find by cassette key. */
 import { OcdbError, ToolCallRecordSchema, argsHash, parseWith, type ToolCallRecord, type ToolOutcome } from '../model';
 import { compact, json, num, toJson } from './rowCodec';
-import type { BeginToolCallInput, FinishToolCallInput } from './runStore';
+import type { BeginToolCallInput, FinishToolCallInput, ToolCallFacts } from './runStore';
 import type { SqlRow } from './sqlDriver';
 import type { StoreContext } from './storeContext';
+
+const ToolCallFactsSchema = ToolCallRecordSchema.pick({
+  toolCallId: true,
+  toolName: true,
+  sideEffectLevel: true,
+  replayPolicy: true,
+  startedAt: true,
+  endedAt: true,
+});
 
 /** The `state` column: running until finished, then how it finished. */
 export type ToolCallState = 'running' | ToolOutcome;
@@ -147,6 +156,31 @@ export class ToolCallTable {
       .sql('SELECT * FROM tool_calls WHERE run_id = ? ORDER BY seq')
       .all(runId)
       .map((r) => this.toToolCall(r));
+  }
+
+  /** The calls of a run without their arguments and results (what a fork's plan weighs), in order. */
+  facts(runId: string): ToolCallFacts[] {
+    this.ctx.requireRunRow(runId);
+    return this.ctx
+      .sql(
+        `SELECT tool_call_id, tool_name, side_effect_level, replay_policy, started_at, ended_at
+           FROM tool_calls WHERE run_id = ? ORDER BY seq`,
+      )
+      .all(runId)
+      .map((row) =>
+        parseWith(
+          ToolCallFactsSchema,
+          compact({
+            toolCallId: String(row.tool_call_id),
+            toolName: String(row.tool_name),
+            sideEffectLevel: row.side_effect_level,
+            replayPolicy: row.replay_policy,
+            startedAt: Number(row.started_at),
+            endedAt: num(row.ended_at),
+          }),
+          `store tool call ${String(row.tool_call_id)}`,
+        ),
+      );
   }
 
   find(runIds: readonly string[], toolName: string, hash: string): ToolCallRecord[] {

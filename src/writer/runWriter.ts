@@ -19,7 +19,7 @@ import {
   type RunMode,
   type ToolCallRecord,
 } from '../model';
-import type { CheckpointSummary, RunStore, RunSummary, ToolOutcome } from '../store';
+import type { CheckpointSummary, ListsFrom, RunStore, RunSummary, ToolOutcome } from '../store';
 import { serializeError, toolResultMessage } from './outcomes';
 import {
   RunTimeline,
@@ -62,6 +62,11 @@ export interface CreateRunWrite {
   state: Omit<RunState, 'messages'> & { messages?: RunState['messages'] };
   /** A fork's position at its fork point: step, last boundary and inherited ledger. */
   start?: Omit<TimelineStart, 'state' | 'checkpointCount' | 'begun'>;
+  /**
+   * The stored checkpoint whose message list and ledger snapshot `state.messages` and `start.ledger` are (a fork's
+   * source checkpoint): the first checkpoint reuses its list nodes for them instead of hashing them again.
+   */
+  listsFrom?: string;
 }
 
 export interface ResumeOptions extends WriterOptions {
@@ -153,7 +158,15 @@ export class RunWriter {
       ...(input.artifactRefs !== undefined ? { artifactRefs: input.artifactRefs } : {}),
       ...(input.ownerPid !== undefined ? { ownerPid: input.ownerPid } : {}),
     });
-    return new RunWriter(store, new RunTimeline(runId, { ...input.start, state }), options);
+    const writer = new RunWriter(store, new RunTimeline(runId, { ...input.start, state }), options);
+    if (input.listsFrom !== undefined) {
+      writer.listsFrom = {
+        checkpointId: input.listsFrom,
+        messages: writer.timeline.state?.messages ?? [],
+        ledger: writer.timeline.ledger,
+      };
+    }
+    return writer;
   }
 
   /**
@@ -162,7 +175,12 @@ export class RunWriter {
    */
   static resume(store: RunStore, runId: string, options: ResumeOptions = {}): RunWriter {
     const run = store.getRun(runId);
-    const last = run.checkpointCount > 0 ? store.getCheckpointAt(runId, run.checkpointCount - 1) : undefined;
+    // A view: the ledger is read as a whole below, the messages are sealed once and their nodes adopted.
+    const lastId =
+      run.checkpointCount > 0
+        ? store.listCheckpoints(runId, { offset: run.checkpointCount - 1, limit: 1 })[0]?.checkpointId
+        : undefined;
+    const last = lastId !== undefined ? store.getCheckpointView(lastId) : undefined;
     const own = store.listToolCalls(runId);
     const ledger = new Map((last?.toolLedgerSnapshot ?? options.start?.ledger ?? []).map((r) => [r.toolCallId, r]));
     for (const r of own) ledger.set(r.toolCallId, r);
@@ -178,7 +196,11 @@ export class RunWriter {
       begun: own.map((r) => r.toolCallId),
       checkpointCount: run.checkpointCount,
     });
-    return new RunWriter(store, timeline, options);
+    const writer = new RunWriter(store, timeline, options);
+    // The next checkpoint continues the last one's conversation: its nodes are reused, not hashed again. (Not the
+    // ledger: the run's own records may have moved on since that checkpoint.)
+    if (last) writer.listsFrom = { checkpointId: last.checkpointId, messages: timeline.state?.messages ?? [] };
+    return writer;
   }
 
   get runId(): string {
@@ -239,6 +261,8 @@ export class RunWriter {
   }
 
   private taken: CheckpointSummary[] | undefined;
+  /** The lists the first checkpoint continues (CreateRunWrite.listsFrom), until it is written. */
+  private listsFrom: ListsFrom | undefined;
 
   private take(boundary: CheckpointBoundary, input: CheckpointInput): CheckpointSummary {
     if (input.checkpointId !== undefined) assertId(input.checkpointId, 'checkpointId');
@@ -246,7 +270,9 @@ export class RunWriter {
       checkpointId: input.checkpointId ?? this.newId('checkpoint'),
       createdAt: input.createdAt ?? this.now(),
     });
-    const summary = this.store.appendCheckpoint(cp);
+    const listsFrom = this.listsFrom;
+    const summary = listsFrom ? this.store.appendCheckpoint(cp, { listsFrom }) : this.store.appendCheckpoint(cp);
+    this.listsFrom = undefined;
     this.timeline.adopt(cp);
     this.taken?.push(summary);
     return summary;

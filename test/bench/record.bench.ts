@@ -42,7 +42,7 @@ export function assistantMessage(step: number): { role: 'assistant'; content: un
     role: 'assistant',
     content: [
       { type: 'text', text: `Step ${step}: ${words(step, 120)}` },
-      { type: 'tool_call', toolCallId: `call-${step}`, toolName: 'search', args: { q: `query ${step}`, limit: 10 } },
+      { type: 'tool_call', toolCallId: `call-${step}`, toolName: 'search', args: { q: `query ${step}`, step } },
     ],
   };
 }
@@ -179,7 +179,7 @@ async function langGraph(dir: string, checkpoints: number): Promise<{ perCp: num
         messages: [
           new AIMessage({
             content: text,
-            tool_calls: [{ id: `call-${step}`, name: 'search', args: { q: `query ${step}`, limit: 10 } }],
+            tool_calls: [{ id: `call-${step}`, name: 'search', args: { q: `query ${step}`, step } }],
           }),
         ],
       };

@@ -67,9 +67,15 @@ export const tests: VTest[] = [
 
         // the status bar and the context editor follow the active frame
         await api.tracker.update();
-        await waitFor('the status bar position', () => api.statusBar.text.includes('step 0/') && api.statusBar.text);
-        assert.match(api.statusBar.text, /step 0\/\d+ · before_model_call/);
-        assert.equal(api.tracker.position?.checkpoint.boundary, 'before_model_call');
+        // wait for the position after the step back (`step 0/` alone is already true at after_model_call)
+        await waitFor(
+          'the status bar at before_model_call',
+          () => /step 0\/\d+ · before_model_call/.test(api.statusBar.text) && api.statusBar.text,
+        );
+        await waitFor(
+          'the tracker at before_model_call',
+          () => api.tracker.position?.checkpoint.boundary === 'before_model_call',
+        );
         const current = api.tracker.position?.checkpoint.checkpointId;
         assert.equal(api.editor.shown?.checkpointId, current, 'the context editor follows the frame');
         // debugging took the sidebar; the Runs view catches up with the current checkpoint when shown again

@@ -12,7 +12,8 @@
  *   `gen_ai.completion.N.*`, `gen_ai.usage.prompt_tokens`; tool spans are
  *   `traceloop.span.kind` tool (`traceloop.entity.input` / `output`);
  * - OpenInference (Arize, Phoenix): `openinference.span.kind` LLM with
- *   `llm.input_messages.N.message.*`, `llm.token_count.*`; TOOL spans
+ *   `llm.input_messages.N.message.*`, `llm.token_count.*`, the finish reason
+ *   from the raw response in `output.value`; TOOL spans
  *   (`tool.name`, `input.value`, `output.value`).
  * Pure.
  */
@@ -346,6 +347,9 @@ function openInference(s: FlatSpan, kind: string): GenAiSpan | undefined {
     : undefined;
   const provider = str(a['llm.provider']) ?? str(a['llm.system']);
   const model = str(a['llm.model_name']);
+  // OpenInference has no finish-reason attribute: the openai instrumentation keeps the raw response in output.value.
+  const response = a['output.mime_type'] === 'application/json' ? jsonValue(a['output.value']) : undefined;
+  const choice = (response as { choices?: { finish_reason?: unknown }[] } | undefined)?.choices?.[0];
   return {
     kind: 'chat',
     producer: 'openinference',
@@ -354,7 +358,7 @@ function openInference(s: FlatSpan, kind: string): GenAiSpan | undefined {
     ...(model ? { model } : {}),
     ...(system !== undefined ? { system } : {}),
     ...(messages.length > 0 ? { input } : {}),
-    output: outputOf(message, undefined),
+    output: outputOf(message, str(choice?.finish_reason)),
     usage: usageOf(num(a['llm.token_count.prompt']), num(a['llm.token_count.completion'])),
   };
 }

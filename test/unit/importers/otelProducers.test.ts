@@ -6,6 +6,7 @@
  * Every run replays with --captured.
  */
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { messageToolCalls } from '../../../src/model';
@@ -31,6 +32,18 @@ async function importOne(t: TempStore, file: string) {
   assert.equal(summary.imported, 1, JSON.stringify(summary.files[0]));
   const runId = summary.runIds[0] as string;
   return { runId, run: t.store.getRun(runId), warnings: summary.files[0]?.warnings ?? [] };
+}
+
+/** The run's export loads into a fresh store with the same checkpoints. */
+function exportsAndLoads(t: TempStore, runId: string): void {
+  const exported = JSON.parse(JSON.stringify(t.store.exportRun(runId))) as unknown;
+  const other = tempStore();
+  try {
+    other.store.loadRun(exported, { where: runId });
+    assert.equal(other.store.getRun(runId).checkpointCount, t.store.getRun(runId).checkpointCount);
+  } finally {
+    other.close();
+  }
 }
 
 async function replays(t: TempStore, runId: string): Promise<void> {
@@ -164,6 +177,91 @@ describe('OpenTelemetry producers', () => {
     assert.equal(final?.messages.at(-1)?.content, 'NVDA is trading at $181.46.');
     assert.equal(final?.model?.model, 'gpt-4o-2024-08-06');
     await replays(t, runId);
+  });
+
+  it('OpenLLMetry, a span Traceloop 0.33.9 wrote (as Langfuse keeps it): one model call, 14 + 173 tokens', async () => {
+    const { runId, run, warnings } = await importOne(t, 'openllmetry-langfuse-real.otlp.json');
+    assert.deepEqual(warnings, []);
+    assert.deepEqual(shape(t.store, runId), ['before_model_call', 'after_model_call']);
+    // gen_ai.usage.prompt_tokens / completion_tokens (the older names), not llm.usage.total_tokens.
+    assert.deepEqual([run.inputTokens, run.outputTokens, run.toolCallCount], [14, 173, 0]);
+    assert.equal(run.status, 'completed');
+    assert.deepEqual(run.metadata.producers, ['openllmetry']);
+    const end = checkpoints(t.store, runId).find((c) => c.boundary === 'after_model_call');
+    assert.deepEqual(end?.model, { provider: 'OpenAI', model: 'gpt-3.5-turbo-0125' });
+    assert.equal(end?.finishReason, 'stop');
+    assert.deepEqual(end?.messages[0], { role: 'user', content: 'What is LLM Observability?' });
+    assert.match(String(end?.messages[1]?.content), /^LLM Observability \(Logs, Metrics, and Traces Observability\)/);
+    exportsAndLoads(t, runId);
+    await replays(t, runId);
+  });
+
+  it('OpenInference, the spans its openai instrumentation wrote: three model calls, two tool calls, their tokens', async () => {
+    const { runId, run, warnings } = await importOne(t, 'openinference-openai-real-tool-calls.otlp.json');
+    assert.deepEqual(warnings, []);
+    // No TOOL spans: openai's runTools runs the tools itself; each call is answered by the next span's input.
+    assert.deepEqual(shape(t.store, runId), [
+      'before_model_call',
+      'after_model_call',
+      'before_tool_call:getCurrentLocation',
+      'after_tool_call:getCurrentLocation',
+      'before_model_call',
+      'after_model_call',
+      'before_tool_call:getWeather',
+      'after_tool_call:getWeather',
+      'before_model_call',
+      'after_model_call',
+    ]);
+    assert.deepEqual(
+      [run.inputTokens, run.outputTokens, run.toolCallCount, run.toolErrorCount],
+      [70 + 86 + 121, 7 + 15 + 20, 2, 0],
+    );
+    assert.equal(run.status, 'completed');
+    assert.deepEqual(
+      t.store.listToolCalls(runId).map((r) => [r.toolCallId, r.args, r.result]),
+      [
+        ['call_5ERYvu4iTGSvDlcDQjDP3g3J', {}, 'Boston'],
+        // The tool message openai-node sent: the tool's object, JSON-encoded.
+        ['call_0LCdYLkdRUt3rV3dawoIFHBf', { location: 'Boston' }, '{"temperature":52,"precipitation":"rainy"}'],
+      ],
+    );
+    const afterCalls = checkpoints(t.store, runId).filter((c) => c.boundary === 'after_model_call');
+    // The finish reason is only in the raw response (output.value).
+    assert.deepEqual(
+      afterCalls.map((c) => c.finishReason),
+      ['tool_calls', 'tool_calls', 'stop'],
+    );
+    assert.deepEqual(afterCalls.at(-1)?.model, { provider: 'openai', model: 'gpt-3.5-turbo-0613' });
+    assert.equal(
+      afterCalls.at(-1)?.messages.at(-1)?.content,
+      'The weather in Boston this week is expected to be rainy with a temperature of 52 degrees.',
+    );
+    exportsAndLoads(t, runId);
+    await replays(t, runId);
+  });
+
+  it('OpenInference, the same spans as the test recorded them (each its own trace): three runs, each replays', async () => {
+    const file = path.join(OTEL, 'openinference-openai-real-tool-calls.otlp.json');
+    const doc = JSON.parse(fs.readFileSync(file, 'utf8')) as {
+      resourceSpans: { scopeSpans: { spans: { traceId: string }[] }[] }[];
+    };
+    doc.resourceSpans[0]?.scopeSpans[0]?.spans.forEach((s, i) => (s.traceId = `${i + 1}`.repeat(32)));
+    const split = path.join(t.dir, 'openinference-three-traces.otlp.json');
+    fs.writeFileSync(split, JSON.stringify(doc));
+    const summary = await importPath(t.store, split);
+    assert.equal(summary.runIds.length, 3, JSON.stringify(summary.files[0]));
+    const runs = summary.runIds.map((id) => t.store.getRun(id));
+    runs.sort((a, b) => a.startedAt - b.startedAt);
+    // The first two end on a call the trace never answers; the third opens nothing.
+    assert.deepEqual(
+      runs.map((r) => [r.status, r.inputTokens, r.outputTokens, r.toolCallCount]),
+      [
+        ['cancelled', 70, 7, 1],
+        ['cancelled', 86, 15, 1],
+        ['completed', 121, 20, 0],
+      ],
+    );
+    for (const r of runs) await replays(t, r.runId);
   });
 
   it('reads message content the instrumentation wrote to OTLP logs', async () => {

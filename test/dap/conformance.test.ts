@@ -16,6 +16,7 @@ import type { RunRecorder } from '../../src/recorder/runRecorder';
 import type { CheckpointSummary } from '../../src/store';
 import { testContext } from '../helpers/context';
 import { checkpointsOf, demoStore, startClient, type OcdbDebugClient } from './support/dapClient';
+import { startLiveRun } from './support/liveRecording';
 
 const RUN = 'demo-support-refund';
 const INIT = { adapterID: 'agent-replay', pathFormat: 'path', linesStartAt1: true, columnsStartAt1: true };
@@ -560,23 +561,7 @@ describe('DAP conformance', () => {
     let recorder: Recorder;
     let run: RunRecorder;
     before(async () => {
-      recorder = openRecorder({ store });
-      run = recorder.startRun({
-        runId: 'growing-run',
-        agentId: 'a',
-        runtimeContext: testContext(),
-        messages: [{ role: 'user', content: 'Find the Q3 report.' }],
-      });
-      run.checkpoint('before_prompt_build');
-      await run.modelCall({}, () =>
-        Promise.resolve({
-          message: {
-            role: 'assistant',
-            content: [{ type: 'tool_call', toolCallId: 'c1', toolName: 'search', args: { q: 'Q3' } }],
-          },
-          finishReason: 'tool_calls',
-        }),
-      );
+      ({ recorder, run } = await startLiveRun(store, { runId: 'growing-run', agentId: 'a' }));
       dc = await startClient();
     });
     after(async () => {

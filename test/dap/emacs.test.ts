@@ -11,10 +11,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { openRecorder, type Recorder } from '../../src/recorder';
+import type { Recorder } from '../../src/recorder';
 import type { RunRecorder } from '../../src/recorder/runRecorder';
-import { testContext } from '../helpers/context';
 import { ROOT, buildOnce } from './support/dapClient';
+import { startLiveRun } from './support/liveRecording';
 
 const DRIVER = path.join(ROOT, 'test', 'dap', 'support', 'dapMode.el');
 const INSTALL =
@@ -66,23 +66,7 @@ describe('Emacs dap-mode drives ocdb dap', () => {
     const growth = path.join(dir, 'grown');
     const growRequest = path.join(dir, 'grow-now');
 
-    recorder = openRecorder({ store });
-    run = recorder.startRun({
-      runId: 'emacs-live-run',
-      agentId: 'live-agent',
-      runtimeContext: testContext(),
-      messages: [{ role: 'user', content: 'Find the Q3 report.' }],
-    });
-    run.checkpoint('before_prompt_build');
-    await run.modelCall({}, () =>
-      Promise.resolve({
-        message: {
-          role: 'assistant',
-          content: [{ type: 'tool_call', toolCallId: 'c1', toolName: 'search', args: { q: 'Q3' } }],
-        },
-        finishReason: 'tool_calls',
-      }),
-    );
+    ({ recorder, run } = await startLiveRun(store, { runId: 'emacs-live-run', agentId: 'live-agent' }));
 
     const env = {
       ...process.env,

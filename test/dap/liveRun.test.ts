@@ -2,10 +2,10 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { openRecorder, type Recorder } from '../../src/recorder';
+import type { Recorder } from '../../src/recorder';
 import type { RunRecorder } from '../../src/recorder/runRecorder';
-import { testContext } from '../helpers/context';
 import { demoStore, startClient, type OcdbDebugClient } from './support/dapClient';
+import { startLiveRun } from './support/liveRecording';
 
 describe('a run still being recorded', () => {
   let dc: OcdbDebugClient;
@@ -14,23 +14,7 @@ describe('a run still being recorded', () => {
   let store: string;
   before(async () => {
     store = demoStore();
-    recorder = openRecorder({ store });
-    run = recorder.startRun({
-      runId: 'live-run',
-      agentId: 'live-agent',
-      runtimeContext: testContext(),
-      messages: [{ role: 'user', content: 'Find the Q3 report.' }],
-    });
-    run.checkpoint('before_prompt_build');
-    await run.modelCall({}, () =>
-      Promise.resolve({
-        message: {
-          role: 'assistant',
-          content: [{ type: 'tool_call', toolCallId: 'c1', toolName: 'search', args: { q: 'Q3 report' } }],
-        },
-        finishReason: 'tool_calls',
-      }),
-    );
+    ({ recorder, run } = await startLiveRun(store, { runId: 'live-run', agentId: 'live-agent' }, 'Q3 report'));
     dc = await startClient();
   });
   after(async () => {

@@ -378,3 +378,22 @@ export class RunPlanBuilder {
     };
   }
 }
+
+/**
+ * How a plan ends once its trace is read: `failed` with `failure` when the trace says the run failed, else
+ * `cancelled` naming the calls `closeUnanswered` closed ("the log ends with 1 unanswered tool call(s): search c1"),
+ * else `completed`. `source` names what ended: the trace, the log, the transcript, the rollout.
+ */
+export function planEnd(
+  open: readonly ToolCallRecord[],
+  source: string,
+  failure?: unknown,
+): { status: 'failed' | 'cancelled' | 'completed'; error?: unknown } {
+  if (failure !== undefined) return { status: 'failed', error: failure };
+  if (open.length === 0) return { status: 'completed' };
+  const calls = open.map((r) => `${r.toolName} ${r.toolCallId}`).join(', ');
+  return {
+    status: 'cancelled',
+    error: { message: `${source} ends with ${open.length} unanswered tool call(s): ${calls}` },
+  };
+}

@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { OcdbError, errorMessage, type RuntimeContextSnapshot, type SideEffectLevel } from '../../model';
-import { RunPlanBuilder, type RunPlan } from '../runPlan';
+import { RunPlanBuilder, planEnd, type RunPlan } from '../runPlan';
 import type { ReaderOptions } from '../importFile';
 import type { ImportWarning } from '../types';
 import { splitBranches } from './branches';
@@ -336,14 +336,7 @@ function buildPlans(input: BuildInput): RunPlan[] {
       parentRunId: isFork ? runIds[branch.parentIndex as number] : undefined,
       forkFromCheckpointId: isFork ? start?.from : undefined,
       startedAt: start?.at ?? branch.entries[0]?.at ?? startAt,
-      status: apiError ? 'failed' : open.length > 0 ? 'cancelled' : 'completed',
-      error: apiError
-        ? { message: apiError }
-        : open.length > 0
-          ? {
-              message: `the transcript ends with ${open.length} unanswered tool call(s): ${open.map((r) => `${r.toolName} ${r.toolCallId}`).join(', ')}`,
-            }
-          : undefined,
+      ...planEnd(open, 'the transcript', apiError ? { message: apiError } : undefined),
       metadata,
     });
     if (plan.parentRunId === undefined) delete plan.parentRunId;

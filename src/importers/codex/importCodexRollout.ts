@@ -17,7 +17,7 @@ import type { RuntimeContextSnapshot } from '../../model';
 import type { ReadPlans, ReaderOptions } from '../importFile';
 import { readJsonLines } from '../jsonLines';
 import { ResponseItems, itemText, responsesUsage } from '../openai/responseItems';
-import { RunPlanBuilder } from '../runPlan';
+import { RunPlanBuilder, planEnd } from '../runPlan';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -151,14 +151,7 @@ export async function readCodexRollout(file: string, options: ReaderOptions): Pr
     agentId: 'codex',
     mode: 'live',
     startedAt,
-    status: open.length > 0 ? 'cancelled' : 'completed',
-    ...(open.length > 0
-      ? {
-          error: {
-            message: `the rollout ends with ${open.length} unanswered tool call(s): ${open.map((r) => `${r.toolName} ${r.toolCallId}`).join(', ')}`,
-          },
-        }
-      : {}),
+    ...planEnd(open, 'the rollout'),
     metadata: {
       source: { format: 'codex', file, lines: lines.at(-1)?.lineNo ?? 0, contentHash: digest },
       ...(str(meta.cli_version) ? { codexVersion: meta.cli_version } : {}),

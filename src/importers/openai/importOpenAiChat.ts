@@ -13,7 +13,7 @@ import { z } from 'zod';
 import { canonicalJson, parseWith, type RuntimeContextSnapshot } from '../../model';
 import type { ReadPlans, ReaderOptions } from '../importFile';
 import { readRecordsWithDigest } from '../jsonRecords';
-import { RunPlanBuilder, type RunPlan } from '../runPlan';
+import { RunPlanBuilder, planEnd, type RunPlan } from '../runPlan';
 import { toChatMsg, type ChatMsg } from './chatMessages';
 import { assembleChunks } from './streamChunks';
 
@@ -235,14 +235,7 @@ export async function readOpenAiChat(file: string, options: ReaderOptions): Prom
         agentId: 'openai-chat',
         mode: 'live',
         startedAt: run.startedAt,
-        status: open.length > 0 ? 'cancelled' : 'completed',
-        ...(open.length > 0
-          ? {
-              error: {
-                message: `the log ends with ${open.length} unanswered tool call(s): ${open.map((r) => `${r.toolName} ${r.toolCallId}`).join(', ')}`,
-              },
-            }
-          : {}),
+        ...planEnd(open, 'the log'),
         metadata: {
           source: { format: 'openai-chat', file, contentHash: digest },
           ...(open.length > 0 ? { unansweredToolCalls: open.map((r) => r.toolCallId) } : {}),

@@ -11,7 +11,7 @@ import { basename } from 'node:path';
 import { canonicalJson, type RuntimeContextSnapshot } from '../../model';
 import type { ReadPlans, ReaderOptions } from '../importFile';
 import { readRecordsWithDigest } from '../jsonRecords';
-import { RunPlanBuilder } from '../runPlan';
+import { RunPlanBuilder, planEnd } from '../runPlan';
 import { ResponseItems, responsesUsage } from './responseItems';
 
 type Obj = Record<string, unknown>;
@@ -98,14 +98,7 @@ export async function readOpenAiResponses(file: string, options: ReaderOptions):
     agentId: 'openai-responses',
     mode: 'live',
     startedAt,
-    status: open.length > 0 ? 'cancelled' : 'completed',
-    ...(open.length > 0
-      ? {
-          error: {
-            message: `the log ends with ${open.length} unanswered tool call(s): ${open.map((r) => `${r.toolName} ${r.toolCallId}`).join(', ')}`,
-          },
-        }
-      : {}),
+    ...planEnd(open, 'the log'),
     metadata: {
       source: { format: 'openai-responses', file, contentHash: digest },
       responses: pairs.filter((p) => p.response).length,

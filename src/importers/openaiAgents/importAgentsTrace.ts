@@ -14,7 +14,7 @@ import type { ReadPlans, ReaderOptions } from '../importFile';
 import { readRecordsWithDigest } from '../jsonRecords';
 import { toChatMsg } from '../openai/chatMessages';
 import { responsesUsage } from '../openai/responseItems';
-import { RunPlanBuilder, type RunPlan } from '../runPlan';
+import { RunPlanBuilder, planEnd, type RunPlan } from '../runPlan';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -185,12 +185,7 @@ function traceToPlan(
     agentId: agents[0] ?? 'openai-agents',
     mode: 'live',
     startedAt,
-    status: failed ? 'failed' : open.length > 0 ? 'cancelled' : 'completed',
-    ...(failed
-      ? { error: failed.error }
-      : open.length > 0
-        ? { error: { message: `the trace ends with ${open.length} unanswered tool call(s)` } }
-        : {}),
+    ...planEnd(open, 'the trace', failed?.error),
     metadata: {
       source: { format: 'openai-agents', file, traceId, contentHash: digest },
       spans: counts,

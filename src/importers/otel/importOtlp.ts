@@ -15,7 +15,7 @@
 import type { Message, RuntimeContextSnapshot } from '../../model';
 import type { ReadPlans, ReaderOptions } from '../importFile';
 import { readRecordsWithDigest } from '../jsonRecords';
-import { RunPlanBuilder, type RunPlan } from '../runPlan';
+import { RunPlanBuilder, planEnd, type RunPlan } from '../runPlan';
 import { logEvents, type LogEvent } from './otlpLogs';
 import { flattenSpans, groupTraces, ms, type FlatSpan } from './otlpSpans';
 import { genAiSpan, type GenAiSpan, type ModelSpan, type ToolSpan } from './producers';
@@ -125,14 +125,6 @@ function traceToPlan(
   const open = b.closeUnanswered('the trace ends before its result');
   const root = spans.find((s) => !s.parentSpanId || !spans.some((p) => p.spanId === s.parentSpanId));
   const endedAt = spans.reduce((m, s) => Math.max(m, ms(s.end ?? s.start) ?? 0), startedAt);
-  const status = root?.error ? 'failed' : open.length > 0 ? 'cancelled' : 'completed';
-  const error = root?.error
-    ? { message: root.error }
-    : open.length > 0
-      ? {
-          message: `the trace ends with ${open.length} unanswered tool call(s): ${open.map((r) => `${r.toolName} ${r.toolCallId}`).join(', ')}`,
-        }
-      : undefined;
   const plan = b.finish({
     sessionId: context.conversation.sessionId,
     agentId:
@@ -142,8 +134,7 @@ function traceToPlan(
     mode: 'live',
     startedAt,
     endedAt,
-    status,
-    error,
+    ...planEnd(open, 'the trace', root?.error ? { message: root.error } : undefined),
     metadata: {
       source: { format: 'otel', file, traceId, contentHash: digest },
       producers: [...new Set(genAi.map((g) => g.producer))],

@@ -60,6 +60,8 @@ export class LiveController {
   private statusAt = 0;
   private closed = false;
   private ended = false;
+  /** Events of the attach itself (the thread of a runId), sent with the first tick. */
+  private readonly startup: LiveEvent[] = [];
   /** The thread that stopped last (the one a fork without a thread forks). */
   focused: number | undefined;
 
@@ -91,7 +93,7 @@ export class LiveController {
     this.renewedAt = now;
     if (args.runId) {
       const run = store.getRun(args.runId);
-      if (run.checkpointCount > 0) this.ensureThread(args.runId, run.agentId, []);
+      if (run.checkpointCount > 0) this.ensureThread(args.runId, run.agentId, this.startup);
     }
   }
 
@@ -174,14 +176,14 @@ export class LiveController {
    * breakpoints: configurationDone), answers every stop the agents ask; ends the threads of runs that ended.
    */
   tick(now: number, decide: boolean): LiveEvent[] {
-    const events: LiveEvent[] = [];
+    const events: LiveEvent[] = this.startup.splice(0);
     if (this.closed) return events;
     if (now - this.renewedAt >= RENEW_MS) {
       this.renewedAt = now;
       this.store.renewLiveLease(this.attachId, now, LEASE_MS);
     }
     if (decide) {
-      for (const stop of this.store.listLiveStops(this.attachId, ['asking'])) this.decide(stop, now, events);
+      for (const stop of this.store.listLiveStops(this.attachId, ['asking'], now)) this.decide(stop, now, events);
     }
     if (now - this.statusAt >= STATUS_MS) {
       this.statusAt = now;

@@ -372,6 +372,17 @@ export class AgentReplaySession extends LoggingDebugSession {
     args: RequestArgs<'setBreakpoints'>,
   ): void {
     this.handle(response, () => {
+      if (this.live) {
+        // a transcript of a run not attached (yet): its lines cannot be reached by this session
+        const runId = (this.sources as TranscriptSources).runIdOf(args.source);
+        if (!this.live.threadOfRun(runId)) {
+          const message = `Run ${runId} is not attached to this session: breakpoints on its transcript do not stop it. Use function breakpoints (tool names) to stop the attached agents.`;
+          const specs = args.breakpoints ?? (args.lines ?? []).map((line) => ({ line }));
+          response.body = { breakpoints: specs.map((b) => ({ verified: false, line: b.line, message })) };
+          this.sendResponse(response);
+          return;
+        }
+      }
       const view = this.viewOfSource(args.source);
       const ctl = this.ctlOfRun(view.runId) ?? this.controller();
       const lines = {
@@ -711,7 +722,8 @@ export class AgentReplaySession extends LoggingDebugSession {
 
   /** The frame of `frameId` at this stop (the current checkpoint without one); a frame of an earlier stop is an error. */
   private refOf(frameId: number | undefined): FrameRef {
-    if (frameId === undefined) return this.controller().current;
+    const ctl = this.controller(); // before a launch / attach: says so rather than "not a frame"
+    if (frameId === undefined) return ctl.current;
     const ref = this.frames.get(frameId);
     if (!ref) {
       throw new OcdbError(

@@ -145,7 +145,7 @@ export class LiveController {
   /** The edits of the stop `ref` shows, when it is the one an agent waits at. */
   pendingAt(ref: FrameRef): PendingEdits | undefined {
     const t = this.threadOfRun(ref.view.runId);
-    return t?.held && t.held.index === ref.index && ref.view === t.ctl.view ? t.held.pending : undefined;
+    return t?.held && t.held.index === ref.index ? t.held.pending : undefined;
   }
 
   private ensureThread(runId: string, agentId: string, events: LiveEvent[]): LiveThread {

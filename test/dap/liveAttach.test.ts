@@ -161,9 +161,27 @@ describe('attach to a running agent', () => {
     go(gate);
     const stop = await stoppedFrom(client, from);
     assert.equal(stop.body.reason, 'entry');
-    assert.equal((await top(client, threadOf(stop))).name, 'step 0 · before_model_call');
-    const at = mark(client);
-    await client.continueRequest({ threadId: threadOf(stop) });
+    const threadId = threadOf(stop);
+    assert.equal((await top(client, threadId)).name, 'step 0 · before_model_call');
+    assert.equal(
+      agent.lines.some((l) => l.model === 'first'),
+      false,
+      'the model is not called yet',
+    );
+    // Next lets the agent go on to its next boundary: the model was called, the tool not yet
+    let at = mark(client);
+    await client.nextRequest({ threadId });
+    const next = await stoppedFrom(client, at, threadId);
+    assert.equal(next.body.reason, 'step');
+    assert.equal((await top(client, threadId)).name, 'step 0 · after_model_call');
+    assert.ok(agent.lines.some((l) => l.model === 'first'));
+    assert.deepEqual(
+      (await scopeVars(client, threadId, 'Pending')).vars.map((v) => v.name),
+      ['runtimeContext'],
+      'after a model call only the context can be edited',
+    );
+    at = mark(client);
+    await client.continueRequest({ threadId });
     assert.equal(await agent.exited, 0, agent.stderr);
     await eventFrom(
       client,

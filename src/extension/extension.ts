@@ -13,6 +13,7 @@ import { registerDebugger, replayConfiguration } from './debugConfigProvider';
 import { COMMANDS, COMPARE_SCHEME, DEBUG_TYPE, TRANSCRIPT_LANGUAGE, VALUE_SCHEME, VIEWS } from './ids';
 import { showError } from './notify';
 import { ReplaySessions } from './replaySessions';
+import { registerLiveCommands } from './liveCommands';
 import { registerRunCommands } from './runCommands';
 import { RunsTreeProvider } from './runsTreeProvider';
 import { affectsSettings } from './settings';
@@ -143,6 +144,7 @@ function wire(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): A
     connection.onDidChange(() => compareDocuments.refresh()),
     ...registerDebugger(ctx),
     ...registerRunCommands(ctx, tracker),
+    ...registerLiveCommands(ctx),
     ...registerStoreCommands(ctx, tree),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (affectsSettings(e)) connection.reconfigure();

@@ -30,6 +30,7 @@ export const ERROR_CODES = [
   'ImportFailed',
   'Cancelled',
   'Internal',
+  'LiveStopNotFound',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -16,3 +16,4 @@ export * from './run';
 export * from './toolCall';
 export * from './redact';
 export * from './names';
+export * from './live';

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ArtifactRefSchema } from './artifact';
 import { CheckpointSchema } from './checkpoint';
 import { errorMessage } from './errors';
+import { LiveEditRecordSchema } from './live';
 import { IdSchema, OptionalIdSchema } from './names';
 import { ToolCallRecordSchema } from './toolCall';
 
@@ -55,5 +56,7 @@ export const DebugRunSchema = z.object({
   toolLedger: z.array(ToolCallRecordSchema),
   artifactRefs: z.array(ArtifactRefSchema),
   metadata: z.record(z.string(), z.unknown()),
+  /** The edits a live debugger made while the run was recorded, in order (absent: none). */
+  liveEdits: z.array(LiveEditRecordSchema).optional(),
 });
 export type DebugRun = z.infer<typeof DebugRunSchema>;

@@ -27,6 +27,18 @@ export type ToolOutcome = z.infer<typeof ToolOutcomeSchema>;
 /** Side-effect levels whose re-execution during a fork needs the user's explicit acknowledgement. */
 export const HAZARDOUS_LEVELS: ReadonlySet<SideEffectLevel> = new Set(['write', 'external_irreversible']);
 
+/** What a ledger record says of an edit applied before its tool ran (`ToolCallRecord.liveEdit`). */
+export const ToolCallLiveEditSchema = z.object({
+  stopId: IdSchema,
+  editedBy: z.string().min(1),
+  at: z.number(),
+  /** The arguments were edited: the hash of those the agent first gave (the record's args are those it ran with). */
+  originalArgsHash: z.string().optional(),
+  /** The tool was not run: the outcome the debugger gave is the record's result or error. */
+  mocked: z.boolean().optional(),
+});
+export type ToolCallLiveEdit = z.infer<typeof ToolCallLiveEditSchema>;
+
 export const ToolCallRecordSchema = z.object({
   toolCallId: IdSchema,
   toolName: ToolNameSchema,
@@ -38,6 +50,8 @@ export const ToolCallRecordSchema = z.object({
   replayPolicy: ReplayPolicySchema,
   startedAt: z.number(),
   endedAt: z.number().optional(),
+  /** Set when a live debugger edited the call before it ran (issue 14): its args are those it ran with. */
+  liveEdit: ToolCallLiveEditSchema.optional(),
 });
 export type ToolCallRecord = z.infer<typeof ToolCallRecordSchema>;
 

@@ -151,6 +151,52 @@ export const MIGRATIONS: readonly string[] = [
     BEGIN UPDATE meta SET value = CAST(value AS INTEGER) + (CASE WHEN NEW.parent_run_id IS NULL THEN 1 ELSE -1 END)
       WHERE key = 'root_runs'; END;
   `,
+  // (branch i14agent) live debugging: debuggers attached to a run or an agent (with a lease), the stops an agent
+  // asks at each boundary and their answers, the edits applied (a run's record, exported as DebugRun.liveEdits),
+  // and the edit a ledger record ran with (tool_calls.live_edit_json). See src/store/liveTable.ts.
+  `
+  CREATE TABLE live_attachments (
+    attach_id TEXT PRIMARY KEY,
+    run_id TEXT,
+    agent_id TEXT,
+    client TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    lease_until REAL NOT NULL,
+    state TEXT NOT NULL
+  );
+  CREATE INDEX live_attachments_by_state ON live_attachments (state, lease_until);
+
+  CREATE TABLE live_stops (
+    stop_id TEXT PRIMARY KEY,
+    attach_id TEXT NOT NULL,
+    run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+    agent_id TEXT NOT NULL,
+    checkpoint_id TEXT NOT NULL,
+    boundary TEXT NOT NULL,
+    tool_call_id TEXT,
+    asked_at REAL NOT NULL,
+    state TEXT NOT NULL,
+    reason TEXT,
+    edits_json TEXT,
+    answered_at REAL
+  );
+  CREATE INDEX live_stops_by_attach ON live_stops (attach_id, state);
+  CREATE INDEX live_stops_by_run ON live_stops (run_id);
+
+  CREATE TABLE live_edits (
+    run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    stop_id TEXT NOT NULL,
+    checkpoint_id TEXT NOT NULL,
+    boundary TEXT NOT NULL,
+    tool_call_id TEXT,
+    edits_json TEXT NOT NULL,
+    applied_at REAL NOT NULL,
+    PRIMARY KEY (run_id, seq)
+  );
+
+  ALTER TABLE tool_calls ADD COLUMN live_edit_json TEXT;
+  `,
 ];
 
 /** Brings the database to the newest schema, each migration in its own transaction. */

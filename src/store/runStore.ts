@@ -13,6 +13,11 @@ import type {
   ConfirmationStatus,
   DebugRun,
   ForkRequestRecord,
+  LiveAttachment,
+  LiveEditRecord,
+  LiveStop,
+  LiveStopAnswer,
+  LiveStopState,
   Message,
   ReplayPolicy,
   RunEndStatus,
@@ -20,6 +25,7 @@ import type {
   RunStatus,
   RuntimeContextSnapshot,
   SideEffectLevel,
+  ToolCallLiveEdit,
   ToolCallRecord,
   ToolOutcome,
   Usage,
@@ -160,6 +166,30 @@ export interface ConfirmationFilter {
   status?: ConfirmationStatus;
 }
 
+/** What `attachLive` takes: a debugger attaching to a running run, or to the runs of an agent id (at least one). */
+export interface AttachLiveInput {
+  attachId: string;
+  runId?: string;
+  agentId?: string;
+  /** Who attaches ("VS Code", "ocdb dap"). */
+  client: string;
+  at: number;
+  /** How long the attachment holds without a renewal (DEFAULT_LIVE_LEASE_MS; at most MAX_LIVE_LEASE_MS). */
+  leaseMs: number;
+}
+
+/** What `askLiveStop` takes: the agent asks its debugger whether to stop at the checkpoint it just wrote. */
+export interface AskLiveStopInput {
+  stopId: string;
+  attachId: string;
+  runId: string;
+  agentId: string;
+  checkpointId: string;
+  boundary: CheckpointBoundary;
+  toolCallId?: string;
+  askedAt: number;
+}
+
 export interface StoreChanges {
   changeSeq: number;
   changedRuns: RunSummary[];
@@ -268,6 +298,45 @@ export interface RunStore {
   expireConfirmation(confirmationId: string, at: number): ConfirmationRecord;
   getConfirmation(confirmationId: string): ConfirmationRecord;
   listConfirmations(filter?: ConfirmationFilter): ConfirmationRecord[];
+
+  // ---- live debugging (issue 14; the contract is LIVE-PROTOCOL.md) ----
+
+  /** A debugger attaches to a running run (RunNotRunning when it ended) or to the runs of an agent id. */
+  attachLive(input: AttachLiveInput): LiveAttachment;
+  /** Extends the attachment's lease to `at + leaseMs` (the debugger renews every second). InvalidInput when detached. */
+  renewLiveLease(attachId: string, at: number, leaseMs: number): void;
+  /** The debugger leaves: every open stop of the attachment (asking / stopped) is resumed with no edits. */
+  detachLive(attachId: string, at: number): void;
+  getLiveAttachment(attachId: string): LiveAttachment;
+  /**
+   * The cheap check an agent makes at each boundary: the newest active attachment naming this run or this agent
+   * id whose lease has not run out at `at`.
+   */
+  liveAttachmentFor(runId: string, agentId: string, at: number): LiveAttachment | undefined;
+  /** The agent asks whether to stop at the checkpoint it just wrote (state asking). */
+  askLiveStop(input: AskLiveStopInput): void;
+  /** The attachment's stops, oldest first (only those in `states` when given), as they read at `at` (default now). */
+  listLiveStops(attachId: string, states?: readonly LiveStopState[], at?: number): LiveStop[];
+  /**
+   * The debugger answers a stop: hold the agent (`stopped`, with a reason) or let it go on (`resumed`, with the
+   * edits to apply). InvalidInput when the stop is already resumed or expired.
+   */
+  answerLiveStop(stopId: string, answer: LiveStopAnswer, at: number): LiveStop;
+  /** The agent gave up waiting (its lease ran out): an open stop becomes expired; an answered one is returned as it is. */
+  expireLiveStop(stopId: string, at: number): LiveStop;
+  /** A stop as it reads at `at` (default now): open under a lease that ran out reads `expired`. LiveStopNotFound. */
+  getLiveStop(stopId: string, at?: number): LiveStop;
+  /**
+   * Records an edit the agent applied at a stop (DebugRun.liveEdits), and with `toolArgs` the arguments the open
+   * call `toolCallId` runs with (its ledger record's args, argsHash and liveEdit), in one transaction.
+   */
+  recordLiveEdit(
+    runId: string,
+    record: LiveEditRecord,
+    tool?: { toolCallId: string; args: unknown; liveEdit: ToolCallLiveEdit },
+  ): ToolCallRecord | undefined;
+  /** The edits applied in a run, in order. */
+  listLiveEdits(runId: string): LiveEditRecord[];
 
   /** Current value of the store-wide change counter. */
   changeSeq(): number;

@@ -19,7 +19,13 @@ import {
   parseWith,
   type Checkpoint,
   type DebugRun,
+  type LiveAttachment,
+  type LiveEditRecord,
+  type LiveStop,
+  type LiveStopAnswer,
+  type LiveStopState,
   type Message,
+  type ToolCallLiveEdit,
   type ToolCallRecord,
 } from '../model';
 import { z } from 'zod';
@@ -27,12 +33,15 @@ import { CheckpointTable, parseCheckpointShell } from './checkpointTable';
 import { ConfirmationTable } from './confirmationTable';
 import { ContentStore } from './contentStore';
 import { ForkRequestTable } from './forkRequestTable';
+import { LiveTable } from './liveTable';
 import { THIS_HOST } from './liveness';
 import { migrate } from './migrations';
 import { openDriver } from './openDriver';
 import { compact, json, rowToRunSummary, toJson } from './rowCodec';
 import { checkLoadedRun } from './loadValidation';
 import type {
+  AskLiveStopInput,
+  AttachLiveInput,
   LoadRunOptions,
   BeginToolCallInput,
   ConfirmationAnswer,
@@ -102,6 +111,7 @@ export class SqliteRunStore implements RunStore {
   private readonly checkpoints: CheckpointTable;
   private readonly toolCalls: ToolCallTable;
   private readonly forkRequests: ForkRequestTable;
+  private readonly live: LiveTable;
   private readonly stmts: Record<string, SqlStatement> = {};
   private depth = 0;
   private closed = false;
@@ -126,6 +136,7 @@ export class SqliteRunStore implements RunStore {
     this.checkpoints = new CheckpointTable(ctx);
     this.toolCalls = new ToolCallTable(ctx);
     this.forkRequests = new ForkRequestTable(ctx);
+    this.live = new LiveTable(ctx);
   }
 
   private sql(text: string): SqlStatement {
@@ -370,6 +381,7 @@ export class SqliteRunStore implements RunStore {
         }
       }
       this.sql('DELETE FROM checkpoints WHERE run_id = ? AND seq >= ?').run(runId, keep);
+      this.live.removeEditsAt(runId, ids);
       const segments = input.runtimeContexts ?? [];
       segments.forEach((segment, i) => {
         const context = parseWith(RuntimeContextSnapshotSchema, segment.runtimeContext, 'runtimeContext');
@@ -548,15 +560,17 @@ export class SqliteRunStore implements RunStore {
   // ---- export / load ------------------------------------------------------------
 
   exportRun(runId: string): DebugRun {
-    const { toolLedger, artifactRefs, metadata, ...first } = this.exportRunHead(runId);
+    const { toolLedger, artifactRefs, metadata, liveEdits, ...first } = this.exportRunHead(runId);
     const checkpoints = this.checkpoints.allOf(runId);
-    return { ...first, checkpoints, toolLedger, artifactRefs, metadata }; // the DebugRun key order
+    // the DebugRun key order
+    return { ...first, checkpoints, toolLedger, artifactRefs, metadata, ...(liveEdits ? { liveEdits } : {}) };
   }
 
   exportRunHead(runId: string): Omit<DebugRun, 'checkpoints'> {
     this.assertOpen();
     const row = this.requireRunRow(runId);
     const summary = rowToRunSummary(row);
+    const liveEdits = this.live.edits(runId);
     return compact({
       runId: summary.runId,
       sessionId: summary.sessionId,
@@ -573,6 +587,7 @@ export class SqliteRunStore implements RunStore {
         'artifactRefs',
       ]),
       metadata: summary.metadata,
+      liveEdits: liveEdits.length > 0 ? liveEdits : undefined,
     });
   }
 
@@ -638,6 +653,18 @@ export class SqliteRunStore implements RunStore {
         this.toolCalls.insert(run.runId, record, state);
       }
       for (const cp of run.checkpoints) this.checkpoints.insert(cp);
+      const ids = new Set(run.checkpoints.map((cp) => cp.checkpointId));
+      (run.liveEdits ?? []).forEach((edit, i) => {
+        if (!ids.has(edit.checkpointId)) {
+          const at = formatPath(['liveEdits', i, 'checkpointId']);
+          throw new OcdbError(
+            'InvalidInput',
+            `${options.where ? `${options.where}: ` : ''}${at}: the edit names checkpoint ${edit.checkpointId}, which is not in run ${run.runId}`,
+            { path: at },
+          );
+        }
+        this.live.insertEdit(run.runId, edit);
+      });
       this.touchRun(run.runId);
       return this.getRun(run.runId);
     });
@@ -682,6 +709,76 @@ export class SqliteRunStore implements RunStore {
   listConfirmations(filter?: ConfirmationFilter): ConfirmationRecord[] {
     this.assertOpen();
     return this.confirmations.list(filter);
+  }
+
+  // ---- live debugging (liveTable.ts) ----------------------------------------------------
+
+  attachLive(input: AttachLiveInput): LiveAttachment {
+    this.assertOpen();
+    return this.live.attach(input);
+  }
+
+  renewLiveLease(attachId: string, at: number, leaseMs: number): void {
+    this.assertOpen();
+    this.live.renew(attachId, at, leaseMs);
+  }
+
+  detachLive(attachId: string, at: number): void {
+    this.assertOpen();
+    this.live.detach(attachId, at);
+  }
+
+  getLiveAttachment(attachId: string): LiveAttachment {
+    this.assertOpen();
+    return this.live.getAttachment(attachId);
+  }
+
+  liveAttachmentFor(runId: string, agentId: string, at: number): LiveAttachment | undefined {
+    this.assertOpen();
+    return this.live.attachmentFor(runId, agentId, at);
+  }
+
+  askLiveStop(input: AskLiveStopInput): void {
+    this.assertOpen();
+    this.live.ask(input);
+  }
+
+  listLiveStops(attachId: string, states?: readonly LiveStopState[], at: number = Date.now()): LiveStop[] {
+    this.assertOpen();
+    return this.live.list(attachId, states, at);
+  }
+
+  answerLiveStop(stopId: string, answer: LiveStopAnswer, at: number): LiveStop {
+    this.assertOpen();
+    return this.live.answer(stopId, answer, at);
+  }
+
+  expireLiveStop(stopId: string, at: number): LiveStop {
+    this.assertOpen();
+    return this.live.expire(stopId, at);
+  }
+
+  getLiveStop(stopId: string, at: number = Date.now()): LiveStop {
+    this.assertOpen();
+    return this.live.get(stopId, at);
+  }
+
+  recordLiveEdit(
+    runId: string,
+    record: LiveEditRecord,
+    tool?: { toolCallId: string; args: unknown; liveEdit: ToolCallLiveEdit },
+  ): ToolCallRecord | undefined {
+    this.assertOpen();
+    return this.transaction(() => {
+      this.live.recordEdit(runId, record);
+      return tool ? this.toolCalls.reviseArgs(runId, tool.toolCallId, tool.args, tool.liveEdit) : undefined;
+    });
+  }
+
+  listLiveEdits(runId: string): LiveEditRecord[] {
+    this.assertOpen();
+    this.requireRunRow(runId);
+    return this.live.edits(runId);
   }
 
   // ---- change feed ---------------------------------------------------------------------

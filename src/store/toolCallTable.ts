@@ -1,5 +1,13 @@
 /** The `tool_calls` table: a run's ledger (the tool cassette) — begin, finish exactly once, read, find by cassette key. */
-import { OcdbError, ToolCallRecordSchema, argsHash, parseWith, type ToolCallRecord, type ToolOutcome } from '../model';
+import {
+  OcdbError,
+  ToolCallRecordSchema,
+  argsHash,
+  parseWith,
+  type ToolCallLiveEdit,
+  type ToolCallRecord,
+  type ToolOutcome,
+} from '../model';
 import { compact, json, num, toJson } from './rowCodec';
 import type { BeginToolCallInput, FinishToolCallInput, ToolCallFacts } from './runStore';
 import type { SqlRow } from './sqlDriver';
@@ -53,8 +61,8 @@ export class ToolCallTable {
     this.ctx
       .sql(
         `INSERT INTO tool_calls (run_id, tool_call_id, seq, tool_name, args_hash, args_ref, result_ref, error_json,
-         side_effect_level, replay_policy, started_at, ended_at, state)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         side_effect_level, replay_policy, started_at, ended_at, state, live_edit_json)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         runId,
@@ -70,6 +78,7 @@ export class ToolCallTable {
         record.startedAt,
         record.endedAt ?? null,
         state,
+        toJson(record.liveEdit),
       );
     this.ctx
       .sql(
@@ -141,9 +150,32 @@ export class ToolCallTable {
         replayPolicy: row.replay_policy,
         startedAt: Number(row.started_at),
         endedAt: num(row.ended_at),
+        liveEdit: json(row.live_edit_json),
       }),
       `store tool call ${String(row.tool_call_id)}`,
     );
+  }
+
+  /**
+   * A running call's arguments replaced by those a live debugger edited (the tool runs with them), with the
+   * edit it records (issue 14); inside the caller's transaction.
+   */
+  reviseArgs(runId: string, toolCallId: string, args: unknown, liveEdit: ToolCallLiveEdit): ToolCallRecord {
+    const row = this.requireToolCallRow(runId, toolCallId);
+    if (row.state !== 'running') {
+      throw new OcdbError(
+        'ToolCallAlreadyFinished',
+        `Tool call ${toolCallId} in run ${runId} has already finished; its arguments cannot be edited.`,
+        { runId, toolCallId },
+      );
+    }
+    this.ctx
+      .sql(
+        'UPDATE tool_calls SET args_hash = ?, args_ref = ?, live_edit_json = ? WHERE run_id = ? AND tool_call_id = ?',
+      )
+      .run(argsHash(args), this.ctx.content.putValue(args ?? null), JSON.stringify(liveEdit), runId, toolCallId);
+    this.ctx.touchRun(runId);
+    return this.get(runId, toolCallId);
   }
 
   get(runId: string, toolCallId: string): ToolCallRecord {

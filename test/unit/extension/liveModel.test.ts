@@ -17,6 +17,7 @@ import {
   livePositionText,
   stopPlaceText,
 } from '../../../src/extension/liveModel';
+import { liveMarksOf } from '../../../src/extension/liveRuns';
 import { runView } from '../../../src/extension/runsTreeModel';
 import { openRecorder } from '../../../src/recorder';
 import type { RunStore } from '../../../src/store';
@@ -122,4 +123,50 @@ test('a live stop in words, and the status bar at the live stop versus in the re
   );
   // the run ended: nothing waits any more
   assert.equal(livePositionText({ ...run, status: 'completed' }, head), 'live · recorded step 0/1 · before_tool_call');
+});
+
+test('the tree marks a run under any debugger from the store: attached, stopped before its tool, gone on detach or lease end', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'att-live-'));
+  const recorder = openRecorder({ store: path.join(dir, 'runs.db'), heartbeatMs: 0 });
+  const s = recorder.store;
+  try {
+    const run = recorder.startRun({
+      agentId: 'support-bot',
+      runId: 'live-2',
+      runtimeContext: CONTEXT,
+      messages: [{ role: 'user', content: 'Where is order A-1?' }],
+    });
+    run.checkpoint('before_prompt_build');
+    const other = recorder.startRun({ agentId: 'other-bot', runId: 'live-3', runtimeContext: CONTEXT });
+    other.checkpoint('before_prompt_build');
+    const t0 = Date.now();
+    assert.equal(liveMarksOf(s, t0).size, 0, 'nobody attached');
+    s.attachLive({ attachId: 'a1', agentId: 'support-bot', client: 'ocdb dap', at: t0, leaseMs: 5000 });
+    assert.deepEqual([...liveMarksOf(s, t0)], [['live-2', { client: 'ocdb dap' }]], 'only the runs of that agent');
+    run.beginTool('lookup_order', { orderId: 'A-1' }, { sideEffectLevel: 'read_only', toolCallId: 'c1' });
+    const before = s.listCheckpoints('live-2').at(-1)!;
+    assert.equal(before.boundary, 'before_tool_call');
+    s.askLiveStop({
+      stopId: 'st1',
+      attachId: 'a1',
+      runId: 'live-2',
+      agentId: 'support-bot',
+      checkpointId: before.checkpointId,
+      boundary: 'before_tool_call',
+      toolCallId: 'c1',
+      askedAt: t0 + 1,
+    });
+    assert.deepEqual(liveMarksOf(s, t0 + 2).get('live-2'), { client: 'ocdb dap' }, 'asking is not stopped yet');
+    s.answerLiveStop('st1', { state: 'stopped', reason: 'function breakpoint' }, t0 + 3);
+    assert.deepEqual(liveMarksOf(s, t0 + 4).get('live-2'), { client: 'ocdb dap', stoppedAt: 'before lookup_order' });
+    assert.equal(liveMarksOf(s, t0 + 60_000).size, 0, 'a lease that ran out marks nothing');
+    s.detachLive('a1', t0 + 5);
+    assert.equal(liveMarksOf(s, t0 + 6).size, 0, 'detached: nothing marked');
+    run.finishTool('c1', 'success', { status: 'shipped' });
+    run.end();
+    other.end();
+  } finally {
+    recorder.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -19,16 +19,18 @@ import {
   StoppedEvent,
   TerminatedEvent,
   Thread,
+  ThreadEvent,
   Event,
 } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import { OcdbError } from '../model';
+import { OcdbError, errorMessage } from '../model';
 import { checkpointAtLine } from '../replay/transcript';
 import type { RunView } from '../replay/runView';
 import { toDapError } from './dapErrors';
 import { CAPABILITIES } from './capabilities';
 import { checkpointLines, dataBreakpointInfo, exceptionInfo, setSourceBreakpoints } from './breakpointMapping';
 import { FrameIds, pageFrames, toStackFrame, totalFrames, type FrameRef } from './frames';
+import { LiveController, type LiveEvent } from './liveController';
 import { ReplayController, type StopInfo } from './replayController';
 import { completionsAt } from './completions';
 import { ContinueSearch } from './continueSearch';
@@ -38,12 +40,19 @@ import { TranscriptSources } from './transcriptSources';
 import { Variables, previewValue } from './variables';
 
 const THREAD_ID = 1;
+/** How often an attach session looks for stops its agents ask (LIVE-PROTOCOL.md: ~5 ms). */
+const LIVE_POLL_MS = 5;
 export class AgentReplaySession extends LoggingDebugSession {
   private ctl: ReplayController | undefined;
+  /** The attach session (liveController.ts); `ctl` is then undefined and each thread has its own controller. */
+  private live: LiveController | undefined;
+  private liveTimer: NodeJS.Timeout | undefined;
+  private clientName = 'ocdb dap';
   private readonly frames = new FrameIds();
   private readonly vars = new Variables(
     (ref) => ref.view.load(ref.index),
-    () => this.ctl?.staged,
+    (ref) => this.ctlOfRun(ref.view.runId)?.staged,
+    (ref) => this.live?.pendingAt(ref),
   );
   private sources: TranscriptSources | undefined;
   private configured = false;
@@ -117,8 +126,12 @@ export class AgentReplaySession extends LoggingDebugSession {
     super.dispatchRequest(request);
   }
 
-  /** The one thread of a replay; any other id is an error naming it. */
+  /** The one thread of a replay (an attached run's thread when attached); any other id is an error naming it. */
   private checkThread(threadId: number): void {
+    if (this.live) {
+      this.live.thread(threadId);
+      return;
+    }
     if (threadId !== THREAD_ID) {
       throw new OcdbError(
         'InvalidInput',
@@ -128,8 +141,26 @@ export class AgentReplaySession extends LoggingDebugSession {
     }
   }
 
-  private controller(): ReplayController {
+  /** The replay's controller; attached, the controller of `threadId` (else of the thread that stopped last). */
+  private controller(threadId?: number): ReplayController {
+    if (this.live) {
+      const id = threadId ?? this.live.focused ?? this.live.threads[0]?.id;
+      if (id === undefined) {
+        throw new OcdbError(
+          'InvalidInput',
+          'No run is attached yet: the session waits for a run of the agent to start.',
+          {},
+        );
+      }
+      return this.live.thread(id).ctl;
+    }
     if (!this.ctl) throw new OcdbError('InvalidInput', 'No run is loaded yet: launch with a runId first.', {});
+    return this.ctl;
+  }
+
+  /** The controller showing `runId` (its thread's when attached). */
+  private ctlOfRun(runId: string): ReplayController | undefined {
+    if (this.live) return (this.live.threadOfRun(runId) ?? this.live.threads[0])?.ctl;
     return this.ctl;
   }
 
@@ -139,6 +170,7 @@ export class AgentReplaySession extends LoggingDebugSession {
     args: RequestArgs<'initialize'>,
   ): void {
     this.clientSupportsInvalidated = args.supportsInvalidatedEvent === true;
+    this.clientName = args.clientName ?? args.clientID ?? 'ocdb dap';
     response.body = CAPABILITIES;
     this.sendResponse(response);
   }
@@ -151,6 +183,7 @@ export class AgentReplaySession extends LoggingDebugSession {
   protected override launchRequest(response: DebugProtocol.LaunchResponse, args: DebugProtocol.LaunchRequestArguments) {
     this.handle(response, () => {
       const ctl = ReplayController.open(args, this.env);
+      this.endLive();
       this.ctl?.close();
       this.ctl = ctl;
       this.configured = false;
@@ -172,9 +205,106 @@ export class AgentReplaySession extends LoggingDebugSession {
     });
   }
 
-  /** The client has sent every breakpoint: stop on entry or run to the first hit. */
+  /**
+   * "Attach to agent run": attaches to a running run (`runId`) or to the next runs of an agent (`agentId`); the
+   * agents ask at every boundary from now on and wait until configurationDone, when this session starts deciding
+   * (liveController.ts). Each attached run is a thread.
+   */
+  protected override attachRequest(response: DebugProtocol.AttachResponse, args: DebugProtocol.AttachRequestArguments) {
+    this.handle(response, () => {
+      const live = LiveController.open(args, this.clientName, this.env);
+      this.endLive();
+      this.ctl?.close();
+      this.ctl = undefined;
+      this.live = live;
+      this.configured = false;
+      this.search.abandon();
+      this.frames.reset();
+      this.vars.reset();
+      this.sources = new TranscriptSources(
+        live.args.storePath,
+        (p) => this.convertDebuggerPathToClient(p),
+        (p) => this.convertClientPathToDebugger(p),
+        (source, reason) => this.sendEvent(new LoadedSourceEvent(reason, source)),
+      );
+      this.sendResponse(response);
+      const what = live.args.runId ? `run ${live.args.runId}` : `the next runs of agent ${live.args.agentId ?? ''}`;
+      this.sendEvent(new OutputEvent(`Attached to ${what} in ${live.args.storePath}\n`));
+      this.sendEvent(new InitializedEvent());
+      this.pumpLive(live);
+    });
+  }
+
+  /** The loop of an attach session: the lease, the stops asked, the runs that ended, as DAP events. */
+  private pumpLive(live: LiveController): void {
+    if (this.live !== live) return;
+    let events: LiveEvent[];
+    try {
+      events = live.tick(Date.now(), this.configured && !this.search.active);
+    } catch (e) {
+      events = [
+        {
+          kind: 'output',
+          text: `ocdb dap: the live session could not read the store: ${errorMessage(e)}`,
+          category: 'important',
+        },
+      ];
+    }
+    for (const e of events) this.sendLive(e);
+    if (this.live === live) this.liveTimer = setTimeout(() => this.pumpLive(live), LIVE_POLL_MS);
+  }
+
+  private sendLive(e: LiveEvent): void {
+    switch (e.kind) {
+      case 'thread':
+        this.sendEvent(new ThreadEvent(e.reason, e.thread.id));
+        return;
+      case 'stopped':
+        this.sourceOf(e.thread.ctl.view); // the grown transcript first (loadedSource), then the stop
+        this.report(e.stop, e.thread.id);
+        return;
+      case 'output':
+        this.sendEvent(new OutputEvent(`${e.text}\n`, e.category));
+        return;
+      case 'ended':
+        this.sendEvent(new OutputEvent(`The attached ${e.why}: the session ends.\n`));
+        this.endLive();
+        this.sendEvent(new TerminatedEvent());
+        return;
+      default: {
+        const unreachable: never = e;
+        throw new Error(`unknown live event ${String(unreachable)}`);
+      }
+    }
+  }
+
+  /** The client is gone without a disconnect (`ocdb dap`'s stdin closed): let the attached agents go on at once. */
+  release(): void {
+    this.search.abandon();
+    this.endLive();
+  }
+
+  /** Detaches an attach session (its agents go on at once). */
+  private endLive(): void {
+    if (this.liveTimer) clearTimeout(this.liveTimer);
+    this.liveTimer = undefined;
+    const live = this.live;
+    this.live = undefined;
+    try {
+      live?.close();
+    } catch (e) {
+      this.log(`ocdb dap: detaching failed: ${errorMessage(e)} (the agents go on when the lease expires).`);
+    }
+  }
+
+  /** The client has sent every breakpoint: stop on entry or run to the first hit (attached: start deciding). */
   protected override configurationDoneRequest(response: DebugProtocol.ConfigurationDoneResponse): void {
     this.handle(response, () => {
+      if (this.live) {
+        this.configured = true;
+        this.sendResponse(response);
+        return;
+      }
       const ctl = this.controller();
       this.sendResponse(response);
       if (!this.configured) {
@@ -184,21 +314,28 @@ export class AgentReplaySession extends LoggingDebugSession {
     });
   }
 
-  private report(stop: StopInfo): void {
-    this.frames.reset();
-    this.vars.reset();
+  private report(stop: StopInfo, threadId = THREAD_ID): void {
+    // attached, other threads may be stopped too: their frame and variable ids stay valid
+    if (!this.live) {
+      this.frames.reset();
+      this.vars.reset();
+    }
     for (const line of stop.logs) this.sendEvent(new OutputEvent(`${line}\n`, 'console'));
-    const event = new StoppedEvent(stop.reason, THREAD_ID) as DebugProtocol.StoppedEvent;
+    const event = new StoppedEvent(stop.reason, threadId) as DebugProtocol.StoppedEvent;
     event.body.description = stop.description;
     event.body.text = stop.exception?.description;
-    event.body.allThreadsStopped = true;
+    event.body.allThreadsStopped = !this.live;
     if (stop.hitBreakpointIds.length > 0) event.body.hitBreakpointIds = stop.hitBreakpointIds;
     this.sendEvent(event);
   }
 
   protected override threadsRequest(response: DebugProtocol.ThreadsResponse): void {
-    const name = this.ctl ? `run ${this.ctl.view.runId}` : 'agent run (not launched)';
-    response.body = { threads: [new Thread(THREAD_ID, name)] };
+    if (this.live) {
+      response.body = { threads: this.live.threads.map((t) => new Thread(t.id, `run ${t.runId} (${t.agentId})`)) };
+    } else {
+      const name = this.ctl ? `run ${this.ctl.view.runId}` : 'agent run (not launched)';
+      response.body = { threads: [new Thread(THREAD_ID, name)] };
+    }
     this.sendResponse(response);
   }
 
@@ -211,8 +348,9 @@ export class AgentReplaySession extends LoggingDebugSession {
   }
 
   private viewOfSource(source: DebugProtocol.Source): RunView {
-    const ctl = this.controller();
-    return ctl.viewOf((this.sources as TranscriptSources).runIdOf(source));
+    this.controller();
+    const runId = (this.sources as TranscriptSources).runIdOf(source);
+    return (this.ctlOfRun(runId) ?? this.controller()).viewOf(runId);
   }
 
   /** Opening a transcript that has no file (read-only fallback). */
@@ -234,8 +372,8 @@ export class AgentReplaySession extends LoggingDebugSession {
     args: RequestArgs<'setBreakpoints'>,
   ): void {
     this.handle(response, () => {
-      const ctl = this.controller();
       const view = this.viewOfSource(args.source);
+      const ctl = this.ctlOfRun(view.runId) ?? this.controller();
       const lines = {
         toDebugger: (l: number) => this.convertClientLineToDebugger(l),
         toClient: (l: number) => this.convertDebuggerLineToClient(l),
@@ -269,8 +407,12 @@ export class AgentReplaySession extends LoggingDebugSession {
     args: RequestArgs<'setFunctionBreakpoints'>,
   ): void {
     this.handle(response, () => {
-      const ctl = this.controller();
-      response.body = { breakpoints: ctl.breakpoints.setFunctionBreakpoints(args.breakpoints, ctl.view.toolNames()) };
+      // attached, a run may still call any tool: every name is verified
+      response.body = {
+        breakpoints: this.live
+          ? this.live.rules.breakpoints.setFunctionBreakpoints(args.breakpoints, undefined)
+          : this.controller().breakpoints.setFunctionBreakpoints(args.breakpoints, this.controller().view.toolNames()),
+      };
       this.sendResponse(response);
     });
   }
@@ -282,7 +424,8 @@ export class AgentReplaySession extends LoggingDebugSession {
   ): void {
     this.handle(response, () => {
       const options = args.filterOptions ?? [];
-      this.controller().setExceptionFilters(args.filters, options);
+      if (this.live) this.live.rules.setExceptionFilters(args.filters, options);
+      else this.controller().setExceptionFilters(args.filters, options);
       response.body = { breakpoints: [...args.filters, ...options].map(() => ({ verified: true })) };
       this.sendResponse(response);
     });
@@ -305,7 +448,8 @@ export class AgentReplaySession extends LoggingDebugSession {
     args: RequestArgs<'setDataBreakpoints'>,
   ): void {
     this.handle(response, () => {
-      response.body = { breakpoints: this.controller().breakpoints.setDataBreakpoints(args.breakpoints) };
+      const breakpoints = this.live ? this.live.rules.breakpoints : this.controller().breakpoints;
+      response.body = { breakpoints: breakpoints.setDataBreakpoints(args.breakpoints) };
       this.sendResponse(response);
     });
   }
@@ -316,7 +460,7 @@ export class AgentReplaySession extends LoggingDebugSession {
   ): void {
     this.handle(response, () => {
       this.checkThread(args.threadId);
-      const body = exceptionInfo(this.controller().lastStop);
+      const body = exceptionInfo(this.controller(args.threadId).lastStop);
       if (!body) throw new OcdbError('InvalidInput', 'The session did not stop on an exception filter.', {});
       response.body = body;
       this.sendResponse(response);
@@ -330,10 +474,38 @@ export class AgentReplaySession extends LoggingDebugSession {
     if (ctl.refresh()) this.sources?.forget(ctl.view.runId);
   }
 
-  private move(response: DebugProtocol.Response, threadId: number, fn: (ctl: ReplayController) => StopInfo): void {
+  /**
+   * A step, goto or restart frame. Attached: at the live stop a forward step (`live`) lets the agent go on with the
+   * edits made there and stops it at its next boundary (the stopped event comes when it gets there); elsewhere it
+   * moves through what the run recorded, read-only, and reaching the live stop again stops there.
+   */
+  private move(
+    response: DebugProtocol.Response,
+    threadId: number,
+    fn: (ctl: ReplayController) => StopInfo,
+    live?: 'next' | 'stepIn' | 'stepOut',
+  ): void {
     this.handle(response, () => {
-      const ctl = this.controller();
       this.checkThread(threadId);
+      const ctl = this.controller(threadId);
+      if (this.live) {
+        const t = this.live.thread(threadId);
+        if (live && this.live.atHead(t)) {
+          const said = this.live.resume(t, live, this.clientName);
+          this.sendResponse(response);
+          this.sendEvent(new OutputEvent(`${said}\n`, 'console'));
+          return;
+        }
+        if (!t.held) {
+          throw new OcdbError('InvalidInput', `Run ${t.runId} (thread ${t.id}) is running: send pause first.`, {
+            path: 'threadId',
+          });
+        }
+        const stop = this.live.arrived(t, fn(ctl));
+        this.sendResponse(response);
+        this.report(stop, threadId);
+        return;
+      }
       this.refreshRun(ctl);
       const stop = fn(ctl);
       this.sendResponse(response);
@@ -343,19 +515,22 @@ export class AgentReplaySession extends LoggingDebugSession {
   }
 
   protected override nextRequest(response: DebugProtocol.NextResponse, args: RequestArgs<'next'>): void {
-    this.move(response, args.threadId, (c) => c.step('next'));
+    this.move(response, args.threadId, (c) => c.step('next'), 'next');
   }
   protected override stepBackRequest(response: DebugProtocol.StepBackResponse, args: RequestArgs<'stepBack'>): void {
     this.move(response, args.threadId, (c) => c.step('back'));
   }
   /** Step Into; with a targetId of stepInTargets, into that tool call of the current step. */
   protected override stepInRequest(response: DebugProtocol.StepInResponse, args: RequestArgs<'stepIn'>): void {
-    this.move(response, args.threadId, (c) =>
-      args.targetId === undefined ? c.step('stepIn') : c.stepInto(args.targetId),
+    this.move(
+      response,
+      args.threadId,
+      (c) => (args.targetId === undefined ? c.step('stepIn') : c.stepInto(args.targetId)),
+      args.targetId === undefined ? 'stepIn' : undefined,
     );
   }
   protected override stepOutRequest(response: DebugProtocol.StepOutResponse, args: RequestArgs<'stepOut'>): void {
-    this.move(response, args.threadId, (c) => c.step('stepOut'));
+    this.move(response, args.threadId, (c) => c.step('stepOut'), 'stepOut');
   }
 
   /** "Step Into Target…": the tool calls of the current step still ahead. */
@@ -365,7 +540,7 @@ export class AgentReplaySession extends LoggingDebugSession {
   ): void {
     this.handle(response, () => {
       const ref = this.refOf(args.frameId);
-      const ctl = this.controller();
+      const ctl = this.ctlOfRun(ref.view.runId) ?? this.controller();
       response.body = {
         targets: ref.view.runId === ctl.view.runId && ref.index === ctl.cursor.index ? ctl.stepInTargets() : [],
       };
@@ -374,7 +549,7 @@ export class AgentReplaySession extends LoggingDebugSession {
   }
 
   protected override continueRequest(response: DebugProtocol.ContinueResponse, args: RequestArgs<'continue'>): void {
-    response.body = { allThreadsContinued: true };
+    response.body = { allThreadsContinued: !this.live };
     this.resume(response, args.threadId, 'forward');
   }
   protected override reverseContinueRequest(
@@ -391,9 +566,26 @@ export class AgentReplaySession extends LoggingDebugSession {
    */
   private resume(response: DebugProtocol.Response, threadId: number, direction: 'forward' | 'backward'): void {
     this.handle(response, () => {
-      const ctl = this.controller();
       this.checkThread(threadId);
-      this.refreshRun(ctl);
+      const ctl = this.controller(threadId);
+      const live = this.live;
+      const t = live?.thread(threadId);
+      if (live && t) {
+        // attached: Continue at the live stop lets the agent go on; from the recorded past it searches up to it
+        if (direction === 'forward' && live.atHead(t)) {
+          const said = live.resume(t, 'continue', this.clientName);
+          this.sendResponse(response);
+          this.sendEvent(new OutputEvent(`${said}\n`, 'console'));
+          return;
+        }
+        if (!t.held) {
+          throw new OcdbError('InvalidInput', `Run ${t.runId} (thread ${t.id}) is running: send pause first.`, {
+            path: 'threadId',
+          });
+        }
+      } else {
+        this.refreshRun(ctl);
+      }
       this.search.start(ctl, direction, response.request_seq, (end) => {
         if ('error' in end) {
           this.fail(response, end.error);
@@ -404,6 +596,10 @@ export class AgentReplaySession extends LoggingDebugSession {
           response.message = 'cancelled';
         }
         this.sendResponse(response);
+        if (live && t) {
+          this.report(live.arrived(t, end.stop), t.id);
+          return;
+        }
         if (ctl.view.run.status === 'running') this.sourceOf(ctl.view);
         this.report(end.stop);
       });
@@ -416,10 +612,17 @@ export class AgentReplaySession extends LoggingDebugSession {
    */
   protected override pauseRequest(response: DebugProtocol.PauseResponse, args: RequestArgs<'pause'>): void {
     this.handle(response, () => {
-      const ctl = this.controller();
       this.checkThread(args.threadId);
+      const ctl = this.controller(args.threadId);
       this.sendResponse(response);
-      if (!this.search.pause()) this.report(ctl.pauseHere('Paused'));
+      if (this.search.pause()) return;
+      if (this.live) {
+        // a held agent stops again where the cursor is; a running one at its next boundary (stopped comes then)
+        const stop = this.live.pause(this.live.thread(args.threadId));
+        if (stop) this.report(stop, args.threadId);
+        return;
+      }
+      this.report(ctl.pauseHere('Paused'));
     });
   }
 
@@ -435,8 +638,8 @@ export class AgentReplaySession extends LoggingDebugSession {
     args: RequestArgs<'gotoTargets'>,
   ): void {
     this.handle(response, () => {
-      const ctl = this.controller();
       const view = this.viewOfSource(args.source);
+      const ctl = this.ctlOfRun(view.runId) ?? this.controller();
       const at =
         view.runId === ctl.view.runId
           ? checkpointAtLine(view.transcript(), this.convertClientLineToDebugger(args.line))
@@ -454,11 +657,18 @@ export class AgentReplaySession extends LoggingDebugSession {
     this.move(response, args.threadId, (c) => c.jump(args.targetId - 1, 'goto'));
   }
 
+  /** The thread whose run `frameId`'s frame shows (the one thread of a replay). */
+  private threadOfFrame(frameId: number): number {
+    if (!this.live) return THREAD_ID;
+    const ref = this.refOf(frameId);
+    return this.live.threadOfRun(ref.view.runId)?.id ?? this.live.focused ?? THREAD_ID;
+  }
+
   protected override restartFrameRequest(
     response: DebugProtocol.RestartFrameResponse,
     args: RequestArgs<'restartFrame'>,
   ): void {
-    this.move(response, THREAD_ID, (c) => {
+    this.move(response, this.threadOfFrame(args.frameId), (c) => {
       const ref = this.refOf(args.frameId);
       if (ref.view.runId !== c.view.runId) {
         throw new OcdbError('InvalidInput', 'Only frames of the replayed run can be restarted.', { path: 'frameId' });
@@ -475,8 +685,13 @@ export class AgentReplaySession extends LoggingDebugSession {
     args: RequestArgs<'stackTrace'>,
   ): void {
     this.handle(response, () => {
-      const ctl = this.controller();
       this.checkThread(args.threadId);
+      const ctl = this.controller(args.threadId);
+      if (this.live && !this.live.thread(args.threadId).held) {
+        response.body = { stackFrames: [], totalFrames: 0 }; // a running agent has no frames until it stops
+        this.sendResponse(response);
+        return;
+      }
       const segments = ctl.segments();
       const refs = pageFrames(segments, args.startFrame ?? 0, args.levels ?? 0);
       response.body = {
@@ -496,8 +711,7 @@ export class AgentReplaySession extends LoggingDebugSession {
 
   /** The frame of `frameId` at this stop (the current checkpoint without one); a frame of an earlier stop is an error. */
   private refOf(frameId: number | undefined): FrameRef {
-    const ctl = this.controller();
-    if (frameId === undefined) return ctl.current;
+    if (frameId === undefined) return this.controller().current;
     const ref = this.frames.get(frameId);
     if (!ref) {
       throw new OcdbError(
@@ -544,6 +758,20 @@ export class AgentReplaySession extends LoggingDebugSession {
   ): void {
     this.handle(response, () => {
       const c = this.container(args.variablesReference);
+      if (c.pendingPath) {
+        // the Pending scope of a live stop: the agent goes on with this when continued
+        const pending = this.live?.pendingAt(c.ref);
+        if (!pending) {
+          throw new OcdbError('InvalidInput', `${args.name}: the agent is no longer waiting at this stop.`, {
+            path: 'variablesReference',
+          });
+        }
+        const key = Array.isArray(this.vars.valueOf(c)) ? Number(args.name) : args.name;
+        const now = pending.set([...c.pendingPath, key], parseEditedValue(args.value));
+        response.body = { value: previewValue(now) };
+        this.sendResponse(response);
+        return;
+      }
       if (!c.contextPath) {
         throw new OcdbError(
           'InvalidInput',
@@ -553,7 +781,7 @@ export class AgentReplaySession extends LoggingDebugSession {
       }
       const key = Array.isArray(c.value) ? Number(args.name) : args.name;
       const value = parseEditedValue(args.value);
-      this.controller().stage(c.ref, [...c.contextPath, key], value);
+      (this.ctlOfRun(c.ref.view.runId) ?? this.controller()).stage(c.ref, [...c.contextPath, key], value);
       response.body = { value: previewValue(value) };
       this.sendResponse(response);
     });
@@ -563,7 +791,7 @@ export class AgentReplaySession extends LoggingDebugSession {
   protected override evaluateRequest(response: DebugProtocol.EvaluateResponse, args: RequestArgs<'evaluate'>) {
     this.handle(response, () => {
       const ref = this.refOf(args.frameId);
-      const value = this.controller().evaluate(args.expression, ref, args.context);
+      const value = (this.ctlOfRun(ref.view.runId) ?? this.controller()).evaluate(args.expression, ref, args.context);
       response.body = this.vars.evaluateResult(ref, args.expression, value, args.context);
       this.sendResponse(response);
     });
@@ -588,7 +816,7 @@ export class AgentReplaySession extends LoggingDebugSession {
       }
       const ref = this.refOf(args.frameId);
       const value = parseEditedValue(args.value);
-      this.controller().stage(ref, path, value);
+      (this.ctlOfRun(ref.view.runId) ?? this.controller()).stage(ref, path, value);
       response.body = { value: previewValue(value) };
       this.sendResponse(response);
       if (this.clientSupportsInvalidated) this.sendEvent(new InvalidatedEvent(['variables']));
@@ -632,8 +860,8 @@ export class AgentReplaySession extends LoggingDebugSession {
   /** The Loaded Scripts view: the transcripts of the runs this session has shown. */
   protected override loadedSourcesRequest(response: DebugProtocol.LoadedSourcesResponse): void {
     this.handle(response, () => {
-      const ctl = this.controller();
-      this.sourceOf(ctl.view);
+      if (this.live) for (const t of this.live.threads) this.sourceOf(t.ctl.view);
+      else this.sourceOf(this.controller().view);
       response.body = { sources: (this.sources as TranscriptSources).all() };
       this.sendResponse(response);
     });
@@ -658,15 +886,21 @@ export class AgentReplaySession extends LoggingDebugSession {
     });
   }
 
-  /** Stop (VS Code's square): nothing runs in a replay, so the session ends: `terminated`, then the client disconnects. */
+  /**
+   * Stop (VS Code's square): nothing runs in a replay, so the session ends: `terminated`, then the client
+   * disconnects. Attached, the agents are let go (detached: they go on unstopped); they are never killed.
+   */
   protected override terminateRequest(response: DebugProtocol.TerminateResponse): void {
     this.search.abandon();
+    this.endLive();
     this.sendResponse(response);
     this.sendEvent(new TerminatedEvent());
   }
 
+  /** Disconnect: ends the session; attached, the agents go on at once (detached). */
   protected override disconnectRequest(response: DebugProtocol.DisconnectResponse): void {
     this.search.abandon();
+    this.endLive();
     this.ctl?.close();
     this.ctl = undefined;
     this.sendResponse(response);

@@ -54,19 +54,56 @@ export interface StopInfo {
   logs: string[];
 }
 
-export class ReplayController {
+/**
+ * The breakpoints of a session and the conditions of its exception filters: one per replay, shared by every thread
+ * of a live session (liveController.ts), so a breakpoint set once holds for each attached run.
+ */
+export class StopRules {
   readonly breakpoints = new BreakpointSet();
+  /** Conditions of exception filters (setExceptionBreakpoints filterOptions): the filter stops only where it holds. */
+  private exceptionConditions = new Map<string, string>();
+
+  /** Sets the exception filters; a filter option's condition must hold where the filter would stop. */
+  setExceptionFilters(filters: readonly string[], options: readonly { filterId: string; condition?: string }[]): void {
+    const conditions = new Map<string, string>();
+    for (const o of options) {
+      if (o.condition) {
+        compileCondition(o.condition, `filterOptions condition of ${o.filterId}`);
+        conditions.set(o.filterId, o.condition);
+      }
+    }
+    this.breakpoints.setExceptionFilters([...filters, ...options.map((o) => o.filterId)]);
+    this.exceptionConditions = conditions;
+  }
+
+  /** The stop the checkpoint at `index` of `view` causes (log-point messages go to `logs`), honouring filter conditions. */
+  check(view: RunView, index: number, logs: string[]): Stop | undefined {
+    const r = this.breakpoints.check(view, index);
+    logs.push(...r.logs);
+    const condition = r.stop?.exception ? this.exceptionConditions.get(r.stop.exception.filter) : undefined;
+    if (condition === undefined) return r.stop;
+    let holds: boolean;
+    try {
+      holds = isTruthy(evaluateExpression(condition, checkpointState(view.load(index), index, view.ledger)));
+    } catch {
+      holds = false; // as breakpoint conditions: one that cannot be evaluated here does not stop
+    }
+    return holds ? r.stop : undefined;
+  }
+}
+
+export class ReplayController {
   private cursorNow: ReplayCursor;
   private viewNow: RunView;
   private readonly views = new Map<string, RunView>();
   private stagedPatch: StagedPatch | undefined;
-  /** Conditions of exception filters (setExceptionBreakpoints filterOptions): the filter stops only where it holds. */
-  private exceptionConditions = new Map<string, string>();
   lastStop: StopInfo | undefined;
 
   private constructor(
     readonly store: RunStore,
     readonly args: ResolvedLaunchArgs,
+    readonly rules: StopRules = new StopRules(),
+    private readonly ownsStore = true,
   ) {
     this.viewNow = new RunView(store, args.runId, { detail: args.transcriptDetail });
     this.views.set(this.view.runId, this.view);
@@ -96,8 +133,21 @@ export class ReplayController {
     }
   }
 
+  /**
+   * A controller over a store someone else opened and closes (a live session's thread): `rules` are the session's
+   * breakpoints, shared by its threads.
+   */
+  static over(store: RunStore, args: ResolvedLaunchArgs, rules: StopRules): ReplayController {
+    return new ReplayController(store, args, rules, false);
+  }
+
+  /** The session's breakpoints. */
+  get breakpoints(): BreakpointSet {
+    return this.rules.breakpoints;
+  }
+
   close(): void {
-    this.store.close();
+    if (this.ownsStore) this.store.close();
   }
 
   /** The replayed run as last read. */
@@ -198,32 +248,24 @@ export class ReplayController {
     return this.lastStop;
   }
 
-  /** Sets the exception filters; a filter option's condition must hold where the filter would stop. */
+  /** Sets the exception filters (of the session's rules). */
   setExceptionFilters(filters: readonly string[], options: readonly { filterId: string; condition?: string }[]): void {
-    const conditions = new Map<string, string>();
-    for (const o of options) {
-      if (o.condition) {
-        compileCondition(o.condition, `filterOptions condition of ${o.filterId}`);
-        conditions.set(o.filterId, o.condition);
-      }
-    }
-    this.breakpoints.setExceptionFilters([...filters, ...options.map((o) => o.filterId)]);
-    this.exceptionConditions = conditions;
+    this.rules.setExceptionFilters(filters, options);
   }
 
-  /** The stop the checkpoint at `index` causes (log-point messages go to `logs`), honouring filter conditions. */
-  private checkAt(index: number, logs: string[]): Stop | undefined {
-    const r = this.breakpoints.check(this.view, index);
-    logs.push(...r.logs);
-    const condition = r.stop?.exception ? this.exceptionConditions.get(r.stop.exception.filter) : undefined;
-    if (condition === undefined) return r.stop;
-    let holds: boolean;
-    try {
-      holds = isTruthy(evaluateExpression(condition, this.state({ view: this.view, index })));
-    } catch {
-      holds = false; // as breakpoint conditions: one that cannot be evaluated here does not stop
-    }
-    return holds ? r.stop : undefined;
+  /** The stop the checkpoint at `index` causes (log-point messages go to `logs`). */
+  checkAt(index: number, logs: string[]): Stop | undefined {
+    return this.rules.check(this.view, index, logs);
+  }
+
+  /**
+   * Holds the cursor at `index` with `stop` (or a stop of `reason` without a breakpoint): a live session stopping
+   * its agent at the checkpoint it just wrote.
+   */
+  holdAt(index: number, stop: Stop | { reason: StopInfo['reason']; description: string }, logs: string[]): StopInfo {
+    return 'breakpointIds' in stop
+      ? this.fromStop(index, stop, logs)
+      : this.stopAt(index, stop.reason, stop.description, logs);
   }
 
   /** Continue (forward) or reverse continue (backward) to the next breakpoint hit, else the end / start. */

@@ -38,6 +38,8 @@ export const REQUEST_ARGS = {
     supportsInvalidatedEvent: z.boolean().optional(),
   }),
   launch: z.looseObject({}),
+  /** Checked by launchArgs.ts AttachArgsSchema (the attach configuration). */
+  attach: z.looseObject({}),
   disconnect: optionalObject,
   terminate: optionalObject,
   configurationDone: optionalObject,
@@ -138,10 +140,9 @@ export type RequestArgs<C extends RequestCommand> = z.output<(typeof REQUEST_ARG
 
 /** Standard requests this adapter does not implement (not advertised), with what to do instead. */
 export const NOT_SUPPORTED: Readonly<Record<string, string>> = {
-  attach:
-    'attach is not supported yet: ocdb dap replays recorded runs. Send launch with a runId (a run still being recorded replays with launch too).',
   restart: 'restart is not supported: disconnect and launch again.',
-  terminateThreads: 'terminateThreads is not supported: a replay has one thread; send terminate.',
+  terminateThreads:
+    'terminateThreads is not supported: a replay has one thread, and an attached agent is never killed; send terminate (or disconnect) to let it go on.',
   readMemory: 'readMemory is not supported: an agent run has no memory to read.',
   writeMemory: 'writeMemory is not supported: an agent run has no memory to write.',
   disassemble: 'disassemble is not supported: an agent run has no instructions.',

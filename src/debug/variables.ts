@@ -1,5 +1,6 @@
 /**
- * Scopes and variables of a frame: Checkpoint (boundary, step, time, model,
+ * Scopes and variables of a frame: at a live stop first Pending (what the agent is about to do, editable:
+ * pendingEdits.ts), then Checkpoint (boundary, step, time, model,
  * prompt version, finish reason, usage), Messages, Runtime Context (with the
  * staged edits applied), Tool Ledger (args, result, error, side effect,
  * policy, duration) and Artifacts. Children load lazily through variable
@@ -16,9 +17,11 @@ import type { StagedPatch } from './protocol';
 import type { PathSegment } from './stagedEdits';
 
 export const SCOPES = ['checkpoint', 'messages', 'runtimeContext', 'toolLedger', 'artifacts'] as const;
-export type ScopeKind = (typeof SCOPES)[number];
+/** The scopes of every frame, and `pending` of a live stop. */
+export type ScopeKind = (typeof SCOPES)[number] | 'pending';
 
 const SCOPE_NAMES: Record<ScopeKind, string> = {
+  pending: 'Pending',
   checkpoint: 'Checkpoint',
   messages: 'Messages',
   runtimeContext: 'Runtime Context',
@@ -41,6 +44,13 @@ interface Container {
   fullText?: boolean;
   /** The scope itself (its children are the scope's fields). */
   scopeRoot?: boolean;
+  /** Path inside the Pending scope of a live stop: what setVariable edits there (its value is read anew each time). */
+  pendingPath?: PathSegment[];
+}
+
+/** The Pending scope of a live stop: its current value (edits applied). */
+export interface PendingSource {
+  view(): Record<string, unknown>;
 }
 
 function isIdentifier(k: string): boolean {
@@ -97,7 +107,8 @@ export class Variables {
 
   constructor(
     private readonly load: (ref: FrameRef) => Checkpoint,
-    private readonly staged: () => StagedPatch | undefined,
+    private readonly staged: (ref: FrameRef) => StagedPatch | undefined,
+    private readonly pending: (ref: FrameRef) => PendingSource | undefined = () => undefined,
   ) {}
 
   /** Forgets every handle (on each stop: references are valid while stopped at one place). */
@@ -136,14 +147,14 @@ export class Variables {
         if (cp.finishReason) o.finishReason = cp.finishReason;
         if (cp.usage) o.usage = cp.usage;
         if (cp.systemPrompt !== undefined) o.systemPrompt = cp.systemPrompt;
-        const staged = this.staged();
+        const staged = this.staged(ref);
         if (staged && staged.checkpointId === cp.checkpointId) o.stagedContextPatch = staged.contextPatch;
         return o;
       }
       case 'messages':
         return cp.messages;
       case 'runtimeContext': {
-        const staged = this.staged();
+        const staged = this.staged(ref);
         return staged && staged.checkpointId === cp.checkpointId
           ? applyContextPatch(cp.runtimeContext, staged.contextPatch)
           : cp.runtimeContext;
@@ -155,6 +166,8 @@ export class Variables {
       }
       case 'artifacts':
         return cp.artifactRefs ?? [];
+      case 'pending':
+        return this.pending(ref)?.view() ?? {};
       default: {
         const unreachable: never = scope;
         throw new Error(`unknown scope ${String(unreachable)}`);
@@ -162,8 +175,32 @@ export class Variables {
     }
   }
 
-  /** The five scopes of a frame. */
+  /** The value of a container now: a Pending one is read again (edits since it was handed out show). */
+  valueOf(c: Container): unknown {
+    if (!c.pendingPath) return c.value;
+    let v: unknown = this.pending(c.ref)?.view();
+    for (const seg of c.pendingPath) v = (v as Record<PathSegment, unknown> | undefined)?.[seg];
+    return v;
+  }
+
+  /** The five scopes of a frame; at a live stop, Pending first. */
   scopes(ref: FrameRef): DebugProtocol.Scope[] {
+    const pending = this.pending(ref);
+    const out: DebugProtocol.Scope[] = [];
+    if (pending) {
+      const value = pending.view();
+      out.push({
+        name: SCOPE_NAMES.pending,
+        variablesReference: this.handle({ ref, scope: 'pending', value, scopeRoot: true, pendingPath: [] }),
+        namedVariables: Object.keys(value).length,
+        expensive: false,
+        presentationHint: 'locals',
+      });
+    }
+    return out.concat(this.recordedScopes(ref, pending === undefined));
+  }
+
+  private recordedScopes(ref: FrameRef, checkpointIsLocals: boolean): DebugProtocol.Scope[] {
     return SCOPES.map((scope) => {
       const value = this.scopeValue(ref, scope);
       const root = scope === 'checkpoint' ? '' : scope;
@@ -176,7 +213,7 @@ export class Variables {
       };
       if (Array.isArray(value)) out.indexedVariables = value.length;
       else out.namedVariables = Object.keys(value as object).length;
-      if (scope === 'checkpoint') out.presentationHint = 'locals';
+      if (scope === 'checkpoint' && checkpointIsLocals) out.presentationHint = 'locals';
       return out;
     });
   }
@@ -196,6 +233,7 @@ export class Variables {
         : childName(parent.evaluateName, key);
     const child: Container = { ref: parent.ref, scope: parent.scope, value, evaluateName };
     if (parent.contextPath) child.contextPath = [...parent.contextPath, key];
+    if (parent.pendingPath) child.pendingPath = [...parent.pendingPath, key];
     const v: DebugProtocol.Variable = {
       name,
       value: previewValue(
@@ -242,10 +280,10 @@ export class Variables {
   variables(reference: number, start?: number, count?: number): DebugProtocol.Variable[] {
     const c = this.containers.get(reference);
     if (!c) return [];
+    const value = this.valueOf(c);
     if (c.fullText) {
-      return [{ name: 'text', value: String(c.value), variablesReference: 0, evaluateName: c.evaluateName }];
+      return [{ name: 'text', value: String(value), variablesReference: 0, evaluateName: c.evaluateName }];
     }
-    const value = c.value;
     if (Array.isArray(value)) {
       const from = Math.max(0, start ?? 0);
       const to = count !== undefined && count > 0 ? Math.min(value.length, from + count) : value.length;

@@ -59,6 +59,33 @@ export const LAUNCH_ATTRIBUTES = {
   },
 } as const;
 
+/** The attach attributes of `agent-replay` (checked against AttachArgsSchema by a unit test). */
+export const ATTACH_ATTRIBUTES = {
+  runId: {
+    type: 'string',
+    description:
+      'Id of a run being recorded now to attach to (its agent stops at the breakpoints). Give runId or agentId.',
+  },
+  agentId: {
+    type: 'string',
+    description:
+      'Attach to the next runs of this agent id (like "wait for process"): each run is a thread. Give runId or agentId.',
+  },
+  store: LAUNCH_ATTRIBUTES.store,
+  stopOnEntry: {
+    type: 'boolean',
+    description: 'Stop each attached run at the first checkpoint boundary it reaches.',
+    default: false,
+  },
+  stopBeforeModelCall: {
+    type: 'boolean',
+    description: 'Stop before every model call (the system prompt and messages to be sent can be edited there).',
+    default: false,
+  },
+  program: LAUNCH_ATTRIBUTES.program,
+  transcriptDetail: LAUNCH_ATTRIBUTES.transcriptDetail,
+} as const;
+
 const RUN_ITEM = `viewItem =~ /^${ITEM_CONTEXT.run}/`;
 const CHECKPOINT_ITEM = `viewItem == ${ITEM_CONTEXT.checkpoint}`;
 /** A fork, running or not (`agentRun.fork`, `agentRun.fork.running`). */
@@ -273,6 +300,7 @@ export function buildContributes() {
         languages: [TRANSCRIPT_LANGUAGE],
         configurationAttributes: {
           launch: { required: ['runId'], properties: LAUNCH_ATTRIBUTES },
+          attach: { properties: ATTACH_ATTRIBUTES },
         },
         initialConfigurations: [
           {

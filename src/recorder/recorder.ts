@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { OcdbError, parseWith } from '../model';
 import { openRunStore, resolveStorePath, type RunStore } from '../store';
 import { AgentProgramFork, forkRequestFromEnv, type ForkModeOptions } from '../fork/agentProgramMode';
-import { RunWriter } from '../writer';
+import { LiveGate, RunWriter } from '../writer';
 import { StartRunInputSchema, runCreationOf, type StartRunInput } from './inputs';
 import { DEFAULT_STORE_LOCK_RETRIES, RunRecorder, type RecorderEnv } from './runRecorder';
 
@@ -43,6 +43,12 @@ export interface RecorderOptions {
    */
   fork?: string | false;
   forkMode?: ForkModeOptions;
+  /**
+   * Live debugging (default true): at each checkpoint the SDK makes one cheap check whether a debugger is attached
+   * to the run or its agent id, and when one is, waits while it holds the agent there (async calls await; the
+   * synchronous `checkpoint`, `beginTool` and `finishTool` block), then applies its edits. false: never asked.
+   */
+  liveDebugging?: boolean;
 }
 
 export class Recorder {
@@ -67,6 +73,17 @@ export class Recorder {
       onError: options.onError,
       storeLockRetries: options.storeLockRetries ?? DEFAULT_STORE_LOCK_RETRIES,
       heartbeatMs: options.heartbeatMs ?? 5000,
+      // the lease is the debugger's wall clock, never the run's (a test clock must not keep an agent waiting)
+      ...(options.liveDebugging === false
+        ? {}
+        : {
+            live: new LiveGate(store, {
+              onError: (message) =>
+                options.onError?.(
+                  new OcdbError('StoreUnavailable', `Live debugging went on without the debugger: ${message}`),
+                ),
+            }),
+          }),
     };
   }
 

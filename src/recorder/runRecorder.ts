@@ -20,6 +20,7 @@ import {
   errorMessage,
   parseWith,
   type CheckpointBoundary,
+  type LiveEdits,
   type Message,
   type ModelConfig,
   type RuntimeContextSnapshot,
@@ -27,7 +28,14 @@ import {
 } from '../model';
 import type { AgentProgramFork } from '../fork/agentProgramMode';
 import type { RunStore, ToolOutcome } from '../store';
-import type { CheckpointInput as WriterCheckpointInput, IdKind, RunState, RunWriter } from '../writer';
+import type {
+  CheckpointInput as WriterCheckpointInput,
+  IdKind,
+  LiveGate,
+  LiveStopPoint,
+  RunState,
+  RunWriter,
+} from '../writer';
 import {
   CheckpointInputSchema,
   EndRunInputSchema,
@@ -49,7 +57,21 @@ export interface RecorderEnv {
   /** Further attempts of a write that met StoreLocked before the recorder gives up. */
   storeLockRetries: number;
   heartbeatMs: number;
+  /** Where a live debugger may stop the run (issue 14); absent: never asked. */
+  live?: LiveGate;
 }
+
+/** What the model is called with besides the conversation (a live debugger may have edited the system prompt). */
+export interface ModelRequest {
+  systemPrompt?: string;
+  model?: ModelConfig;
+  runtimeContext: RuntimeContextSnapshot;
+}
+
+/** The edit fields an agent honours where it reads its own state (run.runtimeContext, run.systemPrompt, run.messages). */
+const STATE_FIELDS = ['runtimeContext', 'systemPrompt', 'messages'] as const;
+/** The SDK runs the tool itself: arguments and a mocked outcome apply too. */
+const TOOL_FIELDS = ['toolArgs', 'toolOutcome', 'runtimeContext'] as const;
 
 /** Further attempts of a locked write by default: with the 5 s busy timeout, about 20 s in all. */
 export const DEFAULT_STORE_LOCK_RETRIES = 3;
@@ -189,7 +211,11 @@ export class RunRecorder {
    */
   checkpoint(boundary: CheckpointBoundary, input: CheckpointInput = {}): string {
     this.assertOpen(`a ${boundary} checkpoint`);
-    return this.record(boundary, parseWith(CheckpointInputSchema, input, `checkpoint(${boundary})`));
+    const data = parseWith(CheckpointInputSchema, input, `checkpoint(${boundary})`);
+    const checkpointId = this.record(boundary, data);
+    // a live debugger may stop the agent here: this call blocks until it goes on (the agent reads the edited state)
+    this.stopSync(this.pointAt(boundary, checkpointId, data.toolCallId), STATE_FIELDS);
+    return checkpointId;
   }
 
   /** Writes a checkpoint from input already validated (by CheckpointInputSchema, or piece by piece by the caller). */
@@ -199,6 +225,61 @@ export class RunRecorder {
     return checkpointId;
   }
 
+  // ---- live debugging (src/writer/liveGate.ts; LIVE-PROTOCOL.md) ----
+
+  private pointAt(
+    boundary: CheckpointBoundary,
+    checkpointId: string | undefined,
+    toolCallId?: string,
+  ): LiveStopPoint | undefined {
+    if (!this.env.live || this.broken || checkpointId === undefined || boundary === 'agent_end') return undefined;
+    return {
+      runId: this.runId,
+      agentId: this.writer.agentId,
+      checkpointId,
+      boundary,
+      ...(toolCallId !== undefined ? { toolCallId } : {}),
+    };
+  }
+
+  /** Asks a live debugger at `point` and blocks while it holds the agent; applies and returns its edits. */
+  private stopSync(point: LiveStopPoint | undefined, fields: readonly (keyof LiveEdits)[]): LiveEdits | undefined {
+    if (!point || !this.env.live) return undefined;
+    const answer = this.env.live.checkSync(point);
+    return answer?.edits ? this.applyEdits(point, answer.stopId, answer.edits, fields) : undefined;
+  }
+
+  /** Asks a live debugger at `point` and waits (without blocking the event loop); applies and returns its edits. */
+  private async stop(
+    point: LiveStopPoint | undefined,
+    fields: readonly (keyof LiveEdits)[],
+  ): Promise<LiveEdits | undefined> {
+    if (!point || !this.env.live) return undefined;
+    const answer = await this.env.live.check(point);
+    if (this.ended) return undefined;
+    return answer?.edits ? this.applyEdits(point, answer.stopId, answer.edits, fields) : undefined;
+  }
+
+  private applyEdits(
+    point: LiveStopPoint,
+    stopId: string,
+    edits: LiveEdits,
+    fields: readonly (keyof LiveEdits)[],
+  ): LiveEdits | undefined {
+    return this.write('a live edit', () =>
+      this.writer.applyLiveEdits(
+        {
+          stopId,
+          checkpointId: point.checkpointId,
+          boundary: point.boundary,
+          ...(point.toolCallId !== undefined ? { toolCallId: point.toolCallId } : {}),
+        },
+        edits,
+        fields,
+      ),
+    );
+  }
+
   /**
    * Records a model call: `before_model_call` with the prompt, then `call`,
    * then `after_model_call` with the response appended, its finishReason and
@@ -206,26 +287,41 @@ export class RunRecorder {
    */
   async modelCall(
     input: CheckpointInput,
-    call: (messages: readonly Message[]) => Promise<ModelResponse>,
+    call: (messages: readonly Message[], request: ModelRequest) => Promise<ModelResponse>,
   ): Promise<ModelCallResult> {
-    this.checkpoint('before_model_call', input);
+    this.assertOpen('a before_model_call checkpoint');
+    const data = parseWith(CheckpointInputSchema, input, 'checkpoint(before_model_call)');
+    const before = this.record('before_model_call', data);
+    // a live debugger may stop here and edit the system prompt and messages the model is called with
+    await this.stop(this.pointAt('before_model_call', before), STATE_FIELDS);
+    const request = (): ModelRequest => ({
+      ...(this.state.systemPrompt !== undefined ? { systemPrompt: this.state.systemPrompt } : {}),
+      ...(this.state.model !== undefined ? { model: this.state.model } : {}),
+      runtimeContext: this.state.runtimeContext,
+    });
     let response: ModelCallResult;
     try {
-      const raw = this.fork ? await this.fork.modelTurn(this.writer, call) : await call(this.state.messages);
+      const raw = this.fork
+        ? await this.fork.modelTurn(this.writer, (messages) => call(messages, request()))
+        : await call(this.state.messages, request());
       response = parseWith(ModelResponseSchema, raw, 'model response');
     } catch (e) {
-      if (!this.ended && !this.broken) this.checkpoint('after_model_call', { finishReason: 'error' });
+      if (!this.ended && !this.broken) {
+        const failed = this.record('after_model_call', { finishReason: 'error' });
+        await this.stop(this.pointAt('after_model_call', failed), ['runtimeContext']);
+      }
       throw e;
     }
     // The conversation so far was validated when it was recorded and the response just now (ModelResponseSchema):
     // nothing is re-parsed, so a model call costs O(its own message), not O(conversation).
     this.assertOpen('an after_model_call checkpoint');
-    this.record('after_model_call', {
+    const after = this.record('after_model_call', {
       messages: [...this.state.messages, response.message],
       ...(response.model !== undefined ? { model: response.model } : {}),
       ...(response.finishReason !== undefined ? { finishReason: response.finishReason } : {}),
       ...(response.usage !== undefined ? { usage: response.usage } : {}),
     });
+    await this.stop(this.pointAt('after_model_call', after), ['runtimeContext']);
     return response;
   }
 
@@ -234,13 +330,21 @@ export class RunRecorder {
    * `checkpoints: false`). Returns the tool call id to pass to `finishTool`.
    */
   beginTool(toolName: string, args: unknown, options: ToolOptions): string {
+    const { toolCallId, checkpointId } = this.begin(toolName, args, options);
+    // a live debugger may stop here; this call blocks meanwhile. The caller runs its tool itself, so only the
+    // context edit applies (edited arguments and mocked outcomes apply to tools the SDK runs: tool(), recordCall).
+    this.stopSync(this.pointAt('before_tool_call', checkpointId, toolCallId), ['runtimeContext']);
+    return toolCallId;
+  }
+
+  private begin(toolName: string, args: unknown, options: ToolOptions): { toolCallId: string; checkpointId?: string } {
     this.assertOpen(`tool call ${toolName}`);
     const opts = parseWith(ToolOptionsSchema, options, `beginTool(${toolName})`);
     if (typeof toolName !== 'string' || toolName.length === 0) {
       throw new OcdbError('InvalidInput', 'beginTool: toolName must be a non-empty string', { path: 'toolName' });
     }
     const toolCallId = opts.toolCallId ?? this.env.newId('toolCall');
-    this.write(`tool call ${toolName}`, () =>
+    const done = this.write(`tool call ${toolName}`, () =>
       this.writer.beginTool(
         {
           toolCallId,
@@ -252,7 +356,10 @@ export class RunRecorder {
         { checkpoint: opts.checkpoints === false ? false : {} },
       ),
     );
-    return toolCallId;
+    return {
+      toolCallId,
+      ...(done?.checkpoint !== undefined ? { checkpointId: done.checkpoint.checkpointId } : {}),
+    };
   }
 
   /**
@@ -267,13 +374,24 @@ export class RunRecorder {
     value?: unknown,
     options: { checkpoints?: boolean; appendMessage?: boolean } = {},
   ): void {
+    const checkpointId = this.finish(toolCallId, outcome, value, options);
+    this.stopSync(this.pointAt('after_tool_call', checkpointId, toolCallId), STATE_FIELDS);
+  }
+
+  private finish(
+    toolCallId: string,
+    outcome: ToolOutcome,
+    value: unknown,
+    options: { checkpoints?: boolean; appendMessage?: boolean } = {},
+  ): string | undefined {
     this.assertOpen(`the end of tool call ${toolCallId}`);
-    this.write(`the end of tool call ${toolCallId}`, () =>
+    const done = this.write(`the end of tool call ${toolCallId}`, () =>
       this.writer.finishTool(toolCallId, outcome, value, {
         checkpoint: options.checkpoints === false ? false : {},
         ...(options.appendMessage === false ? { appendMessage: false } : {}),
       }),
     );
+    return done?.checkpoint?.checkpointId;
   }
 
   /**
@@ -314,15 +432,27 @@ export class RunRecorder {
    * result, or with its thrown error, which is rethrown.
    */
   async recordCall<A, R>(toolName: string, args: A, options: ToolOptions, fn: (args: A) => Promise<R> | R): Promise<R> {
-    const id = this.beginTool(toolName, args, options);
+    const { toolCallId: id, checkpointId } = this.begin(toolName, args, options);
+    // a live debugger may stop before the tool runs: it runs with the edited arguments, or not at all (mocked)
+    const edits = await this.stop(this.pointAt('before_tool_call', checkpointId, id), TOOL_FIELDS);
+    const finished = async (outcome: 'success' | 'error', value: unknown) => {
+      const after = this.finish(id, outcome, value);
+      await this.stop(this.pointAt('after_tool_call', after, id), ['runtimeContext']);
+    };
+    if (edits?.toolOutcome) {
+      const mocked = edits.toolOutcome;
+      await finished(mocked.outcome, mocked.value);
+      if (mocked.outcome === 'error') throw mockedError(toolName, mocked.value);
+      return mocked.value as R;
+    }
     let result: R;
     try {
-      result = await fn(args);
+      result = await fn((edits?.toolArgs !== undefined ? edits.toolArgs : args) as A);
     } catch (e) {
-      this.finishTool(id, 'error', e);
+      await finished('error', e);
       throw e;
     }
-    this.finishTool(id, 'success', result);
+    await finished('success', result);
     return result;
   }
 
@@ -359,6 +489,17 @@ export class RunRecorder {
   dispose(): void {
     this.writer.dispose();
   }
+}
+
+/** The error a tool "throws" when a live debugger mocked its outcome as an error. */
+function mockedError(toolName: string, value: unknown): Error {
+  const text =
+    typeof value === 'string'
+      ? value
+      : typeof value === 'object' && value !== null && typeof (value as { message?: unknown }).message === 'string'
+        ? (value as { message: string }).message
+        : JSON.stringify(value);
+  return Object.assign(new Error(`${toolName}: ${text}`), { name: 'LiveDebuggerMock', value });
 }
 
 /** How a thrown value is stored: see src/writer/outcomes.ts. */

@@ -207,18 +207,22 @@ export class BreakpointSet {
     return results;
   }
 
-  /** Replaces the function breakpoints (tool-name globs); `toolNames` are the names the run calls. */
+  /**
+   * Replaces the function breakpoints (tool-name globs); `toolNames` are the names the run calls (undefined: not
+   * known yet, a live run that may call any tool — every breakpoint is verified).
+   */
   setFunctionBreakpoints(
     specs: readonly (BreakpointOptions & { name: string })[],
-    toolNames: ReadonlySet<string>,
+    toolNames: ReadonlySet<string> | undefined,
   ): BreakpointResult[] {
     this.functions = [];
     return specs.map((spec) => {
       const bp: FunctionBp = { ...this.arm(spec), pattern: spec.name, regex: globToRegExp(spec.name.trim()) };
       const problem = validate(spec);
       if (problem) return { id: bp.id, verified: false, message: problem };
-      const matches = [...toolNames].some((n) => bp.regex.test(n));
       this.functions.push(bp);
+      if (toolNames === undefined) return { id: bp.id, verified: true };
+      const matches = [...toolNames].some((n) => bp.regex.test(n));
       return matches
         ? { id: bp.id, verified: true }
         : {

@@ -5,3 +5,4 @@
 export * from './outcomes';
 export * from './runTimeline';
 export * from './runWriter';
+export * from './liveGate';

@@ -317,6 +317,23 @@ export class RunTimeline {
     this.advance(cp.boundary, cp.stepIndex);
   }
 
+  /**
+   * Changes the state the next checkpoint carries without taking one (a live debugger's edit, applied at a stop):
+   * the context, system prompt or conversation given replace the current ones.
+   */
+  amend(update: Pick<StateUpdate, 'messages' | 'systemPrompt' | 'runtimeContext'>): void {
+    const before = this.current;
+    if (!before) throw new OcdbError('Internal', `Run ${this.runId} has no state to edit.`, { runId: this.runId });
+    this.undo?.push(() => {
+      this.current = before;
+    });
+    const next: RunState = { ...before };
+    if (update.messages !== undefined) next.messages = sealMessages(update.messages, before.messages);
+    if (update.systemPrompt !== undefined) next.systemPrompt = update.systemPrompt;
+    if (update.runtimeContext !== undefined) next.runtimeContext = sealValue(update.runtimeContext);
+    this.current = next;
+  }
+
   /** Counts a checkpoint at `boundary` with `stepIndex` (the step rule's answer) without keeping its state. */
   advance(boundary: CheckpointBoundary, stepIndex: number): void {
     const before = { step: this.step, last: this.last, count: this.count };

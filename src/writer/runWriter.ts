@@ -13,8 +13,10 @@ import { randomUUID } from 'node:crypto';
 import {
   assertId,
   assertToolName,
+  liveEditFieldsAt,
   type ArtifactRef,
   type CheckpointBoundary,
+  type LiveEdits,
   type RunEndStatus,
   type RunMode,
   type ToolCallRecord,
@@ -110,6 +112,14 @@ export interface ToolWrite {
   checkpoint?: CheckpointSummary;
 }
 
+/** Where a live edit is applied: the stop the debugger answered, at the checkpoint the agent wrote. */
+export interface LiveEditAt {
+  stopId: string;
+  checkpointId: string;
+  boundary: CheckpointBoundary;
+  toolCallId?: string;
+}
+
 export class RunWriter {
   private readonly now: () => number;
   private readonly newId: (kind: IdKind) => string;
@@ -121,6 +131,8 @@ export class RunWriter {
     private readonly store: RunStore,
     private readonly timeline: RunTimeline,
     options: WriterOptions,
+    /** The run's agent (what a live debugger may attach to). */
+    readonly agentId: string,
   ) {
     this.now = options.now ?? Date.now;
     this.newId = options.newId ?? (() => randomUUID());
@@ -158,7 +170,7 @@ export class RunWriter {
       ...(input.artifactRefs !== undefined ? { artifactRefs: input.artifactRefs } : {}),
       ...(input.ownerPid !== undefined ? { ownerPid: input.ownerPid } : {}),
     });
-    const writer = new RunWriter(store, new RunTimeline(runId, { ...input.start, state }), options);
+    const writer = new RunWriter(store, new RunTimeline(runId, { ...input.start, state }), options, input.agentId);
     if (input.listsFrom !== undefined) {
       writer.listsFrom = {
         checkpointId: input.listsFrom,
@@ -196,7 +208,7 @@ export class RunWriter {
       begun: own.map((r) => r.toolCallId),
       checkpointCount: run.checkpointCount,
     });
-    const writer = new RunWriter(store, timeline, options);
+    const writer = new RunWriter(store, timeline, options, run.agentId);
     // The next checkpoint continues the last one's conversation: its nodes are reused, not hashed again. (Not the
     // ledger: the run's own records may have moved on since that checkpoint.)
     if (last) writer.listsFrom = { checkpointId: last.checkpointId, messages: timeline.state?.messages ?? [] };
@@ -333,6 +345,66 @@ export class RunWriter {
         input.messages = [...base, toolResultMessage(toolCallId, record.toolName, outcome, stored)];
       }
       return { record, checkpoint: this.take('after_tool_call', input) };
+    });
+  }
+
+  /**
+   * Applies what a live debugger edited at a stop (LiveGate) and records it in the run, in one transaction: the
+   * context, system prompt or conversation the next checkpoint carries, and at a before_tool_call the arguments the
+   * open call runs with (its ledger record's args, argsHash and liveEdit) or the mocked outcome it is marked with
+   * (the caller then finishes it with that outcome instead of running the tool). Only the fields that apply at the
+   * boundary (`liveEditFieldsAt`) and that the caller can honour (`fields`) are applied and recorded; returns them,
+   * or undefined when nothing applied (nothing is recorded then).
+   */
+  applyLiveEdits(at: LiveEditAt, edits: LiveEdits, fields?: readonly (keyof LiveEdits)[]): LiveEdits | undefined {
+    const allowed = new Set(liveEditFieldsAt(at.boundary).filter((f) => !fields || fields.includes(f)));
+    const open = at.toolCallId !== undefined ? this.timeline.tool(at.toolCallId) : undefined;
+    const toolOpen = open !== undefined && open.endedAt === undefined && this.timeline.begunHere(open.toolCallId);
+    const applied: LiveEdits = { editedBy: edits.editedBy };
+    if (edits.runtimeContext !== undefined && allowed.has('runtimeContext'))
+      applied.runtimeContext = edits.runtimeContext;
+    if (edits.systemPrompt !== undefined && allowed.has('systemPrompt')) applied.systemPrompt = edits.systemPrompt;
+    if (edits.messages !== undefined && allowed.has('messages')) applied.messages = edits.messages;
+    if (toolOpen && edits.toolArgs !== undefined && allowed.has('toolArgs')) applied.toolArgs = edits.toolArgs;
+    if (toolOpen && edits.toolOutcome !== undefined && allowed.has('toolOutcome'))
+      applied.toolOutcome = edits.toolOutcome;
+    const { editedBy, ...changes } = applied;
+    if (Object.keys(changes).length === 0) return undefined;
+    if (edits.paths) applied.paths = edits.paths;
+    const appliedAt = this.now();
+    return this.atomic(() => {
+      if (this.timeline.state) {
+        this.timeline.amend({
+          ...(applied.runtimeContext !== undefined ? { runtimeContext: applied.runtimeContext } : {}),
+          ...(applied.systemPrompt !== undefined ? { systemPrompt: applied.systemPrompt } : {}),
+          ...(applied.messages !== undefined ? { messages: applied.messages } : {}),
+        });
+      }
+      const record = {
+        stopId: at.stopId,
+        checkpointId: at.checkpointId,
+        boundary: at.boundary,
+        ...(at.toolCallId !== undefined ? { toolCallId: at.toolCallId } : {}),
+        edits: applied,
+        appliedAt,
+      };
+      const tool =
+        open && (applied.toolArgs !== undefined || applied.toolOutcome !== undefined)
+          ? {
+              toolCallId: open.toolCallId,
+              args: applied.toolArgs !== undefined ? applied.toolArgs : open.args,
+              liveEdit: {
+                stopId: at.stopId,
+                editedBy,
+                at: appliedAt,
+                ...(applied.toolArgs !== undefined ? { originalArgsHash: open.argsHash } : {}),
+                ...(applied.toolOutcome !== undefined ? { mocked: true } : {}),
+              },
+            }
+          : undefined;
+      const revised = this.store.recordLiveEdit(this.runId, record, tool);
+      if (revised) this.timeline.setRecord(revised, true);
+      return applied;
     });
   }
 

@@ -65,7 +65,8 @@ describe('request arguments', () => {
     assert.equal(parseRequestArgs('fork', 7), 7);
   });
   it('refuse the requests the adapter does not implement, saying what to do', () => {
-    assert.match(NOT_SUPPORTED.attach ?? '', /launch/);
+    assert.match(NOT_SUPPORTED.restart ?? '', /disconnect and launch again/);
+    assert.equal(NOT_SUPPORTED.attach, undefined, 'attach is answered (a running agent)');
   });
 });
 

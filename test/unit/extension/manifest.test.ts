@@ -9,9 +9,10 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { test } from 'node:test';
 import { z } from 'zod';
-import { LaunchArgsSchema } from '../../../src/debug/launchArgs';
+import { AttachArgsSchema, LaunchArgsSchema } from '../../../src/debug/launchArgs';
 import {
   ACTIVATION_EVENTS,
+  ATTACH_ATTRIBUTES,
   CAPABILITIES,
   LAUNCH_ATTRIBUTES,
   buildContributes,
@@ -56,6 +57,24 @@ test('the launch attributes are the fields of LaunchArgsSchema, with the same ty
   const launch = manifest.contributes.debuggers[0]?.configurationAttributes.launch;
   assert.deepEqual([...(launch?.required ?? [])].sort(), [...(schema.required ?? [])].sort());
   assert.equal(LAUNCH_ATTRIBUTES.stopOnEntry.default, LaunchArgsSchema.parse({ runId: 'x' }).stopOnEntry);
+});
+
+test('the attach attributes are the fields of AttachArgsSchema, with the same types and defaults', () => {
+  const schema = z.toJSONSchema(AttachArgsSchema, { io: 'input' }) as {
+    properties: Record<string, { type?: string; default?: unknown }>;
+    required?: string[];
+  };
+  assert.deepEqual(Object.keys(ATTACH_ATTRIBUTES).sort(), Object.keys(schema.properties).sort());
+  for (const [key, attr] of Object.entries(ATTACH_ATTRIBUTES)) {
+    assert.equal(attr.type, schema.properties[key]?.type, `type of attach attribute ${key}`);
+  }
+  const attach = manifest.contributes.debuggers[0]?.configurationAttributes.attach;
+  assert.ok(attach, 'package.json has configurationAttributes.attach');
+  assert.deepEqual(schema.required ?? [], [], 'runId or agentId: neither alone is required');
+  const parsed = AttachArgsSchema.parse({ agentId: 'support-bot' });
+  assert.equal(ATTACH_ATTRIBUTES.stopOnEntry.default, parsed.stopOnEntry);
+  assert.equal(ATTACH_ATTRIBUTES.stopBeforeModelCall.default, parsed.stopBeforeModelCall);
+  assert.equal(AttachArgsSchema.safeParse({ store: 'x.db' }).success, false, 'an attach without runId or agentId');
 });
 
 test('the initial configuration is "Replay agent run" with the run picker, and it satisfies the schema once substituted', () => {

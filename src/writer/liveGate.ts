@@ -1,0 +1,146 @@
+/**
+ * LiveGate: where a live run can be paused (issue 14; the contract is LIVE-PROTOCOL.md). After a checkpoint is
+ * written, `ask` makes the cheap check (is a debugger attached to this run or its agent?) and, when one is, asks it
+ * whether to stop there; the waits poll the stop row (2 ms, backing off to 25 ms) until the debugger resumes it (with
+ * the edits to apply) or its lease runs out (the agent goes on by itself: never longer than the lease, 5 s by
+ * default). The SDK's async calls wait with `wait`, its synchronous ones block in `waitSync`; HTTP ingest waits at
+ * most a request's `waitMs` and answers 202 while still stopped. The gate never throws: a store that fails while
+ * asking or polling lets the agent go on (`onError` hears of it). Depends on model/ and the RunStore contract only.
+ */
+import { randomUUID } from 'node:crypto';
+import { errorMessage, type CheckpointBoundary, type LiveEdits, type LiveStop } from '../model';
+import type { RunStore } from '../store';
+
+/** The checkpoint an agent just wrote, where it may stop. */
+export interface LiveStopPoint {
+  runId: string;
+  agentId: string;
+  checkpointId: string;
+  boundary: CheckpointBoundary;
+  toolCallId?: string;
+}
+
+/** How a wait ended: the debugger let the agent go on (with edits), the lease ran out, or (bounded waits) still stopped. */
+export type LiveWait =
+  | { settled: true; stopId: string; state: 'resumed' | 'expired'; edits?: LiveEdits }
+  | { settled: false; stopId: string; state: 'asking' | 'stopped'; reason?: string };
+
+export interface LiveGateOptions {
+  /** Clock (ms since epoch); default Date.now. */
+  now?: () => number;
+  newId?: () => string;
+  /** A store failure the gate swallowed (the agent went on). */
+  onError?: (message: string) => void;
+}
+
+const FIRST_POLL_MS = 2;
+const LAST_POLL_MS = 25;
+
+/** A synchronous pause: a stopped debuggee is stopped (the SDK's synchronous calls block). */
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export class LiveGate {
+  private readonly now: () => number;
+  private readonly newId: () => string;
+
+  constructor(
+    private readonly store: RunStore,
+    private readonly options: LiveGateOptions = {},
+  ) {
+    this.now = options.now ?? Date.now;
+    this.newId = options.newId ?? (() => randomUUID());
+  }
+
+  /**
+   * The cheap check and, when a debugger is attached, the question: the stop's id, or undefined (no debugger, or
+   * the store failed: the agent goes on).
+   */
+  ask(point: LiveStopPoint): string | undefined {
+    try {
+      const attachment = this.store.liveAttachmentFor(point.runId, point.agentId, this.now());
+      if (!attachment) return undefined;
+      const stopId = this.newId();
+      this.store.askLiveStop({
+        stopId,
+        attachId: attachment.attachId,
+        runId: point.runId,
+        agentId: point.agentId,
+        checkpointId: point.checkpointId,
+        boundary: point.boundary,
+        ...(point.toolCallId !== undefined ? { toolCallId: point.toolCallId } : {}),
+        askedAt: this.now(),
+      });
+      return stopId;
+    } catch (e) {
+      this.options.onError?.(`asking the debugger at ${point.checkpointId}: ${errorMessage(e)}`);
+      return undefined;
+    }
+  }
+
+  /** One look at the stop: settled (resumed with its edits, or expired — then marked so) or still open. */
+  look(stopId: string): LiveWait {
+    let stop: LiveStop;
+    try {
+      stop = this.store.getLiveStop(stopId, this.now());
+      // the lease ran out: mark it, so a debugger that comes back cannot hold an agent that went on (an answer
+      // that came just before stays)
+      if (stop.state === 'expired') stop = this.store.expireLiveStop(stopId, this.now());
+    } catch (e) {
+      this.options.onError?.(`reading stop ${stopId}: ${errorMessage(e)}`);
+      return { settled: true, stopId, state: 'expired' };
+    }
+    switch (stop.state) {
+      case 'resumed':
+        return { settled: true, stopId, state: 'resumed', ...(stop.edits ? { edits: stop.edits } : {}) };
+      case 'expired':
+        return { settled: true, stopId, state: 'expired' };
+      case 'asking':
+      case 'stopped':
+        return { settled: false, stopId, state: stop.state, ...(stop.reason ? { reason: stop.reason } : {}) };
+      default: {
+        const unreachable: never = stop.state;
+        throw new Error(`unknown stop state ${String(unreachable)}`);
+      }
+    }
+  }
+
+  /** Blocks until the stop settles (or `maxMs` passed: then it reads open). */
+  waitSync(stopId: string, maxMs = Infinity): LiveWait {
+    const until = this.now() + maxMs;
+    for (let pause = FIRST_POLL_MS; ; pause = Math.min(LAST_POLL_MS, pause * 1.5)) {
+      const seen = this.look(stopId);
+      if (seen.settled || this.now() >= until) return seen;
+      sleepSync(Math.min(pause, Math.max(1, until - this.now())));
+    }
+  }
+
+  /** Waits (without blocking the event loop) until the stop settles, or `maxMs` passed (then it reads open). */
+  async wait(stopId: string, maxMs = Infinity): Promise<LiveWait> {
+    const until = this.now() + maxMs;
+    for (let pause = FIRST_POLL_MS; ; pause = Math.min(LAST_POLL_MS, pause * 1.5)) {
+      const seen = this.look(stopId);
+      if (seen.settled || this.now() >= until) return seen;
+      await sleep(Math.min(pause, Math.max(1, until - this.now())));
+    }
+  }
+
+  /** ask + waitSync: the edits to apply when the debugger resumed with some; undefined otherwise. */
+  checkSync(point: LiveStopPoint): { stopId: string; edits?: LiveEdits } | undefined {
+    const stopId = this.ask(point);
+    if (stopId === undefined) return undefined;
+    const done = this.waitSync(stopId);
+    return done.settled && done.edits ? { stopId, edits: done.edits } : undefined;
+  }
+
+  /** ask + wait: the edits to apply when the debugger resumed with some; undefined otherwise. */
+  async check(point: LiveStopPoint): Promise<{ stopId: string; edits?: LiveEdits } | undefined> {
+    const stopId = this.ask(point);
+    if (stopId === undefined) return undefined;
+    const done = await this.wait(stopId);
+    return done.settled && done.edits ? { stopId, edits: done.edits } : undefined;
+  }
+}

@@ -9,7 +9,7 @@
  */
 import * as vscode from 'vscode';
 import { AgentReplaySession } from '../debug/agentReplaySession';
-import { LaunchArgsSchema } from '../debug/launchArgs';
+import { AttachArgsSchema, LaunchArgsSchema } from '../debug/launchArgs';
 import { parseEvent, runsChangedEvent } from '../debug/protocol';
 import { formatPath } from '../model';
 import type { ExtensionContextObject } from './context';
@@ -111,9 +111,21 @@ export class ReplayConfigurationProvider implements vscode.DebugConfigurationPro
     _folder: vscode.WorkspaceFolder | undefined,
     config: vscode.DebugConfiguration,
   ): vscode.DebugConfiguration | undefined {
-    if (isAttach(config)) return this.checkedAttach(config);
+    if (isAttach(config)) {
+      // the agent picker was cancelled: neither a run nor an agent
+      if (!named(config.runId) && !named(config.agentId)) return undefined;
+      return this.checked(config, AttachArgsSchema);
+    }
     if (config.runId === undefined || config.runId === '') return undefined; // the run picker was cancelled
-    const checked = LaunchArgsSchema.safeParse(config);
+    return this.checked(config, LaunchArgsSchema);
+  }
+
+  /** The configuration when `schema` accepts it; else an error naming the field, and undefined (no session). */
+  private checked(
+    config: vscode.DebugConfiguration,
+    schema: typeof LaunchArgsSchema | typeof AttachArgsSchema,
+  ): vscode.DebugConfiguration | undefined {
+    const checked = schema.safeParse(config);
     if (!checked.success) {
       const issue = checked.error.issues[0];
       const where = issue ? formatPath(issue.path) : '';
@@ -126,13 +138,10 @@ export class ReplayConfigurationProvider implements vscode.DebugConfigurationPro
     }
     return config;
   }
+}
 
-  /** An attach configuration once substituted: undefined when the agent picker was cancelled (no run, no agent). */
-  private checkedAttach(config: vscode.DebugConfiguration): vscode.DebugConfiguration | undefined {
-    const named = (v: unknown) => typeof v === 'string' && v !== '';
-    if (!named(config.runId) && !named(config.agentId)) return undefined;
-    return config;
-  }
+function named(v: unknown): boolean {
+  return typeof v === 'string' && v !== '';
 }
 
 /** Recent runs as ready-made configurations in the Run and Debug dropdown. */

@@ -271,6 +271,15 @@ export function buildContributes() {
           `[Open Store Settings](command:workbench.action.openSettings?%5B%22${SETTINGS_SECTION}.${SETTINGS.storePath}%22%5D)`,
         ].join('\n'),
       },
+      {
+        // the Run and Debug view's welcome, as js-debug offers its Debug Terminal there
+        view: 'debug',
+        when: CONTEXT_KEYS.hasRuns,
+        contents: [
+          `[Debug Next Run of Agent…](command:${COMMANDS.debugNextRun.id})`,
+          'Stop an agent recorded with Agent Time Travel before its tool calls: the session waits for its next run.',
+        ].join('\n'),
+      },
     ],
     commands: commandContributions(),
     menus: menus(),

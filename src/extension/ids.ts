@@ -82,6 +82,8 @@ export type CommandId = (typeof COMMANDS)[CommandKey]['id'];
 export const CONTEXT_KEYS = {
   storeEmpty: 'agentTimeTravel.storeEmpty',
   storeOpen: 'agentTimeTravel.storeOpen',
+  /** The store holds runs (the Run and Debug welcome offers Debug Next Run of Agent…). */
+  hasRuns: 'agentTimeTravel.hasRuns',
 } as const;
 
 /** `contextValue` of tree items (menus match on them). */

@@ -377,6 +377,7 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
       this.log.warn(`reading the run store failed: ${String(e)}`);
     }
     void vscode.commands.executeCommand('setContext', CONTEXT_KEYS.storeEmpty, empty);
+    void vscode.commands.executeCommand('setContext', CONTEXT_KEYS.hasRuns, !empty);
   }
 
   dispose(): void {

@@ -141,7 +141,16 @@ export const tests: UiTest[] = [
     async run({ page, screenshot }) {
       await activityBarItem(page, 'Run and Debug').click();
       await widenSideBar(page, SIDE_BAR);
-      await runCommand(page, 'Debug: Add Function Breakpoint');
+      // the Run and Debug welcome offers the command too
+      await page
+        .locator('.welcome-view-content .monaco-button, .welcome-view-content a', {
+          hasText: 'Debug Next Run of Agent',
+        })
+        .first()
+        .waitFor({ timeout: 15_000 });
+      await page.mouse.move(700, 10);
+      await screenshot('live-00-run-and-debug-welcome');
+      await runCommand(page, 'Add Function Breakpoint');
       const input = viewPane(page, 'Breakpoints').locator('.monaco-inputbox input').first();
       await input.waitFor({ timeout: 10_000 });
       await input.fill('lookup_order');

@@ -260,6 +260,8 @@ export function toolCallView(call: ToolCallRecord): NodeView {
   parts.push(call.endedAt === undefined ? 'unfinished' : formatDuration(call.endedAt - call.startedAt));
   if (failed) parts.unshift(`✗ ${shorten(errorText(call.error), 60)}`);
   if (cancelled) parts.unshift('⊘ cancelled');
+  // a live debugger changed the call before it ran (its args are those it ran with)
+  if (call.liveEdit) parts.unshift(call.liveEdit.mocked ? '✎ mocked live' : '✎ edited live');
   const tooltip = [
     `**${mdText(call.toolName)}** · ${mdCode(call.toolCallId)}`,
     '',
@@ -269,6 +271,14 @@ export function toolCallView(call: ToolCallRecord): NodeView {
     '',
     `Args: ${mdCode(shorten(toJson(call.args, 0), 200))}`,
   ];
+  if (call.liveEdit) {
+    tooltip.push(
+      '',
+      call.liveEdit.mocked
+        ? `$(edit) Not run: ${mdText(call.liveEdit.editedBy)} gave its outcome at a live stop (${formatTime(call.liveEdit.at)}).`
+        : `$(edit) Edited by ${mdText(call.liveEdit.editedBy)} at a live stop (${formatTime(call.liveEdit.at)}): it ran with these args.`,
+    );
+  }
   if (cancelled) tooltip.push('', `$(circle-slash) Cancelled: ${mdText(shorten(errorText(call.error), 300))}`);
   else if (failed) tooltip.push('', `$(error) Error: ${mdText(shorten(errorText(call.error), 300))}`);
   else if (call.result !== undefined) tooltip.push('', `Result: ${mdCode(shorten(toJson(call.result, 0), 200))}`);

@@ -18,7 +18,7 @@ import {
   stopPlaceText,
 } from '../../../src/extension/liveModel';
 import { liveMarksOf } from '../../../src/extension/liveRuns';
-import { runView } from '../../../src/extension/runsTreeModel';
+import { runView, toolCallView } from '../../../src/extension/runsTreeModel';
 import { openRecorder } from '../../../src/recorder';
 import type { RunStore } from '../../../src/store';
 import { openDemoStore } from './demoStore';
@@ -169,4 +169,16 @@ test('the tree marks a run under any debugger from the store: attached, stopped 
     recorder.close();
     fs.rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('a tool call a live debugger edited says so in the Tool Ledger; one it mocked says it did not run', () => {
+  const call = store.listToolCalls('demo-support-refund').find((c) => c.toolName === 'lookup_order');
+  assert.ok(call);
+  assert.doesNotMatch(toolCallView(call).description ?? '', /live/);
+  const edited = toolCallView({ ...call, liveEdit: { stopId: 's1', editedBy: 'VS Code', at: NOW } });
+  assert.match(edited.description ?? '', /^✎ edited live · read_only · /);
+  assert.match(edited.tooltip ?? '', /Edited by VS Code at a live stop .*: it ran with these args/);
+  const mocked = toolCallView({ ...call, liveEdit: { stopId: 's1', editedBy: 'VS Code', at: NOW, mocked: true } });
+  assert.match(mocked.description ?? '', /^✎ mocked live · /);
+  assert.match(mocked.tooltip ?? '', /Not run: VS Code gave its outcome at a live stop/);
 });

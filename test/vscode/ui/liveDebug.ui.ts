@@ -148,7 +148,7 @@ export const tests: UiTest[] = [
         })
         .first()
         .waitFor({ timeout: 15_000 });
-      await page.mouse.move(700, 10);
+      await page.mouse.move(900, 450);
       await screenshot('live-00-run-and-debug-welcome');
       await runCommand(page, 'Add Function Breakpoint');
       const input = viewPane(page, 'Breakpoints').locator('.monaco-inputbox input').first();
@@ -173,8 +173,10 @@ export const tests: UiTest[] = [
       await page.keyboard.press('Enter');
       // the session is up, waiting: the debug toolbar shows, no thread yet
       await debugToolbarButton(page, 'Pause').waitFor({ timeout: 30_000 });
-      await row(viewPane(page, 'Call Stack'), AGENT).first().waitFor({ timeout: 10_000 });
-      await page.mouse.move(700, 10);
+      // no thread yet: the Call Stack says Running, the Debug Console what the session waits for
+      await viewPane(page, 'Call Stack').locator('.pane-header', { hasText: 'Running' }).waitFor({ timeout: 10_000 });
+      await page.locator('.repl .monaco-list-row', { hasText: AGENT }).first().waitFor({ timeout: 10_000 });
+      await page.mouse.move(900, 450);
       await screenshot('live-02-waiting-for-agent');
     },
   },
@@ -195,7 +197,7 @@ export const tests: UiTest[] = [
         .catch(async (e: unknown) => {
           throw new Error(`${String(e)}; Variables rows: ${(await rowLabels(variables)).join(' | ')}`);
         });
-      await page.mouse.move(700, 10);
+      await page.mouse.move(900, 450);
       await screenshot('live-03-stopped-before-tool');
     },
   },
@@ -213,7 +215,7 @@ export const tests: UiTest[] = [
         });
       assert.equal(await runRow.locator('.codicon-debug-pause').count(), 1, 'the paused icon');
       await runRow.hover();
-      await page.mouse.move(700, 10);
+      await page.mouse.move(900, 450);
       await screenshot('live-04-tree-paused');
       await activityBarItem(page, 'Run and Debug').click();
     },
@@ -226,7 +228,7 @@ export const tests: UiTest[] = [
       await statusBarItem(page, /live · recorded step 0\/\d+ · after_model_call/);
       await debugToolbarButton(page, 'Step Back').click();
       await waitForTopFrame(page, /before_model_call/);
-      await page.mouse.move(700, 10);
+      await page.mouse.move(900, 450);
       await screenshot('live-05-stepped-back');
       await page.keyboard.press('F10');
       await waitForTopFrame(page, /after_model_call/);
@@ -252,7 +254,7 @@ export const tests: UiTest[] = [
         .catch(async (e: unknown) => {
           throw new Error(`${String(e)}; Variables rows: ${(await rowLabels(variables)).join(' | ')}`);
         });
-      await page.mouse.move(700, 10);
+      await page.mouse.move(900, 450);
       await screenshot('live-06-edited-args');
       await page.keyboard.press('F5');
       const agent = agents[0]!;
@@ -265,23 +267,6 @@ export const tests: UiTest[] = [
       assert.deepEqual(call?.args, { orderId: 'A-2' }, 'the tool ran with the edited argument');
       assert.deepEqual(call?.result, { orderId: 'A-2', status: 'shipped' }, 'and answered for it');
       assert.ok(call?.liveEdit?.editedBy, 'the ledger says who edited it');
-    },
-  },
-  {
-    name: 'the edited run is completed in the tree and its transcript shows the edit',
-    async run({ page, screenshot }) {
-      const pane = await waitForRuns(page, [editedRunId]);
-      const runRow = row(pane, editedRunId).first();
-      await runRow.locator('.codicon-pass').waitFor({ timeout: 15_000 });
-      await runRow.click({ button: 'right' });
-      await page.locator('.context-view .monaco-menu .action-label', { hasText: 'Open Transcript' }).hover();
-      await page.keyboard.press('Enter');
-      const edited = page.locator('.monaco-editor .view-line', { hasText: /edited by/ }).first();
-      await edited.waitFor({ timeout: 20_000 });
-      const text = (await edited.innerText()).replace(/\s+/g, ' ');
-      assert.match(text, /orderId/, text);
-      await page.mouse.move(700, 10);
-      await screenshot('live-07-edited-run-transcript');
     },
   },
   {
@@ -301,12 +286,37 @@ export const tests: UiTest[] = [
         .find((c) => c.toolName === 'lookup_order');
       assert.deepEqual(call?.args, { orderId: 'A-1' }, 'unedited');
       await debugToolbarButton(page, 'Pause').waitFor({ state: 'detached', timeout: 10_000 });
-      await page.mouse.move(700, 10);
-      await screenshot('live-08-debugger-stopped-agent-finished');
+      await page.mouse.move(900, 450);
+      await screenshot('live-07-debugger-stopped-agent-finished');
       for (const a of agents) if (a.child.exitCode === null) a.child.kill();
       agents = [];
       store?.close();
       store = undefined;
+    },
+  },
+  {
+    name: 'the edited run is completed in the tree, its ledger marks the edited call, its transcript shows the edit',
+    async run({ page, screenshot }) {
+      const pane = await waitForRuns(page, [editedRunId]);
+      const runRow = row(pane, editedRunId).first();
+      await runRow.locator('.codicon-pass').waitFor({ timeout: 15_000 });
+      await expandRow(runRow);
+      await expandRow(row(pane, 'Tool Ledger').first());
+      const call = row(pane, 'lookup_order').filter({ hasText: 'edited live' }).first();
+      await call.waitFor({ timeout: 10_000 }).catch(async (e: unknown) => {
+        throw new Error(`${String(e)}; Runs rows: ${(await rowLabels(pane)).join(' | ')}`);
+      });
+      await page.mouse.move(900, 450);
+      await screenshot('live-08-edited-run-in-tree');
+      await runRow.click({ button: 'right' });
+      await page.locator('.context-view .monaco-menu .action-label', { hasText: 'Open Transcript' }).hover();
+      await page.keyboard.press('Enter');
+      const edited = page.locator('.monaco-editor .view-line', { hasText: /edited by/ }).first();
+      await edited.waitFor({ timeout: 20_000 });
+      const text = (await edited.innerText()).replace(/\s+/g, ' ');
+      assert.match(text, /orderId/, text);
+      await page.mouse.move(900, 450);
+      await screenshot('live-09-edited-run-transcript');
     },
   },
 ];

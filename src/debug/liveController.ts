@@ -76,7 +76,7 @@ export class LiveController {
       if (run.status !== 'running' || run.crashed) {
         const how = run.crashed ? 'crashed (its process is gone)' : run.status;
         throw new OcdbError(
-          'InvalidInput',
+          'RunNotRunning',
           `attach: run ${args.runId} is not running (it ${run.crashed ? '' : 'ended '}${how}): attach to a run being recorded now, use agentId to wait for the next run of its agent, or launch to replay it.`,
           { path: 'runId', runId: args.runId },
         );

@@ -17,6 +17,7 @@ import type { CheckpointSummary } from '../../src/store';
 import { testContext } from '../helpers/context';
 import { checkpointsOf, demoStore, startClient, type OcdbDebugClient } from './support/dapClient';
 import { startLiveRun } from './support/liveRecording';
+import { openRunStore } from '../../src/store';
 
 const RUN = 'demo-support-refund';
 const INIT = { adapterID: 'agent-replay', pathFormat: 'path', linesStartAt1: true, columnsStartAt1: true };
@@ -88,6 +89,93 @@ describe('DAP conformance', () => {
     });
   });
 
+  describe('attach (a running agent; test/dap/liveAttach.test.ts runs real agents)', () => {
+    let recorder: Recorder;
+    let run: RunRecorder;
+    before(async () => {
+      // recorded before the attach: an agent in this process would block (synchronously) at a stop
+      ({ recorder, run } = await startLiveRun(store, { runId: 'attach-run', agentId: 'attach-agent' }));
+    });
+    after(() => {
+      run.end();
+      recorder.close();
+    });
+    beforeEach(async () => (dc = await startClient()));
+    afterEach(async () => dc.stop());
+    const attachment = () => {
+      const s = openRunStore(store, { create: false });
+      try {
+        return s.liveAttachmentFor('attach-run', 'attach-agent', Date.now());
+      } finally {
+        s.close();
+      }
+    };
+
+    it('initialize, attach, initialized, configurationDone; the run is thread 1; no stop until its agent asks', async () => {
+      assert.equal((await dc.raw('initialize', { ...INIT, clientName: 'conformance' })).success, true);
+      const initialized = dc.waitForEvent('initialized');
+      const r = await dc.raw('attach', { runId: 'attach-run', store });
+      assert.equal(r.success, true, r.message);
+      await initialized;
+      assert.equal((await dc.raw('configurationDone')).success, true);
+      const threads = (await dc.threadsRequest()).body.threads;
+      assert.deepEqual(threads, [{ id: 1, name: 'run attach-run (attach-agent)' }]);
+      assert.deepEqual(attachment()?.client, 'conformance', 'the store holds the attachment, named by the client');
+      const frames = await dc.stackTraceRequest({ threadId: 1 });
+      assert.deepEqual(frames.body, { stackFrames: [], totalFrames: 0 }, 'a running agent has no frames');
+      assertError(await dc.raw('next', { threadId: 1 }), /attach-run \(thread 1\) is running: send pause first/);
+      assertError(await dc.raw('stepBack', { threadId: 1 }), /is running: send pause first/);
+      assertError(
+        await dc.raw('stackTrace', { threadId: 7 }),
+        /threadId 7 is not a thread of this session: its threads are 1/,
+      );
+      const fb = await dc.setFunctionBreakpointsRequest({ breakpoints: [{ name: 'not_called_yet' }] });
+      assert.deepEqual(
+        fb.body.breakpoints.map((b) => b.verified),
+        [true],
+        'a live run may still call any tool',
+      );
+      const names = dc.events.map((e) => e.event).filter((n) => n !== 'output' && n !== 'loadedSource');
+      assert.deepEqual(names, ['initialized', 'thread'], 'the thread started; nothing stopped');
+    });
+
+    it('disconnect detaches at once; terminate lets the agent go too (it is never killed)', async () => {
+      await dc.raw('initialize', INIT);
+      await dc.raw('attach', { runId: 'attach-run', store });
+      assert.ok(attachment(), 'attached');
+      assert.equal((await dc.raw('terminate')).success, true);
+      assert.equal(attachment(), undefined, 'terminate detached');
+      const other = await startClient();
+      try {
+        await other.raw('initialize', INIT);
+        await other.raw('attach', { agentId: 'attach-agent', store });
+        assert.ok(attachment(), 'attached by agent id');
+        assert.deepEqual((await other.threadsRequest()).body.threads, [], 'no run of it has asked yet');
+        assert.equal((await other.raw('disconnect', {})).success, true);
+        assert.equal(attachment(), undefined, 'disconnect detached');
+      } finally {
+        await other.stop();
+      }
+    });
+
+    it('attach arguments are checked: neither runId nor agentId, an unknown run, a store that is not there', async () => {
+      await dc.raw('initialize', INIT);
+      assertError(await dc.raw('attach', { store }), /attach needs runId \(a running run\) or agentId/);
+      assertError(
+        await dc.raw('attach', { store, runId: RUN }),
+        /run demo-support-refund is not running \(it ended completed\)/,
+        DAP_ERROR_IDS.RunNotRunning,
+      );
+      assertError(await dc.raw('attach', { store, agentId: '' }), /agentId must not be empty/);
+      assertError(await dc.raw('attach', { store, runId: 'nope' }), /nope/, DAP_ERROR_IDS.RunNotFound);
+      assertError(
+        await dc.raw('attach', { store: `${store}.missing`, agentId: 'a' }),
+        /missing/,
+        DAP_ERROR_IDS.StoreUnavailable,
+      );
+    });
+  });
+
   describe('requests not implemented answer an error, not an empty success', () => {
     before(async () => {
       dc = await startClient();
@@ -95,7 +183,6 @@ describe('DAP conformance', () => {
     });
     after(async () => dc.stop());
     const refused: [string, unknown, RegExp][] = [
-      ['attach', { runId: RUN }, /attach is not supported yet.*launch/],
       ['restart', {}, /restart is not supported/],
       ['terminateThreads', { threadIds: [1] }, /terminateThreads is not supported/],
       ['readMemory', { memoryReference: '0', count: 1 }, /readMemory is not supported/],

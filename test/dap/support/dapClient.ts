@@ -91,6 +91,11 @@ export class OcdbDebugClient extends DebugClient {
     });
   }
 
+  /** Kills the adapter process at once (SIGKILL: no disconnect, no cleanup), as a crash would. */
+  kill9(): void {
+    this.proc?.kill('SIGKILL');
+  }
+
   /** Writes bytes as they are to the adapter's stdin (a malformed message). */
   writeRaw(text: string): void {
     this.proc?.stdin?.write(text);

@@ -17,6 +17,7 @@ const run = recorder.startRun({
     tools: { availableTools: ['lookup_order'] },
     model: { provider: 'openai', model: 'gpt-4.1-mini', promptVersion: 'v1' },
   },
+  systemPrompt: 'You answer questions about orders.',
   messages: [{ role: 'user', content: 'Where is order A-1?' }],
 });
 console.log(JSON.stringify({ runId: run.runId }));
@@ -35,8 +36,9 @@ async function waitForGo() {
 (async () => {
   run.checkpoint('before_prompt_build');
   await waitForGo();
-  await run.modelCall({}, async (messages) => {
-    console.log(JSON.stringify({ model: 'first', firstMessage: messages[0]?.content ?? null }));
+  await run.modelCall({}, async (messages, request) => {
+    const systemPrompt = request.systemPrompt;
+    console.log(JSON.stringify({ model: 'first', systemPrompt, firstMessage: messages[0]?.content ?? null }));
     return {
       message: {
         role: 'assistant',
@@ -52,8 +54,9 @@ async function waitForGo() {
   } catch (e) {
     said = `I could not find it (${e.message}).`;
   }
-  await run.modelCall({}, async (messages) => {
-    console.log(JSON.stringify({ model: 'second', firstMessage: messages[0]?.content ?? null }));
+  await run.modelCall({}, async (messages, request) => {
+    const systemPrompt = request.systemPrompt;
+    console.log(JSON.stringify({ model: 'second', systemPrompt, firstMessage: messages[0]?.content ?? null }));
     return { message: { role: 'assistant', content: said }, finishReason: 'stop' };
   });
   run.end();

@@ -263,7 +263,10 @@ describe('LiveController: time travel, detach, attach errors', () => {
     w.end();
     assert.throws(
       () => LiveController.open({ store: store.path, runId: 'done-1' }, 'unit test'),
-      isInvalid(/run done-1 is not running \(it ended completed\).*agentId.*launch/),
+      (e: unknown) =>
+        e instanceof OcdbError &&
+        e.code === 'RunNotRunning' &&
+        /run done-1 is not running \(it ended completed\).*agentId.*launch/.test(e.message),
     );
     assert.throws(() => LiveController.open({ store: store.path }, 'unit test'), isInvalid(/runId.*agentId/));
     assert.throws(() => LiveController.open({ store: store.path, runId: 'nope' }, 'unit test'), /nope/);

@@ -11,9 +11,11 @@ import {
   CATEGORY,
   COMMANDS,
   CONTEXT_KEYS,
+  ATTACH_CONFIG_NAME,
   DEBUG_TYPE,
   ITEM_CONTEXT,
   LAUNCH_CONFIG_NAME,
+  PICK_AGENT_VARIABLE,
   PICK_RUN_VARIABLE,
   SETTINGS,
   SETTINGS_SECTION,
@@ -86,7 +88,52 @@ export const ATTACH_ATTRIBUTES = {
 
 const RUN_ITEM = `viewItem =~ /^${ITEM_CONTEXT.run}/`;
 const CHECKPOINT_ITEM = `viewItem == ${ITEM_CONTEXT.checkpoint}`;
+/** A fork, running or not (`agentRun.fork`, `agentRun.fork.running`). */
+const FORK_ITEM = `viewItem =~ /^${ITEM_CONTEXT.forkRun.replace('.', '\\.')}/`;
+/** A run being recorded now (`agentRun.running`, `agentRun.fork.running`): it offers Attach. */
+const RUNNING_ITEM = `viewItem =~ /\\.running$/`;
 const inRunsView = (when: string) => `view == ${VIEWS.runs} && ${when}`;
+
+/**
+ * "Attach to agent run" in a new launch.json: wait for the next run of an agent picked when the session starts
+ * (`${command:agentTimeTravel.pickAgent}`: the agents of the store, or one typed in).
+ */
+export const ATTACH_INITIAL_CONFIGURATION = {
+  type: DEBUG_TYPE,
+  request: 'attach',
+  name: ATTACH_CONFIG_NAME,
+  agentId: PICK_AGENT_VARIABLE,
+} as const;
+
+/** The attach snippets of "Add Configuration…": the next run of an agent, or one run being recorded now. */
+export const ATTACH_SNIPPETS = [
+  {
+    label: 'Agent Time Travel: Attach to agent run',
+    description:
+      'Wait for the next run of an agent and stop it before its tool calls (function breakpoints on tool names).',
+    body: {
+      type: DEBUG_TYPE,
+      request: 'attach',
+      name: ATTACH_CONFIG_NAME,
+      agentId: '^"\\${command:agentTimeTravel.pickAgent}"',
+      store: '^"\\${workspaceFolder}/.ocdb/runs.db"',
+      stopOnEntry: false,
+      stopBeforeModelCall: false,
+    },
+  },
+  {
+    label: 'Agent Time Travel: Attach to a running run by id',
+    description: 'Attach to one run being recorded now (see `ocdb runs --status running`).',
+    body: {
+      type: DEBUG_TYPE,
+      request: 'attach',
+      name: 'Attach to ${1:run id}',
+      runId: '${1:run id}',
+      store: '^"\\${workspaceFolder}/.ocdb/runs.db"',
+      stopOnEntry: true,
+    },
+  },
+] as const;
 
 function commandContributions() {
   return (Object.keys(COMMANDS) as CommandKey[]).map((key) => ({
@@ -102,22 +149,25 @@ function menus() {
   return {
     'view/title': [
       { command: c.refresh.id, when: `view == ${VIEWS.runs}`, group: 'navigation@1' },
+      { command: c.debugNextRun.id, when: `view == ${VIEWS.runs}`, group: '1_runs@0' },
       { command: c.importRun.id, when: `view == ${VIEWS.runs}`, group: 'navigation@2' },
       { command: c.runDemo.id, when: `view == ${VIEWS.runs}`, group: 'navigation@3' },
       { command: c.compareRuns.id, when: `view == ${VIEWS.runs}`, group: '1_runs@1' },
       { command: c.openStore.id, when: `view == ${VIEWS.runs}`, group: '1_runs@2' },
     ],
     'view/item/context': [
+      { command: c.attachRun.id, when: inRunsView(RUNNING_ITEM), group: 'inline@0' },
       { command: c.replayRun.id, when: inRunsView(RUN_ITEM), group: 'inline@1' },
       { command: c.forkFromCheckpoint.id, when: inRunsView(RUN_ITEM), group: 'inline@2' },
       { command: c.replayRun.id, when: inRunsView(CHECKPOINT_ITEM), group: 'inline@1' },
       { command: c.forkFromCheckpoint.id, when: inRunsView(CHECKPOINT_ITEM), group: 'inline@2' },
+      { command: c.attachRun.id, when: inRunsView(RUNNING_ITEM), group: '1_replay@0' },
       { command: c.replayRun.id, when: inRunsView(RUN_ITEM), group: '1_replay@1' },
       { command: c.openTranscript.id, when: inRunsView(RUN_ITEM), group: '1_replay@2' },
       { command: c.forkFromCheckpoint.id, when: inRunsView(RUN_ITEM), group: '1_replay@3' },
       {
         command: c.compareWithParent.id,
-        when: inRunsView(`viewItem == ${ITEM_CONTEXT.forkRun}`),
+        when: inRunsView(FORK_ITEM),
         group: '2_compare@1',
       },
       { command: c.compareRuns.id, when: inRunsView(RUN_ITEM), group: '2_compare@2' },
@@ -221,6 +271,15 @@ export function buildContributes() {
           `[Open Store Settings](command:workbench.action.openSettings?%5B%22${SETTINGS_SECTION}.${SETTINGS.storePath}%22%5D)`,
         ].join('\n'),
       },
+      {
+        // the Run and Debug view's welcome, as js-debug offers its Debug Terminal there
+        view: 'debug',
+        when: CONTEXT_KEYS.hasRuns,
+        contents: [
+          `[Debug Next Run of Agent…](command:${COMMANDS.debugNextRun.id})`,
+          'Stop an agent recorded with Agent Time Travel before its tool calls: the session waits for its next run.',
+        ].join('\n'),
+      },
     ],
     commands: commandContributions(),
     menus: menus(),
@@ -260,6 +319,7 @@ export function buildContributes() {
             runId: PICK_RUN_VARIABLE,
             stopOnEntry: true,
           },
+          ATTACH_INITIAL_CONFIGURATION,
         ],
         configurationSnippets: [
           {
@@ -285,6 +345,7 @@ export function buildContributes() {
               stopOnEntry: true,
             },
           },
+          ...ATTACH_SNIPPETS,
         ],
       },
     ],

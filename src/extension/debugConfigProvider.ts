@@ -1,18 +1,26 @@
 /**
  * The `agent-replay` debugger's VS Code side: initial and dynamic launch
- * configurations ("Replay agent run"), resolution (store path from the
- * settings, run from the active transcript, validation against
- * LaunchArgsSchema after `${command:agentTimeTravel.pickRun}` is
- * substituted), and the in-process adapter (AgentReplaySession through a
- * DebugAdapterInlineImplementation).
+ * configurations ("Replay agent run", "Attach to agent run"), resolution
+ * (store path from the settings, run from the active transcript, validation
+ * against LaunchArgsSchema after `${command:agentTimeTravel.pickRun}` is
+ * substituted; an attach needs a run or an agent once
+ * `${command:agentTimeTravel.pickAgent}` is), and the in-process adapter
+ * (AgentReplaySession through a DebugAdapterInlineImplementation).
  */
 import * as vscode from 'vscode';
 import { AgentReplaySession } from '../debug/agentReplaySession';
-import { LaunchArgsSchema } from '../debug/launchArgs';
+import { AttachArgsSchema, LaunchArgsSchema } from '../debug/launchArgs';
 import { parseEvent, runsChangedEvent } from '../debug/protocol';
 import { formatPath } from '../model';
 import type { ExtensionContextObject } from './context';
-import { DEBUG_TYPE, LAUNCH_CONFIG_NAME, PICK_RUN_VARIABLE, TRANSCRIPT_LANGUAGE } from './ids';
+import {
+  ATTACH_CONFIG_NAME,
+  DEBUG_TYPE,
+  LAUNCH_CONFIG_NAME,
+  PICK_AGENT_VARIABLE,
+  PICK_RUN_VARIABLE,
+  TRANSCRIPT_LANGUAGE,
+} from './ids';
 import { notificationText } from './markdownText';
 import { readSettings } from './settings';
 
@@ -33,12 +41,37 @@ export function replayConfiguration(runId: string, store: string, checkpointId?:
   };
 }
 
+/**
+ * The configuration of a live session (what Debug Next Run of Agent… and the tree's Attach start): the next runs of
+ * an agent (each a thread, the session waits for them) or one run being recorded now. It runs to the breakpoints
+ * (function breakpoints on tool names stop the agent before the tool runs); Pause stops at the next checkpoint.
+ */
+export function attachConfiguration(
+  target: { agentId: string } | { runId: string },
+  store: string,
+): vscode.DebugConfiguration {
+  return {
+    type: DEBUG_TYPE,
+    request: 'attach',
+    name: 'agentId' in target ? `${ATTACH_CONFIG_NAME}: next run of ${target.agentId}` : `Attach to ${target.runId}`,
+    ...target,
+    store,
+    transcriptDetail: readSettings().transcriptDetail,
+  };
+}
+
+/** Whether a configuration attaches to a running agent (request `attach`) rather than replaying a recording. */
+export function isAttach(config: { request?: unknown }): boolean {
+  return config.request === 'attach';
+}
+
 export class ReplayConfigurationProvider implements vscode.DebugConfigurationProvider {
   constructor(private readonly ctx: ExtensionContextObject) {}
 
   provideDebugConfigurations(): vscode.DebugConfiguration[] {
     return [
       { type: DEBUG_TYPE, request: 'launch', name: LAUNCH_CONFIG_NAME, runId: PICK_RUN_VARIABLE, stopOnEntry: true },
+      { type: DEBUG_TYPE, request: 'attach', name: ATTACH_CONFIG_NAME, agentId: PICK_AGENT_VARIABLE },
     ];
   }
 
@@ -64,7 +97,10 @@ export class ReplayConfigurationProvider implements vscode.DebugConfigurationPro
         stopOnEntry: true,
       });
     }
-    if (config.runId === undefined) config.runId = PICK_RUN_VARIABLE;
+    if (isAttach(config)) {
+      // neither a run nor an agent: ask for the agent when the session starts
+      if (config.runId === undefined && config.agentId === undefined) config.agentId = PICK_AGENT_VARIABLE;
+    } else if (config.runId === undefined) config.runId = PICK_RUN_VARIABLE;
     if (config.store === undefined || config.store === '') config.store = this.ctx.connection.path;
     config.transcriptDetail ??= readSettings().transcriptDetail;
     return config;
@@ -75,8 +111,21 @@ export class ReplayConfigurationProvider implements vscode.DebugConfigurationPro
     _folder: vscode.WorkspaceFolder | undefined,
     config: vscode.DebugConfiguration,
   ): vscode.DebugConfiguration | undefined {
+    if (isAttach(config)) {
+      // the agent picker was cancelled: neither a run nor an agent
+      if (!named(config.runId) && !named(config.agentId)) return undefined;
+      return this.checked(config, AttachArgsSchema);
+    }
     if (config.runId === undefined || config.runId === '') return undefined; // the run picker was cancelled
-    const checked = LaunchArgsSchema.safeParse(config);
+    return this.checked(config, LaunchArgsSchema);
+  }
+
+  /** The configuration when `schema` accepts it; else an error naming the field, and undefined (no session). */
+  private checked(
+    config: vscode.DebugConfiguration,
+    schema: typeof LaunchArgsSchema | typeof AttachArgsSchema,
+  ): vscode.DebugConfiguration | undefined {
+    const checked = schema.safeParse(config);
     if (!checked.success) {
       const issue = checked.error.issues[0];
       const where = issue ? formatPath(issue.path) : '';
@@ -89,6 +138,10 @@ export class ReplayConfigurationProvider implements vscode.DebugConfigurationPro
     }
     return config;
   }
+}
+
+function named(v: unknown): boolean {
+  return typeof v === 'string' && v !== '';
 }
 
 /** Recent runs as ready-made configurations in the Run and Debug dropdown. */

@@ -13,6 +13,8 @@ import { registerDebugger, replayConfiguration } from './debugConfigProvider';
 import { COMMANDS, COMPARE_SCHEME, DEBUG_TYPE, TRANSCRIPT_LANGUAGE, VALUE_SCHEME, VIEWS } from './ids';
 import { showError } from './notify';
 import { ReplaySessions } from './replaySessions';
+import { registerLiveCommands } from './liveCommands';
+import { LiveRuns } from './liveRuns';
 import { registerRunCommands } from './runCommands';
 import { RunsTreeProvider } from './runsTreeProvider';
 import { affectsSettings } from './settings';
@@ -33,6 +35,7 @@ export interface AgentTimeTravelApi {
   editor: ContextEditorHost;
   statusBar: ReplayStatusBar;
   tracker: DebugPositionTracker;
+  liveRuns: LiveRuns;
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<AgentTimeTravelApi> {
@@ -52,7 +55,9 @@ function wire(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): A
   const transcripts = new TranscriptService(connection);
   const tree = new RunsTreeProvider(connection, log);
   const treeView = vscode.window.createTreeView(VIEWS.runs, { treeDataProvider: tree, showCollapseAll: true });
-  subs.push(connection, transcripts, tree, treeView);
+  // the runs a debugger is attached to (any client), marked in the tree
+  const liveRuns = new LiveRuns(connection, (marks) => tree.setLiveMarks(marks), log);
+  subs.push(connection, transcripts, tree, treeView, liveRuns);
 
   /** Reveals a node; retried briefly because a run just written may not be in the view's refreshed children yet. */
   const reveal = async (node: RunsNode | undefined, select: boolean) => {
@@ -143,13 +148,14 @@ function wire(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): A
     connection.onDidChange(() => compareDocuments.refresh()),
     ...registerDebugger(ctx),
     ...registerRunCommands(ctx, tracker),
+    ...registerLiveCommands(ctx),
     ...registerStoreCommands(ctx, tree),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (affectsSettings(e)) connection.reconfigure();
     }),
   );
   log.info(`Agent Time Travel active; store ${connection.path}; debug type ${DEBUG_TYPE}`);
-  return { ctx, tree, treeView, editor, statusBar, tracker };
+  return { ctx, tree, treeView, editor, statusBar, tracker, liveRuns };
 }
 
 export function deactivate(): void {

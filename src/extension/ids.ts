@@ -10,6 +10,8 @@ export const CATEGORY = 'Agent Time Travel';
 
 export const DEBUG_TYPE = 'agent-replay';
 export const LAUNCH_CONFIG_NAME = 'Replay agent run';
+/** The attach configuration: stop a running agent (issue 14, the live stop protocol of src/store/liveTable.ts). */
+export const ATTACH_CONFIG_NAME = 'Attach to agent run';
 
 export const TRANSCRIPT_LANGUAGE = 'agent-transcript';
 /** The file extension of run transcripts: the debugger's (transcriptFiles.ts), which names the files. */
@@ -64,6 +66,14 @@ export const COMMANDS = {
     icon: 'edit',
     palette: false,
   },
+  debugNextRun: {
+    id: 'agentTimeTravel.debugNextRun',
+    title: 'Debug Next Run of Agent…',
+    icon: 'debug-alt-small',
+    palette: true,
+  },
+  attachRun: { id: 'agentTimeTravel.attachRun', title: 'Attach', icon: 'plug', palette: false },
+  pickAgent: { id: 'agentTimeTravel.pickAgent', title: 'Pick Agent', icon: 'person', palette: false },
 } as const;
 export type CommandKey = keyof typeof COMMANDS;
 export type CommandId = (typeof COMMANDS)[CommandKey]['id'];
@@ -72,12 +82,17 @@ export type CommandId = (typeof COMMANDS)[CommandKey]['id'];
 export const CONTEXT_KEYS = {
   storeEmpty: 'agentTimeTravel.storeEmpty',
   storeOpen: 'agentTimeTravel.storeOpen',
+  /** The store holds runs (the Run and Debug welcome offers Debug Next Run of Agent…). */
+  hasRuns: 'agentTimeTravel.hasRuns',
 } as const;
 
 /** `contextValue` of tree items (menus match on them). */
 export const ITEM_CONTEXT = {
   run: 'agentRun',
   forkRun: 'agentRun.fork',
+  /** A run being recorded now (not crashed): it offers Attach. */
+  runningRun: 'agentRun.running',
+  runningForkRun: 'agentRun.fork.running',
   step: 'agentStep',
   checkpoint: 'agentCheckpoint',
   ledger: 'agentToolLedger',
@@ -101,6 +116,9 @@ export type SettingKey = (typeof SETTINGS)[keyof typeof SETTINGS];
 
 /** The command variable of launch configurations: `"runId": "${command:agentTimeTravel.pickRun}"`. */
 export const PICK_RUN_VARIABLE = `\${command:${COMMANDS.pickRun.id}}`;
+
+/** The command variable of attach configurations: `"agentId": "${command:agentTimeTravel.pickAgent}"`. */
+export const PICK_AGENT_VARIABLE = `\${command:${COMMANDS.pickAgent.id}}`;
 
 /** Key of a command by id (for logging and tests). */
 export function commandKeyOf(id: string): CommandKey | undefined {

@@ -90,11 +90,28 @@ function runDuration(run: RunSummary, now: number): string {
   return `${formatDuration(now - run.startedAt)} so far`;
 }
 
-/** A run: status icon, mode, duration and tokens. */
-export function runView(run: RunSummary, now: number): NodeView {
+/**
+ * A debugger attached to a run being recorded (live debugging): who, and where the agent waits if it is stopped
+ * (`before lookup_order`, liveModel.ts `stopPlaceText`).
+ */
+export interface LiveMark {
+  client: string;
+  stoppedAt?: string;
+}
+
+function runContextValue(run: RunSummary): ItemContext {
+  const fork = run.mode === 'fork' || Boolean(run.parentRunId);
+  if (run.status === 'running' && !run.crashed) return fork ? ITEM_CONTEXT.runningForkRun : ITEM_CONTEXT.runningRun;
+  return fork ? ITEM_CONTEXT.forkRun : ITEM_CONTEXT.run;
+}
+
+/** A run: status icon, mode, duration and tokens; a run under a debugger says so first (`PAUSED before …`). */
+export function runView(run: RunSummary, now: number, live?: LiveMark): NodeView {
   const status = runStatusText(run);
   const parts: string[] = [];
-  if (run.status === 'diverged' && !run.crashed) parts.push(status);
+  const attached = live !== undefined && run.status === 'running' && !run.crashed;
+  if (attached) parts.push(live.stoppedAt ? `PAUSED ${live.stoppedAt}` : 'ATTACHED');
+  else if (run.status === 'diverged' && !run.crashed) parts.push(status);
   else if (status !== 'completed') parts.push(status.toUpperCase());
   if (run.mode !== 'live') parts.push(run.mode);
   parts.push(run.agentId, runDuration(run, now), `${formatTokens(run.inputTokens + run.outputTokens)} tok`);
@@ -112,6 +129,14 @@ export function runView(run: RunSummary, now: number): NodeView {
       `$(flame) The recording process${run.ownerPid !== undefined ? ` (pid ${run.ownerPid})` : ''} died before the run ended${run.heartbeatAt !== undefined ? `; last heartbeat ${formatTime(run.heartbeatAt)}` : ''}. The run is incomplete.`,
     );
   }
+  if (attached) {
+    tooltip.push(
+      '',
+      live.stoppedAt
+        ? `$(debug-pause) Stopped by ${mdText(live.client)} ${mdText(live.stoppedAt)}: the agent waits until you continue.`
+        : `$(debug-alt) ${mdText(live.client)} is attached: the agent stops at its breakpoints.`,
+    );
+  }
   if (run.parentRunId)
     tooltip.push('', `Forked from ${mdCode(run.parentRunId)} at ${mdCode(run.forkFromCheckpointId ?? '?')}`);
   const stopped = run.status === 'diverged' ? readRunError(run.error)?.message : undefined;
@@ -121,8 +146,12 @@ export function runView(run: RunSummary, now: number): NodeView {
     label: run.runId,
     description: parts.join(' · '),
     tooltip: tooltip.join('\n'),
-    icon: runIcon(run),
-    contextValue: run.mode === 'fork' || run.parentRunId ? ITEM_CONTEXT.forkRun : ITEM_CONTEXT.run,
+    icon: attached
+      ? live.stoppedAt
+        ? { id: 'debug-pause', color: 'debugIcon.pauseForeground' }
+        : { id: 'debug-alt', color: 'debugIcon.startForeground' }
+      : runIcon(run),
+    contextValue: runContextValue(run),
     collapsible: 'collapsed',
   };
 }
@@ -231,6 +260,8 @@ export function toolCallView(call: ToolCallRecord): NodeView {
   parts.push(call.endedAt === undefined ? 'unfinished' : formatDuration(call.endedAt - call.startedAt));
   if (failed) parts.unshift(`✗ ${shorten(errorText(call.error), 60)}`);
   if (cancelled) parts.unshift('⊘ cancelled');
+  // a live debugger changed the call before it ran (its args are those it ran with)
+  if (call.liveEdit) parts.unshift(call.liveEdit.mocked ? '✎ mocked live' : '✎ edited live');
   const tooltip = [
     `**${mdText(call.toolName)}** · ${mdCode(call.toolCallId)}`,
     '',
@@ -240,6 +271,14 @@ export function toolCallView(call: ToolCallRecord): NodeView {
     '',
     `Args: ${mdCode(shorten(toJson(call.args, 0), 200))}`,
   ];
+  if (call.liveEdit) {
+    tooltip.push(
+      '',
+      call.liveEdit.mocked
+        ? `$(edit) Not run: ${mdText(call.liveEdit.editedBy)} gave its outcome at a live stop (${formatTime(call.liveEdit.at)}).`
+        : `$(edit) Edited by ${mdText(call.liveEdit.editedBy)} at a live stop (${formatTime(call.liveEdit.at)}): it ran with these args.`,
+    );
+  }
   if (cancelled) tooltip.push('', `$(circle-slash) Cancelled: ${mdText(shorten(errorText(call.error), 300))}`);
   else if (failed) tooltip.push('', `$(error) Error: ${mdText(shorten(errorText(call.error), 300))}`);
   else if (call.result !== undefined) tooltip.push('', `Result: ${mdCode(shorten(toJson(call.result, 0), 200))}`);

@@ -19,6 +19,7 @@ import {
   runView,
   stepView,
   toolCallView,
+  type LiveMark,
   type NodeView,
   type RunsNode,
 } from './runsTreeModel';
@@ -34,6 +35,8 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
   private readonly shownRuns = new Set<string>();
   private readonly checkpoints = new Map<string, CheckpointSummary[]>();
   private readonly toolCalls = new Map<string, ToolCallRecord[]>();
+  /** Runs a debugger is attached to (live debugging), set by LiveRuns. */
+  private liveMarks: ReadonlyMap<string, LiveMark> = new Map();
   private readonly emitter = new vscode.EventEmitter<RunsNode | undefined>();
   private readonly disposables: vscode.Disposable[] = [];
   private readonly crashTimer: NodeJS.Timeout;
@@ -155,7 +158,7 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
             contextValue: 'agentRun',
             collapsible: 'none',
           };
-        return runView(run, Date.now());
+        return runView(run, Date.now(), this.liveMarks.get(node.runId));
       }
       case 'loadMore':
         return loadMoreView(node.shown, node.total);
@@ -285,6 +288,19 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
     this.emitter.fire(parent && this.summary(parent) ? this.runNode(parent) : undefined);
   }
 
+  /** Marks the runs a debugger is attached to; refreshes the rows whose mark changed. */
+  setLiveMarks(marks: ReadonlyMap<string, LiveMark>): void {
+    const before = this.liveMarks;
+    this.liveMarks = marks;
+    for (const runId of new Set([...before.keys(), ...marks.keys()])) {
+      const a = before.get(runId);
+      const b = marks.get(runId);
+      if (a?.client === b?.client && a?.stoppedAt === b?.stoppedAt) continue;
+      this.runs.delete(runId); // re-read: the run may have grown since
+      if (this.shownRuns.has(runId)) this.emitter.fire(this.runNode(runId));
+    }
+  }
+
   /** Shows the next page of runs. */
   loadMore(): void {
     this.shown += RUNS_PAGE_SIZE;
@@ -361,6 +377,7 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
       this.log.warn(`reading the run store failed: ${String(e)}`);
     }
     void vscode.commands.executeCommand('setContext', CONTEXT_KEYS.storeEmpty, empty);
+    void vscode.commands.executeCommand('setContext', CONTEXT_KEYS.hasRuns, !empty);
   }
 
   dispose(): void {

@@ -1,11 +1,14 @@
 /**
  * The status bar item of a replay: `step 3/9 · before_tool_call` (the run
  * and checkpoint in the tooltip) while an `agent-replay` session is paused;
- * hidden otherwise. Clicking it opens the run's transcript.
+ * hidden otherwise. An attached (live) session says where the agent waits,
+ * `live · stopped before lookup_order`, or that the cursor is in what the run
+ * already recorded. Clicking it opens the run's transcript.
  */
 import * as vscode from 'vscode';
 import type { DebugPosition } from './debugPosition';
 import { positionText, positionTooltip } from './format';
+import { livePositionText } from './liveModel';
 
 export class ReplayStatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem(
@@ -29,8 +32,11 @@ export class ReplayStatusBar implements vscode.Disposable {
       this.item.hide();
       return;
     }
-    const { run, checkpoint } = position;
-    this.item.text = `$(debug-alt) ${positionText(run, checkpoint)}`;
+    const { run, checkpoint, session } = position;
+    this.item.text =
+      session.configuration.request === 'attach'
+        ? `$(debug-pause) ${livePositionText(run, checkpoint)}`
+        : `$(debug-alt) ${positionText(run, checkpoint)}`;
     this.item.command = { command: this.openCommand, title: 'Open Transcript', arguments: [run.runId] };
     const tooltip = new vscode.MarkdownString(positionTooltip(run, checkpoint), true);
     tooltip.isTrusted = false;

@@ -18,9 +18,11 @@ import {
   buildContributes,
 } from '../../../src/extension/contributes';
 import {
+  ATTACH_CONFIG_NAME,
   CATEGORY,
   COMMANDS,
   DEBUG_TYPE,
+  ITEM_CONTEXT,
   LAUNCH_CONFIG_NAME,
   SETTINGS,
   SETTINGS_SECTION,
@@ -128,4 +130,41 @@ test("a workspace cannot choose where the user's key is sent: machine scope, res
     assert.ok(props[id]?.scope === 'machine' || props[id]?.scope === 'application', `${id} is machine-scoped`);
     assert.ok(restricted.includes(id), `${id} is restricted in untrusted workspaces`);
   }
+});
+
+test('live debugging: "Attach to agent run" is an initial configuration and a snippet; Attach shows on running runs only', () => {
+  const dbg = manifest.contributes.debuggers.find((d) => d.type === DEBUG_TYPE);
+  assert.ok(dbg);
+  const attach = dbg.initialConfigurations.find((c) => c.request === 'attach');
+  assert.equal(attach?.name, ATTACH_CONFIG_NAME);
+  assert.equal((attach as { agentId?: string } | undefined)?.agentId, '${command:agentTimeTravel.pickAgent}');
+  const snippets = dbg.configurationSnippets.filter((s) => s.body.request === 'attach');
+  assert.deepEqual(
+    snippets.map((s) => Object.keys(s.body).filter((k) => k === 'agentId' || k === 'runId')),
+    [['agentId'], ['runId']],
+    'one snippet waits for the next run of an agent, one attaches to a run by id',
+  );
+  const palette = new Set(manifest.contributes.menus.commandPalette.map((m) => m.command));
+  assert.equal(palette.has(COMMANDS.debugNextRun.id), false, 'Debug Next Run of Agent… is in the command palette');
+  assert.equal(COMMANDS.debugNextRun.title, 'Debug Next Run of Agent…');
+  const inline = manifest.contributes.menus['view/item/context'].filter(
+    (m) => m.command === COMMANDS.attachRun.id && m.group.startsWith('inline'),
+  );
+  assert.equal(inline.length, 1);
+  // the when clause's regex, as VS Code evaluates it, against every context value a run can have
+  const regex = /viewItem =~ \/(.+)\/$/.exec(inline[0]?.when ?? '')?.[1];
+  assert.ok(regex, inline[0]?.when);
+  const offered = Object.values(ITEM_CONTEXT).filter((v) => new RegExp(regex).test(v));
+  assert.deepEqual(offered.sort(), [ITEM_CONTEXT.runningForkRun, ITEM_CONTEXT.runningRun].sort());
+  // Compare with Parent stays on forks, running or not
+  const compare = manifest.contributes.menus['view/item/context'].find(
+    (m) => m.command === COMMANDS.compareWithParent.id,
+  );
+  const compareRegex = /viewItem =~ \/(.+)\/$/.exec(compare?.when ?? '')?.[1] ?? '';
+  assert.deepEqual(
+    Object.values(ITEM_CONTEXT)
+      .filter((v) => new RegExp(compareRegex).test(v))
+      .sort(),
+    [ITEM_CONTEXT.forkRun, ITEM_CONTEXT.runningForkRun].sort(),
+  );
 });

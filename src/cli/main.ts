@@ -52,6 +52,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         case 'CheckpointNotFound':
         case 'ToolCallNotFound':
         case 'ForkNotFound':
+        case 'ArtifactNotFound':
           return EXIT.notFound;
         case 'ForkRejected':
           return EXIT.rejected;

@@ -35,6 +35,7 @@ export const DAP_ERROR_IDS: Readonly<Record<ErrorCode, number>> = {
   ImportFailed: 1020,
   Cancelled: 1021,
   Internal: 1022,
+  ArtifactNotFound: 1023,
 };
 
 /** The DAP error id of an error code (see DAP_ERROR_IDS). */

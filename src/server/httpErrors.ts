@@ -40,6 +40,7 @@ const STATUS: Partial<Record<ErrorCode, number>> = {
   CheckpointNotFound: 404,
   ToolCallNotFound: 404,
   ForkNotFound: 404,
+  ArtifactNotFound: 404,
   RunAlreadyExists: 409,
   RunNotRunning: 409,
   ToolCallAlreadyExists: 409,

@@ -8,6 +8,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
+  ArtifactContentsSchema,
   ArtifactRefSchema,
   assertJsonInput,
   DebugRunSchema,
@@ -17,12 +18,13 @@ import {
   formatPath,
   toolOutcomeOf,
   parseWith,
+  type ArtifactRef,
   type Checkpoint,
-  type DebugRun,
   type Message,
   type ToolCallRecord,
 } from '../model';
 import { z } from 'zod';
+import { ArtifactTable } from './artifactTable';
 import { CheckpointTable, parseCheckpointShell } from './checkpointTable';
 import { ConfirmationTable } from './confirmationTable';
 import { ContentStore } from './contentStore';
@@ -40,12 +42,14 @@ import type {
   ConfirmationRecord,
   CheckpointSummary,
   CreateRunInput,
+  DebugRunExport,
   FinishRunInput,
   ReopenRunInput,
   FinishToolCallInput,
   ForkRequestRecord,
   ListRunsOptions,
   ListsFrom,
+  NewArtifact,
   RunStore,
   RunSummary,
   StoreChanges,
@@ -102,6 +106,7 @@ export class SqliteRunStore implements RunStore {
   private readonly checkpoints: CheckpointTable;
   private readonly toolCalls: ToolCallTable;
   private readonly forkRequests: ForkRequestTable;
+  private readonly artifacts: ArtifactTable;
   private readonly stmts: Record<string, SqlStatement> = {};
   private depth = 0;
   private closed = false;
@@ -126,6 +131,7 @@ export class SqliteRunStore implements RunStore {
     this.checkpoints = new CheckpointTable(ctx);
     this.toolCalls = new ToolCallTable(ctx);
     this.forkRequests = new ForkRequestTable(ctx);
+    this.artifacts = new ArtifactTable(ctx);
   }
 
   private sql(text: string): SqlStatement {
@@ -457,6 +463,9 @@ export class SqliteRunStore implements RunStore {
          UNION SELECT system_prompt_hash FROM checkpoints WHERE system_prompt_hash IS NOT NULL
          UNION SELECT args_ref FROM tool_calls
          UNION SELECT result_ref FROM tool_calls WHERE result_ref IS NOT NULL
+         UNION SELECT json_extract(a.value, '$.contentHash') FROM runs r, json_each(r.artifact_refs_json) a
+         UNION SELECT json_extract(a.value, '$.contentHash') FROM checkpoints c, json_each(c.artifact_refs_json) a
+          WHERE c.artifact_refs_json IS NOT NULL
          UNION SELECT json_extract(r.value, '$[1]') FROM blobs b JOIN live ON b.hash = live.hash, json_each(b.refs) r
           WHERE b.refs IS NOT NULL)
        DELETE FROM blobs WHERE hash NOT IN (SELECT hash FROM live)`,
@@ -545,18 +554,37 @@ export class SqliteRunStore implements RunStore {
     return this.toolCalls.find(runIds, toolName, hash);
   }
 
-  // ---- export / load ------------------------------------------------------------
+  // ---- artifacts ------------------------------------------------------------------
 
-  exportRun(runId: string): DebugRun {
-    const { toolLedger, artifactRefs, metadata, ...first } = this.exportRunHead(runId);
-    const checkpoints = this.checkpoints.allOf(runId);
-    return { ...first, checkpoints, toolLedger, artifactRefs, metadata }; // the DebugRun key order
+  addArtifact(runId: string, artifact: NewArtifact, content: Uint8Array): ArtifactRef {
+    this.assertOpen();
+    return this.artifacts.add(runId, artifact, content);
   }
 
-  exportRunHead(runId: string): Omit<DebugRun, 'checkpoints'> {
+  getArtifactContent(contentHash: string): Buffer {
+    this.assertOpen();
+    return this.artifacts.content(contentHash);
+  }
+
+  listArtifacts(runId: string): ArtifactRef[] {
+    this.assertOpen();
+    return this.artifacts.list(runId);
+  }
+
+  // ---- export / load ------------------------------------------------------------
+
+  exportRun(runId: string): DebugRunExport {
+    const { toolLedger, artifactRefs, metadata, artifactContents, ...first } = this.exportRunHead(runId);
+    const checkpoints = this.checkpoints.allOf(runId);
+    // the DebugRun key order, then the contents of its artifacts (only when it has some)
+    return compact({ ...first, checkpoints, toolLedger, artifactRefs, metadata, artifactContents });
+  }
+
+  exportRunHead(runId: string): Omit<DebugRunExport, 'checkpoints'> {
     this.assertOpen();
     const row = this.requireRunRow(runId);
     const summary = rowToRunSummary(row);
+    const contents = this.artifacts.exportContents(runId);
     return compact({
       runId: summary.runId,
       sessionId: summary.sessionId,
@@ -573,12 +601,18 @@ export class SqliteRunStore implements RunStore {
         'artifactRefs',
       ]),
       metadata: summary.metadata,
+      artifactContents: Object.keys(contents).length > 0 ? contents : undefined,
     });
   }
 
   loadRun(input: unknown, options: LoadRunOptions = {}): RunSummary {
     assertJsonInput(input, options.where);
     const run = parseWith(DebugRunSchema, input, options.where);
+    const rawContents = (input as { artifactContents?: unknown }).artifactContents;
+    const contents =
+      rawContents === undefined
+        ? {}
+        : parseWith(ArtifactContentsSchema, rawContents, options.where, ['artifactContents']);
     run.checkpoints.forEach((cp, i) => {
       if (cp.runId !== run.runId) {
         throw new OcdbError(
@@ -638,6 +672,7 @@ export class SqliteRunStore implements RunStore {
         this.toolCalls.insert(run.runId, record, state);
       }
       for (const cp of run.checkpoints) this.checkpoints.insert(cp);
+      this.artifacts.load(contents, options.where ?? 'load');
       this.touchRun(run.runId);
       return this.getRun(run.runId);
     });

@@ -13,6 +13,7 @@ import { randomUUID } from 'node:crypto';
 import {
   assertId,
   assertToolName,
+  latestArtifacts,
   type ArtifactRef,
   type CheckpointBoundary,
   type RunEndStatus,
@@ -105,6 +106,16 @@ export interface EndRunWrite {
   endedAt?: number;
 }
 
+/** An artifact to record: its content as bytes (text is its UTF-8). */
+export interface ArtifactWrite {
+  /** The artifact's name: its artifactId; a second artifact of the same name is its next version. */
+  name: string;
+  type: string;
+  content: Uint8Array;
+  metadata?: Record<string, unknown>;
+  createdAt?: number;
+}
+
 export interface ToolWrite {
   record: ToolCallRecord;
   checkpoint?: CheckpointSummary;
@@ -188,8 +199,14 @@ export class RunWriter {
       stepIndex: last && last.boundary !== 'agent_end' ? last.stepIndex : -1,
       lastBoundary: last?.boundary,
     };
+    // artifacts recorded after the last checkpoint (the store has them; no checkpoint carries them yet)
+    const carried = last?.artifactRefs ?? [];
+    const pendingArtifacts = latestArtifacts(store.listArtifacts(runId)).filter(
+      (r) => !carried.some((c) => c.artifactId === r.artifactId && c.version >= r.version),
+    );
     const timeline = new RunTimeline(runId, {
       ...(last ? { state: stateOf(last) } : options.start ? { state: options.start.state } : {}),
+      pendingArtifacts,
       stepIndex: position.stepIndex,
       ...(position.lastBoundary !== undefined ? { lastBoundary: position.lastBoundary } : {}),
       ledger: [...ledger.values()],
@@ -333,6 +350,36 @@ export class RunWriter {
         input.messages = [...base, toolResultMessage(toolCallId, record.toolName, outcome, stored)];
       }
       return { record, checkpoint: this.take('after_tool_call', input) };
+    });
+  }
+
+  /** The artifacts the next checkpoint carries (the latest version of each name). */
+  get artifacts(): ArtifactRef[] {
+    return this.timeline.artifacts;
+  }
+
+  /**
+   * Records an artifact: its content stored once in the store (content-addressed) and its ref added to the run's
+   * artifacts, in one transaction. No checkpoint is written: the next checkpoint (at the latest agent_end) carries
+   * the ref, in place of the older version of the same name; the version is one more than that one's (1 for a new
+   * name).
+   */
+  artifact(input: ArtifactWrite): ArtifactRef {
+    assertId(input.name, 'name');
+    return this.atomic(() => {
+      const ref = this.store.addArtifact(
+        this.runId,
+        {
+          artifactId: input.name,
+          type: input.type,
+          version: this.timeline.nextArtifactVersion(input.name),
+          createdAt: input.createdAt ?? this.now(),
+          metadata: input.metadata ?? {},
+        },
+        input.content,
+      );
+      this.timeline.addArtifact(ref);
+      return ref;
     });
   }
 

@@ -93,6 +93,11 @@ if (require.main === module) {
         if (process.stdout.write(t)) resolve();
         else process.stdout.once('drain', () => resolve());
       }),
+    writeBytes: (data) =>
+      new Promise<void>((resolve) => {
+        if (process.stdout.write(data)) resolve();
+        else process.stdout.once('drain', () => resolve());
+      }),
     err: (t) => process.stderr.write(`${t}\n`),
     isTty: Boolean(process.stdout.isTTY),
     env: process.env,

@@ -103,3 +103,10 @@ export function findArtifact(refs: readonly ArtifactRef[], name: string, version
   if (version !== undefined) return named.find((r) => r.version === version);
   return latestArtifacts(named)[0];
 }
+
+/** A size as people read it: `812 B`, `1.8 KB`, `2.4 MB` (KB = 1024 bytes). */
+export function byteSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+}

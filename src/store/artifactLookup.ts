@@ -50,3 +50,13 @@ export function findRunArtifact(
     { runId, name, ...lookup },
   );
 }
+
+/** The size in bytes of a content, or undefined when this store does not hold it. */
+export function artifactSize(store: RunStore, contentHash: string): number | undefined {
+  try {
+    return store.getArtifactContent(contentHash).byteLength;
+  } catch (e) {
+    if (e instanceof OcdbError && e.code === 'ArtifactNotFound') return undefined;
+    throw e;
+  }
+}

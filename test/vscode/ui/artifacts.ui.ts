@@ -6,7 +6,7 @@
 import * as assert from 'node:assert/strict';
 import type { Locator, Page } from 'playwright-core';
 import type { UiTest } from './uiTest';
-import { row, waitForRuns, widenSideBar } from './workbench';
+import { row, runCommand, waitForRuns, widenSideBar } from './workbench';
 
 const REFUND = 'demo-support-refund';
 const AUDITOR = 'demo-support-refund-auditor';
@@ -21,6 +21,23 @@ async function expand(target: Locator): Promise<void> {
 /** The editor tab whose label starts with `title`. */
 function tab(page: Page, title: string): Locator {
   return page.locator(`.tabs-container .tab[aria-label^="${title.replace(/"/g, '\\"')}"]`);
+}
+
+/** The text of an editor's lines as read (Monaco draws spaces as no-break spaces). */
+async function textOf(lines: Locator): Promise<string> {
+  return ((await lines.textContent()) ?? '').replace(/\s+/g, ' ');
+}
+
+/** Waits until an editor's lines hold `text`, however the editor wraps it (whitespace ignored). */
+async function waitForText(lines: Locator, text: string, timeoutMs = 15_000): Promise<void> {
+  const want = text.replace(/\s+/g, '');
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const have = ((await lines.textContent().catch(() => '')) ?? '').replace(/\s+/g, '');
+    if (have.includes(want)) return;
+    if (Date.now() > deadline) throw new Error(`the editor never showed "${text}" (it shows "${have.slice(0, 300)}")`);
+    await lines.page().waitForTimeout(250);
+  }
 }
 
 export const tests: UiTest[] = [
@@ -40,7 +57,12 @@ export const tests: UiTest[] = [
       await tab(page, 'case-report.md').first().waitFor({ timeout: 15_000 });
       const text = page.locator('.editor-instance .view-lines').first();
       await text.filter({ hasText: 'Case report CR-2026-1104' }).waitFor({ timeout: 15_000 });
-      assert.match((await text.textContent()) ?? '', /acting as support_agent/);
+      assert.match(await textOf(text), /acting as support_agent/);
+      // read-only: typing into it changes nothing
+      await text.click();
+      await page.keyboard.type('typed');
+      await page.waitForTimeout(300);
+      assert.doesNotMatch(await textOf(text), /typed/, 'the artifact cannot be edited');
       await screenshot('artifacts-01-tree-and-report');
     },
   },
@@ -55,11 +77,14 @@ export const tests: UiTest[] = [
       const reportDiff = tab(page, `case-report.md: ${REFUND} ↔ ${AUDITOR}`).first();
       await reportDiff.waitFor({ timeout: 30_000 });
       await reportDiff.click();
+      // room for the two sides next to each other: the summary beside goes
+      await runCommand(page, 'View: Close Editors in Other Groups');
       const modified = page.locator('.monaco-diff-editor .editor.modified .view-lines').first();
-      await modified.filter({ hasText: 'acting as auditor' }).waitFor({ timeout: 15_000 });
+      await waitForText(modified, 'acting as auditor');
+      await waitForText(modified, 'No refund issued: the auditor role has no refunds:issue permission');
       const original = page.locator('.monaco-diff-editor .editor.original .view-lines').first();
-      assert.match((await original.textContent()) ?? '', /acting as support_agent/);
-      assert.match((await modified.textContent()) ?? '', /No refund issued/);
+      await waitForText(original, 'acting as support_agent');
+      await waitForText(original, 'Refund RF-88213 issued');
       await screenshot('artifacts-02-compare-report');
     },
   },

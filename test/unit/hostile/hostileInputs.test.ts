@@ -333,6 +333,12 @@ describe('hostile inputs', () => {
         () => ({ method: 'POST', path: '/fork/plan' }),
         () => ({ method: 'POST', path: '/fork' }),
         () => ({ method: 'POST', path: `/confirmations/${r.pick(ids)}` }),
+        () => ({ method: 'GET', path: `/runs/${r.pick(ids)}/artifacts?checkpointId=${r.pick(ids)}` }),
+        () => ({
+          method: 'GET',
+          path: `/runs/${r.pick(ids)}/artifacts/${r.pick([...ids, 'case-report.md'])}?version=${r.pick(['0', 'x', '1', '-1'])}`,
+        }),
+        () => ({ method: 'POST', path: `/runs/${r.pick(ids)}/artifacts` }),
       ];
       const bodies = [
         () => hostileValueText(r),
@@ -343,6 +349,8 @@ describe('hostile inputs', () => {
         () => `{"boundary":${JSON.stringify(r.pick(HOSTILE_STRINGS))}}`,
         () =>
           `{"sourceRunId":${JSON.stringify(r.pick(HOSTILE_STRINGS))},"sourceCheckpointId":"x","toolPolicyMap":{"*":"re_execute"}}`,
+        () =>
+          `{"type":"text/plain","name":${JSON.stringify(r.pick(HOSTILE_STRINGS))},"content":${JSON.stringify(r.pick(HOSTILE_STRINGS))},"encoding":${JSON.stringify(r.pick(['base64', 'utf8', 'hex']))}}`,
         () => 'not json at all',
         () => '{"a":',
         () => '',

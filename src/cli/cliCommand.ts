@@ -11,6 +11,8 @@ export interface CliIo {
    * more than fits in memory uses (`ocdb export`). Absent in tests, where `out` collects the lines.
    */
   write?: (text: string) => Promise<void>;
+  /** Writes bytes to stdout as they are (binary content); absent in tests. */
+  writeBytes?: (data: Uint8Array) => Promise<void>;
   err: (text: string) => void;
   isTty: boolean;
   env: NodeJS.ProcessEnv;

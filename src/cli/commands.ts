@@ -1,6 +1,7 @@
 /** Every `ocdb` subcommand, in the order `ocdb --help` lists them. Add a command here and nowhere else. */
 import type { CliCommand } from './cliCommand';
 import { acpCommand } from './commands/acpCommand';
+import { artifactCommand } from './commands/artifactCommand';
 import { dapCommand } from './commands/dapCommand';
 import { demoCommand } from './commands/demoCommand';
 import { diffCommand } from './commands/diffCommand';
@@ -17,6 +18,7 @@ export const COMMANDS: readonly CliCommand[] = [
   runsCommand,
   showCommand,
   diffCommand,
+  artifactCommand,
   exportCommand,
   loadCommand,
   importCommand,

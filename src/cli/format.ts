@@ -1,5 +1,5 @@
 /** Text formatting for the CLI: tables, durations, timestamps. Pure. */
-import { runStatusText } from '../model';
+import { byteSize, runStatusText, type ArtifactRef } from '../model';
 import type { RunSummary } from '../store';
 
 export function table(headers: string[], rows: string[][]): string {
@@ -37,4 +37,25 @@ export function displayStatus(run: Pick<RunSummary, 'status' | 'crashed' | 'erro
 export function shorten(text: string, max: number): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/** A run's artifacts as a table (`ocdb show`, `ocdb artifact <run>`): name, version, type, size, hash, when. */
+export function artifactTable(
+  refs: readonly ArtifactRef[],
+  sizeOf: (contentHash: string) => number | undefined,
+): string {
+  return table(
+    ['NAME', 'VERSION', 'TYPE', 'SIZE', 'HASH', 'CREATED'],
+    refs.map((r) => {
+      const size = sizeOf(r.contentHash);
+      return [
+        r.artifactId,
+        `v${r.version}`,
+        r.type,
+        size === undefined ? 'not in store' : byteSize(size),
+        r.contentHash.slice(0, 12),
+        timestamp(r.createdAt),
+      ];
+    }),
+  );
 }

@@ -52,6 +52,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         case 'CheckpointNotFound':
         case 'ToolCallNotFound':
         case 'ForkNotFound':
+        case 'ArtifactNotFound':
           return EXIT.notFound;
         case 'ForkRejected':
           return EXIT.rejected;
@@ -90,6 +91,11 @@ if (require.main === module) {
     write: (t) =>
       new Promise<void>((resolve) => {
         if (process.stdout.write(t)) resolve();
+        else process.stdout.once('drain', () => resolve());
+      }),
+    writeBytes: (data) =>
+      new Promise<void>((resolve) => {
+        if (process.stdout.write(data)) resolve();
         else process.stdout.once('drain', () => resolve());
       }),
     err: (t) => process.stderr.write(`${t}\n`),

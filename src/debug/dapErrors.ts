@@ -36,6 +36,7 @@ export const DAP_ERROR_IDS: Readonly<Record<ErrorCode, number>> = {
   Cancelled: 1021,
   Internal: 1022,
   LiveStopNotFound: 1023,
+  ArtifactNotFound: 1024,
 };
 
 /** The DAP error id of an error code (see DAP_ERROR_IDS). */

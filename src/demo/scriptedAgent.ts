@@ -21,6 +21,14 @@ export interface ScriptCall {
   ms: number;
 }
 
+/** An artifact the agent writes after a step's tool calls, its text rendered from the runtime context of the step. */
+export interface ScriptArtifact {
+  type: string;
+  name: string;
+  content: (context: RuntimeContextSnapshot) => string;
+  metadata?: Record<string, unknown>;
+}
+
 export interface ScriptStep {
   /** A user message that arrives before this step. */
   user?: string;
@@ -28,6 +36,8 @@ export interface ScriptStep {
   say: string;
   calls?: ScriptCall[];
   finishReason?: string;
+  /** Artifacts recorded after the step's tool calls (run.artifact: the next checkpoint carries them). */
+  artifacts?: ScriptArtifact[];
   /** Deep-merged into the runtime context at the start of the step. */
   context?: Record<string, unknown>;
   modelMs?: number;
@@ -153,6 +163,15 @@ export function playScript(store: RunStore, script: AgentScript): string {
       if (call.cancelled) run.finishTool(id, 'cancelled', { name: 'Cancelled', message: 'stopped by the user' });
       else if (call.error) run.finishTool(id, 'error', call.error);
       else run.finishTool(id, 'success', call.result);
+    }
+    // artifacts take no time on the demo's clock: the runs' timings stay what they were before they had any
+    for (const artifact of step.artifacts ?? []) {
+      run.artifact({
+        type: artifact.type,
+        name: artifact.name,
+        content: artifact.content(context),
+        ...(artifact.metadata ? { metadata: artifact.metadata } : {}),
+      });
     }
   }
   advance(40);

@@ -2,9 +2,11 @@
  * The customer-support agent of the demo store: a refund run of 9 ReAct steps
  * touching every side-effect level and replay policy (with a tool error and a
  * retry), an escalation run that fails, and an auditor fork of the refund.
+ * Both refund runs write their case report as an artifact (`case-report.md`),
+ * rendered from the role they act as: the auditor's says it issued nothing.
  */
 import type { Message, RuntimeContextSnapshot } from '../model';
-import type { AgentScript, ToolSpec } from './scriptedAgent';
+import type { AgentScript, ScriptArtifact, ToolSpec } from './scriptedAgent';
 
 const DAY = Date.UTC(2026, 10, 2, 9, 14, 7);
 
@@ -48,6 +50,45 @@ export function supportContext(overrides: Partial<RuntimeContextSnapshot> = {}):
     tools: { availableTools: Object.keys(SUPPORT_TOOLS).filter((t) => t !== 'escalate_to_human') },
     model: { provider: 'openai', model: 'gpt-4.1-mini', promptVersion: 'support-v3' },
     ...overrides,
+  };
+}
+
+/** The name of the case report artifact both refund runs write (compared by name). */
+export const CASE_REPORT = 'case-report.md';
+
+/**
+ * The case report the support agent writes (run.artifact), from the context it acts in: who wrote it in which
+ * role with which permissions, and what that role let it do.
+ */
+function caseReport(reportId: string, action: string[], next: string): ScriptArtifact {
+  return {
+    type: 'text/markdown',
+    name: CASE_REPORT,
+    metadata: { reportId, ticket: 'T-2026-11-0192', path: `reports/2026/11/${reportId}.md` },
+    content: (ctx) =>
+      [
+        `# Case report ${reportId} · ticket T-2026-11-0192`,
+        '',
+        '- Customer: Dana Kim (C-5531, gold tier)',
+        '- Order: A-10442 · Barista Pro 900 espresso machine · €449.00, paid by card ending 4242 (bills in USD)',
+        `- Written by: ${ctx.user.userId} acting as ${ctx.user.roleId}`,
+        `- Permissions: ${ctx.user.permissions.join(', ')}`,
+        '',
+        '## Finding',
+        '',
+        'The water tank arrived cracked. The carrier logged the parcel as damaged and repacked at the Leipzig hub on',
+        '2026-10-26, two days before delivery. Damage in transit reported within 30 days: eligible for a full refund',
+        'without return under KB-112.',
+        '',
+        '## Action',
+        '',
+        ...action,
+        '',
+        '## Next',
+        '',
+        next,
+        '',
+      ].join('\n'),
   };
 }
 
@@ -186,6 +227,16 @@ export const refundScript: AgentScript = {
           ms: 377,
         },
       ],
+      artifacts: [
+        caseReport(
+          'CR-2026-1104',
+          [
+            'Refund RF-88213 issued: €449.00 to the original card (about $486.81 at the ECB rate of 1.0842),',
+            'expected in 3-5 business days. No return needed.',
+          ],
+          'Email the customer a summary of the refund. Case closed once it is sent.',
+        ),
+      ],
     },
     {
       context: { project: { reportId: 'CR-2026-1104' }, task: { stepStates: { report: 'written' } } },
@@ -250,6 +301,16 @@ export function auditorForkScript(fromCheckpointId: string, messages: Message[])
             result: { reportId: 'CR-2026-1107', path: 'reports/2026/11/CR-2026-1107.md', bytes: 1502 },
             ms: 362,
           },
+        ],
+        artifacts: [
+          caseReport(
+            'CR-2026-1107',
+            [
+              'No refund issued: the auditor role has no refunds:issue permission; auditors document, never act.',
+              'A full refund of €449.00 under KB-112 is recommended.',
+            ],
+            'Route the case to a support agent with refunds:issue, who processes the refund today.',
+          ),
         ],
       },
       {

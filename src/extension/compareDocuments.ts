@@ -4,11 +4,14 @@
  * rendered) and one side of a run comparison (replay/runComparison.ts: a
  * fork's transcript with its inherited prefix, so only what changed differs).
  * and its summary (which steps differ, which tools were called differently,
- * token and time deltas). URIs: `agent-time-travel-compare:/prompt/<checkpoint>/<title>.txt`,
- * `…:/runs/<left>/<right>/<side>/<title>.transcript`, `…:/summary/<left>/<right>/<title>.md`.
- * Re-rendered when the store changes (a fork still running).
+ * token and time deltas), and one artifact's content (opened from the runs tree, or both sides of a
+ * changed artifact in the diff editor). URIs: `agent-time-travel-compare:/prompt/<checkpoint>/<title>.txt`,
+ * `…:/runs/<left>/<right>/<side>/<title>.transcript`, `…:/summary/<left>/<right>/<title>.md`,
+ * `…:/artifact/<contentHash>/<run>/<name>` (content-addressed: never changes; binary content reads as a note
+ * saying how to save it, under `<name>.txt`). Re-rendered when the store changes (a fork still running).
  */
 import * as vscode from 'vscode';
+import { byteSize, isOcdbError, isTextContent } from '../model';
 import { compareRuns, comparisonSides, comparisonSummary } from '../replay/runComparison';
 import { promptText } from '../replay/promptText';
 import { COMPARE_SCHEME } from './ids';
@@ -38,6 +41,32 @@ export function summaryUri(left: string, right: string): vscode.Uri {
   });
 }
 
+/** The read-only document of one artifact's content (`binary`: a note about it, named `<name>.txt`). */
+export function artifactUri(artifact: {
+  runId: string;
+  name: string;
+  contentHash: string;
+  binary?: boolean;
+}): vscode.Uri {
+  const file = artifact.binary ? `${artifact.name}.txt` : artifact.name;
+  return vscode.Uri.from({
+    scheme: COMPARE_SCHEME,
+    path: `/artifact/${enc(artifact.contentHash)}/${enc(artifact.runId)}/${enc(file)}`,
+  });
+}
+
+/** An artifact document's text: the content when it is text, else what it is and how to save it. */
+function artifactText(content: Buffer, runId: string, name: string, contentHash: string): string {
+  if (isTextContent(content)) return content.toString('utf8');
+  return [
+    `${name} of run ${runId} is binary content (${byteSize(content.byteLength)}, ${content.byteLength} bytes, content ${contentHash}).`,
+    '',
+    'Save it to a file to open it:',
+    `  ocdb artifact ${runId} ${name} -o ${name.replace(/[^\w.-]+/g, '_')}`,
+    '',
+  ].join('\n');
+}
+
 export class CompareDocumentProvider implements vscode.TextDocumentContentProvider {
   private readonly changed = new vscode.EventEmitter<vscode.Uri>();
   readonly onDidChange = this.changed.event;
@@ -57,13 +86,25 @@ export class CompareDocumentProvider implements vscode.TextDocumentContentProvid
       const [title, ...body] = comparisonSummary(compareRuns(store, rest[0], rest[1]));
       return [`# ${title ?? ''}`, '', ...body.map((l) => (l.startsWith('  ') ? `- ${l.trim()}` : `${l}\n`))].join('\n');
     }
+    if (kind === 'artifact' && rest[0] && rest[1] && rest[2]) {
+      const [hash, runId, file] = [rest[0], rest[1], rest[2]];
+      let content: Buffer;
+      try {
+        content = store.getArtifactContent(hash);
+      } catch (e) {
+        if (isOcdbError(e, 'ArtifactNotFound')) return `// ${file} of run ${runId}: ${e.message}`;
+        throw e;
+      }
+      return artifactText(content, runId, isTextContent(content) ? file : file.replace(/\.txt$/, ''), hash);
+    }
     return `// ${uri.toString()} is not a comparison document`;
   }
 
   /** Re-renders every open comparison document (the store changed). */
   refresh(): void {
     for (const doc of vscode.workspace.textDocuments) {
-      if (doc.uri.scheme === COMPARE_SCHEME && !doc.uri.path.startsWith('/prompt/')) this.changed.fire(doc.uri);
+      const fixed = doc.uri.path.startsWith('/prompt/') || doc.uri.path.startsWith('/artifact/');
+      if (doc.uri.scheme === COMPARE_SCHEME && !fixed) this.changed.fire(doc.uri);
     }
   }
 

@@ -18,7 +18,7 @@ export const TRANSCRIPT_LANGUAGE = 'agent-transcript';
 export { TRANSCRIPT_EXTENSION } from '../debug/transcriptFiles';
 /** Scheme of the documents that open a long JSON value (a tool's args or result) in full. */
 export const VALUE_SCHEME = 'agent-time-travel-value';
-/** Scheme of the read-only documents the diff editor compares (prompts, the sides of a run comparison). */
+/** Scheme of the read-only documents the diff editor compares (prompts, the sides of a run comparison, artifacts). */
 export const COMPARE_SCHEME = 'agent-time-travel-compare';
 
 export const VIEW_CONTAINER = 'agentRuns';
@@ -97,6 +97,8 @@ export const ITEM_CONTEXT = {
   checkpoint: 'agentCheckpoint',
   ledger: 'agentToolLedger',
   toolCall: 'agentToolCall',
+  artifacts: 'agentArtifacts',
+  artifact: 'agentArtifact',
   loadMore: 'agentLoadMore',
   message: 'agentMessage',
 } as const;

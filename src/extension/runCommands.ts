@@ -9,7 +9,9 @@ import { z } from 'zod';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { runIdOfTranscript } from '../debug/transcriptFiles';
 import { checkpointAtLine } from '../replay/transcript';
-import { comparisonUri, summaryUri } from './compareDocuments';
+import { isTextContent } from '../model';
+import { compareArtifacts } from '../replay/runComparison';
+import { artifactUri, comparisonUri, summaryUri } from './compareDocuments';
 import type { ExtensionContextObject } from './context';
 import type { DebugPositionTracker } from './debugPosition';
 import { registerCommand } from './notify';
@@ -94,11 +96,16 @@ async function checkpointOfFrame(
   return undefined;
 }
 
+/** At most this many changed artifacts open in diff editors of their own with a comparison. */
+const MAX_ARTIFACT_DIFFS = 5;
+
 /**
  * The comparison of two runs (replay/runComparison.ts, the one `ocdb diff` prints): the diff editor with both
- * runs step by step — a fork with the steps it inherited, so only what changed differs — and the summary beside.
+ * runs step by step — a fork with the steps it inherited, so only what changed differs —, a text diff of each
+ * changed artifact, and the summary beside (which lists the artifacts that differ).
  */
 async function diff(ctx: ExtensionContextObject, left: string, right: string): Promise<void> {
+  const { log } = ctx;
   const store = ctx.connection.getOrCreate();
   store.getRun(left); // RunNotFound before any editor opens
   store.getRun(right);
@@ -108,6 +115,38 @@ async function diff(ctx: ExtensionContextObject, left: string, right: string): P
     comparisonUri(left, right, 'right'),
     `${left} ↔ ${right}`,
   );
+  const changed = compareArtifacts(store, left, right).filter((a) => a.change === 'changed');
+  for (const a of changed.slice(0, MAX_ARTIFACT_DIFFS)) {
+    if (!a.left || !a.right) continue;
+    const binary = (hash: string) => {
+      try {
+        return !isTextContent(store.getArtifactContent(hash));
+      } catch {
+        return false; // not in this store: the document says so
+      }
+    };
+    const side = (runId: string, contentHash: string) =>
+      artifactUri({ runId, name: a.name, contentHash, binary: binary(contentHash) });
+    await vscode.commands.executeCommand(
+      'vscode.diff',
+      side(left, a.left.contentHash),
+      side(right, a.right.contentHash),
+      `${a.name}: ${left} ↔ ${right}`,
+      { preview: false },
+    );
+  }
+  if (changed.length > 0) {
+    // the runs' diff stays the editor in front (it is open already: this only shows it)
+    await vscode.commands.executeCommand(
+      'vscode.diff',
+      comparisonUri(left, right, 'left'),
+      comparisonUri(left, right, 'right'),
+      `${left} ↔ ${right}`,
+    );
+  }
+  if (changed.length > MAX_ARTIFACT_DIFFS) {
+    log.info(`${changed.length - MAX_ARTIFACT_DIFFS} more changed artifacts are listed in the summary, not opened`);
+  }
   const summary = await vscode.workspace.openTextDocument(summaryUri(left, right));
   await vscode.languages.setTextDocumentLanguage(summary, 'markdown');
   await vscode.window.showTextDocument(summary, {

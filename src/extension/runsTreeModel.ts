@@ -4,7 +4,14 @@
  * summaries. The provider turns these into vscode.TreeItems; keeping them pure
  * lets unit tests check what a user sees without VS Code. No vscode import.
  */
-import { readRunError, runStatusText as statusTextOf, toolOutcomeOf, type ToolCallRecord } from '../model';
+import {
+  byteSize,
+  readRunError,
+  runStatusText as statusTextOf,
+  toolOutcomeOf,
+  type ArtifactRef,
+  type ToolCallRecord,
+} from '../model';
 import type { CheckpointSummary, RunSummary } from '../store';
 import {
   BOUNDARY_ICON,
@@ -29,7 +36,9 @@ export type RunsNode =
   | { kind: 'step'; id: string; runId: string; stepIndex: number }
   | { kind: 'checkpoint'; id: string; runId: string; checkpointId: string; stepIndex: number }
   | { kind: 'ledger'; id: string; runId: string }
-  | { kind: 'toolCall'; id: string; runId: string; toolCallId: string };
+  | { kind: 'toolCall'; id: string; runId: string; toolCallId: string }
+  | { kind: 'artifacts'; id: string; runId: string }
+  | { kind: 'artifact'; id: string; runId: string; name: string };
 
 export const nodeIds = {
   run: (runId: string) => `run:${runId}`,
@@ -38,6 +47,8 @@ export const nodeIds = {
   checkpoint: (checkpointId: string) => `cp:${checkpointId}`,
   ledger: (runId: string) => `ledger:${runId}`,
   toolCall: (runId: string, toolCallId: string) => `tool:${runId}:${toolCallId}`,
+  artifacts: (runId: string) => `artifacts:${runId}`,
+  artifact: (runId: string, name: string) => `artifact:${runId}:${name}`,
 };
 
 /** How one node looks. `tooltip` is markdown in which every piece of run data went through markdownText.ts. */
@@ -303,4 +314,49 @@ export function groupBySteps(
     else groups.set(c.stepIndex, [c]);
   }
   return [...groups].map(([stepIndex, list]) => ({ stepIndex, checkpoints: list }));
+}
+
+/** The Artifacts node of a run: how many it has (the newest version of each name). */
+export function artifactsView(refs: readonly ArtifactRef[]): NodeView {
+  return {
+    label: 'Artifacts',
+    description: `${refs.length} artifact${refs.length === 1 ? '' : 's'}`,
+    icon: { id: 'files' },
+    contextValue: ITEM_CONTEXT.artifacts,
+    collapsible: refs.length > 0 ? 'collapsed' : 'none',
+  };
+}
+
+/** What a tree item knows of an artifact's content: its size and whether it is text (undefined: not in the store). */
+export interface ArtifactContentFacts {
+  size: number;
+  text: boolean;
+}
+
+/** An artifact: type, size, version; a click opens its content read-only (`open`: the command and its arguments). */
+export function artifactView(
+  ref: ArtifactRef,
+  content: ArtifactContentFacts | undefined,
+  open: { id: string; args: unknown[] } | undefined,
+): NodeView {
+  const parts = [ref.type, content ? byteSize(content.size) : 'content not in this store'];
+  if (ref.version > 1) parts.push(`v${ref.version}`);
+  if (content && !content.text) parts.push('binary');
+  const metadata = Object.keys(ref.metadata).length > 0 ? toJson(ref.metadata, 0) : undefined;
+  const tooltip = [
+    `**${mdText(ref.artifactId)}** · ${mdText(ref.type)} · version ${ref.version}`,
+    '',
+    `Content ${mdCode(ref.contentHash)}${content ? ` · ${content.size} bytes` : ''} · recorded ${formatTime(ref.createdAt)}`,
+  ];
+  if (metadata !== undefined) tooltip.push('', `Metadata: ${mdCode(shorten(metadata, 200))}`);
+  const image = /^image\//i.test(ref.type);
+  return {
+    label: ref.artifactId,
+    description: parts.join(' · '),
+    tooltip: tooltip.join('\n'),
+    icon: { id: image ? 'file-media' : content && !content.text ? 'file-binary' : 'file' },
+    contextValue: ITEM_CONTEXT.artifact,
+    collapsible: 'none',
+    ...(open ? { command: { id: open.id, title: 'Open Artifact', args: open.args } } : {}),
+  };
 }

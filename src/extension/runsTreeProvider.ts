@@ -1,16 +1,21 @@
 /**
  * The "Runs" tree of the Agent Runs container: top-level runs newest first
  * (paged), forks nested under their parent, each run expanding into its forks,
- * its Tool Ledger and its ReAct steps (which expand into checkpoints). Caches
+ * its Tool Ledger, its Artifacts (when it has some; a click opens one
+ * read-only) and its ReAct steps (which expand into checkpoints). Caches
  * summaries per run and refreshes only the runs a store change touched.
  * Presentation comes from runsTreeModel.ts; no store writes here.
  */
 import * as vscode from 'vscode';
-import type { ToolCallRecord } from '../model';
-import type { CheckpointSummary, RunSummary, RunStore } from '../store';
+import { isTextContent, type ArtifactRef, type ToolCallRecord } from '../model';
+import { runArtifacts, type CheckpointSummary, type RunSummary, type RunStore } from '../store';
+import { artifactUri } from './compareDocuments';
 import { COMMANDS, CONTEXT_KEYS } from './ids';
 import {
   RUNS_PAGE_SIZE,
+  artifactView,
+  artifactsView,
+  type ArtifactContentFacts,
   checkpointView,
   groupBySteps,
   ledgerView,
@@ -37,6 +42,9 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
   private readonly toolCalls = new Map<string, ToolCallRecord[]>();
   /** Runs a debugger is attached to (live debugging), set by LiveRuns. */
   private liveMarks: ReadonlyMap<string, LiveMark> = new Map();
+  private readonly artifacts = new Map<string, ArtifactRef[]>();
+  /** Size and kind of each content read (content-addressed: it never changes). */
+  private readonly contents = new Map<string, ArtifactContentFacts | undefined>();
   private readonly emitter = new vscode.EventEmitter<RunsNode | undefined>();
   private readonly disposables: vscode.Disposable[] = [];
   private readonly crashTimer: NodeJS.Timeout;
@@ -66,6 +74,10 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
 
   private stepNode(runId: string, stepIndex: number): RunsNode {
     return this.node({ kind: 'step', id: nodeIds.step(runId, stepIndex), runId, stepIndex });
+  }
+
+  private artifactsNode(runId: string): RunsNode {
+    return this.node({ kind: 'artifacts', id: nodeIds.artifacts(runId), runId });
   }
 
   private checkpointNode(c: CheckpointSummary): RunsNode {
@@ -110,6 +122,30 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
       this.toolCalls.set(runId, list);
     }
     return list;
+  }
+
+  /** The run's artifacts: the newest version of each name. */
+  private artifactsOf(runId: string): ArtifactRef[] {
+    let list = this.artifacts.get(runId);
+    if (!list) {
+      const store = this.store;
+      list = store ? runArtifacts(store, runId) : [];
+      this.artifacts.set(runId, list);
+    }
+    return list;
+  }
+
+  private contentOf(contentHash: string): ArtifactContentFacts | undefined {
+    if (this.contents.has(contentHash)) return this.contents.get(contentHash);
+    let facts: ArtifactContentFacts | undefined;
+    try {
+      const bytes = this.store?.getArtifactContent(contentHash);
+      facts = bytes ? { size: bytes.byteLength, text: isTextContent(bytes) } : undefined;
+    } catch {
+      facts = undefined; // not in this store (a run loaded without its contents): the item says so
+    }
+    this.contents.set(contentHash, facts);
+    return facts;
   }
 
   // ---- TreeDataProvider ----
@@ -192,6 +228,22 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
           };
         return toolCallView(call);
       }
+      case 'artifacts':
+        return artifactsView(this.artifactsOf(node.runId));
+      case 'artifact': {
+        const ref = this.artifactsOf(node.runId).find((r) => r.artifactId === node.name);
+        if (!ref)
+          return { label: node.name, icon: { id: 'question' }, contextValue: 'agentArtifact', collapsible: 'none' };
+        const content = this.contentOf(ref.contentHash);
+        const uri = artifactUri({
+          runId: node.runId,
+          name: ref.artifactId,
+          contentHash: ref.contentHash,
+          binary: content !== undefined && !content.text,
+        });
+        // a click opens the content read-only (the artifact document of compareDocuments.ts)
+        return artifactView(ref, content, { id: 'vscode.open', args: [uri, { preview: true }] });
+      }
       default: {
         const unreachable: never = node;
         throw new Error(`unknown tree node ${JSON.stringify(unreachable)}`);
@@ -226,12 +278,23 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
             this.shownRuns.add(r.runId);
           }
           const steps = groupBySteps(this.checkpointsOf(node.runId));
+          const artifacts = this.artifactsOf(node.runId).length > 0 ? [this.artifactsNode(node.runId)] : [];
           return [
             ...forks.map((r) => this.runNode(r.runId)),
             this.node({ kind: 'ledger', id: nodeIds.ledger(node.runId), runId: node.runId }),
+            ...artifacts,
             ...steps.map((s) => this.stepNode(node.runId, s.stepIndex)),
           ];
         }
+        case 'artifacts':
+          return this.artifactsOf(node.runId).map((r) =>
+            this.node({
+              kind: 'artifact',
+              id: nodeIds.artifact(node.runId, r.artifactId),
+              runId: node.runId,
+              name: r.artifactId,
+            }),
+          );
         case 'step':
           return this.checkpointsOf(node.runId)
             .filter((c) => c.stepIndex === node.stepIndex)
@@ -264,7 +327,10 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
         return undefined;
       case 'step':
       case 'ledger':
+      case 'artifacts':
         return this.runNode(node.runId);
+      case 'artifact':
+        return this.artifactsNode(node.runId);
       case 'checkpoint':
         return this.stepNode(node.runId, node.stepIndex);
       case 'toolCall':
@@ -312,6 +378,8 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
     this.shownRuns.clear();
     this.checkpoints.clear();
     this.toolCalls.clear();
+    this.artifacts.clear();
+    this.contents.clear();
     this.updateEmptyContext();
     this.emitter.fire(undefined);
   }
@@ -330,6 +398,7 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
       this.runs.set(run.runId, run);
       this.checkpoints.delete(run.runId);
       this.toolCalls.delete(run.runId);
+      this.artifacts.delete(run.runId);
       if (known) changed.add(this.runNode(run.runId));
       else if (run.parentRunId && this.shownRuns.has(run.parentRunId)) changed.add(this.runNode(run.parentRunId));
       else root = true;
@@ -340,6 +409,7 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
       this.shownRuns.delete(runId);
       this.checkpoints.delete(runId);
       this.toolCalls.delete(runId);
+      this.artifacts.delete(runId);
       if (parent && this.shownRuns.has(parent)) changed.add(this.runNode(parent));
       else root = true;
     }

@@ -15,6 +15,7 @@ export const ERROR_CODES = [
   'ToolCallNotFound',
   'ToolCallAlreadyExists',
   'ToolCallAlreadyFinished',
+  'ArtifactNotFound',
   'StoreLocked',
   'StoreUnavailable',
   'StoreCorrupt',

@@ -1,5 +1,6 @@
 /** The data model: zod schemas and inferred types, canonical JSON, deep merge, policy resolution. Pure: no I/O. */
 export * from './artifact';
+export * from './artifactContent';
 export * from './canonicalJson';
 export * from './checkpoint';
 export * from './confirmation';

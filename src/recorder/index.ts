@@ -12,12 +12,13 @@ export {
   type ToolJournalFinish,
   type ToolJournalOptions,
 } from './toolJournal';
-export type { StartRunInput, CheckpointInput, ToolOptions, ModelResponse, EndRunInput } from './inputs';
+export type { StartRunInput, CheckpointInput, ToolOptions, ModelResponse, EndRunInput, ArtifactInput } from './inputs';
 export {
   OcdbError,
   argsHash,
   canonicalJson,
   defaultReplayPolicy,
+  MAX_ARTIFACT_BYTES,
   type ArtifactRef,
   type Checkpoint,
   type CheckpointBoundary,

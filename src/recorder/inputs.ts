@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { CreateRunWrite } from '../writer';
 import {
   ArtifactRefSchema,
+  IdSchema,
   MessageSchema,
   ModelConfigSchema,
   ReplayPolicySchema,
@@ -85,3 +86,53 @@ export function runCreationOf(
     state: { ...defined({ messages, systemPrompt, model, promptVersion, artifactRefs }), runtimeContext },
   };
 }
+
+const ArtifactFields = {
+  /** What the artifact is: free text; a MIME type (`text/markdown`, `image/png`) is served as such over HTTP. */
+  type: z.string().min(1, 'type is required (e.g. "text/markdown", "image/png", "report")'),
+  /** Its name (the ArtifactRef's artifactId): one line; recording the same name again makes its next version. */
+  name: IdSchema,
+  /** `utf8` (default): `content` is the text; `base64`: `content` is the bytes in base64. */
+  encoding: z.enum(['utf8', 'base64']).optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+};
+
+/**
+ * `run.artifact(...)` of the SDK: `content` (a string, or bytes as a Uint8Array / Buffer) or `path` (a file read
+ * as bytes), exactly one of them.
+ */
+export const ArtifactInputSchema = z
+  .object({
+    ...ArtifactFields,
+    content: z.union([z.string(), z.instanceof(Uint8Array)]).optional(),
+    path: z.string().min(1).optional(),
+  })
+  .superRefine((v, ctx) => {
+    if (v.content !== undefined && v.path !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['path'], message: 'give content or path, not both' });
+    } else if (v.content === undefined && v.path === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['content'], message: 'give content (text or bytes) or path (a file)' });
+    }
+    if (v.encoding === 'base64' && typeof v.content !== 'string') {
+      ctx.addIssue({ code: 'custom', path: ['encoding'], message: 'base64 is for content given as a string' });
+    }
+  });
+export type ArtifactInput = z.input<typeof ArtifactInputSchema>;
+
+/** POST /runs/:id/artifacts: the SDK's artifact input with the content in the body (text, or base64 bytes). */
+export const ArtifactBodySchema = z
+  .object({
+    ...ArtifactFields,
+    content: z.string({ error: 'content is required: the text, or the bytes in base64 with "encoding": "base64"' }),
+    path: z.unknown().optional(),
+    createdAt: z.number().optional(),
+  })
+  .superRefine((v, ctx) => {
+    if (v.path !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['path'],
+        message: 'the server reads no files: send the file\'s bytes as content with "encoding": "base64"',
+      });
+    }
+  });

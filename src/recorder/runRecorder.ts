@@ -15,10 +15,15 @@
  * a dead store; with `'disable'` the error goes to `onError` once and the
  * agent goes on unrecorded.
  */
+import * as fs from 'node:fs';
 import {
+  MAX_ARTIFACT_BYTES,
   OcdbError,
+  artifactTooLarge,
+  decodeContent,
   errorMessage,
   parseWith,
+  type ArtifactRef,
   type CheckpointBoundary,
   type LiveEdits,
   type Message,
@@ -37,10 +42,12 @@ import type {
   RunWriter,
 } from '../writer';
 import {
+  ArtifactInputSchema,
   CheckpointInputSchema,
   EndRunInputSchema,
   ModelResponseSchema,
   ToolOptionsSchema,
+  type ArtifactInput,
   type CheckpointInput,
   type EndRunInput,
   type ModelResponse,
@@ -457,6 +464,28 @@ export class RunRecorder {
   }
 
   /**
+   * Records an artifact the agent produced (a report, a patch, an image): `content` as text or bytes (a
+   * Uint8Array / Buffer; a string with `encoding: 'base64'`), or `path`, a file read as bytes — at most
+   * MAX_ARTIFACT_BYTES (16 MiB). The content goes into the store once (content-addressed: identical content is
+   * stored once) and the run's artifacts list its ref at once; no checkpoint is written — the next checkpoint
+   * (at the latest `agent_end`) carries the ref, in place of the older version of the same name. Recording a name
+   * again makes its next version. Returns the ref (undefined when recording is disabled after a store failure).
+   */
+  artifact(input: ArtifactInput): ArtifactRef | undefined {
+    const data = parseWith(ArtifactInputSchema, input, 'artifact');
+    this.assertOpen(`artifact ${data.name}`);
+    const content = artifactBytes(data);
+    return this.write(`artifact ${data.name}`, () =>
+      this.writer.artifact({
+        name: data.name,
+        type: data.type,
+        content,
+        ...(data.metadata !== undefined ? { metadata: data.metadata } : {}),
+      }),
+    );
+  }
+
+  /**
    * Ends the run: records `agent_end` and sets the status (completed by
    * default; failed with the error; cancelled; in a fork the engine stopped at
    * a divergence, diverged with its error). Ending twice throws.
@@ -500,6 +529,38 @@ function mockedError(toolName: string, value: unknown): Error {
         ? (value as { message: string }).message
         : JSON.stringify(value);
   return Object.assign(new Error(`${toolName}: ${text}`), { name: 'LiveDebuggerMock', value });
+}
+
+/** The bytes of an artifact input: its content (text as UTF-8, base64 decoded) or its file, within the limit. */
+function artifactBytes(data: { content?: string | Uint8Array; path?: string; encoding?: 'utf8' | 'base64' }): Buffer {
+  let bytes: Buffer;
+  if (data.path !== undefined) {
+    let size: number;
+    try {
+      const stat = fs.statSync(data.path);
+      if (!stat.isFile()) throw new Error('not a regular file');
+      size = stat.size;
+    } catch (e) {
+      throw new OcdbError('InvalidInput', `artifact: path: cannot read ${data.path}: ${errorMessage(e)}`, {
+        path: 'path',
+      });
+    }
+    if (size > MAX_ARTIFACT_BYTES) throw artifactTooLarge(size, 'path', 'artifact');
+    try {
+      bytes = fs.readFileSync(data.path);
+    } catch (e) {
+      throw new OcdbError('InvalidInput', `artifact: path: cannot read ${data.path}: ${errorMessage(e)}`, {
+        path: 'path',
+      });
+    }
+  } else if (typeof data.content === 'string') {
+    bytes = decodeContent(data.content, data.encoding ?? 'utf8', 'content', 'artifact');
+  } else {
+    const content = data.content ?? new Uint8Array();
+    bytes = Buffer.from(content.buffer, content.byteOffset, content.byteLength);
+  }
+  if (bytes.byteLength > MAX_ARTIFACT_BYTES) throw artifactTooLarge(bytes.byteLength, 'content', 'artifact');
+  return bytes;
 }
 
 /** How a thrown value is stored: see src/writer/outcomes.ts. */

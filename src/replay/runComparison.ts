@@ -8,22 +8,26 @@
  * of the same agent by step index and, inside a step, tool call by tool
  * call); each step says what differs — context by path, system prompt,
  * messages, model output, tool calls with args and results — with tokens and
- * time; the first divergence is named by its checkpoints. Also renders the
- * two sides for a diff editor (text lines equal where the runs are equal).
+ * time; the first divergence is named by its checkpoints; the artifacts of
+ * the two runs are compared by name (added, removed, changed, with sizes).
+ * Also renders the two sides for a diff editor (text lines equal where the
+ * runs are equal).
  * Reads through the RunStore contract only; no vscode, no DAP.
  */
 import {
+  byteSize,
   canonicalJson,
   changedPaths,
   messageText,
   messageToolCalls,
   runStatusText,
   toolOutcomeOf,
+  type ArtifactRef,
   type Checkpoint,
   type Message,
   type ToolCallRecord,
 } from '../model';
-import type { CheckpointSummary, RunStore, RunSummary } from '../store';
+import { artifactSize, runArtifacts, type CheckpointSummary, type RunStore, type RunSummary } from '../store';
 
 /** One checkpoint of a run's view: its summary, and whether the run inherited it from an ancestor. */
 export interface ViewCheckpoint {
@@ -116,6 +120,23 @@ export interface FirstDivergence {
   right?: { checkpointId: string; index: number };
 }
 
+/** One artifact of one run as compared: its ref's facts and its size (undefined: content not in this store). */
+export interface ComparedArtifact {
+  version: number;
+  type: string;
+  contentHash: string;
+  size?: number;
+  createdAt: number;
+}
+
+/** An artifact name in either run: the same content, changed, or only in one of them. */
+export interface ArtifactComparison {
+  name: string;
+  change: 'same' | 'changed' | 'added' | 'removed';
+  left?: ComparedArtifact;
+  right?: ComparedArtifact;
+}
+
 export interface RunComparison {
   left: RunSideSummary;
   right: RunSideSummary;
@@ -127,6 +148,8 @@ export interface RunComparison {
   steps: StepComparison[];
   firstDivergence?: FirstDivergence;
   tools: ToolDifference[];
+  /** The artifacts of both runs by name (the newest version each holds): `added` is only in the right run. */
+  artifacts: ArtifactComparison[];
   delta: { tokens: number; durationMs: number; toolCalls: number };
 }
 
@@ -365,6 +388,35 @@ function forkPointOf(store: RunStore, left: View, right: View): ForkPoint | unde
   };
 }
 
+function comparedArtifact(store: RunStore, ref: ArtifactRef): ComparedArtifact {
+  const size = artifactSize(store, ref.contentHash);
+  return {
+    version: ref.version,
+    type: ref.type,
+    contentHash: ref.contentHash,
+    ...(size !== undefined ? { size } : {}),
+    createdAt: ref.createdAt,
+  };
+}
+
+/** The artifacts of two runs by name: left's order, then names only the right run has. */
+export function compareArtifacts(store: RunStore, leftId: string, rightId: string): ArtifactComparison[] {
+  const left = runArtifacts(store, leftId);
+  const right = runArtifacts(store, rightId);
+  const names = [...new Set([...left, ...right].map((r) => r.artifactId))];
+  return names.map((name) => {
+    const l = left.find((r) => r.artifactId === name);
+    const r = right.find((x) => x.artifactId === name);
+    const change = !l ? 'added' : !r ? 'removed' : l.contentHash === r.contentHash ? 'same' : 'changed';
+    return {
+      name,
+      change,
+      ...(l ? { left: comparedArtifact(store, l) } : {}),
+      ...(r ? { right: comparedArtifact(store, r) } : {}),
+    };
+  });
+}
+
 /** Compares run `leftId` with run `rightId` (RunNotFound when either is unknown). */
 export function compareRuns(store: RunStore, leftId: string, rightId: string): RunComparison {
   const left = runView(store, leftId);
@@ -408,6 +460,7 @@ export function compareRuns(store: RunStore, leftId: string, rightId: string): R
     contextChanges,
     steps,
     tools: toolDifferences(steps),
+    artifacts: compareArtifacts(store, leftId, rightId),
     delta: {
       tokens: rsum.tokens - lsum.tokens,
       durationMs: rsum.durationMs - lsum.durationMs,
@@ -520,9 +573,44 @@ export function comparisonSummary(c: RunComparison): string[] {
       );
     }
   }
+  lines.push(...artifactLines(c.artifacts));
   lines.push(
     `Tokens: ${c.left.tokens} → ${c.right.tokens} (${signed(c.delta.tokens)}) · time: ${c.left.durationMs} ms → ${c.right.durationMs} ms (${signed(c.delta.durationMs, ' ms')}) · tool calls: ${c.left.toolCalls} → ${c.right.toolCalls} (${signed(c.delta.toolCalls)})`,
   );
+  return lines;
+}
+
+const sizeText = (a: ComparedArtifact | undefined): string =>
+  a === undefined ? '-' : a.size === undefined ? 'content not in store' : byteSize(a.size);
+
+/** The artifacts that differ, a line each, and how many are the same. */
+function artifactLines(artifacts: readonly ArtifactComparison[]): string[] {
+  if (artifacts.length === 0) return [];
+  const differ = artifacts.filter((a) => a.change !== 'same');
+  const same = artifacts.length - differ.length;
+  if (differ.length === 0) return [`Artifacts: the same (${artifacts.length})`];
+  const lines = [`Artifacts that differ${same > 0 ? ` (${same} the same)` : ''}:`];
+  for (const a of differ) {
+    switch (a.change) {
+      case 'changed':
+        lines.push(
+          `  ${a.name}: changed (v${a.left?.version} ${sizeText(a.left)} → v${a.right?.version} ${sizeText(a.right)})`,
+        );
+        break;
+      case 'added':
+        lines.push(`  ${a.name}: added (only in the right run, ${sizeText(a.right)})`);
+        break;
+      case 'removed':
+        lines.push(`  ${a.name}: removed (only in the left run, ${sizeText(a.left)})`);
+        break;
+      case 'same':
+        break;
+      default: {
+        const unreachable: never = a.change;
+        throw new Error(`unknown artifact change ${String(unreachable)}`);
+      }
+    }
+  }
   return lines;
 }
 
@@ -557,6 +645,18 @@ function sideText(c: RunComparison, side: 'left' | 'right'): string {
             ? '(running)'
             : `✗ ${short(t.error)}`;
       out.push(`tool ${t.toolName}(${short(t.args)}) ${outcome}`);
+    }
+  }
+  if (c.artifacts.length > 0) {
+    // one line per name on both sides: a changed artifact is one changed line (its text diff opens on its own)
+    out.push('', '── artifacts ──');
+    for (const a of c.artifacts) {
+      const mine = a[side];
+      out.push(
+        mine
+          ? `artifact ${a.name} · ${mine.type} · ${sizeText(mine)} · ${mine.contentHash.slice(0, 12)}`
+          : `artifact ${a.name} · (not in this run)`,
+      );
     }
   }
   return `${out.join('\n')}\n`;

@@ -41,6 +41,7 @@ const STATUS: Partial<Record<ErrorCode, number>> = {
   ToolCallNotFound: 404,
   ForkNotFound: 404,
   LiveStopNotFound: 404,
+  ArtifactNotFound: 404,
   RunAlreadyExists: 409,
   RunNotRunning: 409,
   ToolCallAlreadyExists: 409,

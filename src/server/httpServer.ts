@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { OcdbError, assertJsonInput, errorMessage } from '../model';
 import type { RunStore } from '../store';
 import { HttpError, errorResponse } from './httpErrors';
-import { buildRoutes, type Route, type RoutesOptions } from './routes';
+import { buildRoutes, type Route, type RouteResult, type RoutesOptions } from './routes';
 import { removeServerFile, writeServerFile } from './serverFile';
 
 export const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
@@ -51,6 +51,19 @@ function sameToken(given: string, expected: string): boolean {
   const a = Buffer.from(given);
   const b = Buffer.from(expected);
   return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** Bytes as they are (an artifact's content), with its content type. */
+function sendRaw(res: http.ServerResponse, status: number, raw: NonNullable<RouteResult['raw']>): void {
+  res.writeHead(status, {
+    ...raw.headers,
+    'content-type': raw.contentType,
+    'content-length': raw.data.byteLength,
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+    'content-security-policy': "default-src 'none'; sandbox",
+  });
+  res.end(raw.data);
 }
 
 function send(res: http.ServerResponse, status: number, body: unknown): void {
@@ -141,11 +154,7 @@ function readBody(req: http.IncomingMessage, limit: number): Promise<unknown> {
   });
 }
 
-async function dispatch(
-  routes: Route[],
-  req: http.IncomingMessage,
-  limit: number,
-): Promise<{ status: number; body: unknown }> {
+async function dispatch(routes: Route[], req: http.IncomingMessage, limit: number): Promise<RouteResult> {
   const url = new URL(req.url ?? '/', 'http://127.0.0.1');
   const pathname = url.pathname.replace(/\/+$/, '') || '/';
   const matching = routes.filter((r) => r.pattern.test(pathname));
@@ -167,7 +176,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       try {
         guard(req, token, (server.address() as AddressInfo).port);
         const result = await dispatch(routes, req, limit);
-        send(res, result.status, result.body);
+        if (result.raw) sendRaw(res, result.status, result.raw);
+        else send(res, result.status, result.body);
       } catch (e) {
         const { status, body } = errorResponse(e);
         send(res, status, body);

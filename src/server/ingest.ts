@@ -3,7 +3,8 @@
  * bodies — start a run, add checkpoints (state omitted carries over from the
  * run's last checkpoint; runId, stepIndex, the ledger snapshot and createdAt
  * are filled in), begin / finish tool calls (with before/after_tool_call
- * checkpoints and the tool message, like the SDK), end the run. Each call is
+ * checkpoints and the tool message, like the SDK), record artifacts (the
+ * content in the body: text, or base64 bytes), end the run. Each call is
  * one store transaction through the one RunWriter (src/writer), the same
  * write path as the SDK; bodies are the SDK's input schemas, zod-validated
  * with the field path. Live debugging (issue 14): a checkpoint, tool-begin or
@@ -15,6 +16,7 @@
  * contract, the writer and the SDK's input schemas.
  */
 import {
+  ArtifactBodySchema,
   CheckpointInputSchema,
   EndRunInputSchema,
   StartRunInputSchema,
@@ -27,7 +29,11 @@ import {
   MAX_LIVE_LEASE_MS,
   OcdbError,
   ToolOutcomeSchema,
+  artifactTooLarge,
+  decodeContent,
+  MAX_ARTIFACT_BYTES,
   parseWith,
+  type ArtifactRef,
   type LiveEdits,
 } from '../model';
 import type { CheckpointSummary, RunStore, RunSummary } from '../store';
@@ -235,6 +241,20 @@ export class IngestService {
     const value = data.outcome === 'success' ? data.result : data.error;
     const done = this.stateful(runId, {}).finishTool(data.toolCallId, data.outcome, value, { checkpoint });
     return { toolCallId: data.toolCallId, ...(done.checkpoint ? { checkpoint: done.checkpoint } : {}) };
+  }
+
+  /** Records an artifact (run.artifact of the SDK): stored once, listed by the run, carried by the next checkpoint. */
+  artifact(runId: string, body: unknown): ArtifactRef {
+    const data = parseWith(ArtifactBodySchema, body, 'body');
+    const content = decodeContent(data.content, data.encoding ?? 'utf8', 'content', 'body');
+    if (content.byteLength > MAX_ARTIFACT_BYTES) throw artifactTooLarge(content.byteLength, 'content', 'body');
+    return this.writerOf(runId).artifact({
+      name: data.name,
+      type: data.type,
+      content,
+      ...(data.metadata !== undefined ? { metadata: data.metadata } : {}),
+      ...(data.createdAt !== undefined ? { createdAt: data.createdAt } : {}),
+    });
   }
 
   endRun(runId: string, body: unknown): RunSummary {

@@ -1,7 +1,8 @@
 /**
  * The endpoints of the HTTP API and what each does with the store: queries,
  * ingest, forks (through the one ForkService; optionally run in the
- * background by the runner) and manual_confirm answers. Bodies are validated
+ * background by the runner), artifacts (recorded, listed, their content
+ * served as bytes) and manual_confirm answers. Bodies are validated
  * and queries are parsed with zod schemas built from src/model (no restated
  * enums, no casts); handlers return `{ status, body }` and throw OcdbError /
  * HttpError for the error shape. No node:http here.
@@ -17,13 +18,14 @@ import {
   RunStatusSchema,
   divergenceOfError,
   divergenceSummary,
+  isTextContent,
   parseWith,
   runStatusText,
 } from '../model';
 import { ForkService } from '../fork/forkService';
 import type { ChatModel } from '../fork/modelClient';
 import { runFork } from '../fork/runner';
-import type { RunStore } from '../store';
+import { findRunArtifact, runArtifacts, type RunStore } from '../store';
 import { IngestService, LiveWaitQuerySchema, type LiveAnswer } from './ingest';
 
 export interface RouteContext {
@@ -35,6 +37,8 @@ export interface RouteContext {
 export interface RouteResult {
   status: number;
   body: unknown;
+  /** Bytes sent as they are instead of the JSON of `body` (an artifact's content). */
+  raw?: { contentType: string; data: Buffer; headers?: Record<string, string> };
 }
 
 export interface Route {
@@ -93,6 +97,20 @@ const liveResult = <T>(answer: LiveAnswer<T>, done: number): RouteResult =>
 
 const waitMsOf = (ctx: RouteContext): number =>
   parseWith(LiveWaitQuerySchema, Object.fromEntries(ctx.query), 'query').waitMs;
+/** GET /runs/:id/artifacts?checkpointId= and GET /runs/:id/artifacts/:name?checkpointId=&version= */
+const ArtifactQuerySchema = z.object({
+  checkpointId: z.string().min(1).optional(),
+  version: z.coerce.number().int().min(1).optional(),
+});
+
+/** An artifact type that is a MIME type is served as one; other content as text or octets. */
+const MIME = /^[a-z]+\/[a-z0-9][a-z0-9!#$&^_.+-]*$/i;
+
+function contentTypeOf(type: string, data: Buffer): string {
+  const text = isTextContent(data);
+  if (MIME.test(type)) return text && /^text\//i.test(type) ? `${type}; charset=utf-8` : type;
+  return text ? 'text/plain; charset=utf-8' : 'application/octet-stream';
+}
 
 /** The i-th id of the path, percent-decoded; malformed encoding is the caller's 400, not a 500. */
 const param = (ctx: RouteContext, i: number): string => {
@@ -163,6 +181,48 @@ export function buildRoutes(options: RoutesOptions): Route[] {
       method: 'GET',
       pattern: /^\/runs\/([^/]+)\/tool-calls$/,
       handle: (ctx) => ({ status: 200, body: { toolCalls: store.listToolCalls(param(ctx, 0)) } }),
+    },
+    {
+      method: 'GET',
+      pattern: /^\/runs\/([^/]+)\/artifacts$/,
+      handle: (ctx) => {
+        const q = parseWith(ArtifactQuerySchema, Object.fromEntries(ctx.query), 'query');
+        const runId = param(ctx, 0);
+        // every version the run recorded; with checkpointId, the artifacts that checkpoint carries
+        const artifacts =
+          q.checkpointId !== undefined ? runArtifacts(store, runId, q.checkpointId) : store.listArtifacts(runId);
+        return { status: 200, body: { artifacts } };
+      },
+    },
+    {
+      method: 'GET',
+      pattern: /^\/runs\/([^/]+)\/artifacts\/([^/]+)$/,
+      handle: (ctx) => {
+        const q = parseWith(ArtifactQuerySchema, Object.fromEntries(ctx.query), 'query');
+        const ref = findRunArtifact(store, param(ctx, 0), param(ctx, 1), {
+          ...(q.checkpointId !== undefined ? { checkpointId: q.checkpointId } : {}),
+          ...(q.version !== undefined ? { version: q.version } : {}),
+        });
+        const data = store.getArtifactContent(ref.contentHash);
+        return {
+          status: 200,
+          body: undefined,
+          raw: {
+            contentType: contentTypeOf(ref.type, data),
+            data,
+            headers: {
+              etag: `"${ref.contentHash}"`,
+              'x-ocdb-artifact-version': String(ref.version),
+              'x-ocdb-content-hash': ref.contentHash,
+            },
+          },
+        };
+      },
+    },
+    {
+      method: 'POST',
+      pattern: /^\/runs\/([^/]+)\/artifacts$/,
+      handle: (ctx) => ({ status: 201, body: ingest.artifact(param(ctx, 0), ctx.body) }),
     },
     {
       method: 'GET',

@@ -5,7 +5,7 @@
  * are immutable once written, so a cache entry can never go stale.
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
-import { canonicalJson, contentHash } from '../model';
+import { artifactContentHash, canonicalJson, contentHash, isTextContent } from '../model';
 import type { SqlDriver, SqlStatement } from './sqlDriver';
 
 /** The id of the empty list. */
@@ -230,6 +230,28 @@ export class ContentStore {
     if (refs.length === 0) this.insertBlob.run(hash, encodeData(text));
     else this.insertBlobWithRefs.run(hash, encodeData(canonicalJson(holed)), JSON.stringify(refs));
     return hash;
+  }
+
+  /**
+   * Stores bytes (an artifact's content) once under `artifactContentHash(bytes)`; returns the hash. Text is stored as
+   * a text blob — the same hash and row as `putText` of that text — and anything else as its raw deflate (a BLOB,
+   * which `blobs.data` only ever holds deflated). Call inside a write transaction.
+   */
+  putBytes(bytes: Uint8Array): string {
+    if (isTextContent(bytes)) return this.putText(Buffer.from(bytes).toString('utf8'));
+    const hash = artifactContentHash(bytes);
+    if (!this.hasBlob.get(hash)) this.insertBlob.run(hash, deflateRawSync(bytes, { level: 4 }));
+    return hash;
+  }
+
+  /** The bytes stored under `hash` (by putBytes, or any text blob); undefined when the store has none. */
+  getBytes(hash: string): Buffer | undefined {
+    const row = this.selectBlob.get(hash);
+    if (!row) return undefined;
+    if (row.refs !== null && row.refs !== undefined) return Buffer.from(this.getText(hash), 'utf8');
+    if (typeof row.data === 'string') return Buffer.from(row.data, 'utf8');
+    if (row.data instanceof Uint8Array) return inflateRawSync(row.data);
+    return Buffer.from(String(row.data), 'utf8');
   }
 
   getText(hash: string): string {

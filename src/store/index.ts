@@ -6,3 +6,4 @@ export { HEARTBEAT_STALE_MS, pidAlive } from './liveness';
 export type { DriverName } from './sqlDriver';
 export { lazyList } from './lazyList';
 export { runExportChunks, writeRunExport } from './runExport';
+export { artifactSize, findRunArtifact, runArtifacts, type ArtifactLookup } from './artifactLookup';

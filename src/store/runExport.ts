@@ -1,6 +1,7 @@
 /**
  * DebugRun JSON written incrementally: the run's fields, then one checkpoint
- * at a time read from the store, then the ledger and the rest — the same text
+ * at a time read from the store, then the ledger and the rest (last the
+ * contents of its artifacts, base64 unless text) — the same text
  * as `JSON.stringify(store.exportRun(runId), null, 2)`, with memory
  * independent of how long the run is (every checkpoint repeats the
  * conversation, so the whole export can be far larger than a JS string may
@@ -16,12 +17,23 @@ import type { RunStore } from './runStore';
  * trailing newline).
  */
 export function* runExportChunks(store: RunStore, runId: string): Generator<string, void, undefined> {
-  const { toolLedger, artifactRefs, metadata, ...first } = store.exportRunHead(runId);
+  const { toolLedger, artifactRefs, metadata, artifactContents, ...first } = store.exportRunHead(runId);
   const count = store.getRun(runId).checkpointCount;
   // where the checkpoints go in the frame: a string no field of the run holds
   const MARK = `\u0000checkpoints-${randomUUID()}\u0000`;
   // the frame with a marker where the checkpoints go: the key order and indentation of JSON.stringify(run, null, 2)
-  const frame = JSON.stringify({ ...first, checkpoints: MARK, toolLedger, artifactRefs, metadata }, null, 2);
+  const frame = JSON.stringify(
+    {
+      ...first,
+      checkpoints: MARK,
+      toolLedger,
+      artifactRefs,
+      metadata,
+      ...(artifactContents ? { artifactContents } : {}),
+    },
+    null,
+    2,
+  );
   const marker = JSON.stringify(MARK);
   const at = frame.indexOf(marker);
   const before = frame.slice(0, at);

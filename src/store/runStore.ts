@@ -5,6 +5,7 @@
  * model objects.
  */
 import type {
+  ArtifactContent,
   ArtifactRef,
   Checkpoint,
   CheckpointBoundary,
@@ -122,6 +123,12 @@ export interface CreateRunInput {
   /** The recording process (for crash detection); defaults to this process. */
   ownerPid?: number;
 }
+
+/** An artifact to add: its ref without what the store derives from the content (contentHash, storagePath). */
+export type NewArtifact = Omit<ArtifactRef, 'contentHash' | 'storagePath'>;
+
+/** A DebugRun as `ocdb export` writes it: with the contents of its artifacts this store holds, by content hash. */
+export type DebugRunExport = DebugRun & { artifactContents?: Record<string, ArtifactContent> };
 
 export interface BeginToolCallInput {
   toolCallId: string;
@@ -272,13 +279,26 @@ export interface RunStore {
   /** Recorded calls of `toolName` with `argsHash` in any of `runIds`, oldest first (the tool cassette). */
   findToolCalls(runIds: readonly string[], toolName: string, argsHash: string): ToolCallRecord[];
 
+  /**
+   * Stores an artifact's content (content-addressed: identical bytes are stored once) and adds its ref to the
+   * run's artifacts (`DebugRun.artifactRefs`: every version it recorded), in one transaction; RunNotRunning when
+   * the run has ended. The checkpoints that carry the ref are the writer's business (RunWriter.artifact).
+   */
+  addArtifact(runId: string, artifact: NewArtifact, content: Uint8Array): ArtifactRef;
+  /** The bytes of an artifact's content; ArtifactNotFound when this store does not hold them. */
+  getArtifactContent(contentHash: string): Buffer;
+  /** Every artifact version a run holds (its own and those its checkpoints carry), in the order they were made. */
+  listArtifacts(runId: string): ArtifactRef[];
+
   deleteRun(runId: string): void;
-  exportRun(runId: string): DebugRun;
-  /** A DebugRun without its checkpoints (what `writeRunExport` streams around them). */
-  exportRunHead(runId: string): Omit<DebugRun, 'checkpoints'>;
+  /** The run with `artifactContents` when it has artifacts whose content this store holds. */
+  exportRun(runId: string): DebugRunExport;
+  /** A DebugRun without its checkpoints (what `writeRunExport` streams around them); `artifactContents` as exportRun. */
+  exportRunHead(runId: string): Omit<DebugRunExport, 'checkpoints'>;
   /**
    * Loads a DebugRun (validated: schema, nesting, argsHash, unique ids, parents; see loadValidation.ts) in one
-   * transaction; fails without writing anything when the run id exists or the run is refused.
+   * transaction, with the `artifactContents` of an export (each checked against its hash); fails without
+   * writing anything when the run id exists or the run is refused.
    */
   loadRun(run: unknown, options?: LoadRunOptions): RunSummary;
 

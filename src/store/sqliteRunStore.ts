@@ -8,6 +8,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
+  ArtifactContentsSchema,
   ArtifactRefSchema,
   assertJsonInput,
   DebugRunSchema,
@@ -17,8 +18,8 @@ import {
   formatPath,
   toolOutcomeOf,
   parseWith,
+  type ArtifactRef,
   type Checkpoint,
-  type DebugRun,
   type LiveAttachment,
   type LiveEditRecord,
   type LiveStop,
@@ -29,6 +30,7 @@ import {
   type ToolCallRecord,
 } from '../model';
 import { z } from 'zod';
+import { ArtifactTable } from './artifactTable';
 import { CheckpointTable, parseCheckpointShell } from './checkpointTable';
 import { ConfirmationTable } from './confirmationTable';
 import { ContentStore } from './contentStore';
@@ -49,12 +51,14 @@ import type {
   ConfirmationRecord,
   CheckpointSummary,
   CreateRunInput,
+  DebugRunExport,
   FinishRunInput,
   ReopenRunInput,
   FinishToolCallInput,
   ForkRequestRecord,
   ListRunsOptions,
   ListsFrom,
+  NewArtifact,
   RunStore,
   RunSummary,
   StoreChanges,
@@ -112,6 +116,7 @@ export class SqliteRunStore implements RunStore {
   private readonly toolCalls: ToolCallTable;
   private readonly forkRequests: ForkRequestTable;
   private readonly live: LiveTable;
+  private readonly artifacts: ArtifactTable;
   private readonly stmts: Record<string, SqlStatement> = {};
   private depth = 0;
   private closed = false;
@@ -137,6 +142,7 @@ export class SqliteRunStore implements RunStore {
     this.toolCalls = new ToolCallTable(ctx);
     this.forkRequests = new ForkRequestTable(ctx);
     this.live = new LiveTable(ctx);
+    this.artifacts = new ArtifactTable(ctx);
   }
 
   private sql(text: string): SqlStatement {
@@ -469,6 +475,9 @@ export class SqliteRunStore implements RunStore {
          UNION SELECT system_prompt_hash FROM checkpoints WHERE system_prompt_hash IS NOT NULL
          UNION SELECT args_ref FROM tool_calls
          UNION SELECT result_ref FROM tool_calls WHERE result_ref IS NOT NULL
+         UNION SELECT json_extract(a.value, '$.contentHash') FROM runs r, json_each(r.artifact_refs_json) a
+         UNION SELECT json_extract(a.value, '$.contentHash') FROM checkpoints c, json_each(c.artifact_refs_json) a
+          WHERE c.artifact_refs_json IS NOT NULL
          UNION SELECT json_extract(r.value, '$[1]') FROM blobs b JOIN live ON b.hash = live.hash, json_each(b.refs) r
           WHERE b.refs IS NOT NULL)
        DELETE FROM blobs WHERE hash NOT IN (SELECT hash FROM live)`,
@@ -557,20 +566,38 @@ export class SqliteRunStore implements RunStore {
     return this.toolCalls.find(runIds, toolName, hash);
   }
 
-  // ---- export / load ------------------------------------------------------------
+  // ---- artifacts ------------------------------------------------------------------
 
-  exportRun(runId: string): DebugRun {
-    const { toolLedger, artifactRefs, metadata, liveEdits, ...first } = this.exportRunHead(runId);
-    const checkpoints = this.checkpoints.allOf(runId);
-    // the DebugRun key order
-    return { ...first, checkpoints, toolLedger, artifactRefs, metadata, ...(liveEdits ? { liveEdits } : {}) };
+  addArtifact(runId: string, artifact: NewArtifact, content: Uint8Array): ArtifactRef {
+    this.assertOpen();
+    return this.artifacts.add(runId, artifact, content);
   }
 
-  exportRunHead(runId: string): Omit<DebugRun, 'checkpoints'> {
+  getArtifactContent(contentHash: string): Buffer {
+    this.assertOpen();
+    return this.artifacts.content(contentHash);
+  }
+
+  listArtifacts(runId: string): ArtifactRef[] {
+    this.assertOpen();
+    return this.artifacts.list(runId);
+  }
+
+  // ---- export / load ------------------------------------------------------------
+
+  exportRun(runId: string): DebugRunExport {
+    const { toolLedger, artifactRefs, metadata, liveEdits, artifactContents, ...first } = this.exportRunHead(runId);
+    const checkpoints = this.checkpoints.allOf(runId);
+    // the DebugRun key order, then the contents of its artifacts (only when it has some)
+    return compact({ ...first, checkpoints, toolLedger, artifactRefs, metadata, liveEdits, artifactContents });
+  }
+
+  exportRunHead(runId: string): Omit<DebugRunExport, 'checkpoints'> {
     this.assertOpen();
     const row = this.requireRunRow(runId);
     const summary = rowToRunSummary(row);
     const liveEdits = this.live.edits(runId);
+    const contents = this.artifacts.exportContents(runId);
     return compact({
       runId: summary.runId,
       sessionId: summary.sessionId,
@@ -588,12 +615,18 @@ export class SqliteRunStore implements RunStore {
       ]),
       metadata: summary.metadata,
       liveEdits: liveEdits.length > 0 ? liveEdits : undefined,
+      artifactContents: Object.keys(contents).length > 0 ? contents : undefined,
     });
   }
 
   loadRun(input: unknown, options: LoadRunOptions = {}): RunSummary {
     assertJsonInput(input, options.where);
     const run = parseWith(DebugRunSchema, input, options.where);
+    const rawContents = (input as { artifactContents?: unknown }).artifactContents;
+    const contents =
+      rawContents === undefined
+        ? {}
+        : parseWith(ArtifactContentsSchema, rawContents, options.where, ['artifactContents']);
     run.checkpoints.forEach((cp, i) => {
       if (cp.runId !== run.runId) {
         throw new OcdbError(
@@ -665,6 +698,7 @@ export class SqliteRunStore implements RunStore {
         }
         this.live.insertEdit(run.runId, edit);
       });
+      this.artifacts.load(contents, options.where ?? 'load');
       this.touchRun(run.runId);
       return this.getRun(run.runId);
     });

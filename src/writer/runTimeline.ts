@@ -4,8 +4,9 @@
  * system prompt, model, prompt version, runtime context, artifacts), the step
  * numbering (a ReAct step starts at before_prompt_build, or at a
  * before_model_call not preceded by one; agent_end is -1), the tool ledger
- * every checkpoint snapshots, and the records of tool calls begun and
- * finished. RunWriter (runWriter.ts) applies it to the store; the importers'
+ * every checkpoint snapshots, the records of tool calls begun and
+ * finished, and artifacts: one recorded between checkpoints attaches to the
+ * next checkpoint, in place of the older version of the same name. RunWriter (runWriter.ts) applies it to the store; the importers'
  * planner (importers/runPlan.ts) follows a run with it before anything is
  * written. Pure: no I/O.
  */
@@ -85,6 +86,8 @@ export interface TimelineStart {
   /** Calls of the ledger begun in this run itself (the rest are inherited). */
   begun?: Iterable<string>;
   checkpointCount?: number;
+  /** Artifacts recorded after the last checkpoint, which the next one carries (a run continued by `resume`). */
+  pendingArtifacts?: readonly ArtifactRef[];
 }
 
 /**
@@ -163,6 +166,17 @@ export function sealMessages(next: readonly Message[], prev: readonly Message[] 
   return out;
 }
 
+/** `refs` with each of `added` in place of the ref of the same artifactId (a new name goes last). */
+export function withArtifacts(refs: readonly ArtifactRef[], added: readonly ArtifactRef[]): ArtifactRef[] {
+  const out = [...refs];
+  for (const ref of added) {
+    const at = out.findIndex((r) => r.artifactId === ref.artifactId);
+    if (at >= 0) out[at] = ref;
+    else out.push(ref);
+  }
+  return out;
+}
+
 /** The policy a call is recorded with: the given one, else the default of its side-effect level. */
 export function replayPolicyOf(call: Pick<ToolCallInput, 'sideEffectLevel' | 'replayPolicy'>): ReplayPolicy {
   return call.replayPolicy ?? defaultReplayPolicy(call.sideEffectLevel);
@@ -185,6 +199,8 @@ export class RunTimeline {
   private count: number;
   private readonly records = new Map<string, ToolCallRecord>();
   private readonly own = new Set<string>();
+  /** Artifacts recorded since the last checkpoint: the next checkpoint carries them. */
+  private pending: ArtifactRef[];
   private undo: (() => void)[] | undefined;
 
   constructor(
@@ -203,6 +219,27 @@ export class RunTimeline {
     this.count = start.checkpointCount ?? 0;
     for (const r of start.ledger ?? []) this.records.set(r.toolCallId, deepFreeze(r));
     for (const id of start.begun ?? []) this.own.add(id);
+    this.pending = [...(start.pendingArtifacts ?? [])];
+  }
+
+  /** The artifacts the next checkpoint carries: the last checkpoint's, with those recorded since in their place. */
+  get artifacts(): ArtifactRef[] {
+    return withArtifacts(this.current?.artifactRefs ?? [], this.pending);
+  }
+
+  /** The version of the next artifact named `artifactId`: one more than the newest the run carries (1 for a new name). */
+  nextArtifactVersion(artifactId: string): number {
+    const known = this.artifacts.find((r) => r.artifactId === artifactId);
+    return known ? known.version + 1 : 1;
+  }
+
+  /** Records an artifact (its content already stored): the next checkpoint carries it, in place of its older version. */
+  addArtifact(ref: ArtifactRef): void {
+    const before = this.pending;
+    this.undo?.push(() => {
+      this.pending = before;
+    });
+    this.pending = withArtifacts(this.pending, [ref]);
   }
 
   /** The state the next checkpoint carries over (undefined until the run has one). */
@@ -291,7 +328,9 @@ export class RunTimeline {
     const systemPrompt = input.systemPrompt ?? base?.systemPrompt;
     const model = input.model ?? base?.model;
     const promptVersion = input.promptVersion ?? base?.promptVersion;
-    const artifactRefs = input.artifactRefs ?? base?.artifactRefs;
+    const carried = input.artifactRefs ?? base?.artifactRefs;
+    // artifacts recorded since the last checkpoint attach to this one (RunWriter.artifact)
+    const artifactRefs = this.pending.length > 0 ? withArtifacts(carried ?? [], this.pending) : carried;
     if (systemPrompt !== undefined) cp.systemPrompt = systemPrompt;
     if (model !== undefined) cp.model = model;
     if (promptVersion !== undefined) cp.promptVersion = promptVersion;
@@ -305,10 +344,13 @@ export class RunTimeline {
   /** Makes `cp` (built by `build` and written) the last checkpoint: its state carries over to the next. */
   adopt(cp: Checkpoint): void {
     const before = this.current;
+    const pending = this.pending;
     this.undo?.push(() => {
       this.current = before;
+      this.pending = pending;
     });
     const next = stateOf(cp);
+    this.pending = [];
     // The caller may go on mutating the array (and the messages) it passed in: keep our own sealed copy of a new list.
     if (next.messages !== this.current?.messages) next.messages = sealMessages(next.messages, this.current?.messages);
     // The same for the context: carried over unchanged, the store knows it by identity (no re-serialising, no re-hashing).

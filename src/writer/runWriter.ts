@@ -13,6 +13,7 @@ import { randomUUID } from 'node:crypto';
 import {
   assertId,
   assertToolName,
+  latestArtifacts,
   liveEditFieldsAt,
   type ArtifactRef,
   type CheckpointBoundary,
@@ -105,6 +106,16 @@ export interface EndRunWrite {
   /** The state of the agent_end checkpoint (default: carried over). */
   checkpoint?: CheckpointInput;
   endedAt?: number;
+}
+
+/** An artifact to record: its content as bytes (text is its UTF-8). */
+export interface ArtifactWrite {
+  /** The artifact's name: its artifactId; a second artifact of the same name is its next version. */
+  name: string;
+  type: string;
+  content: Uint8Array;
+  metadata?: Record<string, unknown>;
+  createdAt?: number;
 }
 
 export interface ToolWrite {
@@ -200,8 +211,14 @@ export class RunWriter {
       stepIndex: last && last.boundary !== 'agent_end' ? last.stepIndex : -1,
       lastBoundary: last?.boundary,
     };
+    // artifacts recorded after the last checkpoint (the store has them; no checkpoint carries them yet)
+    const carried = last?.artifactRefs ?? [];
+    const pendingArtifacts = latestArtifacts(store.listArtifacts(runId)).filter(
+      (r) => !carried.some((c) => c.artifactId === r.artifactId && c.version >= r.version),
+    );
     const timeline = new RunTimeline(runId, {
       ...(last ? { state: stateOf(last) } : options.start ? { state: options.start.state } : {}),
+      pendingArtifacts,
       stepIndex: position.stepIndex,
       ...(position.lastBoundary !== undefined ? { lastBoundary: position.lastBoundary } : {}),
       ledger: [...ledger.values()],
@@ -405,6 +422,36 @@ export class RunWriter {
       const revised = this.store.recordLiveEdit(this.runId, record, tool);
       if (revised) this.timeline.setRecord(revised, true);
       return applied;
+    });
+  }
+
+  /** The artifacts the next checkpoint carries (the latest version of each name). */
+  get artifacts(): ArtifactRef[] {
+    return this.timeline.artifacts;
+  }
+
+  /**
+   * Records an artifact: its content stored once in the store (content-addressed) and its ref added to the run's
+   * artifacts, in one transaction. No checkpoint is written: the next checkpoint (at the latest agent_end) carries
+   * the ref, in place of the older version of the same name; the version is one more than that one's (1 for a new
+   * name).
+   */
+  artifact(input: ArtifactWrite): ArtifactRef {
+    assertId(input.name, 'name');
+    return this.atomic(() => {
+      const ref = this.store.addArtifact(
+        this.runId,
+        {
+          artifactId: input.name,
+          type: input.type,
+          version: this.timeline.nextArtifactVersion(input.name),
+          createdAt: input.createdAt ?? this.now(),
+          metadata: input.metadata ?? {},
+        },
+        input.content,
+      );
+      this.timeline.addArtifact(ref);
+      return ref;
     });
   }
 

@@ -1,16 +1,18 @@
-/** `ocdb show <runId>`: a run's summary, checkpoints and tool ledger. */
+/** `ocdb show <runId>`: a run's summary, checkpoints, tool ledger and artifacts. */
 import { EXIT, STORE_HELP, STORE_OPTION, openStoreFor, parseCommandArgs, type CliCommand } from '../cliCommand';
 import { divergenceOfError, readRunError, toolOutcomeOf, type ToolCallRecord } from '../../model';
 import { describeDivergence } from '../../fork/divergence';
-import { displayStatus, duration, shorten, table, timestamp } from '../format';
+import { artifactSize, runArtifacts } from '../../store';
+import { artifactTable, displayStatus, duration, shorten, table, timestamp } from '../format';
 
 export const showCommand: CliCommand = {
   name: 'show',
-  summary: "show a run's summary, checkpoints and tool ledger",
+  summary: "show a run's summary, checkpoints, tool ledger and artifacts",
   help: [
     'Usage: ocdb show <runId> [--json]',
     '',
-    '  --json   print { run, statusText, divergence?, checkpoints, toolLedger } as JSON',
+    '  --json   print { run, statusText, divergence?, checkpoints, toolLedger, artifacts } as JSON',
+    '           (artifacts: every version the run holds; the text lists the newest of each name)',
     STORE_HELP,
   ].join('\n'),
   async run({ args, io }) {
@@ -28,8 +30,13 @@ export const showCommand: CliCommand = {
       const divergence = run.status === 'diverged' ? divergenceOfError(run.error) : undefined;
       if (values.json) {
         const statusText = displayStatus(run);
+        const artifacts = store.listArtifacts(runId);
         io.out(
-          JSON.stringify({ run, statusText, ...(divergence ? { divergence } : {}), checkpoints, toolLedger }, null, 2),
+          JSON.stringify(
+            { run, statusText, ...(divergence ? { divergence } : {}), checkpoints, toolLedger, artifacts },
+            null,
+            2,
+          ),
         );
         return EXIT.ok;
       }
@@ -79,6 +86,13 @@ export const showCommand: CliCommand = {
                 t.toolCallId,
               ]),
             ),
+      );
+      const artifacts = runArtifacts(store, runId);
+      io.out('\nArtifacts');
+      io.out(
+        artifacts.length === 0
+          ? '  (no artifacts)'
+          : `${artifactTable(artifacts, (h) => artifactSize(store, h))}\n  ocdb artifact ${runId} <name> prints one (-o <file> saves it)`,
       );
       return EXIT.ok;
     } finally {

@@ -364,6 +364,12 @@ describe('hostile inputs', () => {
           method: 'POST',
           path: `/runs/${r.pick(ids)}/checkpoints?waitMs=${r.pick(['-1', 'x', '60001', '0.5', '%ZZ', '0'])}`,
         }),
+        () => ({ method: 'GET', path: `/runs/${r.pick(ids)}/artifacts?checkpointId=${r.pick(ids)}` }),
+        () => ({
+          method: 'GET',
+          path: `/runs/${r.pick(ids)}/artifacts/${r.pick([...ids, 'case-report.md'])}?version=${r.pick(['0', 'x', '1', '-1'])}`,
+        }),
+        () => ({ method: 'POST', path: `/runs/${r.pick(ids)}/artifacts` }),
       ];
       const bodies = [
         () => hostileValueText(r),
@@ -374,6 +380,8 @@ describe('hostile inputs', () => {
         () => `{"boundary":${JSON.stringify(r.pick(HOSTILE_STRINGS))}}`,
         () =>
           `{"sourceRunId":${JSON.stringify(r.pick(HOSTILE_STRINGS))},"sourceCheckpointId":"x","toolPolicyMap":{"*":"re_execute"}}`,
+        () =>
+          `{"type":"text/plain","name":${JSON.stringify(r.pick(HOSTILE_STRINGS))},"content":${JSON.stringify(r.pick(HOSTILE_STRINGS))},"encoding":${JSON.stringify(r.pick(['base64', 'utf8', 'hex']))}}`,
         () => 'not json at all',
         () => '{"a":',
         () => '',

@@ -5,6 +5,8 @@ export interface RawResponse {
   status: number;
   body: unknown;
   headers: http.IncomingHttpHeaders;
+  /** The body as sent (binary content). */
+  bytes: Buffer;
 }
 
 export function call(
@@ -39,14 +41,15 @@ export function call(
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
+          const bytes = Buffer.concat(chunks);
+          const text = bytes.toString('utf8');
           let body: unknown = text;
           try {
             body = JSON.parse(text);
           } catch {
             // keep text
           }
-          resolve({ status: res.statusCode ?? 0, body, headers: res.headers });
+          resolve({ status: res.statusCode ?? 0, body, headers: res.headers, bytes });
         });
       },
     );

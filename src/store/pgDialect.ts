@@ -21,6 +21,23 @@
 /** Tables whose SQLite rowid the store reads back after an INSERT (`lastInsertRowid`): their id column in PostgreSQL. */
 export const ROWID_TABLES: Readonly<Record<string, string>> = { list_nodes: 'id' };
 
+/**
+ * Reads of immutable rows that walk a chain one row at a time in SQLite (a list node, then its parent, …): one
+ * round trip each would make a cold read of a 300-message conversation 300 round trips. The driver answers the
+ * first with `chain` (the row and up to 2,000 ancestors in one query), keeps those rows, and answers the next
+ * steps of the walk from them. Safe because list nodes never change once written (ids are never reused).
+ */
+export const READ_AHEAD: Readonly<Record<string, { chain: string; key: string }>> = {
+  'SELECT parent, item FROM list_nodes WHERE id = ?': {
+    chain: `WITH RECURSIVE chain (id, parent, item, depth) AS (
+        SELECT id, parent, item, 1 FROM list_nodes WHERE id = $1
+        UNION ALL
+        SELECT n.id, n.parent, n.item, c.depth + 1 FROM list_nodes n JOIN chain c ON n.id = c.parent WHERE c.depth < 2000)
+      SELECT id, parent, item FROM chain`,
+    key: 'id',
+  },
+};
+
 /** What a statement turns into: the PostgreSQL text, and whether it returns the inserted row's id. */
 export interface PgStatementText {
   text: string;

@@ -19,7 +19,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import { OcdbError } from '../model';
-import { toPostgres, type PgStatementText } from './pgDialect';
+import { READ_AHEAD, toPostgres, type PgStatementText } from './pgDialect';
 import { translatePgError } from './pgErrors';
 import type { PgOp, PgReply, PgRequest } from './pgWorker';
 import type { SqlDriver, SqlRow, SqlStatement, SqlValue } from './sqlDriver';
@@ -90,6 +90,9 @@ export class PgDriver implements SqlDriver {
   private nextId = 1;
   private closed = false;
   private readonly listeners = new Set<(payload: string) => void>();
+  /** Immutable rows read ahead (READ_AHEAD), by statement and key. */
+  private readonly readAhead = new Map<string, Map<string, SqlRow>>();
+  private readAheadRows = 0;
   private listening = false;
   /** How long this thread waits for one answer before it gives up on the worker. */
   private readonly answerTimeoutMs: number;
@@ -119,9 +122,9 @@ export class PgDriver implements SqlDriver {
     this.notifyPort.unref();
     try {
       this.request({
-      type: 'connect',
-      url: options.url,
-      applicationName: 'agent-time-travel',
+        type: 'connect',
+        url: options.url,
+        applicationName: 'agent-time-travel',
         connectTimeoutMs,
         statementTimeoutMs,
       });
@@ -220,7 +223,10 @@ export class PgDriver implements SqlDriver {
     if (pragma) {
       if ((pragma[1] as string).toLowerCase() === 'busy_timeout') {
         const ms = Number(pragma[2] ?? 0);
-        this.flush({ text: `SET lock_timeout = ${Number.isFinite(ms) ? Math.max(0, Math.floor(ms)) : 5000}`, mode: 'exec' });
+        this.flush({
+          text: `SET lock_timeout = ${Number.isFinite(ms) ? Math.max(0, Math.floor(ms)) : 5000}`,
+          mode: 'exec',
+        });
       }
       return;
     }
@@ -232,6 +238,8 @@ export class PgDriver implements SqlDriver {
       // PostgreSQL keeps its own pages sound; the store's check is that the server answers.
       return this.prepare("SELECT 'ok' AS integrity_check");
     }
+    const ahead = READ_AHEAD[sql];
+    if (ahead) return this.readAheadStatement(sql, ahead);
     const t = this.statement(sql);
     const op = (params: SqlValue[], mode: PgOp['mode']): PgOp => ({
       text: t.text,
@@ -265,6 +273,43 @@ export class PgDriver implements SqlDriver {
       },
       get: (...params) => this.flush(op(params, 'get')).rows?.[0] as SqlRow | undefined,
       all: (...params) => (this.flush(op(params, 'all')).rows ?? []) as SqlRow[],
+    };
+  }
+
+  /** A walk over immutable rows (READ_AHEAD): the first step reads the chain, the next ones are answered here. */
+  private readAheadStatement(sql: string, ahead: { chain: string; key: string }): SqlStatement {
+    let rows = this.readAhead.get(sql);
+    if (!rows) {
+      rows = new Map();
+      this.readAhead.set(sql, rows);
+    }
+    const known = rows;
+    const name = `ocdb_chain_${this.readAhead.size}`;
+    const get = (...params: SqlValue[]): SqlRow | undefined => {
+      const key = String(params[0]);
+      const hit = known.get(key);
+      if (hit) return hit;
+      const chain = this.flush({ text: ahead.chain, name, params: [params[0] ?? null], mode: 'all' }).rows ?? [];
+      if (this.readAheadRows + chain.length > 500_000) {
+        for (const m of this.readAhead.values()) m.clear();
+        this.readAheadRows = 0;
+      }
+      for (const row of chain as SqlRow[]) {
+        const { [ahead.key]: id, ...rest } = row;
+        known.set(String(id), rest);
+      }
+      this.readAheadRows += chain.length;
+      return known.get(key);
+    };
+    return {
+      get,
+      all: (...params) => {
+        const row = get(...params);
+        return row ? [row] : [];
+      },
+      run: () => {
+        throw new Error(`${sql} is a read`);
+      },
     };
   }
 

@@ -106,7 +106,11 @@ function plainRows(rows: Record<string, unknown>[]): Record<string, unknown>[] {
 async function runBatch(ops: PgOp[]): Promise<PgReply> {
   if (transactionLost) {
     if (ops[0]?.text !== 'ROLLBACK') {
-      return { ok: false, error: { message: 'the connection was lost inside this transaction', code: '08006' }, failedAt: 0 };
+      return {
+        ok: false,
+        error: { message: 'the connection was lost inside this transaction', code: '08006' },
+        failedAt: 0,
+      };
     }
     transactionLost = false;
     return { ok: true, counts: [0] };
@@ -150,7 +154,9 @@ async function runBatch(ops: PgOp[]): Promise<PgReply> {
         op.mode === 'exec'
           ? await c.query(op.text)
           : await c.query(
-              op.name ? { name: op.name, text: op.text, values: params ?? [] } : { text: op.text, values: params ?? [] },
+              op.name
+                ? { name: op.name, text: op.text, values: params ?? [] }
+                : { text: op.text, values: params ?? [] },
             );
     } catch (e) {
       return { ok: false, error: errorInfo(e), failedAt: i };

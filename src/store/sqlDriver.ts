@@ -25,6 +25,8 @@ export interface SqlDriver {
   readonly strictColumnTypes?: boolean;
   exec(sql: string): void;
   prepare(sql: string): SqlStatement;
+  /** Engines with a change notification of their own (PostgreSQL LISTEN/NOTIFY): calls `listener` per commit. */
+  onNotify?(listener: (payload: string) => void): () => void;
   close(): void;
 }
 

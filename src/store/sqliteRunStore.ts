@@ -115,6 +115,7 @@ export class SqliteRunStore implements RunStore {
   private readonly stmts: Record<string, SqlStatement> = {};
   private depth = 0;
   private closed = false;
+  private readonly watchers = new Set<() => void>();
 
   constructor(
     readonly path: string,
@@ -715,6 +716,39 @@ export class SqliteRunStore implements RunStore {
     return { changeSeq, changedRuns, deletedRunIds };
   }
 
+  onChange(listener: () => void): () => void {
+    this.assertOpen();
+    let stop: () => void;
+    if (this.db.onNotify) stop = this.db.onNotify(() => listener());
+    else {
+      // SQLite: every commit writes the -wal file beside the store; a burst of writes is one wake-up
+      const base = path.basename(this.path);
+      let wake: NodeJS.Timeout | undefined;
+      let watcher: fs.FSWatcher | undefined;
+      try {
+        watcher = fs.watch(path.dirname(this.path), (_event, name) => {
+          if ((name && !String(name).startsWith(base)) || wake) return;
+          wake = setTimeout(() => {
+            wake = undefined;
+            listener();
+          }, 50);
+        });
+        watcher.on('error', () => watcher?.close());
+        watcher.unref();
+      } catch {
+        // no fs.watch here (some network file systems): the caller's poll is all there is
+      }
+      stop = () => {
+        if (wake) clearTimeout(wake);
+        watcher?.close();
+      };
+    }
+    this.watchers.add(stop);
+    return () => {
+      if (this.watchers.delete(stop)) stop();
+    };
+  }
+
   // ---- maintenance ----------------------------------------------------------------------
 
   /** Folds the WAL into the main file (for size measurements and before copying the file). */
@@ -746,6 +780,8 @@ export class SqliteRunStore implements RunStore {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    for (const stop of this.watchers) stop();
+    this.watchers.clear();
     this.db.close();
   }
 

@@ -5,7 +5,7 @@
  * test file ends.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after } from 'node:test';
@@ -63,6 +63,22 @@ export function tmpLocation(name = 'runs.db', engine: EngineName = TEST_ENGINE):
   const dir = mkdtempSync(join(tmpdir(), 'ocdb-test-'));
   after(() => rmSync(dir, { recursive: true, force: true }));
   return join(dir, name);
+}
+
+/**
+ * The bytes a store takes: the SQLite file (after folding its WAL), or the schema's tables with their indexes and
+ * TOAST on PostgreSQL (after a VACUUM, so rows left dead by updates of the run's counters are not counted).
+ */
+export function storeBytes(location: string): number {
+  if (!location.startsWith('postgres')) return statSync(location).size;
+  const schema = schemaOf(location);
+  adminDriver().exec(`VACUUM`);
+  const row = pgAdminQuery(
+    `SELECT COALESCE(SUM(pg_total_relation_size(c.oid)), 0) AS bytes FROM pg_class c
+      JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = ? AND c.relkind = 'r'`,
+    schema,
+  )[0];
+  return Number(row?.bytes ?? 0);
 }
 
 /** The schema a location made by pgSchemaUrl names. */

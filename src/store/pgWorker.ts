@@ -245,7 +245,9 @@ async function handle(req: PgRequest): Promise<PgReply> {
     case 'listen':
       return listen(req.channel);
     case 'close':
-      await Promise.all([client?.end(), listener?.end()].map((p) => p?.catch(() => undefined)));
+      await Promise.all(
+        [client, listener].map((c) => (c ? c.end().catch(() => undefined) : Promise.resolve(undefined))),
+      );
       client = undefined;
       listener = undefined;
       return { ok: true };

@@ -3,7 +3,7 @@
 // folder of src/ may import only the folders below it, so an import up a layer
 // (or sideways where that is forbidden) fails `npm run lint`. Only
 // src/extension may import `vscode` as a value; only src/store may import
-// better-sqlite3 / node:sqlite. Tests (test/**) are not fenced.
+// better-sqlite3 / node:sqlite / pg. Tests (test/**) are not fenced.
 // test/unit/lint/fences.test.ts checks that the fences catch what they claim.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
@@ -48,7 +48,7 @@ const noVscode = {
   message: 'Only src/extension may import vscode as a value (use `import type` elsewhere).',
   allowTypeImports: true,
 };
-const noSqlite = ['better-sqlite3', 'node:sqlite'].map((name) => ({
+const noSqlite = ['better-sqlite3', 'node:sqlite', 'pg'].map((name) => ({
   name,
   message: `Only src/store may import ${name}.`,
 }));

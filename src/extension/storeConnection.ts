@@ -4,7 +4,8 @@
  * reports what changed when another process records into it — a cheap
  * `changeSeq()` poll, woken early by fs.watch on the store's folder (the -wal
  * file changes on every commit), then `changesSince(seq)` for the changed
- * runs only. No UI here: errors go to the log and to callers.
+ * runs only. A store with a change feed of its own (`RunStore.onChange`: PostgreSQL's LISTEN/NOTIFY) wakes the
+ * poll the same way on every commit, from any machine. No UI here: errors go to the log and to callers.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -24,6 +25,7 @@ export class StoreConnection implements vscode.Disposable {
   private timer: NodeJS.Timeout | undefined;
   private watcher: fs.FSWatcher | undefined;
   private wake: NodeJS.Timeout | undefined;
+  private unlisten: (() => void) | undefined;
   private readonly emitter = new vscode.EventEmitter<StoreEvent>();
   /** Fires after the store changed (from any process). */
   readonly onDidChange = this.emitter.event;
@@ -46,6 +48,7 @@ export class StoreConnection implements vscode.Disposable {
     this.store = openRunStore(this.file, { create: false });
     this.seq = this.store.changeSeq();
     this.log.info(`opened run store ${this.file} (${this.store.driverName})`);
+    this.listen(this.store);
     return this.store;
   }
 
@@ -55,6 +58,7 @@ export class StoreConnection implements vscode.Disposable {
       this.store = openRunStore(this.file, { create: true });
       this.seq = this.store.changeSeq();
       this.log.info(`opened run store ${this.file} (${this.store.driverName})`);
+      this.listen(this.store);
       this.watchFolder();
       this.emitter.fire({ kind: 'reset' });
     }
@@ -100,11 +104,7 @@ export class StoreConnection implements vscode.Disposable {
       const base = path.basename(this.file);
       this.watcher = fs.watch(dir, (_event, name) => {
         if (name && !String(name).startsWith(base)) return;
-        if (this.wake) return;
-        this.wake = setTimeout(() => {
-          this.wake = undefined;
-          this.poll();
-        }, 50);
+        this.wakeSoon();
       });
       this.watcher.on('error', () => this.watcher?.close());
     } catch (e) {
@@ -112,7 +112,28 @@ export class StoreConnection implements vscode.Disposable {
     }
   }
 
+  /** Polls soon: a burst of commits is one poll. */
+  private wakeSoon(): void {
+    if (this.wake) return;
+    this.wake = setTimeout(() => {
+      this.wake = undefined;
+      this.poll();
+    }, 50);
+  }
+
+  /** Wakes the poll on the store's own change feed, where it has one. */
+  private listen(store: RunStore): void {
+    this.unlisten?.();
+    try {
+      this.unlisten = store.onChange?.(() => this.wakeSoon());
+    } catch (e) {
+      this.log.warn(`the run store's change feed is unavailable; polling only (${String(e)})`);
+    }
+  }
+
   private closeStore(): void {
+    this.unlisten?.();
+    this.unlisten = undefined;
     try {
       this.store?.close();
     } catch (e) {

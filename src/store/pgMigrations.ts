@@ -177,6 +177,51 @@ export const PG_MIGRATIONS: readonly string[] = [
     END
   $$;
   `,
+  // 2: live debugging (SQLite migration 5): debuggers attached to a run or an agent (with a lease), the stops an
+  // agent asks at each boundary and their answers, the edits applied, and the edit a ledger record ran with
+  `
+  CREATE TABLE live_attachments (
+    attach_id TEXT PRIMARY KEY,
+    run_id TEXT,
+    agent_id TEXT,
+    client TEXT NOT NULL,
+    created_at DOUBLE PRECISION NOT NULL,
+    lease_until DOUBLE PRECISION NOT NULL,
+    state TEXT NOT NULL
+  );
+  CREATE INDEX live_attachments_by_state ON live_attachments (state, lease_until);
+
+  CREATE TABLE live_stops (
+    stop_id TEXT PRIMARY KEY,
+    attach_id TEXT NOT NULL,
+    run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+    agent_id TEXT NOT NULL,
+    checkpoint_id TEXT NOT NULL,
+    boundary TEXT NOT NULL,
+    tool_call_id TEXT,
+    asked_at DOUBLE PRECISION NOT NULL,
+    state TEXT NOT NULL,
+    reason TEXT,
+    edits_json TEXT,
+    answered_at DOUBLE PRECISION
+  );
+  CREATE INDEX live_stops_by_attach ON live_stops (attach_id, state);
+  CREATE INDEX live_stops_by_run ON live_stops (run_id);
+
+  CREATE TABLE live_edits (
+    run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+    seq BIGINT NOT NULL,
+    stop_id TEXT NOT NULL,
+    checkpoint_id TEXT NOT NULL,
+    boundary TEXT NOT NULL,
+    tool_call_id TEXT,
+    edits_json TEXT NOT NULL,
+    applied_at DOUBLE PRECISION NOT NULL,
+    PRIMARY KEY (run_id, seq)
+  );
+
+  ALTER TABLE tool_calls ADD COLUMN live_edit_json TEXT;
+  `,
 ];
 
 /** The newest schema version present in the database, 0 for an empty database. */

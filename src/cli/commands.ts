@@ -12,6 +12,7 @@ import { replayCommand } from './commands/replayCommand';
 import { runsCommand } from './commands/runsCommand';
 import { serveCommand } from './commands/serveCommand';
 import { showCommand } from './commands/showCommand';
+import { pullCommand, pushCommand } from './commands/transferCommand';
 
 export const COMMANDS: readonly CliCommand[] = [
   runsCommand,
@@ -19,6 +20,8 @@ export const COMMANDS: readonly CliCommand[] = [
   diffCommand,
   exportCommand,
   loadCommand,
+  pushCommand,
+  pullCommand,
   importCommand,
   replayCommand,
   forkCommand,

@@ -1,14 +1,64 @@
-/** Where the run store lives: `--store` beats `OCDB_STORE` beats `<cwd>/.ocdb/runs.db`. */
+/**
+ * Where the run store lives: `--store` beats `OCDB_STORE` beats `<cwd>/.ocdb/runs.db`. A store location is a
+ * file path (SQLite) or a URL (`postgres://…`, PostgreSQL); a relative path is taken from the working directory,
+ * a URL is kept as given. Pure: no I/O.
+ */
 import * as path from 'node:path';
 
 export const DEFAULT_STORE_RELATIVE = path.join('.ocdb', 'runs.db');
+
+/** The URL schemes that name a PostgreSQL store. */
+const POSTGRES_SCHEMES = new Set(['postgres:', 'postgresql:']);
+
+/**
+ * True when `location` is a URL rather than a file path: `scheme://…` with a scheme of two letters or more
+ * (so `C:\runs.db` stays a path).
+ */
+export function isStoreUrl(location: string): boolean {
+  return /^[a-z][a-z0-9+.-]+:\/\//i.test(location.trim());
+}
+
+/** True when `location` names a PostgreSQL store (`postgres://` or `postgresql://`). */
+export function isPostgresLocation(location: string): boolean {
+  if (!isStoreUrl(location)) return false;
+  try {
+    return POSTGRES_SCHEMES.has(new URL(location.trim()).protocol);
+  } catch {
+    return false;
+  }
+}
 
 export function resolveStorePath(
   explicit?: string,
   env: NodeJS.ProcessEnv = process.env,
   cwd: string = process.cwd(),
 ): string {
-  const chosen = explicit && explicit.length > 0 ? explicit : env.OCDB_STORE;
-  if (chosen && chosen.length > 0) return path.resolve(cwd, chosen);
+  const chosen = explicit && explicit.trim().length > 0 ? explicit : env.OCDB_STORE;
+  if (chosen && chosen.trim().length > 0) return isStoreUrl(chosen) ? chosen.trim() : path.resolve(cwd, chosen);
   return path.join(cwd, DEFAULT_STORE_RELATIVE);
+}
+
+/**
+ * The location with `password` filled in when it is a PostgreSQL URL that names none (the extension's
+ * SecretStorage, handed to the store and never shown); any other location is returned as is.
+ */
+export function withStorePassword(location: string, password: string | undefined): string {
+  if (!password || !isPostgresLocation(location)) return location;
+  const url = new URL(location.trim());
+  if (url.password !== '') return location;
+  url.password = password;
+  return url.toString();
+}
+
+/**
+ * What a stored password is keyed by: the URL without its password, query and fragment (`postgres://user@host:port/db`),
+ * so one secret serves the same database named with other options.
+ */
+export function storePasswordKey(location: string): string | undefined {
+  if (!isPostgresLocation(location)) return undefined;
+  const url = new URL(location.trim());
+  url.password = '';
+  url.search = '';
+  url.hash = '';
+  return url.toString();
 }

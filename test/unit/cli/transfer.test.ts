@@ -19,8 +19,8 @@ import { tmpDir } from '../../helpers/tmp';
 
 const CLI = path.join(__dirname, '..', '..', '..', 'dist', 'cli.js');
 
-let dir: string;
-let local: string;
+const dir = tmpDir('ocdb-transfer-');
+const local = path.join(dir, 'local.db');
 let forkRunId: string;
 let forkRequestId: string;
 
@@ -47,10 +47,6 @@ function withStore<T>(file: string, fn: (store: RunStore) => T): T {
   }
 }
 
-before(() => {
-  dir = tmpDir('ocdb-transfer-');
-  local = path.join(dir, 'local.db');
-});
 
 describe('ocdb push / pull', () => {
   before(async () => {

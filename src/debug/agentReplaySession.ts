@@ -22,7 +22,7 @@ import {
   Event,
 } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import { OcdbError } from '../model';
+import { OcdbError, storeLocationLabel } from '../model';
 import { checkpointAtLine } from '../replay/transcript';
 import type { RunView } from '../replay/runView';
 import { toDapError } from './dapErrors';
@@ -52,11 +52,13 @@ export class AgentReplaySession extends LoggingDebugSession {
 
   /**
    * `env` resolves the store like the CLI; `log` gets one line per problem of the connection itself (a message
-   * that is not JSON): `ocdb dap` writes it to stderr.
+   * that is not JSON): `ocdb dap` writes it to stderr. `storeLocation` maps the launch configuration's store to
+   * the location opened (the extension adds a PostgreSQL password kept in SecretStorage; never shown).
    */
   constructor(
     private readonly env: NodeJS.ProcessEnv = process.env,
     private readonly log: (line: string) => void = () => undefined,
+    private readonly storeLocation: (location: string) => string = (location) => location,
   ) {
     super();
     this.setDebuggerLinesStartAt1(false);
@@ -150,7 +152,7 @@ export class AgentReplaySession extends LoggingDebugSession {
    */
   protected override launchRequest(response: DebugProtocol.LaunchResponse, args: DebugProtocol.LaunchRequestArguments) {
     this.handle(response, () => {
-      const ctl = ReplayController.open(args, this.env);
+      const ctl = ReplayController.open(args, this.env, process.cwd(), this.storeLocation);
       this.ctl?.close();
       this.ctl = ctl;
       this.configured = false;
@@ -166,7 +168,9 @@ export class AgentReplaySession extends LoggingDebugSession {
       this.sendResponse(response);
       const run = ctl.view.run;
       this.sendEvent(
-        new OutputEvent(`Replaying run ${run.runId} (${run.checkpointCount} checkpoints) from ${ctl.args.storePath}\n`),
+        new OutputEvent(
+          `Replaying run ${run.runId} (${run.checkpointCount} checkpoints) from ${storeLocationLabel(ctl.args.storePath)}\n`,
+        ),
       );
       this.sendEvent(new InitializedEvent());
     });

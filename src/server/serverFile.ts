@@ -1,31 +1,24 @@
 /**
  * `server.json` beside the store file (a store named by URL, a shared PostgreSQL, has no folder: its file is
- * `~/.ocdb/servers/<hash of the URL without password>.json`): `{ url, token, pid }`, mode 0600, so
+ * in `~/.ocdb/stores/<hash of the URL without password>/`, store/storePath.ts `storeLocalFolder`): `{ url, token, pid }`, mode 0600, so
  * local clients (the extension, scripts) find the running API and its token
  * while other users cannot read it. One server per store: the file is created
  * exclusively, a second server on the same store is refused while the first
  * one's pid lives (a stale file of a dead server is replaced). Removed on
  * shutdown when it is still ours.
  */
-import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { z } from 'zod';
-import { OcdbError, parseWith, storeLocationLabel } from '../model';
-import { isStoreUrl, pidAlive, storePasswordKey } from '../store';
+import { OcdbError, parseWith } from '../model';
+import { pidAlive, storeLocalFolder } from '../store';
 
 export const ServerFileSchema = z.object({ url: z.url(), token: z.string().min(16), pid: z.number().int().optional() });
 export type ServerFile = z.infer<typeof ServerFileSchema>;
 
 /** Where the server file of the store at `storePath` (a file path or a URL) lives. */
 export function serverFilePath(storePath: string): string {
-  if (isStoreUrl(storePath)) {
-    const key = storePasswordKey(storePath) ?? storeLocationLabel(storePath);
-    const name = createHash('sha256').update(key).digest('hex').slice(0, 16);
-    return path.join(os.homedir(), '.ocdb', 'servers', `${name}.json`);
-  }
-  return path.join(path.dirname(path.resolve(storePath)), 'server.json');
+  return path.join(storeLocalFolder(storePath), 'server.json');
 }
 
 /**

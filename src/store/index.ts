@@ -8,6 +8,7 @@ export {
   isPostgresLocation,
   withStorePassword,
   storePasswordKey,
+  storeLocalFolder,
 } from './storePath';
 export { HEARTBEAT_STALE_MS, pidAlive } from './liveness';
 export type { DriverName } from './sqlDriver';

@@ -3,6 +3,8 @@
  * file path (SQLite) or a URL (`postgres://…`, PostgreSQL); a relative path is taken from the working directory,
  * a URL is kept as given. Pure: no I/O.
  */
+import { createHash } from 'node:crypto';
+import * as os from 'node:os';
 import * as path from 'node:path';
 
 export const DEFAULT_STORE_RELATIVE = path.join('.ocdb', 'runs.db');
@@ -61,4 +63,25 @@ export function storePasswordKey(location: string): string | undefined {
   url.search = '';
   url.hash = '';
   return url.toString();
+}
+
+/**
+ * The local folder of a store's companion files (server.json, transcripts): the store file's folder, or for a
+ * store named by URL (a shared PostgreSQL, no folder of its own) `~/.ocdb/stores/<hash>` — the hash of the URL
+ * without its password and options, so every spelling of the same database shares one folder and no secret is
+ * in a file name.
+ */
+export function storeLocalFolder(location: string): string {
+  if (!isStoreUrl(location)) return path.dirname(path.resolve(location));
+  let key = location.trim();
+  try {
+    const url = new URL(key);
+    url.password = '';
+    url.search = '';
+    url.hash = '';
+    key = url.toString();
+  } catch {
+    // not a parsable URL: hashed as written
+  }
+  return path.join(os.homedir(), '.ocdb', 'stores', createHash('sha256').update(key).digest('hex').slice(0, 16));
 }

@@ -36,7 +36,7 @@ export const serveCommand: CliCommand = {
     'Usage: ocdb serve [--port <n>] [--host <addr> --tls-cert <file> --tls-key <file>] [--body-limit <bytes>]',
     '',
     'Listens on 127.0.0.1 by default. The URL and the bearer token are written to server.json',
-    'beside the store file (for a postgres:// store: ~/.ocdb/servers/<hash>.json), mode 0600,',
+    'beside the store file (for a postgres:// store: in ~/.ocdb/stores/<hash>/), mode 0600,',
     'and removed on exit (Ctrl-C, SIGTERM, SIGHUP).',
     'One server per store: a second one is refused while the first one runs.',
     '  --port <n>             port (default: a free one)',

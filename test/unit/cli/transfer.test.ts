@@ -47,7 +47,6 @@ function withStore<T>(file: string, fn: (store: RunStore) => T): T {
   }
 }
 
-
 describe('ocdb push / pull', () => {
   before(async () => {
     const store = openRunStore(local, { create: true });

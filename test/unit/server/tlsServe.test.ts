@@ -235,11 +235,11 @@ describe('listen plan and Host names', () => {
     assert.ok(isAllowedHost('localhost:1', plan.names, 1));
   });
 
-  it('a URL store has its server file under ~/.ocdb/servers, the same for every spelling of its password', () => {
+  it('a URL store has its server file under ~/.ocdb/stores, the same for every spelling of its password', () => {
     const a = serverFilePath('postgres://alice:s3cret@db.example:5432/runs');
     const b = serverFilePath('postgres://alice@db.example:5432/runs?sslmode=require');
     assert.equal(a, b);
-    assert.ok(a.startsWith(path.join(os.homedir(), '.ocdb', 'servers')), a);
+    assert.ok(a.startsWith(path.join(os.homedir(), '.ocdb', 'stores')), a);
     assert.doesNotMatch(a, /s3cret/);
     assert.notEqual(a, serverFilePath('postgres://alice@db.example:5432/other'));
   });

@@ -1,5 +1,5 @@
 // Builds the shipped bundles: the VS Code extension, the `ocdb` CLI, the
-// recorder SDK library and the webview page. `node esbuild.mjs --watch` rebuilds on change.
+// recorder SDK library, the PostgreSQL store's worker thread and the webview page. `node esbuild.mjs --watch` rebuilds on change.
 import * as esbuild from 'esbuild';
 import { cpSync, existsSync, mkdirSync } from 'node:fs';
 
@@ -14,7 +14,8 @@ const node = {
   format: 'cjs',
   sourcemap: !production,
   minify: production,
-  external: ['vscode', 'better-sqlite3', 'node:sqlite'],
+  // pg-native: pg's optional libpq binding, never used (pg's pure-JS client runs in dist/pgWorker.js)
+  external: ['vscode', 'better-sqlite3', 'node:sqlite', 'pg-native'],
   logLevel: 'warning',
 };
 
@@ -27,6 +28,8 @@ const builds = [
     banner: { js: '#!/usr/bin/env node' },
   },
   { ...node, entryPoints: { recorder: 'src/recorder/index.ts' }, outdir: 'dist' },
+  // the PostgreSQL store's connection thread, started by src/store/pgDriver.ts from beside the bundle that opens it
+  { ...node, entryPoints: { pgWorker: 'src/store/pgWorker.ts' }, outdir: 'dist' },
 ];
 if (existsSync('src/webview/main.ts')) {
   builds.push({

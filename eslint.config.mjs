@@ -48,7 +48,7 @@ const noVscode = {
   message: 'Only src/extension may import vscode as a value (use `import type` elsewhere).',
   allowTypeImports: true,
 };
-const noSqlite = ['better-sqlite3', 'node:sqlite'].map((name) => ({
+const noSqlite = ['better-sqlite3', 'node:sqlite', 'pg'].map((name) => ({
   name,
   message: `Only src/store may import ${name}.`,
 }));

@@ -24,11 +24,14 @@ export const COMPRESS_MIN = 256;
 /** How many texts just written stay readable without a read (see ContentStore.written). */
 const RECENT_WRITES = 16;
 
-/** What `blobs.data` holds for `text`: the text itself, or its raw deflate when that is worth it. */
-function encodeData(text: string): string | Buffer {
-  if (text.length < COMPRESS_MIN) return text;
+/**
+ * What `blobs.data` holds for `text`: the text itself, or its raw deflate when that is worth it. `bytesOnly` (an
+ * engine whose columns hold one type, PostgreSQL): always the deflate.
+ */
+function encodeData(text: string, bytesOnly = false): string | Buffer {
+  if (text.length < COMPRESS_MIN && !bytesOnly) return text;
   const packed = deflateRawSync(text, { level: 4 });
-  return packed.length <= Buffer.byteLength(text) * 0.9 ? packed : text;
+  return bytesOnly || packed.length <= Buffer.byteLength(text) * 0.9 ? packed : text;
 }
 
 /** The text of a `blobs.data` cell: TEXT as it is (every blob of schema 3), a BLOB inflated. */
@@ -150,7 +153,11 @@ export class ContentStore {
   private readonly memos = new Map<string, ListMemo>();
   private readonly valueMemos = new Map<string, { value: unknown; hash: string }>();
 
+  /** Blob data always bytes (SqlDriver.strictColumnTypes). */
+  private readonly bytesOnly: boolean;
+
   constructor(db: SqlDriver) {
+    this.bytesOnly = db.strictColumnTypes === true;
     this.insertBlob = db.prepare('INSERT OR IGNORE INTO blobs (hash, data) VALUES (?, ?)');
     this.selectBlob = db.prepare('SELECT data, refs FROM blobs WHERE hash = ?');
     this.hasBlob = db.prepare('SELECT 1 AS x FROM blobs WHERE hash = ?');
@@ -182,7 +189,7 @@ export class ContentStore {
     // A blob worth deflating is looked up first: the same result arrives as the call's result and in its message.
     this.written.set(hash, text);
     if (text.length >= COMPRESS_MIN && this.hasBlob.get(hash)) return hash;
-    this.insertBlob.run(hash, encodeData(text));
+    this.insertBlob.run(hash, encodeData(text, this.bytesOnly));
     return hash;
   }
 
@@ -227,8 +234,8 @@ export class ContentStore {
       refs.push([[key], this.putText(memberText)]);
       holed[key] = null;
     }
-    if (refs.length === 0) this.insertBlob.run(hash, encodeData(text));
-    else this.insertBlobWithRefs.run(hash, encodeData(canonicalJson(holed)), JSON.stringify(refs));
+    if (refs.length === 0) this.insertBlob.run(hash, encodeData(text, this.bytesOnly));
+    else this.insertBlobWithRefs.run(hash, encodeData(canonicalJson(holed), this.bytesOnly), JSON.stringify(refs));
     return hash;
   }
 

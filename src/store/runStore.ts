@@ -273,6 +273,12 @@ export interface RunStore {
   changeSeq(): number;
   /** Runs written or deleted after `since` (for live views that must not re-read everything). */
   changesSince(since: number): StoreChanges;
+  /**
+   * Calls `listener` soon after any process commits a write to the store (PostgreSQL: LISTEN/NOTIFY; SQLite: a
+   * watch on the file's folder), so a live view asks `changesSince` then instead of polling. A wake-up only: it
+   * may come more often than the store changes. Answers the function that stops it (close stops them all).
+   */
+  onChange?(listener: () => void): () => void;
 
   /** Runs `fn` in one write transaction (nested calls join the outer one). */
   transaction<T>(fn: () => T): T;

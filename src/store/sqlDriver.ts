@@ -2,7 +2,8 @@
  * The driver seam: the few SQLite operations the store needs, so the same SQL
  * runs on better-sqlite3 (fast, native, the default) or on Node's built-in
  * `node:sqlite` (for hosts whose Electron ABI cannot load the native binary,
- * e.g. desktop VS Code on Node 22). Only src/store may touch SQLite.
+ * e.g. desktop VS Code on Node 22) — and on PostgreSQL (pgDriver.ts: the statements translated by
+ * pgDialect.ts, the `pg` client in a worker thread, answered synchronously). Only src/store may touch SQL.
  */
 export type SqlValue = string | number | bigint | null | Uint8Array;
 export type SqlRow = Record<string, SqlValue>;
@@ -13,12 +14,19 @@ export interface SqlStatement {
   all(...params: SqlValue[]): SqlRow[];
 }
 
-export type DriverName = 'better-sqlite3' | 'node:sqlite';
+export type DriverName = 'better-sqlite3' | 'node:sqlite' | 'pg';
 
 export interface SqlDriver {
   readonly name: DriverName;
+  /**
+   * A column holds one type in every row (PostgreSQL): blob data is then always bytes (deflated), where SQLite's
+   * dynamically typed cell holds short texts as TEXT.
+   */
+  readonly strictColumnTypes?: boolean;
   exec(sql: string): void;
   prepare(sql: string): SqlStatement;
+  /** Engines with a change notification of their own (PostgreSQL LISTEN/NOTIFY): calls `listener` per commit. */
+  onNotify?(listener: (payload: string) => void): () => void;
   close(): void;
 }
 

@@ -1,5 +1,6 @@
 /**
- * The SQLite implementation of RunStore: WAL, busy timeout, foreign keys,
+ * The SQL implementation of RunStore — SQLite (the embedded default) and PostgreSQL through the same code over
+ * the driver seam (sqlDriver.ts; the name is SQLite's, which came first). SQLite: WAL, busy timeout, foreign keys,
  * migrations at open, every write one IMMEDIATE transaction, heavy values in
  * content-addressed blobs (see contentStore.ts). Runs, export/load and the
  * change feed live here; checkpoints, tool calls, fork requests and
@@ -30,6 +31,8 @@ import { ForkRequestTable } from './forkRequestTable';
 import { THIS_HOST } from './liveness';
 import { migrate } from './migrations';
 import { openDriver } from './openDriver';
+import { isPostgresLocation } from './pgDialect';
+import { openPgDriver } from './pgStore';
 import { compact, json, rowToRunSummary, toJson } from './rowCodec';
 import { checkLoadedRun } from './loadValidation';
 import type {
@@ -64,9 +67,16 @@ export interface OpenStoreOptions {
   busyTimeoutMs?: number;
 }
 
-/** Opens (and migrates) the store at `file`. */
+/**
+ * Opens (and migrates) the store at `file`: a SQLite file, or — for a `postgres://` / `postgresql://` connection
+ * string — a PostgreSQL database (pgStore.ts; the same store over another driver, see src/README.md "Two engines").
+ */
 export function openRunStore(file: string, options: OpenStoreOptions = {}): SqliteRunStore {
   const create = options.create ?? true;
+  if (isPostgresLocation(file)) {
+    const { db, location } = openPgDriver(file, { create, busyTimeoutMs: options.busyTimeoutMs ?? 5000 });
+    return new SqliteRunStore(location, db);
+  }
   const abs = path.resolve(file);
   if (!create && !fs.existsSync(abs)) {
     throw new OcdbError(
@@ -105,6 +115,7 @@ export class SqliteRunStore implements RunStore {
   private readonly stmts: Record<string, SqlStatement> = {};
   private depth = 0;
   private closed = false;
+  private readonly watchers = new Set<() => void>();
 
   constructor(
     readonly path: string,
@@ -382,15 +393,21 @@ export class SqliteRunStore implements RunStore {
         );
       });
       // The run's counters over what is kept (usage counted as appendCheckpoint counts it: when not captured).
-      const counted = (field: string) =>
-        `(SELECT COALESCE(SUM(json_extract(usage_json, '$.${field}')), 0) FROM checkpoints WHERE run_id = ?
-          AND usage_json IS NOT NULL AND COALESCE(json_extract(usage_json, '$.captured'), 0) = 0)`;
+      const tokens = { inputTokens: 0, outputTokens: 0 };
+      for (const c of this.sql('SELECT usage_json FROM checkpoints WHERE run_id = ? AND usage_json IS NOT NULL').all(
+        runId,
+      )) {
+        const usage = json(c.usage_json) as { inputTokens?: number; outputTokens?: number; captured?: boolean } | null;
+        if (!usage || usage.captured) continue;
+        tokens.inputTokens += Number(usage.inputTokens ?? 0);
+        tokens.outputTokens += Number(usage.outputTokens ?? 0);
+      }
       this.sql(
         `UPDATE runs SET status = 'running', ended_at = NULL, error_json = NULL, metadata_json = ?, owner_pid = ?,
            owner_host = ?, heartbeat_at = ?, checkpoint_count = ?,
            max_step = (SELECT COALESCE(MAX(step_index), -1) FROM checkpoints WHERE run_id = ?),
            last_checkpoint_at = (SELECT MAX(created_at) FROM checkpoints WHERE run_id = ?),
-           input_tokens = ${counted('inputTokens')}, output_tokens = ${counted('outputTokens')}
+           input_tokens = ?, output_tokens = ?
          WHERE run_id = ?`,
       ).run(
         JSON.stringify(input.metadata),
@@ -400,8 +417,8 @@ export class SqliteRunStore implements RunStore {
         keep,
         runId,
         runId,
-        runId,
-        runId,
+        tokens.inputTokens,
+        tokens.outputTokens,
         runId,
       );
       this.touchRun(runId);
@@ -699,6 +716,39 @@ export class SqliteRunStore implements RunStore {
     return { changeSeq, changedRuns, deletedRunIds };
   }
 
+  onChange(listener: () => void): () => void {
+    this.assertOpen();
+    let stop: () => void;
+    if (this.db.onNotify) stop = this.db.onNotify(() => listener());
+    else {
+      // SQLite: every commit writes the -wal file beside the store; a burst of writes is one wake-up
+      const base = path.basename(this.path);
+      let wake: NodeJS.Timeout | undefined;
+      let watcher: fs.FSWatcher | undefined;
+      try {
+        watcher = fs.watch(path.dirname(this.path), (_event, name) => {
+          if ((name && !String(name).startsWith(base)) || wake) return;
+          wake = setTimeout(() => {
+            wake = undefined;
+            listener();
+          }, 50);
+        });
+        watcher.on('error', () => watcher?.close());
+        watcher.unref();
+      } catch {
+        // no fs.watch here (some network file systems): the caller's poll is all there is
+      }
+      stop = () => {
+        if (wake) clearTimeout(wake);
+        watcher?.close();
+      };
+    }
+    this.watchers.add(stop);
+    return () => {
+      if (this.watchers.delete(stop)) stop();
+    };
+  }
+
   // ---- maintenance ----------------------------------------------------------------------
 
   /** Folds the WAL into the main file (for size measurements and before copying the file). */
@@ -730,6 +780,8 @@ export class SqliteRunStore implements RunStore {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    for (const stop of this.watchers) stop();
+    this.watchers.clear();
     this.db.close();
   }
 

@@ -6,11 +6,12 @@
 import { createHash } from 'node:crypto';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { isPostgresLocation } from './pgDialect';
+
+/** True when `location` names a PostgreSQL store (`postgres://` or `postgresql://`). */
+export { isPostgresLocation };
 
 export const DEFAULT_STORE_RELATIVE = path.join('.ocdb', 'runs.db');
-
-/** The URL schemes that name a PostgreSQL store. */
-const POSTGRES_SCHEMES = new Set(['postgres:', 'postgresql:']);
 
 /**
  * True when `location` is a URL rather than a file path: `scheme://…` with a scheme of two letters or more
@@ -18,16 +19,6 @@ const POSTGRES_SCHEMES = new Set(['postgres:', 'postgresql:']);
  */
 export function isStoreUrl(location: string): boolean {
   return /^[a-z][a-z0-9+.-]+:\/\//i.test(location.trim());
-}
-
-/** True when `location` names a PostgreSQL store (`postgres://` or `postgresql://`). */
-export function isPostgresLocation(location: string): boolean {
-  if (!isStoreUrl(location)) return false;
-  try {
-    return POSTGRES_SCHEMES.has(new URL(location.trim()).protocol);
-  } catch {
-    return false;
-  }
 }
 
 export function resolveStorePath(

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after } from 'node:test';
 import { openRunStore, type SqliteRunStore } from '../../src/store';
+import { tmpLocation } from './engines';
 
 /** A fresh temporary folder, removed when the test file ends. */
 export function tmpDir(prefix = 'ocdb-test-'): string {
@@ -12,9 +13,12 @@ export function tmpDir(prefix = 'ocdb-test-'): string {
   return dir;
 }
 
-/** A fresh store in a temporary folder, closed when the test file ends. */
+/**
+ * A fresh store, closed when the test file ends: a file in a temporary folder, or a fresh PostgreSQL schema when
+ * the tests run on PostgreSQL (helpers/engines.ts).
+ */
 export function tmpStore(name = 'runs.db'): SqliteRunStore {
-  const store = openRunStore(join(tmpDir(), name));
+  const store = openRunStore(tmpLocation(name));
   after(() => store.close());
   return store;
 }

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { openRunStore } from '../../../src/store';
-import { tmpDir } from '../../helpers/tmp';
+import { openRunStore, type RunSummary } from '../../../src/store';
+import { tmpLocation } from '../../helpers/engines';
 
 const LOOP = join(__dirname, '..', '..', 'fixtures', 'recordLoop.ts');
 
@@ -31,7 +31,7 @@ function waitForLines(child: ReturnType<typeof recordInChild>, n: number): Promi
 }
 
 test('a recorder killed with SIGKILL leaves a sound store, no half checkpoint, and the run shown as crashed', async () => {
-  const file = join(tmpDir(), 'runs.db');
+  const file = tmpLocation();
   const child = recordInChild(file, 'doomed', 0);
   await waitForLines(child, 150);
   child.kill('SIGKILL');
@@ -56,15 +56,30 @@ test('a recorder killed with SIGKILL leaves a sound store, no half checkpoint, a
   }
 });
 
-test('two processes recording into one store at once lose nothing', async () => {
-  const file = join(tmpDir(), 'runs.db');
-  const a = recordInChild(file, 'proc-a', 300);
-  const b = recordInChild(file, 'proc-b', 300);
-  const codes = await Promise.all([a, b].map((c) => new Promise<number | null>((r) => c.on('exit', r))));
-  assert.deepEqual(codes, [0, 0]);
+test('four processes recording into one store at once lose nothing, and a reader following the change feed misses no change', async () => {
+  const file = tmpLocation();
+  const ids = ['proc-a', 'proc-b', 'proc-c', 'proc-d'];
+  const reader = openRunStore(file);
+  // what a live view knows: the newest summary of each run, from changesSince alone
+  const seen = new Map<string, RunSummary>();
+  let seq = reader.changeSeq();
+  const follow = () => {
+    const changes = reader.changesSince(seq);
+    for (const run of changes.changedRuns) seen.set(run.runId, run);
+    seq = changes.changeSeq;
+  };
+  const timer = setInterval(follow, 25);
+  const children = ids.map((id) => recordInChild(file, id, 300));
+  const codes = await Promise.all(children.map((c) => new Promise<number | null>((r) => c.on('exit', r))));
+  clearInterval(timer);
+  follow();
+  assert.deepEqual(
+    codes,
+    ids.map(() => 0),
+  );
   const store = openRunStore(file, { create: false });
   try {
-    for (const id of ['proc-a', 'proc-b']) {
+    for (const id of ids) {
       const run = store.getRun(id);
       assert.equal(run.status, 'completed');
       assert.equal(run.crashed, false);
@@ -73,9 +88,12 @@ test('two processes recording into one store at once lose nothing', async () => 
       const last = store.getCheckpointAt(id, 299);
       assert.equal(last.messages.length, 301);
       assert.match(String(last.messages[300]?.content), new RegExp(`^${id} turn 299`));
+      assert.equal(seen.get(id)?.status, 'completed', `${id}: the feed's reader saw the run end`);
+      assert.equal(seen.get(id)?.checkpointCount, 301, `${id}: the feed's reader saw every checkpoint`);
     }
     assert.equal(store.integrityCheck(), 'ok');
   } finally {
     store.close();
+    reader.close();
   }
 });

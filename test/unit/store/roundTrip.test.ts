@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { test } from 'node:test';
 import { writeDemoStore } from '../../../src/demo';
 import { OcdbError } from '../../../src/model';
 import { openRunStore } from '../../../src/store';
-import { tmpDir, tmpStore } from '../../helpers/tmp';
+import { tmpLocation } from '../../helpers/engines';
+import { tmpStore } from '../../helpers/tmp';
 
 test('export -> load into a fresh store -> export is identical for every demo run', () => {
   const a = tmpStore();
@@ -94,8 +94,7 @@ test('a failing write inside a transaction leaves nothing behind', () => {
 });
 
 test('deleting a run removes its rows and the blobs only it used, and reports the deletion to watchers', () => {
-  const dir = tmpDir();
-  const store = openRunStore(join(dir, 'runs.db'));
+  const store = openRunStore(tmpLocation());
   try {
     writeDemoStore(store);
     const seq = store.changeSeq();

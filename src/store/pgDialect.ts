@@ -1,0 +1,140 @@
+/**
+ * The one place the store's SQLite statements become PostgreSQL: the table modules keep ONE set of DML strings
+ * (written for SQLite), and the PostgreSQL driver passes each through `toPostgres` once (cached). What differs:
+ *
+ * | SQLite                                  | PostgreSQL                                                        |
+ * | --------------------------------------- | ----------------------------------------------------------------- |
+ * | `?` parameters                          | `$1`, `$2`, …                                                     |
+ * | `INSERT OR IGNORE INTO t …`             | `INSERT INTO t … ON CONFLICT DO NOTHING`                          |
+ * | `lastInsertRowid` of an INSERT          | `… RETURNING id` for the tables of `ROWID_TABLES`                 |
+ * | `t INDEXED BY idx`                      | `t` (the planner picks the partial index itself)                  |
+ * | scalar `MAX(a, b)` / `MIN(a, b)`        | `GREATEST(a, b)` / `LEAST(a, b)`                                  |
+ * | `CAST(x AS INTEGER)` / `AS BLOB`        | `CAST(x AS BIGINT)` / `AS BYTEA`                                  |
+ * | `LIMIT ?` with -1 for "no limit"        | `LIMIT NULLIF($n, -1)` (NULL is no limit)                         |
+ * | `rowid`                                 | a `rowid` column (runs: `BIGSERIAL`)                              |
+ * | `json_each(text)`, `json_extract(t, p)` | SQL functions of the same name (pgMigrations.ts)                  |
+ *
+ * Transactions (`BEGIN IMMEDIATE`) and PRAGMAs are the driver's (pgDriver.ts). Engine-specific DDL lives only in
+ * the migrations (migrations.ts, pgMigrations.ts). Pure: no I/O.
+ */
+
+/** Tables whose SQLite rowid the store reads back after an INSERT (`lastInsertRowid`): their id column in PostgreSQL. */
+export const ROWID_TABLES: Readonly<Record<string, string>> = { list_nodes: 'id' };
+
+/**
+ * Reads of immutable rows that walk a chain one row at a time in SQLite (a list node, then its parent, …): one
+ * round trip each would make a cold read of a 300-message conversation 300 round trips. The driver answers the
+ * first with `chain` (the row and up to 2,000 ancestors in one query), keeps those rows, and answers the next
+ * steps of the walk from them. Safe because list nodes never change once written (ids are never reused).
+ */
+export const READ_AHEAD: Readonly<Record<string, { chain: string; key: string }>> = {
+  'SELECT parent, item FROM list_nodes WHERE id = ?': {
+    chain: `WITH RECURSIVE chain (id, parent, item, depth) AS (
+        SELECT id, parent, item, 1 FROM list_nodes WHERE id = $1
+        UNION ALL
+        SELECT n.id, n.parent, n.item, c.depth + 1 FROM list_nodes n JOIN chain c ON n.id = c.parent WHERE c.depth < 2000)
+      SELECT id, parent, item FROM chain`,
+    key: 'id',
+  },
+};
+
+/** What a statement turns into: the PostgreSQL text, and whether it returns the inserted row's id. */
+export interface PgStatementText {
+  text: string;
+  /** `RETURNING <id>` was added: the first row's first column is the statement's lastInsertRowid. */
+  returnsRowid: boolean;
+  /** The number of parameters. */
+  params: number;
+}
+
+/** Splits SQL into code and quoted parts ('…', "…"), so rewrites never touch a literal. */
+function segments(sql: string): { code: boolean; text: string }[] {
+  const out: { code: boolean; text: string }[] = [];
+  let i = 0;
+  let start = 0;
+  while (i < sql.length) {
+    const c = sql[i];
+    if (c === "'" || c === '"') {
+      if (i > start) out.push({ code: true, text: sql.slice(start, i) });
+      let j = i + 1;
+      while (j < sql.length) {
+        if (sql[j] === c) {
+          if (sql[j + 1] === c) j += 2;
+          else break;
+        } else j++;
+      }
+      out.push({ code: false, text: sql.slice(i, j + 1) });
+      i = j + 1;
+      start = i;
+    } else if (c === '-' && sql[i + 1] === '-') {
+      // a comment to the end of the line: dropped
+      if (i > start) out.push({ code: true, text: sql.slice(start, i) });
+      const end = sql.indexOf('\n', i);
+      i = end < 0 ? sql.length : end;
+      start = i;
+    } else i++;
+  }
+  if (start < sql.length) out.push({ code: true, text: sql.slice(start) });
+  return out;
+}
+
+/** `MAX(a, b)` → `GREATEST(a, b)` (and MIN → LEAST) where the call has two or more arguments at its top level. */
+function scalarMinMax(sql: string): string {
+  const re = /\b(MAX|MIN)\s*\(/gi;
+  let out = '';
+  let last = 0;
+  for (let m = re.exec(sql); m; m = re.exec(sql)) {
+    let depth = 0;
+    let commas = 0;
+    let j = m.index + m[0].length - 1;
+    for (; j < sql.length; j++) {
+      const c = sql[j];
+      if (c === '(') depth++;
+      else if (c === ')') {
+        depth--;
+        if (depth === 0) break;
+      } else if (c === ',' && depth === 1) commas++;
+    }
+    if (commas === 0) continue;
+    out += sql.slice(last, m.index) + ((m[1] as string).toUpperCase() === 'MAX' ? 'GREATEST(' : 'LEAST(');
+    last = m.index + m[0].length;
+  }
+  return out + sql.slice(last);
+}
+
+/** Translates one SQLite statement of the store to PostgreSQL (see the table above). */
+export function toPostgres(sql: string): PgStatementText {
+  const parts = segments(sql.trim().replace(/;\s*$/, ''));
+  let n = 0;
+  let ignore = false;
+  const code = (text: string): string => {
+    let t = text
+      .replace(/\bINSERT\s+OR\s+IGNORE\s+INTO\b/gi, () => {
+        ignore = true;
+        return 'INSERT INTO';
+      })
+      .replace(/\s+INDEXED\s+BY\s+\w+/gi, '')
+      .replace(/\bAS\s+INTEGER\s*\)/gi, 'AS BIGINT)')
+      .replace(/\bAS\s+BLOB\s*\)/gi, 'AS BYTEA)')
+      .replace(/\bLIMIT\s+\?/gi, 'LIMIT NULLIF(?, -1)');
+    t = t.replace(/\?/g, () => `$${++n}`);
+    return t;
+  };
+  // the rewrites that look at whole calls run on the code with literals masked
+  const joined = parts.map((p) => (p.code ? code(p.text) : p.text)).join('');
+  let text = scalarMinMax(joined);
+  if (ignore) text += ' ON CONFLICT DO NOTHING';
+  let returnsRowid = false;
+  const insert = /^\s*INSERT\s+INTO\s+(\w+)/i.exec(text);
+  const idColumn = insert ? ROWID_TABLES[(insert[1] as string).toLowerCase()] : undefined;
+  if (idColumn && !/\bRETURNING\b/i.test(text)) {
+    text += ` RETURNING ${idColumn}`;
+    returnsRowid = true;
+  }
+  return { text, returnsRowid, params: n };
+}
+
+/** True for a store location that names a PostgreSQL database rather than a SQLite file. */
+export function isPostgresLocation(location: string): boolean {
+  return /^postgres(?:ql)?:\/\//i.test(location.trim());
+}

@@ -1,0 +1,346 @@
+/**
+ * The PostgreSQL implementation of the driver seam (sqlDriver.ts), synchronous like better-sqlite3: the `pg`
+ * client runs in a worker thread (pgWorker.ts) and this thread waits for each answer (Atomics.wait on a
+ * SharedArrayBuffer, then receiveMessageOnPort), so the RunStore contract and every layer above stay synchronous.
+ *
+ * - Statements are the store's SQLite text, translated once by pgDialect.ts and prepared by name per connection.
+ * - Inside a transaction a statement nobody reads the result of (`run()`: INSERT, UPDATE, DELETE) is queued and
+ *   sent with the next query or the COMMIT, in one message: a write costs the round trips of its reads.
+ * - `BEGIN IMMEDIATE` is SQLite's "take the write lock now": here `BEGIN` and the store's advisory write lock
+ *   (`pg_advisory_xact_lock`), held to COMMIT/ROLLBACK. Writers on every process and host then see what SQLite's
+ *   single writer sees — a read-check-write (a fork claim, a tool call finished once, a run id taken) is never
+ *   raced, list nodes and blobs shared by two runs are never inserted twice, and the change counter is bumped in
+ *   commit order (no change lost or reordered for a reader of changesSince). Readers never take it.
+ * - `PRAGMA busy_timeout = n` sets `lock_timeout` (a writer waits that long for the lock, then StoreLocked);
+ *   other PRAGMAs are SQLite's own and do nothing here.
+ * The connection string stays in this driver and its worker: every error carries the redacted location only.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+import { OcdbError } from '../model';
+import { READ_AHEAD, toPostgres, type PgStatementText } from './pgDialect';
+import { translatePgError } from './pgErrors';
+import type { PgOp, PgReply, PgRequest } from './pgWorker';
+import type { SqlDriver, SqlRow, SqlStatement, SqlValue } from './sqlDriver';
+
+/** The advisory lock keys of a store (two-int form: namespace 'ocdb', then which lock). */
+export const LOCK_NAMESPACE = 0x6f636462;
+export const WRITE_LOCK = 1;
+export const MIGRATION_LOCK = 2;
+
+/** The channel the change feed is notified on (pgMigrations.ts: a trigger on meta's change_seq). */
+export const CHANGE_CHANNEL = 'ocdb_changes';
+
+export interface PgDriverOptions {
+  /** The connection string (postgres://…); its password, if any, never leaves this driver. */
+  url: string;
+  /** What errors name instead of the URL (redacted). */
+  location: string;
+  connectTimeoutMs?: number;
+  /** Milliseconds one statement may run on the server; default 60000. */
+  statementTimeoutMs?: number;
+}
+
+/** Where the worker's code is: beside this bundle (dist/pgWorker.js), or beside this source file under tsx. */
+function workerFile(): { file: string; preload?: string } {
+  if (__filename.endsWith('.ts')) {
+    // from source (tests, `node --import tsx`): a worker does not inherit tsx's hooks, so it registers them itself
+    const tsx = 'tsx/cjs';
+    return { file: path.join(__dirname, 'pgWorker.ts'), preload: require.resolve(tsx) };
+  }
+  const bundled = path.join(__dirname, 'pgWorker.js');
+  if (fs.existsSync(bundled)) return { file: bundled };
+  throw new Error(`the PostgreSQL worker ${bundled} is missing from this installation (npm run build makes it)`);
+}
+
+/**
+ * The worker's first code: loads the worker module, and answers a failure to load it on the request port (the
+ * calling thread is blocked on that port and would not see an `error` event).
+ */
+function bootstrap(file: string, preload?: string): string {
+  return `const { workerData } = require('node:worker_threads');
+try {
+  ${preload ? `require(${JSON.stringify(preload)});` : ''}
+  require(${JSON.stringify(file)});
+} catch (e) {
+  workerData.port.postMessage({ id: -1, ok: false, failedAt: 0,
+    error: { message: 'the PostgreSQL worker did not start: ' + (e && e.message ? e.message : String(e)) } });
+  const signal = new Int32Array(workerData.signal);
+  Atomics.store(signal, 0, 1);
+  Atomics.notify(signal, 0);
+}`;
+}
+
+interface Pending {
+  op: PgOp;
+  changes?: number;
+}
+
+export class PgDriver implements SqlDriver {
+  readonly name = 'pg' as const;
+  readonly strictColumnTypes = true;
+  private readonly worker: Worker;
+  private readonly port: MessagePort;
+  private readonly notifyPort: MessagePort;
+  private readonly signal: Int32Array;
+  private readonly texts = new Map<string, PgStatementText & { name: string }>();
+  private queue: Pending[] = [];
+  private inTransaction = false;
+  private nextId = 1;
+  private closed = false;
+  private readonly listeners = new Set<(payload: string) => void>();
+  /** Immutable rows read ahead (READ_AHEAD), by statement and key. */
+  private readonly readAhead = new Map<string, Map<string, SqlRow>>();
+  private readAheadRows = 0;
+  private listening = false;
+  /** How long this thread waits for one answer before it gives up on the worker. */
+  private readonly answerTimeoutMs: number;
+
+  constructor(private readonly options: PgDriverOptions) {
+    const statementTimeoutMs = options.statementTimeoutMs ?? 60_000;
+    const connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
+    this.answerTimeoutMs = statementTimeoutMs + connectTimeoutMs + 30_000;
+    const shared = new SharedArrayBuffer(4);
+    this.signal = new Int32Array(shared);
+    const calls = new MessageChannel();
+    const notes = new MessageChannel();
+    this.port = calls.port1;
+    this.notifyPort = notes.port1;
+    const { file, preload } = workerFile();
+    this.worker = new Worker(bootstrap(file, preload), {
+      eval: true,
+      workerData: { port: calls.port2, notify: notes.port2, signal: shared },
+      transferList: [calls.port2, notes.port2],
+      stdout: false,
+      stderr: false,
+    });
+    this.worker.unref();
+    this.notifyPort.on('message', (m: { channel?: string; payload?: string }) => {
+      for (const l of this.listeners) l(String(m.payload ?? ''));
+    });
+    this.notifyPort.unref();
+    try {
+      this.request({
+        type: 'connect',
+        url: options.url,
+        applicationName: 'agent-time-travel',
+        connectTimeoutMs,
+        statementTimeoutMs,
+      });
+    } catch (e) {
+      this.closed = true;
+      this.notifyPort.close();
+      this.port.close();
+      void this.worker.terminate();
+      throw e;
+    }
+  }
+
+  /** Sends one request and waits for its answer; a failure is thrown translated (and redacted). */
+  private request(req: PgRequest): PgReply & { ok: true } {
+    if (this.closed && req.type !== 'close') {
+      throw new OcdbError('StoreUnavailable', `The run store ${this.options.location} is closed.`, {
+        path: this.options.location,
+      });
+    }
+    const id = this.nextId++;
+    Atomics.store(this.signal, 0, 0);
+    this.port.postMessage({ ...req, id });
+    const deadline = Date.now() + this.answerTimeoutMs;
+    for (;;) {
+      Atomics.wait(this.signal, 0, 0, 1000);
+      // a late answer to a request given up on is dropped; the signal is re-armed before the port is read again
+      Atomics.store(this.signal, 0, 0);
+      for (let m = receiveMessageOnPort(this.port); m; m = receiveMessageOnPort(this.port)) {
+        const reply = m.message as PgReply & { id: number };
+        if (reply.id !== id && reply.id !== -1) continue;
+        if (!reply.ok) throw translatePgError(reply.error, this.options.location);
+        return reply;
+      }
+      if (Date.now() > deadline) {
+        throw new OcdbError(
+          'StoreUnavailable',
+          `The PostgreSQL run store ${this.options.location} did not answer within ${Math.round(this.answerTimeoutMs / 1000)} s.`,
+          { path: this.options.location },
+        );
+      }
+    }
+  }
+
+  private statement(sql: string): PgStatementText & { name: string } {
+    let t = this.texts.get(sql);
+    if (!t) {
+      t = { ...toPostgres(sql), name: `ocdb_${this.texts.size + 1}` };
+      this.texts.set(sql, t);
+    }
+    return t;
+  }
+
+  /** Sends the queued statements, then `last` (if any), in one message; answers `last`'s reply. */
+  private flush(last?: PgOp): PgReply & { ok: true } {
+    const pending = this.queue;
+    this.queue = [];
+    const ops = pending.map((p) => p.op);
+    if (last) ops.push(last);
+    if (ops.length === 0) return { ok: true };
+    const reply = this.request({ type: 'batch', ops });
+    pending.forEach((p, i) => (p.changes = reply.counts?.[i] ?? 0));
+    return reply;
+  }
+
+  exec(sql: string): void {
+    const text = sql.trim();
+    if (/^BEGIN\b/i.test(text)) {
+      this.queue.push(
+        { op: { text: 'BEGIN', mode: 'none' } },
+        {
+          op: {
+            text: 'SELECT pg_advisory_xact_lock($1, $2)',
+            name: 'ocdb_write_lock',
+            params: [LOCK_NAMESPACE, WRITE_LOCK],
+            mode: 'none',
+          },
+        },
+      );
+      this.inTransaction = true;
+      return;
+    }
+    if (/^COMMIT\b/i.test(text)) {
+      this.inTransaction = false;
+      this.flush({ text: 'COMMIT', mode: 'none' });
+      return;
+    }
+    if (/^ROLLBACK\b/i.test(text)) {
+      const begun = this.queue.length === 0 || this.queue[0]?.op.text !== 'BEGIN';
+      this.queue = [];
+      this.inTransaction = false;
+      // nothing was sent yet: there is nothing to roll back on the server
+      if (begun) this.request({ type: 'batch', ops: [{ text: 'ROLLBACK', mode: 'none' }] });
+      return;
+    }
+    const pragma = /^PRAGMA\s+(\w+)\s*(?:=\s*(\w+))?/i.exec(text);
+    if (pragma) {
+      if ((pragma[1] as string).toLowerCase() === 'busy_timeout') {
+        const ms = Number(pragma[2] ?? 0);
+        this.flush({
+          text: `SET lock_timeout = ${Number.isFinite(ms) ? Math.max(0, Math.floor(ms)) : 5000}`,
+          mode: 'exec',
+        });
+      }
+      return;
+    }
+    this.flush({ text, mode: 'exec' });
+  }
+
+  prepare(sql: string): SqlStatement {
+    if (/^\s*PRAGMA\s+integrity_check/i.test(sql)) {
+      // PostgreSQL keeps its own pages sound; the store's check is that the server answers.
+      return this.prepare("SELECT 'ok' AS integrity_check");
+    }
+    const ahead = READ_AHEAD[sql];
+    if (ahead) return this.readAheadStatement(sql, ahead);
+    const t = this.statement(sql);
+    const op = (params: SqlValue[], mode: PgOp['mode']): PgOp => ({
+      text: t.text,
+      name: t.name,
+      params: params.map((p) => (typeof p === 'bigint' ? p.toString() : p)),
+      mode,
+    });
+    return {
+      run: (...params) => {
+        if (t.returnsRowid) {
+          const reply = this.flush(op(params, 'rowid'));
+          return { changes: reply.counts?.at(-1) ?? 0, lastInsertRowid: reply.rowid ?? 0 };
+        }
+        if (!this.inTransaction) {
+          const reply = this.flush(op(params, 'none'));
+          return { changes: reply.counts?.at(-1) ?? 0, lastInsertRowid: 0 };
+        }
+        // queued: sent with the next read or the COMMIT; reading `changes` sends it now
+        const pending: Pending = { op: op(params, 'none') };
+        this.queue.push(pending);
+        const flush = () => this.flush();
+        return {
+          get changes(): number {
+            if (pending.changes === undefined) flush();
+            return pending.changes ?? 0;
+          },
+          get lastInsertRowid(): number {
+            return 0;
+          },
+        };
+      },
+      get: (...params) => this.flush(op(params, 'get')).rows?.[0] as SqlRow | undefined,
+      all: (...params) => (this.flush(op(params, 'all')).rows ?? []) as SqlRow[],
+    };
+  }
+
+  /** A walk over immutable rows (READ_AHEAD): the first step reads the chain, the next ones are answered here. */
+  private readAheadStatement(sql: string, ahead: { chain: string; key: string }): SqlStatement {
+    let rows = this.readAhead.get(sql);
+    if (!rows) {
+      rows = new Map();
+      this.readAhead.set(sql, rows);
+    }
+    const known = rows;
+    const name = `ocdb_chain_${this.readAhead.size}`;
+    const get = (...params: SqlValue[]): SqlRow | undefined => {
+      const key = String(params[0]);
+      const hit = known.get(key);
+      if (hit) return hit;
+      const chain = this.flush({ text: ahead.chain, name, params: [params[0] ?? null], mode: 'all' }).rows ?? [];
+      if (this.readAheadRows + chain.length > 500_000) {
+        for (const m of this.readAhead.values()) m.clear();
+        this.readAheadRows = 0;
+      }
+      for (const row of chain as SqlRow[]) {
+        const { [ahead.key]: id, ...rest } = row;
+        known.set(String(id), rest);
+      }
+      this.readAheadRows += chain.length;
+      return known.get(key);
+    };
+    return {
+      get,
+      all: (...params) => {
+        const row = get(...params);
+        return row ? [row] : [];
+      },
+      run: () => {
+        throw new Error(`${sql} is a read`);
+      },
+    };
+  }
+
+  /**
+   * Calls `listener` with the payload (the new change counter) of each change committed to the store, by any
+   * process: LISTEN on a connection of its own, started on the first subscription. A wake-up only; the reader asks
+   * changesSince for what changed.
+   */
+  onNotify(listener: (payload: string) => void): () => void {
+    this.listeners.add(listener);
+    if (!this.listening) {
+      this.request({ type: 'listen', channel: CHANGE_CHANNEL });
+      this.listening = true;
+    }
+    this.notifyPort.ref();
+    return () => {
+      this.listeners.delete(listener);
+      if (this.listeners.size === 0) this.notifyPort.unref();
+    };
+  }
+
+  close(): void {
+    if (this.closed) return;
+    try {
+      this.request({ type: 'close' });
+    } finally {
+      this.closed = true;
+      this.listeners.clear();
+      this.notifyPort.close();
+      this.port.close();
+      void this.worker.terminate();
+    }
+  }
+}

@@ -1,0 +1,219 @@
+/**
+ * The PostgreSQL schema, versioned in the database (`schema_migrations`: one row per applied version) and applied
+ * at open under an advisory lock, so several processes opening a new store at once apply each step once. The
+ * layout mirrors the SQLite one (migrations.ts, schema 4) table for table and column for column — the table
+ * modules' DML runs on both (pgDialect.ts) — with PostgreSQL types: content-addressed `blobs` (bytea, always
+ * deflated: one column holds one type here), hash-consed `list_nodes` (bytes per checkpoint flat), runs with a
+ * `rowid` for the tree's tie-break, the top-level run count kept by a trigger, and a trigger that NOTIFYs the
+ * change feed's channel whenever the change counter moves (delivered at commit). `json_each` / `json_extract`
+ * are SQL functions with SQLite's meaning for the one statement that uses them (garbage collection).
+ *
+ * Append new steps at the end; never edit a released one. A SQLite migration that adds a table or a column needs
+ * its step here too (test/unit/store/engines.test.ts compares the two schemas).
+ */
+import { LOCK_NAMESPACE, MIGRATION_LOCK } from './pgDriver';
+import type { SqlDriver } from './sqlDriver';
+
+export const PG_MIGRATIONS: readonly string[] = [
+  // 1: the SQLite layout of schema 4 (runs, checkpoints, tool calls, blobs, list nodes, fork requests,
+  // confirmations, change feed, root-run count)
+  `
+  CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+  INSERT INTO meta (key, value) VALUES ('change_seq', '0'), ('root_runs', '0');
+
+  CREATE TABLE blobs (hash TEXT PRIMARY KEY, data BYTEA NOT NULL, refs TEXT);
+  -- the store deflates what is worth it itself: no second compression by TOAST
+  ALTER TABLE blobs ALTER COLUMN data SET STORAGE EXTERNAL;
+
+  CREATE TABLE list_nodes (
+    id BIGSERIAL PRIMARY KEY,
+    parent BIGINT NOT NULL,
+    item TEXT NOT NULL,
+    len BIGINT NOT NULL,
+    UNIQUE (parent, item)
+  );
+
+  CREATE TABLE runs (
+    run_id TEXT PRIMARY KEY,
+    rowid BIGSERIAL NOT NULL,
+    session_id TEXT NOT NULL,
+    agent_id TEXT NOT NULL,
+    parent_run_id TEXT,
+    fork_from_checkpoint_id TEXT,
+    status TEXT NOT NULL,
+    mode TEXT NOT NULL,
+    started_at DOUBLE PRECISION NOT NULL,
+    ended_at DOUBLE PRECISION,
+    error_json TEXT,
+    metadata_json TEXT NOT NULL,
+    artifact_refs_json TEXT NOT NULL,
+    owner_pid BIGINT,
+    owner_host TEXT,
+    heartbeat_at DOUBLE PRECISION,
+    checkpoint_count BIGINT NOT NULL DEFAULT 0,
+    tool_call_count BIGINT NOT NULL DEFAULT 0,
+    tool_error_count BIGINT NOT NULL DEFAULT 0,
+    max_step BIGINT NOT NULL DEFAULT -1,
+    input_tokens BIGINT NOT NULL DEFAULT 0,
+    output_tokens BIGINT NOT NULL DEFAULT 0,
+    change_seq BIGINT NOT NULL DEFAULT 0,
+    last_checkpoint_at DOUBLE PRECISION
+  );
+  CREATE INDEX runs_by_start ON runs (started_at DESC, rowid DESC);
+  CREATE INDEX runs_by_parent ON runs (parent_run_id);
+  CREATE INDEX runs_by_change ON runs (change_seq);
+  CREATE INDEX runs_roots_by_start ON runs (started_at DESC, rowid DESC) WHERE parent_run_id IS NULL;
+
+  CREATE TABLE deleted_runs (run_id TEXT NOT NULL, change_seq BIGINT NOT NULL);
+  CREATE INDEX deleted_runs_by_change ON deleted_runs (change_seq);
+
+  CREATE TABLE checkpoints (
+    checkpoint_id TEXT PRIMARY KEY,
+    run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+    seq BIGINT NOT NULL,
+    boundary TEXT NOT NULL,
+    step_index BIGINT NOT NULL,
+    messages_node BIGINT NOT NULL,
+    message_count BIGINT NOT NULL,
+    system_prompt_hash TEXT,
+    model_json TEXT,
+    prompt_version TEXT,
+    context_hash TEXT NOT NULL,
+    tool_call_id TEXT,
+    ledger_node BIGINT NOT NULL,
+    ledger_count BIGINT NOT NULL,
+    artifact_refs_json TEXT,
+    finish_reason TEXT,
+    usage_json TEXT,
+    created_at DOUBLE PRECISION NOT NULL,
+    UNIQUE (run_id, seq)
+  );
+
+  CREATE TABLE tool_calls (
+    run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+    tool_call_id TEXT NOT NULL,
+    seq BIGINT NOT NULL,
+    tool_name TEXT NOT NULL,
+    args_hash TEXT NOT NULL,
+    args_ref TEXT NOT NULL,
+    result_ref TEXT,
+    error_json TEXT,
+    side_effect_level TEXT NOT NULL,
+    replay_policy TEXT NOT NULL,
+    started_at DOUBLE PRECISION NOT NULL,
+    ended_at DOUBLE PRECISION,
+    state TEXT NOT NULL,
+    PRIMARY KEY (run_id, tool_call_id)
+  );
+  CREATE INDEX tool_calls_by_cassette_key ON tool_calls (tool_name, args_hash);
+
+  CREATE TABLE fork_requests (
+    fork_request_id TEXT PRIMARY KEY,
+    source_run_id TEXT NOT NULL,
+    source_checkpoint_id TEXT NOT NULL,
+    fork_run_id TEXT,
+    config_json TEXT NOT NULL,
+    acknowledged_json TEXT NOT NULL,
+    status TEXT NOT NULL,
+    error_json TEXT,
+    created_at DOUBLE PRECISION NOT NULL,
+    updated_at DOUBLE PRECISION NOT NULL
+  );
+
+  CREATE TABLE fork_confirmations (
+    confirmation_id TEXT PRIMARY KEY,
+    fork_request_id TEXT NOT NULL,
+    run_id TEXT NOT NULL,
+    tool_call_id TEXT,
+    tool_name TEXT NOT NULL,
+    args_json TEXT NOT NULL,
+    side_effect_level TEXT NOT NULL,
+    status TEXT NOT NULL,
+    answer TEXT,
+    mock_json TEXT,
+    created_at DOUBLE PRECISION NOT NULL,
+    expires_at DOUBLE PRECISION NOT NULL,
+    answered_at DOUBLE PRECISION
+  );
+  CREATE INDEX fork_confirmations_by_status ON fork_confirmations (status, created_at);
+
+  -- the count of top-level runs, kept in meta as SQLite's triggers keep it (the tree page does not count them)
+  CREATE FUNCTION ocdb_count_root_runs() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    IF TG_OP = 'INSERT' THEN
+      IF NEW.parent_run_id IS NULL THEN
+        UPDATE meta SET value = (value::bigint + 1)::text WHERE key = 'root_runs';
+      END IF;
+    ELSIF TG_OP = 'DELETE' THEN
+      IF OLD.parent_run_id IS NULL THEN
+        UPDATE meta SET value = (value::bigint - 1)::text WHERE key = 'root_runs';
+      END IF;
+    ELSIF (OLD.parent_run_id IS NULL) <> (NEW.parent_run_id IS NULL) THEN
+      UPDATE meta SET value = (value::bigint + CASE WHEN NEW.parent_run_id IS NULL THEN 1 ELSE -1 END)::text
+       WHERE key = 'root_runs';
+    END IF;
+    RETURN NULL;
+  END $$;
+  CREATE TRIGGER runs_root_count AFTER INSERT OR DELETE OR UPDATE OF parent_run_id ON runs
+    FOR EACH ROW EXECUTE FUNCTION ocdb_count_root_runs();
+
+  -- the change feed: every move of the change counter is notified (at commit) to LISTENers of ocdb_changes
+  CREATE FUNCTION ocdb_notify_change() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    PERFORM pg_notify('ocdb_changes', NEW.value);
+    RETURN NULL;
+  END $$;
+  CREATE TRIGGER meta_change_notify AFTER UPDATE ON meta
+    FOR EACH ROW WHEN (NEW.key = 'change_seq') EXECUTE FUNCTION ocdb_notify_change();
+
+  -- SQLite's json_each (the elements of a JSON array, as JSON text) and json_extract ('$.key' or '$[n]', as text)
+  CREATE FUNCTION json_each(doc TEXT) RETURNS TABLE (value TEXT) LANGUAGE sql IMMUTABLE AS $$
+    SELECT e::text FROM jsonb_array_elements(doc::jsonb) AS e
+  $$;
+  CREATE FUNCTION json_extract(doc TEXT, path TEXT) RETURNS TEXT LANGUAGE sql IMMUTABLE AS $$
+    SELECT CASE
+      WHEN path ~ '^[$][[][0-9]+[]]$' THEN (doc::jsonb) ->> (substring(path FROM 3 FOR length(path) - 3))::int
+      WHEN path LIKE '$.%' THEN (doc::jsonb) #>> string_to_array(substring(path FROM 3), '.')
+    END
+  $$;
+  `,
+];
+
+/** The newest schema version present in the database, 0 for an empty database. */
+export function pgSchemaVersion(db: SqlDriver): number {
+  const exists = db.prepare("SELECT to_regclass('schema_migrations') IS NOT NULL AS present").get();
+  if (!exists?.present) return 0;
+  return Number(db.prepare('SELECT COALESCE(MAX(version), 0) AS v FROM schema_migrations').get()?.v ?? 0);
+}
+
+/** Brings the database to the newest schema in one transaction, under the store's migration lock. */
+export function migratePg(db: SqlDriver): void {
+  // read first without the lock: an up-to-date store (every open but the first) takes no lock at all
+  const seen = pgSchemaVersion(db);
+  if (seen > PG_MIGRATIONS.length) throw newerSchema(seen);
+  if (seen === PG_MIGRATIONS.length) return;
+  db.exec('BEGIN');
+  try {
+    db.prepare('SELECT pg_advisory_xact_lock(?, ?)').get(LOCK_NAMESPACE, MIGRATION_LOCK);
+    db.exec(
+      'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())',
+    );
+    // re-read inside the lock: another process may have migrated meanwhile
+    const now = pgSchemaVersion(db);
+    if (now > PG_MIGRATIONS.length) throw newerSchema(now);
+    for (let v = now; v < PG_MIGRATIONS.length; v++) {
+      db.exec(PG_MIGRATIONS[v] as string);
+      db.prepare('INSERT INTO schema_migrations (version) VALUES (?)').run(v + 1);
+    }
+    db.exec('COMMIT');
+  } catch (e) {
+    db.exec('ROLLBACK');
+    throw e;
+  }
+}
+
+function newerSchema(version: number): Error {
+  return new Error(
+    `the store was written by a newer version of Agent Time Travel (schema ${version}, this one knows ${PG_MIGRATIONS.length}): upgrade the extension/CLI`,
+  );
+}

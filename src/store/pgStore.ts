@@ -1,0 +1,37 @@
+/**
+ * Opening a PostgreSQL run store: the driver (pgDriver.ts: `pg` in a worker thread, answered synchronously), the
+ * lock timeout, the migrations (pgMigrations.ts). SqliteRunStore then runs the same code over it as over a file.
+ * The location a store shows (`store.path`, every error) is the connection string redacted: no password.
+ */
+import { OcdbError, redactUrl } from '../model';
+import { PgDriver } from './pgDriver';
+import { migratePg, pgSchemaVersion } from './pgMigrations';
+import type { SqlDriver } from './sqlDriver';
+
+export interface OpenPgOptions {
+  /** Create the schema in an empty database; false: an empty database is "no run store" (StoreUnavailable). */
+  create: boolean;
+  /** Milliseconds a writer waits for another writer's lock before StoreLocked. */
+  busyTimeoutMs: number;
+}
+
+/** Connects to `url` and brings its schema up to date; answers the driver and the location to show. */
+export function openPgDriver(url: string, options: OpenPgOptions): { db: SqlDriver; location: string } {
+  const location = redactUrl(url.trim());
+  const db = new PgDriver({ url: url.trim(), location });
+  try {
+    db.exec(`PRAGMA busy_timeout = ${options.busyTimeoutMs}`);
+    if (!options.create && pgSchemaVersion(db) === 0) {
+      throw new OcdbError(
+        'StoreUnavailable',
+        `No run store in ${location} (the database has no Agent Time Travel tables). Record a run, run \`ocdb demo --store <url>\`, or point --store / OCDB_STORE at an existing store.`,
+        { path: location },
+      );
+    }
+    migratePg(db);
+  } catch (e) {
+    db.close();
+    throw e;
+  }
+  return { db, location };
+}

@@ -142,7 +142,8 @@ export function storeLocationLabel(location: string): string {
   parsed.password = '';
   const q = parsed.search;
   parsed.search = '';
-  const base = parsed.toString();
+  // a location already redacted (a store's `path`) keeps its marker readable
+  const base = parsed.toString().replace(/%5BREDACTED%5D/g, REDACTED);
   if (q === '') return base;
   const kept = q
     .slice(1)

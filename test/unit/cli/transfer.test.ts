@@ -1,5 +1,6 @@
 /**
- * `ocdb push` / `ocdb pull` as a user runs them (in-process runCli, real SQLite files): a fork goes with its
+ * `ocdb push` / `ocdb pull` as a user runs them (in-process runCli): from a local SQLite file to a team store —
+ * another SQLite file, or under OCDB_TEST_ENGINE=postgres a schema of the PostgreSQL test server — and back: a fork goes with its
  * parent and its settled fork request, pushing twice copies nothing and says so, push then pull gives identical
  * exports, a run that exists with other content is an error naming it with nothing copied, a run still being
  * recorded is refused, a crashed one travels as crashed.
@@ -13,8 +14,10 @@ import { EXIT, type CliIo } from '../../../src/cli/cliCommand';
 import { runCli } from '../../../src/cli/main';
 import { writeDemoStore } from '../../../src/demo';
 import { openRecorder } from '../../../src/recorder';
+import { storeLocationLabel } from '../../../src/model';
 import { openRunStore, writeRunExport, type RunStore } from '../../../src/store';
 import { testContext } from '../../helpers/context';
+import { tmpLocation } from '../../helpers/engines';
 import { tmpDir } from '../../helpers/tmp';
 
 const CLI = path.join(__dirname, '..', '..', '..', 'dist', 'cli.js');
@@ -36,6 +39,12 @@ function exportText(store: RunStore, runId: string): string {
   const chunks: string[] = [];
   writeRunExport(store, runId, (c) => chunks.push(c));
   return chunks.join('\n');
+}
+
+/** The store as ocdb prints it (a URL without its password), as a regular expression. */
+function labelRe(location: string): string {
+  const shown = withStore(location, (s) => storeLocationLabel(s.path));
+  return shown.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 function withStore<T>(file: string, fn: (store: RunStore) => T): T {
@@ -71,13 +80,13 @@ describe('ocdb push / pull', () => {
   });
 
   it('pushes a fork after its parent, with its fork request; the exports are identical', async () => {
-    const shared = path.join(dir, 'shared-1.db');
+    const shared = tmpLocation('shared-1.db');
     const r = await ocdb(['push', forkRunId, '--to', shared, '--store', local]);
     assert.equal(r.code, EXIT.ok, r.err);
     const lines = r.out.split('\n');
     assert.match(lines[0] ?? '', /^copied demo-coding-fix \(code-fixer, \d+ checkpoints\) \[ancestor\]$/);
     assert.match(lines[1] ?? '', new RegExp(`^copied ${forkRunId} \\(fork of demo-coding-fix, \\d+ checkpoints\\)$`));
-    assert.match(lines.at(-1) ?? '', /^2 runs copied to .*shared-1\.db, 1 fork request\.$/);
+    assert.match(lines.at(-1) ?? '', new RegExp(`^2 runs copied to ${labelRe(shared)}, 1 fork request\\.$`));
     withStore(shared, (target) =>
       withStore(local, (source) => {
         assert.deepEqual(
@@ -95,13 +104,13 @@ describe('ocdb push / pull', () => {
   });
 
   it('pushing twice copies nothing the second time and says so', async () => {
-    const shared = path.join(dir, 'shared-2.db');
+    const shared = tmpLocation('shared-2.db');
     assert.equal((await ocdb(['push', forkRunId, '--to', shared, '--store', local])).code, EXIT.ok);
     const seq = withStore(shared, (s) => s.changeSeq());
     const again = await ocdb(['push', forkRunId, 'demo-coding-fix', '--to', shared, '--store', local]);
     assert.equal(again.code, EXIT.ok, again.err);
     assert.match(again.out, /unchanged demo-coding-fix: already in the target with the same content/);
-    assert.match(again.out, /Nothing to copy: all 2 runs are already in .*shared-2\.db\.$/);
+    assert.match(again.out, new RegExp(`Nothing to copy: all 2 runs are already in ${labelRe(shared)}\\.$`));
     assert.equal(
       withStore(shared, (s) => s.changeSeq()),
       seq,
@@ -111,7 +120,7 @@ describe('ocdb push / pull', () => {
 
   it('push then pull into a fresh store gives identical exports (the built ocdb, OCDB_STORE as --store)', () => {
     assert.ok(fs.existsSync(CLI), `${CLI} missing: run npm run build`);
-    const shared = path.join(dir, 'shared-3.db');
+    const shared = tmpLocation('shared-3.db');
     const back = path.join(dir, 'back.db');
     const run = (args: string[], store: string) =>
       spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { ...process.env, OCDB_STORE: store } });
@@ -130,7 +139,7 @@ describe('ocdb push / pull', () => {
   });
 
   it('a run in the target with different content is an error naming it, and nothing is copied', async () => {
-    const shared = path.join(dir, 'shared-4.db');
+    const shared = tmpLocation('shared-4.db');
     const changed = withStore(local, (s) => s.exportRun('demo-coding-fix'));
     changed.metadata = { ...changed.metadata, editedElsewhere: true };
     const target = openRunStore(shared, { create: true });
@@ -141,7 +150,9 @@ describe('ocdb push / pull', () => {
     assert.equal(r.code, EXIT.failed);
     assert.match(
       r.err,
-      /Run demo-coding-fix is in .*shared-4\.db with different content than in .*local\.db; nothing was copied/,
+      new RegExp(
+        `Run demo-coding-fix is in ${labelRe(shared)} with different content than in .*local\\.db; nothing was copied`,
+      ),
     );
     withStore(shared, (s) => {
       assert.equal(s.changeSeq(), seq);
@@ -154,7 +165,7 @@ describe('ocdb push / pull', () => {
     const recorder = openRecorder({ store: local, fork: false, heartbeatMs: 0 });
     const live = recorder.startRun({ agentId: 'live-agent', runtimeContext: testContext() });
     try {
-      const shared = path.join(dir, 'shared-5.db');
+      const shared = tmpLocation('shared-5.db');
       const r = await ocdb(['push', live.runId, '--to', shared, '--store', local]);
       assert.equal(r.code, EXIT.usage);
       assert.match(
@@ -177,7 +188,7 @@ describe('ocdb push / pull', () => {
   });
 
   it('--with-forks copies the forks of a named run after it', async () => {
-    const shared = path.join(dir, 'shared-6.db');
+    const shared = tmpLocation('shared-6.db');
     const r = await ocdb(['push', 'demo-support-refund', '--with-forks', '--to', shared, '--store', local]);
     assert.equal(r.code, EXIT.ok, r.err);
     assert.match(
@@ -200,12 +211,12 @@ describe('ocdb push / pull', () => {
     ]);
     assert.equal(pending.code, EXIT.ok, pending.err);
     const waiting = (JSON.parse(pending.out) as { runId: string }).runId;
-    const shared = path.join(dir, 'shared-7.db');
+    const shared = tmpLocation('shared-7.db');
     const r = await ocdb(['push', 'demo-coding-fix', '--with-forks', '--to', shared, '--store', local]);
     assert.equal(r.code, EXIT.ok, r.err);
     assert.match(r.out, new RegExp(`skipped ${waiting}: still being recorded`));
     assert.match(r.out, new RegExp(`copied ${forkRunId} \\(fork of demo-coding-fix`));
-    assert.match(r.out, /2 runs copied to .*shared-7\.db, 1 skipped, 1 fork request\./);
+    assert.match(r.out, new RegExp(`2 runs copied to ${labelRe(shared)}, 1 skipped, 1 fork request\\.`));
     withStore(shared, (s) => assert.equal(s.hasRun(waiting), false));
   });
 });

@@ -4,7 +4,8 @@
  * the setting changes, and reports what changed when another process — or
  * another machine, on a shared store — records into it: a cheap `changeSeq()`
  * poll, woken early by fs.watch on a store file's folder (the -wal file
- * changes on every commit), then `changesSince(seq)` for the changed runs
+ * changes on every commit) or by a shared store's change feed (`onChange`:
+ * PostgreSQL's LISTEN/NOTIFY), then `changesSince(seq)` for the changed runs
  * only. The password of a PostgreSQL URL that names none comes from
  * SecretStorage (Set Store Password…), read once per location and handed to
  * the store, the debug adapter included; it is never logged or shown (what is
@@ -143,7 +144,20 @@ export class StoreConnection implements vscode.Disposable {
     this.seq = store.changeSeq();
     this.lastOpenError = undefined;
     this.log.info(`opened run store ${this.label} (${store.driverName})`);
+    // a shared store says when another machine wrote (PostgreSQL LISTEN/NOTIFY): poll then, not a second later
+    if (this.isUrl && store.onChange) this.stopFeed = store.onChange(() => this.wakeSoon());
     return store;
+  }
+
+  private stopFeed: (() => void) | undefined;
+
+  /** One poll soon after a burst of wake-ups (a folder watch or the store's change feed). */
+  private wakeSoon(): void {
+    if (this.wake) return;
+    this.wake = setTimeout(() => {
+      this.wake = undefined;
+      this.poll();
+    }, 50);
   }
 
   /** The open store, or undefined when the file does not exist yet (or a URL store's password is being read). */
@@ -209,11 +223,7 @@ export class StoreConnection implements vscode.Disposable {
       const base = path.basename(this.file);
       this.watcher = fs.watch(dir, (_event, name) => {
         if (name && !String(name).startsWith(base)) return;
-        if (this.wake) return;
-        this.wake = setTimeout(() => {
-          this.wake = undefined;
-          this.poll();
-        }, 50);
+        this.wakeSoon();
       });
       this.watcher.on('error', () => this.watcher?.close());
     } catch (e) {
@@ -222,6 +232,8 @@ export class StoreConnection implements vscode.Disposable {
   }
 
   private closeStore(): void {
+    this.stopFeed?.();
+    this.stopFeed = undefined;
     try {
       this.store?.close();
     } catch (e) {

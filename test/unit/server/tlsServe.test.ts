@@ -2,7 +2,8 @@
  * `ocdb serve --host 0.0.0.0 --tls-cert … --tls-key …` as a process, with a self-signed certificate this test
  * makes with openssl: it speaks HTTPS only (a client that does not trust the certificate is refused, plain HTTP
  * gets no answer), answers the certificate's names and --allow-host names with the token, refuses other Host
- * headers (421) and a missing token (401), and is reachable on this machine's non-loopback address. A
+ * headers (421) and a missing token (401), and is reachable on this machine's non-loopback address — in front of
+ * a store on the engine under test (a PostgreSQL schema under OCDB_TEST_ENGINE=postgres). A
  * non-loopback host without TLS, half the TLS pair, or a key of another certificate is refused before listening.
  */
 import assert from 'node:assert/strict';
@@ -15,6 +16,7 @@ import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { isAllowedHost, planListen } from '../../../src/server/listenAddress';
 import { serverFilePath } from '../../../src/server/serverFile';
+import { tmpLocation } from '../../helpers/engines';
 import { tmpDir } from '../../helpers/tmp';
 
 const CLI = path.join(__dirname, '..', '..', '..', 'dist', 'cli.js');
@@ -119,27 +121,26 @@ before(() => {
 });
 
 describe('ocdb serve over TLS on a non-loopback address', () => {
-  const store = () => path.join(dir, 'runs.db');
+  // the store on the engine under test: a file, or a PostgreSQL schema (OCDB_TEST_ENGINE=postgres)
+  const location = tmpLocation('runs.db');
+  const store = () => location;
   let server: ReturnType<typeof serve>;
   let port: number;
   let token: string;
   let ca: string;
 
   before(async () => {
-    server = serve([
-      '--host',
-      '0.0.0.0',
-      '--tls-cert',
-      cert,
-      '--tls-key',
-      key,
-      '--allow-host',
-      'alias.internal',
-      '--store',
-      store(),
-    ]);
+    server = serve(
+      ['--host', '0.0.0.0', '--tls-cert', cert, '--tls-key', key, '--allow-host', 'alias.internal', '--store', store()],
+      { HOME: dir },
+    );
     const out = await server.ready;
-    const file = JSON.parse(fs.readFileSync(serverFilePath(store()), 'utf8')) as { url: string; token: string };
+    const named = /Token and URL in (\S+)\. Ctrl-C stops/.exec(out)?.[1];
+    assert.ok(named, out);
+    // beside a store file; a URL store's under ~/.ocdb/stores/<hash>/ (HOME is the test's folder here)
+    if (!location.startsWith('postgres')) assert.equal(named, serverFilePath(location));
+    else assert.ok(named.startsWith(path.join(dir, '.ocdb', 'stores') + path.sep), named);
+    const file = JSON.parse(fs.readFileSync(named, 'utf8')) as { url: string; token: string };
     assert.match(out, new RegExp(`API on https://${NAME.replace(/\./g, '\\.')}:\\d+ for `));
     assert.match(file.url, new RegExp(`^https://${NAME.replace(/\./g, '\\.')}:\\d+$`));
     port = Number(new URL(file.url).port);

@@ -263,7 +263,10 @@ export class PgDriver implements SqlDriver {
       const known = this.reads.get(key);
       if (known && this.queue.length === 0) return known.map((r) => ({ ...r }));
       const rows = (this.flush(op(params, mode)).rows ?? []) as SqlRow[];
-      this.reads.set(key, rows.map((r) => ({ ...r })));
+      this.reads.set(
+        key,
+        rows.map((r) => ({ ...r })),
+      );
       return rows;
     };
     return {

@@ -3,7 +3,7 @@
 // folder of src/ may import only the folders below it, so an import up a layer
 // (or sideways where that is forbidden) fails `npm run lint`. Only
 // src/extension may import `vscode` as a value; only src/store may import
-// better-sqlite3 / node:sqlite. Tests (test/**) are not fenced.
+// better-sqlite3 / node:sqlite / pg. Tests (test/**) are not fenced.
 // test/unit/lint/fences.test.ts checks that the fences catch what they claim.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';

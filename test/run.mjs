@@ -1,28 +1,83 @@
 // Runs the node:test files of one layer (`unit`, `dap`, ...) — Node 20's
 // `--test` takes no globs, so this finds the *.test.ts files itself.
+//
+// `node test/run.mjs --postgres` is the store suite's second engine: the files of POSTGRES_SUITE (and every
+// *.pg.test.ts, which the layers leave out) with OCDB_TEST_ENGINE=postgres, so each store they open is a fresh
+// schema of the PostgreSQL server at OCDB_TEST_PG_URL. Without that variable it starts a throwaway server with
+// test/support/pgCluster.sh when PostgreSQL is installed; without a server it says so loudly, and fails under CI.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 
-const layers = process.argv.slice(2);
-if (layers.length === 0) {
-  console.error('usage: node test/run.mjs <layer> [<layer> ...]   (folders under test/)');
+/** The tests that run on PostgreSQL too: the store's, the write path's, the fork engine's store-heavy ones. */
+const POSTGRES_SUITE = [
+  'test/unit/store/roundTrip.test.ts',
+  'test/unit/store/listMemo.test.ts',
+  'test/unit/store/loadValidation.test.ts',
+  'test/unit/store/lazyView.test.ts',
+  'test/unit/store/contentAddressing.test.ts',
+  'test/unit/store/processes.test.ts',
+  'test/unit/writer/conformance.test.ts',
+  'test/unit/fork/forkService.test.ts',
+  'test/unit/fork/capturedReplay.test.ts',
+];
+
+const args = process.argv.slice(2);
+const postgres = args.includes('--postgres');
+const layers = args.filter((a) => a !== '--postgres');
+if (layers.length === 0 && !postgres) {
+  console.error('usage: node test/run.mjs <layer> [<layer> ...] | --postgres   (folders under test/)');
   process.exit(2);
 }
-function find(dir) {
+function find(dir, suffix = '.test.ts') {
   if (!existsSync(dir)) return [];
   return readdirSync(dir).flatMap((name) => {
     const p = join(dir, name);
-    if (statSync(p).isDirectory()) return find(p);
-    return name.endsWith('.test.ts') ? [p] : [];
+    if (statSync(p).isDirectory()) return find(p, suffix);
+    return name.endsWith(suffix) ? [p] : [];
   });
 }
-const files = layers.flatMap((l) => find(join('test', l))).sort();
-if (files.length === 0) {
-  console.error(`no test files under ${layers.map((l) => `test/${l}`).join(', ')}`);
-  process.exit(1);
+function runTests(files, env = process.env) {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=1', ...files], {
+    stdio: 'inherit',
+    env,
+  });
+  return r.status ?? 1;
 }
-const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=1', ...files], {
-  stdio: 'inherit',
-});
-process.exit(r.status ?? 1);
+
+if (!postgres) {
+  const files = layers
+    .flatMap((l) => find(join('test', l)))
+    .filter((f) => !f.endsWith('.pg.test.ts'))
+    .sort();
+  if (files.length === 0) {
+    console.error(`no test files under ${layers.map((l) => `test/${l}`).join(', ')}`);
+    process.exit(1);
+  }
+  process.exit(runTests(files));
+}
+
+const ci = Boolean(process.env.CI) && process.env.CI !== '0' && process.env.CI !== 'false';
+const files = [...POSTGRES_SUITE, ...find('test/unit', '.pg.test.ts').sort()];
+let url = process.env.OCDB_TEST_PG_URL;
+let started;
+if (!url) {
+  const r = spawnSync('bash', ['test/support/pgCluster.sh', 'start'], { encoding: 'utf8' });
+  if (r.status === 0) {
+    started = /OCDB_TEST_PG_DIR='([^']+)'/.exec(r.stdout)?.[1];
+    url = /OCDB_TEST_PG_URL='([^']+)'/.exec(r.stdout)?.[1];
+  } else {
+    const bar = '!'.repeat(100);
+    console.error(
+      `\n${bar}\n!! The PostgreSQL store tests did NOT run (${files.length} files): no server.\n` +
+        `!! ${(r.stderr || r.stdout).trim().split('\n').join('\n!! ')}\n` +
+        "!! Install Debian's postgresql (apt-get install -y postgresql) or set OCDB_TEST_PG_URL to a server\n" +
+        `!! you may create schemas on.${ci ? ' CI=1: this fails the run.' : ''}\n${bar}\n`,
+    );
+    process.exit(ci ? 1 : 0);
+  }
+}
+console.log(`PostgreSQL store suite: ${files.length} files on ${url.replace(/\/\/[^@/]*@/, '//[REDACTED]@')}`);
+const status = runTests(files, { ...process.env, OCDB_TEST_ENGINE: 'postgres', OCDB_TEST_PG_URL: url });
+if (started) spawnSync('bash', ['test/support/pgCluster.sh', 'stop', started], { stdio: 'inherit' });
+process.exit(status);

@@ -145,7 +145,13 @@ export class StoreConnection implements vscode.Disposable {
     this.lastOpenError = undefined;
     this.log.info(`opened run store ${this.label} (${store.driverName})`);
     // a shared store says when another machine wrote (PostgreSQL LISTEN/NOTIFY): poll then, not a second later
-    if (this.isUrl && store.onChange) this.stopFeed = store.onChange(() => this.wakeSoon());
+    if (this.isUrl && store.onChange) {
+      try {
+        this.stopFeed = store.onChange(() => this.wakeSoon());
+      } catch (e) {
+        this.log.warn(`the run store's change feed is unavailable; polling only (${redactText(errorMessage(e))})`);
+      }
+    }
     return store;
   }
 

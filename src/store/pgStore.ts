@@ -20,7 +20,8 @@ export function openPgDriver(url: string, options: OpenPgOptions): { db: SqlDriv
   const location = redactUrl(url.trim());
   const db = new PgDriver({ url: url.trim(), location });
   try {
-    db.exec(`PRAGMA busy_timeout = ${options.busyTimeoutMs}`);
+    // a migration another process is applying may take a while: wait for it longer than for a write
+    db.exec(`PRAGMA busy_timeout = ${Math.max(options.busyTimeoutMs, 60_000)}`);
     if (!options.create && pgSchemaVersion(db) === 0) {
       throw new OcdbError(
         'StoreUnavailable',
@@ -29,6 +30,7 @@ export function openPgDriver(url: string, options: OpenPgOptions): { db: SqlDriv
       );
     }
     migratePg(db);
+    db.exec(`PRAGMA busy_timeout = ${options.busyTimeoutMs}`);
   } catch (e) {
     db.close();
     throw e;

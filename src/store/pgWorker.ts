@@ -9,7 +9,14 @@
  */
 import { workerData } from 'node:worker_threads';
 import type { MessagePort } from 'node:worker_threads';
+import * as os from 'node:os';
 import pg from 'pg';
+import { parse as parseConnectionString } from 'pg-connection-string';
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- pgpass has no types: (connection, callback)
+const pgpass = require('pgpass') as (
+  conn: { host: string; port: string; database: string; user: string },
+  done: (password: string | undefined) => void,
+) => void;
 
 /** What the calling thread asks. */
 export type PgRequest =
@@ -73,9 +80,35 @@ function errorInfo(e: unknown): PgErrorInfo {
   };
 }
 
+/**
+ * The password when the connection string has none and PGPASSWORD is unset: the pgpass file's (~/.pgpass or
+ * PGPASSFILE), looked up here because pg's own lookup is deprecated.
+ */
+function passwordOf(url: string): (() => Promise<string>) | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return undefined;
+  }
+  if (parsed.password || process.env.PGPASSWORD !== undefined) return undefined;
+  const user = decodeURIComponent(parsed.username) || process.env.PGUSER || os.userInfo().username;
+  const conn = {
+    host: decodeURIComponent(parsed.hostname) || process.env.PGHOST || 'localhost',
+    port: parsed.port || process.env.PGPORT || '5432',
+    database: decodeURIComponent(parsed.pathname.slice(1)) || process.env.PGDATABASE || user,
+    user,
+  };
+  return () => new Promise((resolve) => pgpass(conn, (password) => resolve(password ?? '')));
+}
+
 function newClient(c: NonNullable<typeof config>): pg.Client {
+  const password = passwordOf(c.url);
+  // the connection string parsed here, so a password from the pgpass file is not overridden by its empty one
+  const { password: _none, ...fields } = parseConnectionString(c.url);
   const next = new pg.Client({
-    connectionString: c.url,
+    ...(fields as pg.ClientConfig),
+    ...(password ? { password } : _none ? { password: _none } : {}),
     application_name: c.applicationName,
     connectionTimeoutMillis: c.connectTimeoutMs,
     statement_timeout: c.statementTimeoutMs,
@@ -212,7 +245,9 @@ async function handle(req: PgRequest): Promise<PgReply> {
     case 'listen':
       return listen(req.channel);
     case 'close':
-      await Promise.all([client?.end(), listener?.end()].map((p) => p?.catch(() => undefined)));
+      await Promise.all(
+        [client, listener].map((c) => (c ? c.end().catch(() => undefined) : Promise.resolve(undefined))),
+      );
       client = undefined;
       listener = undefined;
       return { ok: true };

@@ -2,13 +2,12 @@
  * The store engines the tests run on. `OCDB_TEST_ENGINE=postgres` (test/run.mjs --postgres) makes every store a
  * test opens through `tmpLocation` / `tmpStore` a fresh schema of the PostgreSQL server at OCDB_TEST_PG_URL
  * (test/support/pgCluster.sh starts a throwaway one); otherwise a fresh SQLite file. Schemas are dropped when the
- * test file ends.
+ * test file's process ends.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after } from 'node:test';
 import { PgDriver } from '../../src/store/pgDriver';
 
 export type EngineName = 'sqlite' | 'postgres';
@@ -21,6 +20,12 @@ export const PG_URL = process.env.OCDB_TEST_PG_URL;
 
 let admin: PgDriver | undefined;
 const schemas: string[] = [];
+const cleanups: (() => void)[] = [];
+/** Runs `fn` when the test file's process is done (node:test's `after` would run early when called from a hook). */
+function atExit(fn: () => void): void {
+  if (cleanups.length === 0) process.once('beforeExit', () => cleanups.splice(0).forEach((f) => f()));
+  cleanups.push(fn);
+}
 
 function adminDriver(): PgDriver {
   if (!PG_URL) {
@@ -31,7 +36,7 @@ function adminDriver(): PgDriver {
   if (!admin) {
     admin = new PgDriver({ url: PG_URL, location: 'the test server' });
     const a = admin;
-    after(() => {
+    atExit(() => {
       for (const s of schemas.splice(0)) a.exec(`DROP SCHEMA IF EXISTS ${s} CASCADE`);
       a.close();
       admin = undefined;
@@ -61,7 +66,7 @@ export function pgAdminQuery(sql: string, ...params: (string | number | null)[])
 export function tmpLocation(name = 'runs.db', engine: EngineName = TEST_ENGINE): string {
   if (engine === 'postgres') return pgSchemaUrl();
   const dir = mkdtempSync(join(tmpdir(), 'ocdb-test-'));
-  after(() => rmSync(dir, { recursive: true, force: true }));
+  atExit(() => rmSync(dir, { recursive: true, force: true }));
   return join(dir, name);
 }
 

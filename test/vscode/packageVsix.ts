@@ -16,6 +16,7 @@ const VSCE = path.join(REPO_ROOT, 'node_modules', '@vscode', 'vsce', 'vsce');
 export const REQUIRED_ENTRIES = [
   'extension/package.json',
   'extension/dist/extension.js',
+  'extension/dist/pgWorker.js',
   'extension/dist/webview.js',
   'extension/dist/codicons/codicon.css',
   'extension/dist/codicons/codicon.ttf',

@@ -15,13 +15,14 @@ import { ForkService } from '../../../src/fork/forkService';
 import { runFork } from '../../../src/fork/runner';
 import { openRunStore, type SqliteRunStore } from '../../../src/store';
 import { recordSupportRun } from './supportRun';
+import { tmpLocation } from '../../helpers/engines';
 
 let dir: string;
 let store: SqliteRunStore;
 
 before(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ocdb-replay-'));
-  store = openRunStore(path.join(dir, 'runs.db'));
+  store = openRunStore(tmpLocation());
   writeDemoStore(store);
   await recordSupportRun(store, 'support');
 });

@@ -8,13 +8,14 @@ import { isOcdbError, type Hazard } from '../../../src/model';
 import { ForkService } from '../../../src/fork/forkService';
 import { openRunStore, type SqliteRunStore } from '../../../src/store';
 import { recordSupportRun } from './supportRun';
+import { tmpLocation } from '../../helpers/engines';
 
 let dir: string;
 let store: SqliteRunStore;
 
 beforeEach(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ocdb-fork-'));
-  store = openRunStore(path.join(dir, 'runs.db'));
+  store = openRunStore(tmpLocation());
   await recordSupportRun(store, 'src');
 });
 afterEach(() => {

@@ -31,6 +31,7 @@ import { ForkService } from '../../../src/fork/forkService';
 import { OpenAiChatModel } from '../../../src/fork/modelClient';
 import { openRunStore, type SqliteRunStore } from '../../../src/store';
 import { startFakeModelServer, type FakeModelServer } from '../../fixtures/agents/fakeModelServer';
+import { tmpLocation } from '../../helpers/engines';
 
 describe('policy decision matrix (exhaustive)', () => {
   for (const policy of REPLAY_POLICIES) {
@@ -127,7 +128,7 @@ async function matrixAgent(recorder: Recorder, url: string, withUnrecorded: bool
 
 before(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ocdb-matrix-'));
-  store = openRunStore(path.join(dir, 'runs.db'));
+  store = openRunStore(tmpLocation());
   server = await startFakeModelServer((_req, i) =>
     i % 2 === 0
       ? {

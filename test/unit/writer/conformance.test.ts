@@ -259,7 +259,7 @@ describe('the write path: one scripted run recorded three ways', () => {
   const exports = new Map<string, DebugRun>();
 
   before(async () => {
-    server = await startServer({ store });
+    server = await startServer({ store, writeServerFile: false });
     let n = 0;
     const recorder = openRecorder({ runStore: store, heartbeatMs: 0, fork: false, newId: (k) => `sdk-${k}-${n++}` });
     await viaSdk(

@@ -20,6 +20,9 @@ const POSTGRES_SUITE = [
   'test/unit/writer/conformance.test.ts',
   'test/unit/fork/forkService.test.ts',
   'test/unit/fork/capturedReplay.test.ts',
+  // push / pull between a SQLite file and the PostgreSQL store, and ocdb serve over TLS in front of it (i16ops)
+  'test/unit/cli/transfer.test.ts',
+  'test/unit/server/tlsServe.test.ts',
 ];
 
 const args = process.argv.slice(2);

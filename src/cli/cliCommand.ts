@@ -1,6 +1,6 @@
 /** The shape of one `ocdb` subcommand and the helpers they share (store option, output, exit codes). */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { openRunStore, resolveStorePath, type SqliteRunStore } from '../store';
+import { openRunStore, resolveStorePath, type RunStore } from '../store';
 
 export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
 
@@ -37,7 +37,8 @@ export interface CliCommand {
 export const EXIT = { ok: 0, failed: 1, usage: 2, notFound: 3, rejected: 4, diverged: 5 } as const;
 
 export const STORE_OPTION = { store: { type: 'string' } } as const;
-export const STORE_HELP = '  --store <path>   run store file (default: $OCDB_STORE, else ./.ocdb/runs.db)';
+export const STORE_HELP =
+  '  --store <path|url>   run store: a file, or postgres://user@host/db (default: $OCDB_STORE, else ./.ocdb/runs.db)';
 
 /** Parses a command's arguments strictly (unknown options are usage errors). */
 export function parseCommandArgs<const O extends OptionSpec>(args: string[], options: O, allowPositionals = true) {
@@ -45,7 +46,7 @@ export function parseCommandArgs<const O extends OptionSpec>(args: string[], opt
 }
 
 /** Opens the store named by --store / OCDB_STORE / the default. Readers pass create=false for a clear "no store" error. */
-export function openStoreFor(io: CliIo, storeFlag: unknown, create: boolean): SqliteRunStore {
+export function openStoreFor(io: CliIo, storeFlag: unknown, create: boolean): RunStore {
   return openRunStore(resolveStorePath(typeof storeFlag === 'string' ? storeFlag : undefined, io.env, io.cwd), {
     create,
   });

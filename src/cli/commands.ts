@@ -13,6 +13,7 @@ import { replayCommand } from './commands/replayCommand';
 import { runsCommand } from './commands/runsCommand';
 import { serveCommand } from './commands/serveCommand';
 import { showCommand } from './commands/showCommand';
+import { pullCommand, pushCommand } from './commands/transferCommand';
 
 export const COMMANDS: readonly CliCommand[] = [
   runsCommand,
@@ -21,6 +22,8 @@ export const COMMANDS: readonly CliCommand[] = [
   artifactCommand,
   exportCommand,
   loadCommand,
+  pushCommand,
+  pullCommand,
   importCommand,
   replayCommand,
   forkCommand,

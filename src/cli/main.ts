@@ -16,7 +16,8 @@ function mainHelp(): string {
     'Commands:',
     ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     '',
-    'Every command takes --store <path> (default: $OCDB_STORE, else ./.ocdb/runs.db) and --help.',
+    'Every command takes --store <path|url> (a file, or postgres://user@host/db; default: $OCDB_STORE,',
+    'else ./.ocdb/runs.db) and --help. A PostgreSQL password comes from PGPASSWORD or ~/.pgpass.',
   ].join('\n');
 }
 

@@ -23,7 +23,7 @@ import {
   Event,
 } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import { OcdbError, errorMessage } from '../model';
+import { OcdbError, errorMessage, storeLocationLabel } from '../model';
 import { checkpointAtLine } from '../replay/transcript';
 import type { RunView } from '../replay/runView';
 import { toDapError } from './dapErrors';
@@ -61,11 +61,13 @@ export class AgentReplaySession extends LoggingDebugSession {
 
   /**
    * `env` resolves the store like the CLI; `log` gets one line per problem of the connection itself (a message
-   * that is not JSON): `ocdb dap` writes it to stderr.
+   * that is not JSON): `ocdb dap` writes it to stderr. `storeLocation` maps the launch configuration's store to
+   * the location opened (the extension adds a PostgreSQL password kept in SecretStorage; never shown).
    */
   constructor(
     private readonly env: NodeJS.ProcessEnv = process.env,
     private readonly log: (line: string) => void = () => undefined,
+    private readonly storeLocation: (location: string) => string = (location) => location,
   ) {
     super();
     this.setDebuggerLinesStartAt1(false);
@@ -182,7 +184,7 @@ export class AgentReplaySession extends LoggingDebugSession {
    */
   protected override launchRequest(response: DebugProtocol.LaunchResponse, args: DebugProtocol.LaunchRequestArguments) {
     this.handle(response, () => {
-      const ctl = ReplayController.open(args, this.env);
+      const ctl = ReplayController.open(args, this.env, process.cwd(), this.storeLocation);
       this.endLive();
       this.ctl?.close();
       this.ctl = ctl;
@@ -199,7 +201,9 @@ export class AgentReplaySession extends LoggingDebugSession {
       this.sendResponse(response);
       const run = ctl.view.run;
       this.sendEvent(
-        new OutputEvent(`Replaying run ${run.runId} (${run.checkpointCount} checkpoints) from ${ctl.args.storePath}\n`),
+        new OutputEvent(
+          `Replaying run ${run.runId} (${run.checkpointCount} checkpoints) from ${storeLocationLabel(ctl.args.storePath)}\n`,
+        ),
       );
       this.sendEvent(new InitializedEvent());
     });
@@ -212,7 +216,7 @@ export class AgentReplaySession extends LoggingDebugSession {
    */
   protected override attachRequest(response: DebugProtocol.AttachResponse, args: DebugProtocol.AttachRequestArguments) {
     this.handle(response, () => {
-      const live = LiveController.open(args, this.clientName, this.env);
+      const live = LiveController.open(args, this.clientName, this.env, Date.now(), this.storeLocation);
       this.endLive();
       this.ctl?.close();
       this.ctl = undefined;
@@ -229,7 +233,7 @@ export class AgentReplaySession extends LoggingDebugSession {
       );
       this.sendResponse(response);
       const what = live.args.runId ? `run ${live.args.runId}` : `the next runs of agent ${live.args.agentId ?? ''}`;
-      this.sendEvent(new OutputEvent(`Attached to ${what} in ${live.args.storePath}\n`));
+      this.sendEvent(new OutputEvent(`Attached to ${what} in ${storeLocationLabel(live.args.storePath)}\n`));
       this.sendEvent(new InitializedEvent());
       this.pumpLive(live);
     });

@@ -103,9 +103,10 @@ export class LiveController {
     client: string,
     env: NodeJS.ProcessEnv = process.env,
     now = Date.now(),
+    storeLocation: (location: string) => string = (location) => location,
   ): LiveController {
     const args = parseAttachArgs(rawArgs, env);
-    const store = openRunStore(args.storePath, { create: false });
+    const store = openRunStore(storeLocation(args.storePath), { create: false });
     try {
       return new LiveController(store, args, client, now);
     } catch (e) {

@@ -121,10 +121,18 @@ export class ReplayController {
     }
   }
 
-  /** Parses the launch arguments, opens the store (never creating one) and reads the run. */
-  static open(rawArgs: unknown, env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): ReplayController {
+  /**
+   * Parses the launch arguments, opens the store (never creating one) and reads the run. `storeLocation` maps the
+   * configured location to the one opened (the extension fills in a PostgreSQL password from its SecretStorage).
+   */
+  static open(
+    rawArgs: unknown,
+    env: NodeJS.ProcessEnv = process.env,
+    cwd = process.cwd(),
+    storeLocation: (location: string) => string = (location) => location,
+  ): ReplayController {
     const args = parseLaunchArgs(rawArgs, env, cwd);
-    const store = openRunStore(args.storePath, { create: false });
+    const store = openRunStore(storeLocation(args.storePath), { create: false });
     try {
       return new ReplayController(store, args);
     } catch (e) {

@@ -1,5 +1,6 @@
 /**
- * Where a run's transcript lives on disk: `<store dir>/transcripts/<runId>.transcript`.
+ * Where a run's transcript lives on disk: `<store dir>/transcripts/<runId>.transcript` (a store named by URL:
+ * its local folder under `~/.ocdb/stores/`, `storeLocalFolder`).
  *
  * Why a real file rather than a DAP `sourceReference`: VS Code only offers
  * gutter breakpoints on documents it can open by path, keeps breakpoints per
@@ -16,13 +17,14 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { RunView } from '../replay/runView';
+import { storeLocalFolder } from '../store';
 
 export const TRANSCRIPT_EXTENSION = '.transcript';
 
 /** The transcript file of `runId` beside the store at `storePath`. */
 export function transcriptPath(storePath: string, runId: string): string {
   const safe = runId.replace(/[^\w.@-]/g, (c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
-  return path.join(path.dirname(storePath), 'transcripts', `${safe}${TRANSCRIPT_EXTENSION}`);
+  return path.join(storeLocalFolder(storePath), 'transcripts', `${safe}${TRANSCRIPT_EXTENSION}`);
 }
 
 /** The run id a transcript path names, or undefined for other files. */

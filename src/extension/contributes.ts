@@ -35,7 +35,7 @@ export const LAUNCH_ATTRIBUTES = {
   store: {
     type: 'string',
     description:
-      'Path of the run store (SQLite file). Default: the agentTimeTravel.storePath setting, else OCDB_STORE, else .ocdb/runs.db in the workspace.',
+      'The run store: a SQLite file, or a PostgreSQL URL postgres://user@host:5432/db (no password here: PGPASSWORD, ~/.pgpass, or the command Set Store Password). Default: the agentTimeTravel.storePath setting, else OCDB_STORE, else .ocdb/runs.db in the workspace.',
   },
   stopOnEntry: {
     type: 'boolean',
@@ -201,7 +201,7 @@ function configuration() {
         default: '',
         scope: 'resource',
         markdownDescription:
-          'Path of the run store (a SQLite file). Empty: the `OCDB_STORE` environment variable, else `.ocdb/runs.db` in the first workspace folder. Relative paths are resolved against that folder.',
+          "The run store: a SQLite file, or a shared PostgreSQL as `postgres://user@host:5432/db`. Empty: the `OCDB_STORE` environment variable, else `.ocdb/runs.db` in the first workspace folder. Relative paths are resolved against that folder. Never put the password here: use `PGPASSWORD`, `~/.pgpass`, or the command **Agent Time Travel: Set Store Password…** (kept in VS Code's secret storage).",
       },
       [p(SETTINGS.defaultModelMode)]: {
         type: 'string',

@@ -157,9 +157,14 @@ export class RecentRunsConfigurationProvider implements vscode.DebugConfiguratio
 
 /** Runs the adapter inside the extension host. */
 export class InlineAdapterFactory implements vscode.DebugAdapterDescriptorFactory {
+  constructor(private readonly ctx: ExtensionContextObject) {}
+
   createDebugAdapterDescriptor(): vscode.DebugAdapterDescriptor {
     // AgentReplaySession (a @vscode/debugadapter DebugSession) implements handleMessage/onDidSendMessage/dispose.
-    return new vscode.DebugAdapterInlineImplementation(new AgentReplaySession(process.env));
+    // The store opens with the password SecretStorage holds for a PostgreSQL URL (never in the configuration).
+    return new vscode.DebugAdapterInlineImplementation(
+      new AgentReplaySession(process.env, undefined, (location) => this.ctx.connection.storeLocation(location)),
+    );
   }
 }
 
@@ -172,7 +177,7 @@ export function registerDebugger(ctx: ExtensionContextObject): vscode.Disposable
       new RecentRunsConfigurationProvider(ctx),
       vscode.DebugConfigurationProviderTriggerKind.Dynamic,
     ),
-    vscode.debug.registerDebugAdapterDescriptorFactory(DEBUG_TYPE, new InlineAdapterFactory()),
+    vscode.debug.registerDebugAdapterDescriptorFactory(DEBUG_TYPE, new InlineAdapterFactory(ctx)),
     vscode.debug.onDidReceiveDebugSessionCustomEvent((e) => {
       if (e.session.type !== DEBUG_TYPE) return;
       const changed = parseEvent(runsChangedEvent, e);

@@ -51,13 +51,17 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentT
 
 function wire(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): AgentTimeTravelApi {
   const subs = context.subscriptions;
-  const connection = new StoreConnection(log);
+  const connection = new StoreConnection(log, context.secrets);
   const transcripts = new TranscriptService(connection);
   const tree = new RunsTreeProvider(connection, log);
   const treeView = vscode.window.createTreeView(VIEWS.runs, { treeDataProvider: tree, showCollapseAll: true });
   // the runs a debugger is attached to (any client), marked in the tree
   const liveRuns = new LiveRuns(connection, (marks) => tree.setLiveMarks(marks), log);
   subs.push(connection, transcripts, tree, treeView, liveRuns);
+  // a shared store says which one it is above the runs (its URL without password)
+  const describeStore = () => (treeView.description = connection.isUrl ? connection.label : undefined);
+  describeStore();
+  subs.push(connection.onDidChange((e) => e.kind === 'reset' && describeStore()));
 
   /** Reveals a node; retried briefly because a run just written may not be in the view's refreshed children yet. */
   const reveal = async (node: RunsNode | undefined, select: boolean) => {
@@ -154,7 +158,7 @@ function wire(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): A
       if (affectsSettings(e)) connection.reconfigure();
     }),
   );
-  log.info(`Agent Time Travel active; store ${connection.path}; debug type ${DEBUG_TYPE}`);
+  log.info(`Agent Time Travel active; store ${connection.label}; debug type ${DEBUG_TYPE}`);
   return { ctx, tree, treeView, editor, statusBar, tracker, liveRuns };
 }
 

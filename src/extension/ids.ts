@@ -55,6 +55,12 @@ export const COMMANDS = {
   exportRun: { id: 'agentTimeTravel.exportRun', title: 'Export Run', icon: 'export', palette: true },
   deleteRun: { id: 'agentTimeTravel.deleteRun', title: 'Delete Run', icon: 'trash', palette: true },
   openStore: { id: 'agentTimeTravel.openStore', title: 'Open Store', icon: 'database', palette: true },
+  setStorePassword: {
+    id: 'agentTimeTravel.setStorePassword',
+    title: 'Set Store Password…',
+    icon: 'key',
+    palette: true,
+  },
   runDemo: { id: 'agentTimeTravel.runDemo', title: 'Run Demo', icon: 'play-circle', palette: true },
   refresh: { id: 'agentTimeTravel.refresh', title: 'Refresh Runs', icon: 'refresh', palette: true },
   loadMore: { id: 'agentTimeTravel.loadMore', title: 'Load More Runs', icon: 'ellipsis', palette: false },

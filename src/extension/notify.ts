@@ -4,15 +4,16 @@
  * what, where and what to do), and the registration helper typed by ids.ts.
  */
 import * as vscode from 'vscode';
-import { errorMessage, isOcdbError } from '../model';
+import { errorMessage, isOcdbError, redactText } from '../model';
 import { COMMANDS, type CommandKey } from './ids';
 import { notificationText } from './markdownText';
 
 /** Shows an error to the user and logs it (with the stack at debug level). */
 export function showError(log: vscode.LogOutputChannel, what: string, e: unknown): void {
-  const message = errorMessage(e);
+  // a driver's error may carry a connection string: no secret reaches the log or the notification
+  const message = redactText(errorMessage(e));
   log.error(`${what}: ${message}`);
-  if (e instanceof Error && e.stack) log.debug(e.stack);
+  if (e instanceof Error && e.stack) log.debug(redactText(e.stack));
   const code = isOcdbError(e) ? ` [${e.code}]` : '';
   void vscode.window.showErrorMessage(notificationText(`${what}: ${message}${code}`), 'Show Log').then((choice) => {
     if (choice === 'Show Log') log.show();

@@ -34,7 +34,7 @@ export async function pickRun(
     (r) => r.runId !== options.exclude && (options.filter?.(r) ?? true),
   );
   if (runs.length === 0) {
-    void vscode.window.showInformationMessage(`No runs in ${connection.path}. Run the demo or record a run first.`);
+    void vscode.window.showInformationMessage(`No runs in ${connection.label}. Run the demo or record a run first.`);
     return undefined;
   }
   const choice = await vscode.window.showQuickPick(runs.map(pickOf), {

@@ -2,9 +2,10 @@
  * Commands on the store: Run Demo, Import Run (a DebugRun JSON file through
  * store.loadRun, any other trace through the importers with a cancellable
  * progress notification), Export Run, Delete Run (confirmed), Open Store,
- * Refresh, Load More.
+ * Refresh, Load More, Set Store Password… (a PostgreSQL store's, into SecretStorage).
  */
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { writeDemoStore } from '../demo';
@@ -12,6 +13,7 @@ import { importPath } from '../importers';
 import { errorMessage, isOcdbError } from '../model';
 import { writeRunExport } from '../store';
 import type { ExtensionContextObject } from './context';
+import { storePasswordSecret } from './storeConnection';
 import { SETTINGS, SETTINGS_SECTION } from './ids';
 import { notificationText } from './markdownText';
 import { registerCommand } from './notify';
@@ -83,14 +85,14 @@ export function registerStoreCommands(ctx: ExtensionContextObject, tree: RunsTre
     registerCommand(log, 'runDemo', async () => {
       const store = connection.getOrCreate();
       const written = writeDemoStore(store);
-      log.info(`wrote ${written.length} demo runs into ${connection.path}`);
+      log.info(`wrote ${written.length} demo runs into ${connection.label}`);
       connection.poll();
       tree.refresh();
       const first = written[0];
       if (first) await ctx.revealRun(first);
       void vscode.window
         .showInformationMessage(
-          `Wrote ${written.length} demo runs into ${connection.path}.`,
+          `Wrote ${written.length} demo runs into ${connection.label}.`,
           'Replay demo-support-refund',
         )
         .then((c) => {
@@ -142,7 +144,9 @@ export function registerStoreCommands(ctx: ExtensionContextObject, tree: RunsTre
     registerCommand(log, 'exportRun', async (arg) => {
       const runId = runIdOfArg(arg) ?? (await pickRun(connection, { title: 'Export which run?' }));
       if (!runId) return;
-      const folder = vscode.workspace.workspaceFolders?.[0]?.uri ?? vscode.Uri.file(path.dirname(connection.path));
+      const folder =
+        vscode.workspace.workspaceFolders?.[0]?.uri ??
+        vscode.Uri.file(connection.isUrl ? os.homedir() : path.dirname(connection.path));
       const target = await vscode.window.showSaveDialog({
         title: `Export ${runId} as DebugRun JSON`,
         defaultUri: vscode.Uri.joinPath(folder, `${runId.replace(/[^\w.-]/g, '_')}.json`),
@@ -182,7 +186,7 @@ export function registerStoreCommands(ctx: ExtensionContextObject, tree: RunsTre
         title: 'Open a run store (SQLite file)',
         canSelectFiles: true,
         canSelectMany: false,
-        defaultUri: vscode.Uri.file(path.dirname(connection.path)),
+        defaultUri: vscode.Uri.file(connection.isUrl ? os.homedir() : path.dirname(connection.path)),
         filters: { 'Run store': ['db', 'sqlite', 'sqlite3'], 'All files': ['*'] },
       });
       const file = picked?.[0]?.fsPath;
@@ -192,6 +196,25 @@ export function registerStoreCommands(ctx: ExtensionContextObject, tree: RunsTre
         : vscode.ConfigurationTarget.Global;
       await vscode.workspace.getConfiguration(SETTINGS_SECTION).update(SETTINGS.storePath, file, target);
       connection.reconfigure();
+    }),
+    registerCommand(log, 'setStorePassword', async () => {
+      if (!storePasswordSecret(connection.path)) {
+        void vscode.window.showInformationMessage(
+          notificationText(
+            `The store is a file (${connection.label}); only a PostgreSQL store (agentTimeTravel.storePath postgres://user@host/db) has a password.`,
+          ),
+        );
+        return;
+      }
+      const password = await vscode.window.showInputBox({
+        title: `Password of ${connection.label}`,
+        prompt: "Kept in VS Code's secret storage, never in settings; used when the URL names no password.",
+        password: true,
+        ignoreFocusOut: true,
+      });
+      if (password === undefined) return;
+      await connection.setPassword(password);
+      log.info(`stored the password of ${connection.label} in secret storage`);
     }),
   ];
 }

@@ -1,17 +1,35 @@
 /**
- * The extension's handle on the run store: opens the file the settings name
- * (lazily, without creating it), reopens when the setting changes, and
- * reports what changed when another process records into it — a cheap
- * `changeSeq()` poll, woken early by fs.watch on the store's folder (the -wal
- * file changes on every commit), then `changesSince(seq)` for the changed
- * runs only. A store with a change feed of its own (`RunStore.onChange`: PostgreSQL's LISTEN/NOTIFY) wakes the
- * poll the same way on every commit, from any machine. No UI here: errors go to the log and to callers.
+ * The extension's handle on the run store: opens the store the settings name
+ * (a file, lazily, without creating it; or a `postgres://` URL), reopens when
+ * the setting changes, and reports what changed when another process — or
+ * another machine, on a shared store — records into it: a cheap `changeSeq()`
+ * poll, woken early by fs.watch on a store file's folder (the -wal file
+ * changes on every commit) or by a shared store's change feed (`onChange`:
+ * PostgreSQL's LISTEN/NOTIFY), then `changesSince(seq)` for the changed runs
+ * only. The password of a PostgreSQL URL that names none comes from
+ * SecretStorage (Set Store Password…), read once per location and handed to
+ * the store, the debug adapter included; it is never logged or shown (what is
+ * shown is `label`). No UI here: errors go to the log and to callers.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { openRunStore, type RunStore, type StoreChanges } from '../store';
+import { errorMessage, redactText, storeLocationLabel } from '../model';
+import {
+  isStoreUrl,
+  openRunStore,
+  storePasswordKey,
+  withStorePassword,
+  type RunStore,
+  type StoreChanges,
+} from '../store';
 import { storeFilePath } from './settings';
+
+/** The SecretStorage key of the password of a PostgreSQL store (by its URL without password and options). */
+export function storePasswordSecret(location: string): string | undefined {
+  const key = storePasswordKey(location);
+  return key === undefined ? undefined : `agentTimeTravel.storePassword:${key}`;
+}
 
 /** What listeners hear: the changed/deleted runs, or `reset` when the store itself changed (opened, reopened, closed). */
 export type StoreEvent = { kind: 'changes'; changes: StoreChanges } | { kind: 'reset' };
@@ -25,40 +43,141 @@ export class StoreConnection implements vscode.Disposable {
   private timer: NodeJS.Timeout | undefined;
   private watcher: fs.FSWatcher | undefined;
   private wake: NodeJS.Timeout | undefined;
-  private unlisten: (() => void) | undefined;
   private readonly emitter = new vscode.EventEmitter<StoreEvent>();
   /** Fires after the store changed (from any process). */
   readonly onDidChange = this.emitter.event;
 
-  constructor(private readonly log: vscode.LogOutputChannel) {
+  /** The password SecretStorage holds for `file` (a PostgreSQL URL), once read; undefined: none, or not read yet. */
+  private password: string | undefined;
+  /** False while the password of a URL store is being read: the store is not opened without it meanwhile. */
+  private passwordRead = true;
+  /** The last failure to open, logged once (a shared server that is down is not a warning a second). */
+  private lastOpenError: string | undefined;
+
+  constructor(
+    private readonly log: vscode.LogOutputChannel,
+    private readonly secrets?: vscode.SecretStorage,
+  ) {
     this.file = storeFilePath();
     this.timer = setInterval(() => this.poll(), POLL_MS);
     this.watchFolder();
+    this.readPassword();
+    if (this.secrets) {
+      const secrets = this.secrets;
+      this.secretsListener = secrets.onDidChange((e) => {
+        if (e.key === storePasswordSecret(this.file)) this.readPassword(true);
+      });
+    }
   }
 
-  /** Path of the store file (it may not exist yet). */
+  private secretsListener: vscode.Disposable | undefined;
+
+  /** The store as the settings name it: a file path (it may not exist yet) or a URL (password never added). */
   get path(): string {
     return this.file;
   }
 
-  /** The open store, or undefined when the file does not exist yet. */
+  /** The store as shown to the user (logs, messages, tooltips): no password. */
+  get label(): string {
+    return storeLocationLabel(this.file);
+  }
+
+  /** True when the store is a URL (a shared PostgreSQL), not a file. */
+  get isUrl(): boolean {
+    return isStoreUrl(this.file);
+  }
+
+  /**
+   * `location` as a store opens it: the stored password filled in when it names this store's PostgreSQL without
+   * one (the debug adapter opens the launch configuration's `store` through this). Other locations as given.
+   */
+  storeLocation(location: string): string {
+    if (!isStoreUrl(location) || storePasswordKey(location) !== storePasswordKey(this.file)) return location;
+    return withStorePassword(location, this.password);
+  }
+
+  /** Keeps `password` for this store's URL in SecretStorage and reopens the store with it. */
+  async setPassword(password: string): Promise<void> {
+    const secret = storePasswordSecret(this.file);
+    if (!secret || !this.secrets)
+      throw new Error(`${this.label} is not a PostgreSQL URL: a store file has no password.`);
+    await this.secrets.store(secret, password);
+    this.password = password;
+    this.passwordRead = true;
+    this.closeStore();
+    this.lastOpenError = undefined;
+    this.emitter.fire({ kind: 'reset' });
+    this.poll();
+  }
+
+  /** Reads the password of a URL store from SecretStorage, then opens the store (polls). */
+  private readPassword(reopen = false): void {
+    const secret = storePasswordSecret(this.file);
+    this.password = undefined;
+    if (!secret || !this.secrets) {
+      this.passwordRead = true;
+      return;
+    }
+    this.passwordRead = false;
+    const file = this.file;
+    this.secrets.get(secret).then(
+      (value) => {
+        if (this.file !== file) return;
+        this.password = value;
+        this.passwordRead = true;
+        if (reopen) {
+          this.closeStore();
+          this.lastOpenError = undefined;
+          this.emitter.fire({ kind: 'reset' });
+        }
+        this.poll();
+      },
+      (e: unknown) => {
+        this.passwordRead = true;
+        this.log.warn(`reading the stored password of ${this.label} failed: ${redactText(errorMessage(e))}`);
+      },
+    );
+  }
+
+  private open(create: boolean): RunStore {
+    const store = openRunStore(this.storeLocation(this.file), { create });
+    this.seq = store.changeSeq();
+    this.lastOpenError = undefined;
+    this.log.info(`opened run store ${this.label} (${store.driverName})`);
+    // a shared store says when another machine wrote (PostgreSQL LISTEN/NOTIFY): poll then, not a second later
+    if (this.isUrl && store.onChange) {
+      try {
+        this.stopFeed = store.onChange(() => this.wakeSoon());
+      } catch (e) {
+        this.log.warn(`the run store's change feed is unavailable; polling only (${redactText(errorMessage(e))})`);
+      }
+    }
+    return store;
+  }
+
+  private stopFeed: (() => void) | undefined;
+
+  /** One poll soon after a burst of wake-ups (a folder watch or the store's change feed). */
+  private wakeSoon(): void {
+    if (this.wake) return;
+    this.wake = setTimeout(() => {
+      this.wake = undefined;
+      this.poll();
+    }, 50);
+  }
+
+  /** The open store, or undefined when the file does not exist yet (or a URL store's password is being read). */
   tryGet(): RunStore | undefined {
     if (this.store) return this.store;
-    if (!fs.existsSync(this.file)) return undefined;
-    this.store = openRunStore(this.file, { create: false });
-    this.seq = this.store.changeSeq();
-    this.log.info(`opened run store ${this.file} (${this.store.driverName})`);
-    this.listen(this.store);
+    if (this.isUrl ? !this.passwordRead : !fs.existsSync(this.file)) return undefined;
+    this.store = this.open(false);
     return this.store;
   }
 
   /** The store, created when missing (Run Demo, Import). */
   getOrCreate(): RunStore {
     if (!this.store) {
-      this.store = openRunStore(this.file, { create: true });
-      this.seq = this.store.changeSeq();
-      this.log.info(`opened run store ${this.file} (${this.store.driverName})`);
-      this.listen(this.store);
+      this.store = this.open(true);
       this.watchFolder();
       this.emitter.fire({ kind: 'reset' });
     }
@@ -71,6 +190,8 @@ export class StoreConnection implements vscode.Disposable {
     if (next === this.file) return;
     this.closeStore();
     this.file = next;
+    this.lastOpenError = undefined;
+    this.readPassword();
     this.watchFolder();
     this.emitter.fire({ kind: 'reset' });
   }
@@ -91,13 +212,17 @@ export class StoreConnection implements vscode.Disposable {
       this.seq = changes.changeSeq;
       this.emitter.fire({ kind: 'changes', changes });
     } catch (e) {
-      this.log.warn(`polling the run store failed: ${e instanceof Error ? e.message : String(e)}`);
+      const message = redactText(errorMessage(e));
+      if (message === this.lastOpenError) return;
+      this.lastOpenError = message;
+      this.log.warn(`polling the run store ${this.label} failed: ${message}`);
     }
   }
 
   private watchFolder(): void {
     this.watcher?.close();
     this.watcher = undefined;
+    if (this.isUrl) return; // a shared store has no folder here: the poll (and its change feed) sees other writers
     const dir = path.dirname(this.file);
     if (!fs.existsSync(dir)) return;
     try {
@@ -112,28 +237,9 @@ export class StoreConnection implements vscode.Disposable {
     }
   }
 
-  /** Polls soon: a burst of commits is one poll. */
-  private wakeSoon(): void {
-    if (this.wake) return;
-    this.wake = setTimeout(() => {
-      this.wake = undefined;
-      this.poll();
-    }, 50);
-  }
-
-  /** Wakes the poll on the store's own change feed, where it has one. */
-  private listen(store: RunStore): void {
-    this.unlisten?.();
-    try {
-      this.unlisten = store.onChange?.(() => this.wakeSoon());
-    } catch (e) {
-      this.log.warn(`the run store's change feed is unavailable; polling only (${String(e)})`);
-    }
-  }
-
   private closeStore(): void {
-    this.unlisten?.();
-    this.unlisten = undefined;
+    this.stopFeed?.();
+    this.stopFeed = undefined;
     try {
       this.store?.close();
     } catch (e) {
@@ -147,6 +253,7 @@ export class StoreConnection implements vscode.Disposable {
     if (this.timer) clearInterval(this.timer);
     if (this.wake) clearTimeout(this.wake);
     this.watcher?.close();
+    this.secretsListener?.dispose();
     this.closeStore();
     this.emitter.dispose();
   }

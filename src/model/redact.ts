@@ -125,3 +125,34 @@ export function redactValue<T>(value: T): T {
   }
   return root.v as T;
 }
+
+/**
+ * A store location fit to show (settings echo, logs, errors, tree tooltips, the status bar): a file path as is; a
+ * URL (`postgres://…`) without its password and with secret query parameters (`?password=`) blanked — the user
+ * name, host, port and database stay, they say which store it is.
+ */
+export function storeLocationLabel(location: string): string {
+  if (!/^[a-z][a-z0-9+.-]+:\/\//i.test(location)) return location;
+  let parsed: URL;
+  try {
+    parsed = new URL(location);
+  } catch {
+    return redactText(location);
+  }
+  parsed.password = '';
+  const q = parsed.search;
+  parsed.search = '';
+  // a location already redacted (a store's `path`) keeps its marker readable
+  const base = parsed.toString().replace(/%5BREDACTED%5D/g, REDACTED);
+  if (q === '') return base;
+  const kept = q
+    .slice(1)
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      const name = decodeSafe(eq < 0 ? pair : pair.slice(0, eq));
+      return eq >= 0 && isSecretName(name) ? `${pair.slice(0, eq)}=${REDACTED}` : pair;
+    })
+    .join('&');
+  return `${base}?${kept}`;
+}

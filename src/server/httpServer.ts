@@ -1,24 +1,23 @@
 /**
- * The local HTTP API of a run store (node:http only). Listens on 127.0.0.1
- * only; every request needs `Authorization: Bearer <token>` (401); a Host
- * header that is not a loopback name is refused with 421 and a foreign Origin
- * with 403 (DNS-rebinding and cross-site guards); JSON only (415); bodies past
- * the limit get 413; errors have one shape. Writes server.json (mode 0600)
- * beside the store while it runs. Depends on routes.ts and the store contract.
+ * The HTTP API of a run store (node:http / node:https only). Listens on 127.0.0.1 unless told otherwise; a
+ * non-loopback address only over TLS (listenAddress.ts decides). Every request needs
+ * `Authorization: Bearer <token>` (401); a Host header that is not one of the server's names (loopback, and
+ * behind `--host` the names listenAddress.ts allows) is refused with 421 and a foreign Origin with 403
+ * (DNS-rebinding and cross-site guards); JSON only (415); bodies past the limit get 413; errors have one shape.
+ * Writes server.json (mode 0600) while it runs. Depends on routes.ts and the store contract.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import * as http from 'node:http';
+import * as https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { OcdbError, assertJsonInput, errorMessage } from '../model';
 import type { RunStore } from '../store';
 import { HttpError, errorResponse } from './httpErrors';
 import { buildRoutes, type Route, type RouteResult, type RoutesOptions } from './routes';
+import { isAllowedHost, normalHostName, planListen, type TlsInput } from './listenAddress';
 import { removeServerFile, writeServerFile } from './serverFile';
 
 export const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
-const LOOPBACK_NAMES = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
-/** A Host header this API answers: a loopback name, optionally `:port`, and nothing else (no `@`, no suffix). */
-const LOOPBACK_HOST = /^(?:127\.0\.0\.1|localhost|\[::1\])(?::(\d{1,5}))?$/i;
 
 export interface ServerOptions extends Omit<RoutesOptions, 'store'> {
   store: RunStore;
@@ -29,6 +28,12 @@ export interface ServerOptions extends Omit<RoutesOptions, 'store'> {
   bodyLimitBytes?: number;
   /** Write server.json beside the store (default true). */
   writeServerFile?: boolean;
+  /** The address to listen on; default 127.0.0.1. A non-loopback one needs `tls`. */
+  host?: string;
+  /** Certificate and key (PEM): the API is served over HTTPS. */
+  tls?: TlsInput;
+  /** More names the Host header may carry (behind a proxy or a DNS alias). */
+  allowHosts?: readonly string[];
 }
 
 export interface RunningServer {
@@ -39,12 +44,6 @@ export interface RunningServer {
   /** Removes server.json now if it is still ours (synchronous: safe in an `exit` handler). */
   removeServerFile(): void;
   close(): Promise<void>;
-}
-
-/** True when the Host header names this server on loopback (the port, when given, is ours). */
-function isLoopbackHost(hostHeader: string, port: number): boolean {
-  const match = LOOPBACK_HOST.exec(hostHeader);
-  return match !== null && (match[1] === undefined || Number(match[1]) === port);
 }
 
 function sameToken(given: string, expected: string): boolean {
@@ -78,12 +77,13 @@ function send(res: http.ServerResponse, status: number, body: unknown): void {
 }
 
 /** Checks host, origin and token; throws HttpError. */
-function guard(req: http.IncomingMessage, token: string, port: number): void {
+function guard(req: http.IncomingMessage, token: string, port: number, names: ReadonlySet<string>): void {
   const host = req.headers.host;
-  if (!host || !isLoopbackHost(host, port)) {
+  if (!host || !isAllowedHost(host, names, port)) {
+    const listed = [...names].map((n) => (n.includes(':') ? `[${n}]` : n)).join(', ');
     throw new HttpError(
       'MisdirectedRequest',
-      `Host ${host ?? '(none)'} is not a loopback name; this API answers 127.0.0.1 / localhost only.`,
+      `Host ${host ?? '(none)'} is not a name of this server; it answers ${listed}.`,
     );
   }
   const origin = req.headers.origin;
@@ -94,7 +94,7 @@ function guard(req: http.IncomingMessage, token: string, port: number): void {
     } catch {
       // an unparsable origin is foreign
     }
-    if (!LOOPBACK_NAMES.has(originHost) && !LOOPBACK_NAMES.has(`[${originHost}]`)) {
+    if (originHost === '' || !names.has(normalHostName(originHost))) {
       throw new HttpError('Forbidden', `Requests from origin ${origin} are refused.`);
     }
   }
@@ -170,11 +170,16 @@ async function dispatch(routes: Route[], req: http.IncomingMessage, limit: numbe
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const token = options.token ?? randomBytes(32).toString('hex');
   const limit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
+  const plan = planListen({
+    ...(options.host !== undefined ? { host: options.host } : {}),
+    ...(options.tls ? { tls: options.tls } : {}),
+    ...(options.allowHosts ? { allowHosts: options.allowHosts } : {}),
+  });
   const routes = buildRoutes(options);
-  const server = http.createServer((req, res) => {
+  const handler: http.RequestListener = (req, res) => {
     void (async () => {
       try {
-        guard(req, token, (server.address() as AddressInfo).port);
+        guard(req, token, (server.address() as AddressInfo).port, plan.names);
         const result = await dispatch(routes, req, limit);
         if (result.raw) sendRaw(res, result.status, result.raw);
         else send(res, result.status, result.body);
@@ -183,14 +188,25 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         send(res, status, body);
       }
     })();
-  });
+  };
+  const server: http.Server = plan.tls
+    ? https.createServer({ cert: plan.tls.cert, key: plan.tls.key, minVersion: 'TLSv1.2' }, handler)
+    : http.createServer(handler);
   server.requestTimeout = 60_000;
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+    server.once('error', (e: NodeJS.ErrnoException) =>
+      reject(
+        e.code === 'EADDRINUSE' || e.code === 'EADDRNOTAVAIL' || e.code === 'EACCES'
+          ? new OcdbError('InvalidInput', `Cannot listen on ${plan.host}:${options.port ?? 0}: ${e.code}.`, {
+              path: 'host',
+            })
+          : e,
+      ),
+    );
+    server.listen(options.port ?? 0, plan.host, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
-  const url = `http://127.0.0.1:${port}`;
+  const url = plan.url(port);
   let file: string | undefined;
   try {
     file =

@@ -1,5 +1,6 @@
 /**
- * `server.json` beside the store file: `{ url, token, pid }`, mode 0600, so
+ * `server.json` beside the store file (a store named by URL, a shared PostgreSQL, has no folder: its file is
+ * in `~/.ocdb/stores/<hash of the URL without password>/`, store/storePath.ts `storeLocalFolder`): `{ url, token, pid }`, mode 0600, so
  * local clients (the extension, scripts) find the running API and its token
  * while other users cannot read it. One server per store: the file is created
  * exclusively, a second server on the same store is refused while the first
@@ -10,14 +11,14 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { OcdbError, parseWith } from '../model';
-import { pidAlive } from '../store';
+import { pidAlive, storeLocalFolder } from '../store';
 
 export const ServerFileSchema = z.object({ url: z.url(), token: z.string().min(16), pid: z.number().int().optional() });
 export type ServerFile = z.infer<typeof ServerFileSchema>;
 
-/** Where the server file of the store at `storePath` lives. */
+/** Where the server file of the store at `storePath` (a file path or a URL) lives. */
 export function serverFilePath(storePath: string): string {
-  return path.join(path.dirname(path.resolve(storePath)), 'server.json');
+  return path.join(storeLocalFolder(storePath), 'server.json');
 }
 
 /**
@@ -27,6 +28,7 @@ export function serverFilePath(storePath: string): string {
  */
 export function writeServerFile(storePath: string, content: ServerFile): string {
   const file = serverFilePath(storePath);
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   const tmp = `${file}.${process.pid}.tmp`;
   fs.writeFileSync(tmp, `${JSON.stringify(content, null, 2)}\n`, { mode: 0o600 });
   fs.chmodSync(tmp, 0o600);

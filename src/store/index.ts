@@ -1,7 +1,15 @@
 /** The run store: the RunStore contract, its SQLite implementation and where the store file lives. */
 export * from './runStore';
 export { openRunStore, SqliteRunStore, type OpenStoreOptions } from './sqliteRunStore';
-export { resolveStorePath, DEFAULT_STORE_RELATIVE } from './storePath';
+export {
+  resolveStorePath,
+  DEFAULT_STORE_RELATIVE,
+  isStoreUrl,
+  isPostgresLocation,
+  withStorePassword,
+  storePasswordKey,
+  storeLocalFolder,
+} from './storePath';
 export { HEARTBEAT_STALE_MS, pidAlive } from './liveness';
 export type { DriverName } from './sqlDriver';
 export { lazyList } from './lazyList';

@@ -87,6 +87,11 @@ export class PgDriver implements SqlDriver {
   private readonly texts = new Map<string, PgStatementText & { name: string }>();
   private queue: Pending[] = [];
   private inTransaction = false;
+  /**
+   * Inside a transaction, what each read answered since the last write: the write lock keeps every other writer
+   * out, so until this transaction writes, the same query answers the same (a write asked twice for its run's row).
+   */
+  private readonly reads = new Map<string, SqlRow[]>();
   private nextId = 1;
   private closed = false;
   private readonly listeners = new Set<(payload: string) => void>();
@@ -204,10 +209,12 @@ export class PgDriver implements SqlDriver {
         },
       );
       this.inTransaction = true;
+      this.reads.clear();
       return;
     }
     if (/^COMMIT\b/i.test(text)) {
       this.inTransaction = false;
+      this.reads.clear();
       this.flush({ text: 'COMMIT', mode: 'none' });
       return;
     }
@@ -215,10 +222,12 @@ export class PgDriver implements SqlDriver {
       const begun = this.queue.length === 0 || this.queue[0]?.op.text !== 'BEGIN';
       this.queue = [];
       this.inTransaction = false;
+      this.reads.clear();
       // nothing was sent yet: there is nothing to roll back on the server
       if (begun) this.request({ type: 'batch', ops: [{ text: 'ROLLBACK', mode: 'none' }] });
       return;
     }
+    this.reads.clear();
     const pragma = /^PRAGMA\s+(\w+)\s*(?:=\s*(\w+))?/i.exec(text);
     if (pragma) {
       if ((pragma[1] as string).toLowerCase() === 'busy_timeout') {
@@ -247,8 +256,22 @@ export class PgDriver implements SqlDriver {
       params: params.map((p) => (typeof p === 'bigint' ? p.toString() : p)),
       mode,
     });
+    /** A read inside a transaction, answered again without a round trip until the transaction writes. */
+    const read = (params: SqlValue[], mode: 'get' | 'all'): SqlRow[] => {
+      if (!this.inTransaction) return (this.flush(op(params, mode)).rows ?? []) as SqlRow[];
+      const key = `${mode}\u0000${sql}\u0000${JSON.stringify(params, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v))}`;
+      const known = this.reads.get(key);
+      if (known && this.queue.length === 0) return known.map((r) => ({ ...r }));
+      const rows = (this.flush(op(params, mode)).rows ?? []) as SqlRow[];
+      this.reads.set(
+        key,
+        rows.map((r) => ({ ...r })),
+      );
+      return rows;
+    };
     return {
       run: (...params) => {
+        this.reads.clear();
         if (t.returnsRowid) {
           const reply = this.flush(op(params, 'rowid'));
           return { changes: reply.counts?.at(-1) ?? 0, lastInsertRowid: reply.rowid ?? 0 };
@@ -271,8 +294,8 @@ export class PgDriver implements SqlDriver {
           },
         };
       },
-      get: (...params) => this.flush(op(params, 'get')).rows?.[0] as SqlRow | undefined,
-      all: (...params) => (this.flush(op(params, 'all')).rows ?? []) as SqlRow[],
+      get: (...params) => read(params, 'get')[0],
+      all: (...params) => read(params, 'all'),
     };
   }
 

@@ -1,18 +1,78 @@
 /**
- * Where the run store lives: `--store` beats `OCDB_STORE` beats `<cwd>/.ocdb/runs.db`. A `postgres://` or
- * `postgresql://` connection string names a PostgreSQL store and is taken as it is (not a path).
+ * Where the run store lives: `--store` beats `OCDB_STORE` beats `<cwd>/.ocdb/runs.db`. A store location is a
+ * file path (SQLite) or a URL (`postgres://…`, PostgreSQL); a relative path is taken from the working directory,
+ * a URL is kept as given. Pure: no I/O.
  */
+import { createHash } from 'node:crypto';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { isPostgresLocation } from './pgDialect';
 
+/** True when `location` names a PostgreSQL store (`postgres://` or `postgresql://`). */
+export { isPostgresLocation };
+
 export const DEFAULT_STORE_RELATIVE = path.join('.ocdb', 'runs.db');
+
+/**
+ * True when `location` is a URL rather than a file path: `scheme://…` with a scheme of two letters or more
+ * (so `C:\runs.db` stays a path).
+ */
+export function isStoreUrl(location: string): boolean {
+  return /^[a-z][a-z0-9+.-]+:\/\//i.test(location.trim());
+}
 
 export function resolveStorePath(
   explicit?: string,
   env: NodeJS.ProcessEnv = process.env,
   cwd: string = process.cwd(),
 ): string {
-  const chosen = explicit && explicit.length > 0 ? explicit : env.OCDB_STORE;
-  if (chosen && chosen.length > 0) return isPostgresLocation(chosen) ? chosen.trim() : path.resolve(cwd, chosen);
+  const chosen = explicit && explicit.trim().length > 0 ? explicit : env.OCDB_STORE;
+  if (chosen && chosen.trim().length > 0) return isStoreUrl(chosen) ? chosen.trim() : path.resolve(cwd, chosen);
   return path.join(cwd, DEFAULT_STORE_RELATIVE);
+}
+
+/**
+ * The location with `password` filled in when it is a PostgreSQL URL that names none (the extension's
+ * SecretStorage, handed to the store and never shown); any other location is returned as is.
+ */
+export function withStorePassword(location: string, password: string | undefined): string {
+  if (!password || !isPostgresLocation(location)) return location;
+  const url = new URL(location.trim());
+  if (url.password !== '') return location;
+  url.password = password;
+  return url.toString();
+}
+
+/**
+ * What a stored password is keyed by: the URL without its password, query and fragment (`postgres://user@host:port/db`),
+ * so one secret serves the same database named with other options.
+ */
+export function storePasswordKey(location: string): string | undefined {
+  if (!isPostgresLocation(location)) return undefined;
+  const url = new URL(location.trim());
+  url.password = '';
+  url.search = '';
+  url.hash = '';
+  return url.toString();
+}
+
+/**
+ * The local folder of a store's companion files (server.json, transcripts): the store file's folder, or for a
+ * store named by URL (a shared PostgreSQL, no folder of its own) `~/.ocdb/stores/<hash>` — the hash of the URL
+ * without its password and options, so every spelling of the same database shares one folder and no secret is
+ * in a file name.
+ */
+export function storeLocalFolder(location: string): string {
+  if (!isStoreUrl(location)) return path.dirname(path.resolve(location));
+  let key = location.trim();
+  try {
+    const url = new URL(key);
+    url.password = '';
+    url.search = '';
+    url.hash = '';
+    key = url.toString();
+  } catch {
+    // not a parsable URL: hashed as written
+  }
+  return path.join(os.homedir(), '.ocdb', 'stores', createHash('sha256').update(key).digest('hex').slice(0, 16));
 }

@@ -25,6 +25,8 @@ const DEBIAN_PACKAGES: { pkg: string; present: () => boolean }[] = [
   { pkg: 'ripgrep', present: () => fs.existsSync('/usr/bin/rg') },
   { pkg: 'chromium', present: () => fs.existsSync(CHROMIUM) },
   { pkg: 'unzip', present: () => fs.existsSync('/usr/bin/unzip') },
+  // the shared-store suite (suite/sharedStore.vtest.ts) runs on a throwaway PostgreSQL (test/support/pgCluster.sh)
+  { pkg: 'postgresql', present: () => fs.existsSync('/usr/lib/postgresql') },
 ];
 
 const log = (msg: string): void => void process.stderr.write(`[code-server] ${msg}\n`);

@@ -46,6 +46,7 @@ async function main(): Promise<number> {
   );
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ocdb-vscode-test-'));
   const outcomes: PhaseOutcome[] = [];
+  const stopPg = phases.includes('suite') ? ensurePgServer() : () => undefined;
   const browser = await launchBrowser();
   try {
     for (const phase of phases) {
@@ -67,6 +68,7 @@ async function main(): Promise<number> {
     }
   } finally {
     await browser.close();
+    stopPg();
   }
   const all = outcomes.flatMap((o) => o.results);
   const passed = all.filter((r) => r.ok).length;
@@ -81,6 +83,28 @@ async function main(): Promise<number> {
   else process.stdout.write(`\nwork folder (logs, failure screenshots): ${workDir}\n`);
   process.stdout.write(`${passed} passed, ${failed} failed (${((Date.now() - started) / 1000).toFixed(1)} s)\n`);
   return failed > 0 || all.length === 0 ? 1 : 0;
+}
+
+/**
+ * The PostgreSQL server of the shared-store suite: OCDB_TEST_PG_URL when given, else a throwaway cluster started
+ * with test/support/pgCluster.sh (stopped and removed by the function returned). Without the server binaries the
+ * suite's test fails saying so; nothing is skipped.
+ */
+function ensurePgServer(): () => void {
+  if (process.env.OCDB_TEST_PG_URL) return () => undefined;
+  const script = path.join(REPO_ROOT, 'test', 'support', 'pgCluster.sh');
+  const r = spawnSync('bash', [script, 'start'], { encoding: 'utf8' });
+  if (r.status !== 0) {
+    process.stderr.write(`no PostgreSQL for the shared-store suite: ${r.stderr}\n`);
+    return () => undefined;
+  }
+  const url = /OCDB_TEST_PG_URL='([^']+)'/.exec(r.stdout)?.[1];
+  const dir = /OCDB_TEST_PG_DIR='([^']+)'/.exec(r.stdout)?.[1];
+  if (url) process.env.OCDB_TEST_PG_URL = url;
+  return () => {
+    if (dir) spawnSync('bash', [script, 'stop', dir], { stdio: 'inherit' });
+    delete process.env.OCDB_TEST_PG_URL;
+  };
 }
 
 /**

@@ -94,12 +94,13 @@ const FORBIDDEN: [string, string, string][] = [
   ['src/replay/evaluate.ts', 'vscode', 'Only src/extension may import vscode as a value'],
   ['src/server/routes.ts', 'better-sqlite3', 'Only src/store may import better-sqlite3'],
   ['src/fork/forkService.ts', 'node:sqlite', 'Only src/store may import node:sqlite'],
+  ['src/cli/main.ts', 'pg', 'Only src/store may import pg'],
 ];
 
 // [the file, imports that the layer picture allows]
 const ALLOWED: [string, string[]][] = [
   ['src/model/parse.ts', ['./errors', 'zod', 'node:crypto']],
-  ['src/store/runStore.ts', ['../model', './sqlDriver', 'better-sqlite3', 'node:sqlite', 'node:fs']],
+  ['src/store/runStore.ts', ['../model', './sqlDriver', 'better-sqlite3', 'node:sqlite', 'pg', 'node:fs']],
   ['src/writer/runWriter.ts', ['../model', '../store']],
   ['src/fork/forkService.ts', ['../model', '../store', '../writer', 'node:child_process']],
   ['src/replay/evaluate.ts', ['../model', '../store', '../store/runStore', './transcript']],

@@ -1,0 +1,199 @@
+/**
+ * Copying runs between two stores (`ocdb push`, `ocdb pull`): any two engines, through the RunStore contract only.
+ * A run travels as its export (`store.exportRun`, the DebugRun `ocdb export` writes) and lands through
+ * `store.loadRun` (validated like `ocdb load`), so whatever an export carries — checkpoints, ledger, artifacts —
+ * is copied. Its lineage comes first: a fork needs its parent's prefix (its cassette and inherited ledger), so
+ * every ancestor is copied before the run. Idempotent: a run the target already holds with the same export is
+ * left alone and reported as such; one that differs is an error naming it, and nothing is copied. All of one
+ * transfer is one transaction of the target. A run still being recorded is refused (its export is not final);
+ * a crashed one stays crashed on the target; a settled fork request of a copied fork run goes with it
+ * (`GET /forks/:id` answers on the target too).
+ */
+import { OcdbError, storeLocationLabel, type ForkRequestRecord } from '../model';
+import { FORK_METADATA_KEY } from '../fork/forkService';
+import { HEARTBEAT_STALE_MS, runExportChunks, type RunStore, type RunSummary } from '../store';
+
+export interface TransferOptions {
+  /** Also copy every fork of the named runs (and theirs), after them. */
+  withForks?: boolean;
+}
+
+/** What one run's transfer did. */
+export interface TransferredRun {
+  runId: string;
+  /**
+   * `copied`: written to the target; `unchanged`: the target already held the same run; `skipped`: a fork found by
+   * withForks that is still being recorded, or a fork of one (not copied; a named run or an ancestor still being
+   * recorded is an error).
+   */
+  outcome: 'copied' | 'unchanged' | 'skipped';
+  /** Why it was part of the transfer: named, an ancestor of a named run, or a fork of one (withForks). */
+  reason: 'named' | 'ancestor' | 'fork';
+  summary: RunSummary;
+}
+
+export interface TransferReport {
+  runs: TransferredRun[];
+  /** Fork requests written to the target (settled requests of copied fork runs). */
+  forkRequests: string[];
+}
+
+const SETTLED = new Set<ForkRequestRecord['status']>(['completed', 'diverged', 'failed']);
+
+/**
+ * The runs a transfer of `runIds` touches, in the order they must land: each run after its parent. Throws
+ * RunNotFound (naming the source) for an id the source does not hold.
+ */
+export function transferOrder(
+  source: RunStore,
+  runIds: readonly string[],
+  options: TransferOptions = {},
+): { runId: string; reason: TransferredRun['reason'] }[] {
+  const order: { runId: string; reason: TransferredRun['reason'] }[] = [];
+  const seen = new Map<string, TransferredRun['reason']>();
+  const add = (runId: string, reason: TransferredRun['reason']) => {
+    const had = seen.get(runId);
+    if (had === undefined) {
+      seen.set(runId, reason);
+      order.push({ runId, reason });
+    } else if (reason === 'named' && had !== 'named') {
+      seen.set(runId, reason);
+      const entry = order.find((o) => o.runId === runId);
+      if (entry) entry.reason = 'named';
+    }
+  };
+  const withAncestors = (runId: string, reason: TransferredRun['reason']) => {
+    const chain: string[] = [];
+    let at: string | undefined = runId;
+    while (at !== undefined && !chain.includes(at)) {
+      chain.push(at);
+      at = source.getRun(at).parentRunId;
+    }
+    chain.reverse();
+    chain.forEach((id, i) => add(id, i === chain.length - 1 ? reason : 'ancestor'));
+  };
+  for (const runId of runIds) withAncestors(runId, 'named');
+  if (options.withForks) {
+    // breadth first from the named runs: a fork lands after its parent
+    const queue = [...runIds];
+    while (queue.length > 0) {
+      const parent = queue.shift() as string;
+      for (const fork of listAllForks(source, parent)) {
+        add(fork.runId, 'fork');
+        queue.push(fork.runId);
+      }
+    }
+  }
+  return order;
+}
+
+function listAllForks(store: RunStore, parentRunId: string): RunSummary[] {
+  const out: RunSummary[] = [];
+  const PAGE = 500;
+  for (let offset = 0; ; offset += PAGE) {
+    const { runs, total } = store.listRuns({ parentRunId, limit: PAGE, offset });
+    out.push(...runs);
+    if (runs.length === 0 || offset + runs.length >= total) return out;
+  }
+}
+
+/** True when both stores export `runId` to the same text (compared chunk by chunk: memory stays one checkpoint). */
+export function sameExport(a: RunStore, b: RunStore, runId: string): boolean {
+  const left = runExportChunks(a, runId);
+  const right = runExportChunks(b, runId);
+  for (;;) {
+    const x = left.next();
+    const y = right.next();
+    if (x.done || y.done) return x.done === y.done;
+    if (x.value !== y.value) return false;
+  }
+}
+
+/** The fork request a fork run was created by (its id is in the run's fork metadata), if the store has it. */
+function forkRequestOf(store: RunStore, run: RunSummary): ForkRequestRecord | undefined {
+  const fork = run.metadata[FORK_METADATA_KEY];
+  const id = fork && typeof fork === 'object' ? (fork as { forkRequestId?: unknown }).forkRequestId : undefined;
+  if (typeof id !== 'string') return undefined;
+  try {
+    return store.getForkRequest(id);
+  } catch (e) {
+    if (e instanceof OcdbError && e.code === 'ForkNotFound') return undefined;
+    throw e;
+  }
+}
+
+function hasForkRequest(store: RunStore, forkRequestId: string): boolean {
+  try {
+    store.getForkRequest(forkRequestId);
+    return true;
+  } catch (e) {
+    if (e instanceof OcdbError && e.code === 'ForkNotFound') return false;
+    throw e;
+  }
+}
+
+/**
+ * Copies `runIds` (with their ancestors, and their forks when asked) from `source` to `target` in one transaction
+ * of the target. Throws before anything is written when a run is still being recorded, is missing from the source,
+ * or is in the target with different content (RunAlreadyExists naming it).
+ */
+export function transferRuns(
+  source: RunStore,
+  target: RunStore,
+  runIds: readonly string[],
+  options: TransferOptions = {},
+): TransferReport {
+  if (runIds.length === 0) throw new OcdbError('InvalidInput', 'Name at least one run to copy.', { path: 'runId' });
+  const from = storeLocationLabel(source.path);
+  const to = storeLocationLabel(target.path);
+  const order = transferOrder(source, runIds, options);
+  const recording = (run: RunSummary) => run.status === 'running' && !run.crashed;
+  for (const { runId, reason } of order) {
+    const run = source.getRun(runId);
+    if (recording(run) && reason !== 'fork') {
+      const owner = run.ownerPid !== undefined ? ` by process ${run.ownerPid}` : ' (a fork waiting for its runner)';
+      throw new OcdbError(
+        'InvalidInput',
+        `Run ${runId} in ${from} is still being recorded${owner}; copy it once it has ended.`,
+        { runId },
+      );
+    }
+  }
+  return target.transaction(() => {
+    const report: TransferReport = { runs: [], forkRequests: [] };
+    const skipped = new Set<string>();
+    for (const { runId, reason } of order) {
+      const run = source.getRun(runId);
+      // a fork still being recorded, or one of its own forks (its parent stays behind)
+      if (recording(run) || (run.parentRunId !== undefined && skipped.has(run.parentRunId))) {
+        skipped.add(runId);
+        report.runs.push({ runId, outcome: 'skipped', reason, summary: run });
+        continue;
+      }
+      if (target.hasRun(runId)) {
+        if (!sameExport(source, target, runId)) {
+          throw new OcdbError(
+            'RunAlreadyExists',
+            `Run ${runId} is in ${to} with different content than in ${from}; nothing was copied. Compare them with ocdb export, delete one, or copy it under another id.`,
+            { runId },
+          );
+        }
+        report.runs.push({ runId, outcome: 'unchanged', reason, summary: target.getRun(runId) });
+      } else {
+        target.loadRun(source.exportRun(runId), { where: `${from}: run ${runId}` });
+        if (run.crashed) {
+          // a loaded run has no owner: only its heartbeat's age says it died, so it reads crashed there at once
+          const lastSign = run.heartbeatAt ?? run.lastCheckpointAt ?? run.startedAt;
+          target.heartbeat(runId, Math.min(lastSign, Date.now() - HEARTBEAT_STALE_MS - 1));
+        }
+        report.runs.push({ runId, outcome: 'copied', reason, summary: target.getRun(runId) });
+      }
+      const request = forkRequestOf(source, run);
+      if (request && SETTLED.has(request.status) && !hasForkRequest(target, request.forkRequestId)) {
+        target.saveForkRequest(request);
+        report.forkRequests.push(request.forkRequestId);
+      }
+    }
+    return report;
+  });
+}

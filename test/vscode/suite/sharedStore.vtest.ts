@@ -1,0 +1,176 @@
+/**
+ * The extension on a shared PostgreSQL store, as a team member uses it: `agentTimeTravel.storePath` set to a
+ * `postgres://` URL without password, then Set Store Password… (the secret goes to SecretStorage): the runs tree
+ * lists the runs `ocdb demo` wrote there, above them the URL without password; "Replay agent run" on the URL
+ * opens (the inline adapter gets the password from SecretStorage); a fork made in this window lands in the
+ * database, and a fork another process makes (another developer's window) appears in the tree without a reload.
+ * Needs the PostgreSQL server of OCDB_TEST_PG_URL (runTests.ts starts a throwaway one); a fresh database is made
+ * for the test and dropped after. The setting is restored for the files that follow.
+ */
+import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { DebugProtocol } from '@vscode/debugprotocol';
+import { DEBUG_TYPE, EXTENSION_ID, LAUNCH_CONFIG_NAME, SETTINGS, SETTINGS_SECTION } from '../../../src/extension/ids';
+import { extensionApi, stopAllSessions } from './extensionApi';
+import { waitFor, type VTest } from './vtest';
+
+const SERVER = process.env.OCDB_TEST_PG_URL;
+
+function root(): string {
+  const ext = vscode.extensions.getExtension(EXTENSION_ID);
+  assert.ok(ext, 'the extension is installed');
+  return ext.extensionPath;
+}
+
+/** Runs `sql` on the test server's admin database with node-postgres (a child process, as psql would). */
+function adminSql(sql: string): void {
+  const script = `const { Client } = require('pg'); const c = new Client({ connectionString: process.env.URL });
+    c.connect().then(() => c.query(process.env.SQL)).then(() => c.end(), (e) => { console.error(e.message); process.exit(1); });`;
+  const r = spawnSync(process.execPath, ['-e', script], {
+    cwd: root(),
+    encoding: 'utf8',
+    env: { ...process.env, URL: SERVER, SQL: sql, ELECTRON_RUN_AS_NODE: '1' },
+  });
+  assert.equal(r.status, 0, `${sql}: ${r.stderr}`);
+}
+
+function ocdb(args: string[]): string {
+  const r = spawnSync(process.execPath, [path.join(root(), 'dist', 'cli.js'), ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+  });
+  assert.equal(r.status, 0, `ocdb ${args[0]}: ${r.stderr}`);
+  return r.stdout;
+}
+
+type Frames = DebugProtocol.StackTraceResponse['body'];
+
+export const tests: VTest[] = [
+  {
+    name: 'on a postgres:// store with its password in SecretStorage: tree, replay, a fork here and one from elsewhere',
+    timeoutMs: 180_000,
+    async run() {
+      assert.ok(
+        SERVER,
+        'OCDB_TEST_PG_URL names no PostgreSQL server: runTests.ts starts one with test/support/pgCluster.sh (apt-get install postgresql)',
+      );
+      const server = new URL(SERVER);
+      const password = decodeURIComponent(server.password);
+      const db = `ocdb_vt_${randomBytes(4).toString('hex')}`;
+      const shared = new URL(SERVER);
+      shared.pathname = `/${db}`;
+      shared.password = '';
+      shared.search = '';
+      const withPassword = new URL(shared.toString());
+      withPassword.password = server.password;
+      const api = await extensionApi();
+      const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);
+      adminSql(`CREATE DATABASE ${db}`);
+      try {
+        ocdb(['demo', '--store', withPassword.toString()]);
+        await config.update(SETTINGS.storePath, shared.toString(), vscode.ConfigurationTarget.Workspace);
+        await waitFor('the connection on the URL', () => api.ctx.connection.path === shared.toString());
+        assert.equal(api.treeView.description, shared.toString(), 'the tree says which store, without password');
+        // Set Store Password… after its input box: the secret goes to SecretStorage and the store reopens
+        await api.ctx.connection.setPassword(password);
+        const stored = await api.ctx.vscodeContext.secrets.get(`agentTimeTravel.storePassword:${shared.toString()}`);
+        assert.equal(stored, password, 'kept in SecretStorage');
+        const settingsText = JSON.stringify(config.inspect(SETTINGS.storePath));
+        assert.ok(!settingsText.includes(password), 'the password is not in the settings');
+
+        const roots = await waitFor(
+          'the shared demo runs in the tree',
+          () => {
+            const r = api.tree.getChildren();
+            return r.some((n) => n.kind === 'run' && n.runId === 'demo-support-refund') && r;
+          },
+          30_000,
+        );
+        assert.ok(roots.some((n) => n.kind === 'run' && n.runId === 'demo-research-crashed'));
+
+        // replay: the launch configuration names the URL without password; the adapter opens it with the secret
+        await stopAllSessions();
+        const started = await vscode.debug.startDebugging(vscode.workspace.workspaceFolders?.[0], {
+          type: DEBUG_TYPE,
+          request: 'launch',
+          name: LAUNCH_CONFIG_NAME,
+          runId: 'demo-support-refund',
+          store: shared.toString(),
+          stopOnEntry: true,
+        });
+        assert.equal(started, true, 'the replay session started');
+        const session = await waitFor('the agent-replay session', () => vscode.debug.activeDebugSession);
+        const first = await waitFor(
+          'paused at the first checkpoint',
+          async () => {
+            const f = (await session.customRequest('stackTrace', { threadId: 1, startFrame: 0, levels: 20 })) as Frames;
+            return /^step 0 · before_prompt_build/.test(f.stackFrames[0]?.name ?? '') && f;
+          },
+          30_000,
+        );
+        assert.match(first.stackFrames[0]?.source?.path ?? '', /demo-support-refund\.transcript$/);
+        await session.customRequest('next', { threadId: 1 });
+        await stopAllSessions();
+
+        // a fork made in this window is in the database
+        const store = api.ctx.connection.getOrCreate();
+        const at = store.listCheckpoints('demo-support-refund').find((c) => c.stepIndex === 2);
+        assert.ok(at, 'a checkpoint at step 2');
+        const forkId = api.editor.fork(
+          {
+            sourceRunId: 'demo-support-refund',
+            sourceCheckpointId: at.checkpointId,
+            contextPatch: { user: { roleId: 'supervisor' } },
+            toolPolicyMap: { '*': 'reuse_result' },
+          },
+          [],
+        );
+        assert.ok(forkId, 'the fork was created');
+        await waitFor(
+          'the fork under its parent',
+          () =>
+            api.tree
+              .getChildren(api.tree.runNode('demo-support-refund'))
+              .some((n) => n.kind === 'run' && n.runId === forkId),
+          30_000,
+        );
+        const listed = JSON.parse(ocdb(['runs', '--json', '--store', withPassword.toString()])) as { runId: string }[];
+        assert.ok(
+          listed.some((r) => r.runId === forkId),
+          'another process sees the fork made here',
+        );
+
+        // another developer forks the same run elsewhere: it appears here without a refresh
+        const other = JSON.parse(
+          ocdb([
+            'fork',
+            'demo-coding-fix',
+            '#3',
+            '--policy',
+            '*=reuse_result',
+            '--run',
+            '--json',
+            '--store',
+            withPassword.toString(),
+          ]),
+        ) as { runId: string };
+        await waitFor(
+          "the other developer's fork in the tree",
+          () =>
+            api.tree
+              .getChildren(api.tree.runNode('demo-coding-fix'))
+              .some((n) => n.kind === 'run' && n.runId === other.runId),
+          30_000,
+        );
+      } finally {
+        await stopAllSessions();
+        await config.update(SETTINGS.storePath, undefined, vscode.ConfigurationTarget.Workspace);
+        await waitFor('the connection back on the demo file', () => !api.ctx.connection.isUrl);
+        adminSql(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
+      }
+    },
+  },
+];

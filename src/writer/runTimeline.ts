@@ -4,11 +4,12 @@
  * system prompt, model, prompt version, runtime context, artifacts), the step
  * numbering (a ReAct step starts at before_prompt_build, or at a
  * before_model_call not preceded by one; agent_end is -1), the tool ledger
- * every checkpoint snapshots, the records of tool calls begun and
- * finished, and artifacts: one recorded between checkpoints attaches to the
- * next checkpoint, in place of the older version of the same name. RunWriter (runWriter.ts) applies it to the store; the importers'
- * planner (importers/runPlan.ts) follows a run with it before anything is
- * written. Pure: no I/O.
+ * every checkpoint snapshots, the records of tool calls begun and finished,
+ * and artifacts: one recorded between checkpoints attaches to the next
+ * checkpoint, in place of the older version of the same name. RunWriter
+ * (runWriter.ts) applies it to the store; the importers' planner
+ * (importers/runPlan.ts) follows a run with it before anything is written.
+ * Pure: no I/O.
  */
 import {
   OcdbError,

@@ -53,7 +53,9 @@ describe('deep values', () => {
 
   it('ocdb load names the field and leaves the store unchanged', async () => {
     const file = path.join(dir, 'deep.json');
-    fs.writeFileSync(file, runJson.replace(/"metadata":\{/, `"metadata":{"deep":${deepText(10_000)},`));
+    // into the run's own metadata: the last in the text (artifact refs before it have metadata too)
+    const at = runJson.lastIndexOf('"metadata":{') + '"metadata":{'.length;
+    fs.writeFileSync(file, `${runJson.slice(0, at)}"deep":${deepText(10_000)},${runJson.slice(at)}`);
     const r = await cli(['load', file, '--store', db], dir);
     assert.equal(r.code, 2, r.err);
     assert.match(r.err, /deep\.json: metadata\.deep\.a\.a.*: nested deeper than 256 levels/);

@@ -79,12 +79,14 @@ export const tests: UiTest[] = [
       await reportDiff.click();
       // room for the two sides next to each other: the summary beside goes
       await runCommand(page, 'View: Close Editors in Other Groups');
-      const modified = page.locator('.monaco-diff-editor .editor.modified .view-lines').first();
-      await waitForText(modified, 'acting as auditor');
-      await waitForText(modified, 'No refund issued: the auditor role has no refunds:issue permission');
-      const original = page.locator('.monaco-diff-editor .editor.original .view-lines').first();
-      await waitForText(original, 'acting as support_agent');
-      await waitForText(original, 'Refund RF-88213 issued');
+      // side by side or inline (a narrow editor): the diff shows the parent's report and the fork's
+      const diff = page.locator('.editor-group-container.active .monaco-diff-editor').first();
+      await waitForText(diff, 'acting as auditor');
+      await waitForText(diff, 'No refund issued: the auditor role has no refunds:issue permission');
+      await waitForText(diff, 'acting as support_agent');
+      await waitForText(diff, 'Refund RF-88213 issued');
+      await page.mouse.move(900, 700); // away from the tab, whose hover would cover the diff
+      await page.waitForTimeout(500);
       await screenshot('artifacts-02-compare-report');
     },
   },

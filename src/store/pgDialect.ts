@@ -38,6 +38,25 @@ export const READ_AHEAD: Readonly<Record<string, { chain: string; key: string }>
   },
 };
 
+/**
+ * `PRAGMA integrity_check` on PostgreSQL: the server keeps its own pages sound, so what is checked is the store's
+ * own invariant — every reference resolves (a checkpoint's lists, a list node's parent and item, contexts, tool
+ * arguments and results): 'ok', or how many do not.
+ */
+export const INTEGRITY_CHECK = `SELECT CASE WHEN n = 0 THEN 'ok' ELSE n || ' dangling references in the store' END
+    AS integrity_check FROM (SELECT
+    (SELECT count(*) FROM checkpoints c WHERE c.messages_node <> 0
+       AND NOT EXISTS (SELECT 1 FROM list_nodes l WHERE l.id = c.messages_node))
+  + (SELECT count(*) FROM checkpoints c WHERE c.ledger_node <> 0
+       AND NOT EXISTS (SELECT 1 FROM list_nodes l WHERE l.id = c.ledger_node))
+  + (SELECT count(*) FROM list_nodes l WHERE l.parent <> 0
+       AND NOT EXISTS (SELECT 1 FROM list_nodes p WHERE p.id = l.parent))
+  + (SELECT count(*) FROM list_nodes l WHERE NOT EXISTS (SELECT 1 FROM blobs b WHERE b.hash = l.item))
+  + (SELECT count(*) FROM checkpoints c WHERE NOT EXISTS (SELECT 1 FROM blobs b WHERE b.hash = c.context_hash))
+  + (SELECT count(*) FROM tool_calls t WHERE NOT EXISTS (SELECT 1 FROM blobs b WHERE b.hash = t.args_ref))
+  + (SELECT count(*) FROM tool_calls t WHERE t.result_ref IS NOT NULL
+       AND NOT EXISTS (SELECT 1 FROM blobs b WHERE b.hash = t.result_ref)) AS n) AS counts`;
+
 /** What a statement turns into: the PostgreSQL text, and whether it returns the inserted row's id. */
 export interface PgStatementText {
   text: string;

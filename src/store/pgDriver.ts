@@ -19,7 +19,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import { OcdbError } from '../model';
-import { READ_AHEAD, toPostgres, type PgStatementText } from './pgDialect';
+import { INTEGRITY_CHECK, READ_AHEAD, toPostgres, type PgStatementText } from './pgDialect';
 import { translatePgError } from './pgErrors';
 import type { PgOp, PgReply, PgRequest } from './pgWorker';
 import type { SqlDriver, SqlRow, SqlStatement, SqlValue } from './sqlDriver';
@@ -243,10 +243,7 @@ export class PgDriver implements SqlDriver {
   }
 
   prepare(sql: string): SqlStatement {
-    if (/^\s*PRAGMA\s+integrity_check/i.test(sql)) {
-      // PostgreSQL keeps its own pages sound; the store's check is that the server answers.
-      return this.prepare("SELECT 'ok' AS integrity_check");
-    }
+    if (/^\s*PRAGMA\s+integrity_check/i.test(sql)) return this.prepare(INTEGRITY_CHECK);
     const ahead = READ_AHEAD[sql];
     if (ahead) return this.readAheadStatement(sql, ahead);
     const t = this.statement(sql);

@@ -16,6 +16,7 @@ import { isOcdbError } from '../../../src/model';
 import { openRunStore } from '../../../src/store';
 import { LOCK_NAMESPACE, PgDriver, WRITE_LOCK } from '../../../src/store/pgDriver';
 import { PG_URL, pgAdminQuery, pgSchemaUrl, schemaOf, tmpLocation } from '../../helpers/engines';
+import { testContext as testContextOf } from '../../helpers/context';
 import { tmpDir } from '../../helpers/tmp';
 import { recordSupportRun } from '../fork/supportRun';
 
@@ -254,4 +255,35 @@ test('a connection string without a password signs in with PGPASSWORD, or with a
   assert.equal(withFile.out, 'true', withFile.out);
   const without = await child(script, env);
   assert.match(without.out, /Cannot sign in|password/i);
+});
+
+test('the integrity check finds a reference that does not resolve, and a view fails only on the damaged item', () => {
+  const location = pgSchemaUrl();
+  const store = openRunStore(location);
+  try {
+    store.createRun({ runId: 'r', sessionId: 's', agentId: 'a', startedAt: 1 });
+    const base = { runId: 'r', boundary: 'before_model_call' as const, stepIndex: 0, toolLedgerSnapshot: [] };
+    const context = { ...testContextOf(), conversation: { sessionId: 's' } };
+    const messages = [
+      { role: 'user' as const, content: 'first, to be damaged' },
+      { role: 'assistant' as const, content: 'second, intact' },
+    ];
+    store.appendCheckpoint({ ...base, checkpointId: 'r#0', messages, runtimeContext: context, createdAt: 2 });
+    assert.equal(store.integrityCheck(), 'ok');
+    const schema = schemaOf(location);
+    pgAdminQuery(
+      `DELETE FROM ${schema}.blobs WHERE hash = (SELECT item FROM ${schema}.list_nodes WHERE parent = 0 LIMIT 1)`,
+    );
+    assert.match(store.integrityCheck(), /^1 dangling references/);
+    const fresh = openRunStore(location, { create: false });
+    try {
+      const view = fresh.getCheckpointView('r#0');
+      assert.equal(view.messages[1]?.content, 'second, intact');
+      assert.throws(() => view.messages[0], /missing/);
+    } finally {
+      fresh.close();
+    }
+  } finally {
+    store.close();
+  }
 });

@@ -135,7 +135,19 @@ export class LiveTable {
 
   list(attachId: string, states: readonly LiveStopState[] | undefined, at: number): LiveStop[] {
     const lease = this.leaseOf(attachId);
-    const rows = this.ctx.sql('SELECT * FROM live_stops WHERE attach_id = ? ORDER BY asked_at, stop_id').all(attachId);
+    // The debugger polls for `asking` every few ms over a session of many stops: only the rows that can read as
+    // one of `states` are read (an open stop reads expired once the lease ran out).
+    const stored = states
+      ? [...new Set(states.flatMap((s) => (s === 'expired' ? ['expired', ...OPEN_STATES] : [s])))]
+      : undefined;
+    const rows = stored
+      ? this.ctx
+          .sql(
+            `SELECT * FROM live_stops WHERE attach_id = ? AND state IN (${stored.map(() => '?').join(', ')})
+             ORDER BY asked_at, stop_id`,
+          )
+          .all(attachId, ...stored)
+      : this.ctx.sql('SELECT * FROM live_stops WHERE attach_id = ? ORDER BY asked_at, stop_id').all(attachId);
     const stops = rows.map((r) => this.toStop(r, lease, at));
     return states ? stops.filter((s) => states.includes(s.state)) : stops;
   }

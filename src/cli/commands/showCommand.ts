@@ -1,6 +1,6 @@
 /** `ocdb show <runId>`: a run's summary, checkpoints, tool ledger and artifacts. */
 import { EXIT, STORE_HELP, STORE_OPTION, openStoreFor, parseCommandArgs, type CliCommand } from '../cliCommand';
-import { divergenceOfError, readRunError, toolOutcomeOf, type ToolCallRecord } from '../../model';
+import { divergenceOfError, liveEditSummary, readRunError, toolOutcomeOf, type ToolCallRecord } from '../../model';
 import { describeDivergence } from '../../fork/divergence';
 import { artifactSize, runArtifacts } from '../../store';
 import { artifactTable, displayStatus, duration, shorten, table, timestamp } from '../format';
@@ -11,7 +11,7 @@ export const showCommand: CliCommand = {
   help: [
     'Usage: ocdb show <runId> [--json]',
     '',
-    '  --json   print { run, statusText, divergence?, checkpoints, toolLedger, artifacts } as JSON',
+    '  --json   print { run, statusText, divergence?, checkpoints, toolLedger, artifacts, liveEdits } as JSON',
     '           (artifacts: every version the run holds; the text lists the newest of each name)',
     STORE_HELP,
   ].join('\n'),
@@ -27,13 +27,14 @@ export const showCommand: CliCommand = {
       const run = store.getRun(runId);
       const checkpoints = store.listCheckpoints(runId);
       const toolLedger = store.listToolCalls(runId);
+      const liveEdits = store.listLiveEdits(runId);
       const divergence = run.status === 'diverged' ? divergenceOfError(run.error) : undefined;
       if (values.json) {
         const statusText = displayStatus(run);
         const artifacts = store.listArtifacts(runId);
         io.out(
           JSON.stringify(
-            { run, statusText, ...(divergence ? { divergence } : {}), checkpoints, toolLedger, artifacts },
+            { run, statusText, ...(divergence ? { divergence } : {}), checkpoints, toolLedger, artifacts, liveEdits },
             null,
             2,
           ),
@@ -77,7 +78,7 @@ export const showCommand: CliCommand = {
           : table(
               ['TOOL', 'SIDE EFFECT', 'POLICY', 'DURATION', 'ARGS', 'OUTCOME', 'ID'],
               toolLedger.map((t) => [
-                t.toolName,
+                t.liveEdit ? `${t.toolName} ✎` : t.toolName,
                 t.sideEffectLevel,
                 t.replayPolicy,
                 duration(t.endedAt === undefined ? undefined : t.endedAt - t.startedAt),
@@ -94,6 +95,22 @@ export const showCommand: CliCommand = {
           ? '  (no artifacts)'
           : `${artifactTable(artifacts, (h) => artifactSize(store, h))}\n  ocdb artifact ${runId} <name> prints one (-o <file> saves it)`,
       );
+      if (liveEdits.length > 0) {
+        const index = new Map(checkpoints.map((c) => [c.checkpointId, c.index]));
+        io.out('\nLive edits (made by a debugger while the run was recorded)');
+        io.out(
+          table(
+            ['#', 'BOUNDARY', 'TOOL CALL', 'WHEN', 'WHAT'],
+            liveEdits.map((e) => [
+              String(index.get(e.checkpointId) ?? '?'),
+              e.boundary,
+              e.toolCallId ?? '',
+              timestamp(e.appliedAt),
+              shorten(liveEditSummary(e.edits), 80),
+            ]),
+          ),
+        );
+      }
       return EXIT.ok;
     } finally {
       store.close();

@@ -93,6 +93,13 @@ test('a lease that runs out lets the agent go on: open stops read expired; renew
   assert.equal(store.getLiveStop('s1', 8999).state, 'stopped', 'renewed to 9000');
   assert.equal(store.liveAttachmentFor('r1', 'support-bot', 9000), undefined, 'lease over: the cheap check says no');
   assert.equal(store.getLiveStop('s1', 9000).state, 'expired');
+  assert.deepEqual(
+    store.listLiveStops('a1', ['expired'], 9000).map((x) => x.stopId),
+    ['s1'],
+    'listed as it reads',
+  );
+  assert.deepEqual(store.listLiveStops('a1', ['stopped'], 9000), []);
+  assert.equal(store.listLiveStops('a1', ['stopped'], 8999).length, 1);
   assert.throws(() => store.answerLiveStop('s1', { state: 'resumed' }, 9001), isCode('InvalidInput'));
   // the agent marks it expired: a late renewal does not hold it again
   assert.equal(store.expireLiveStop('s1', 9002).state, 'expired');

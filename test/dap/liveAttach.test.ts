@@ -101,6 +101,11 @@ describe('attach to a running agent', () => {
     assert.equal((await top(client, threadId)).name, 'step 0 · before_model_call');
     const frames = (await client.stackTraceRequest({ threadId })).body;
     assert.equal(frames.totalFrames, 2, 'frames of the past: the checkpoints up to the cursor');
+    // "Fork from this checkpoint" from the recorded past of a live run
+    const fork = await client.customRequest('fork', {});
+    const forkRunId = (fork.body as { runId: string }).runId;
+    const forked = (await eventFrom<DebugProtocol.Event>(client, at, (e) => e.event === 'runsChanged')).event;
+    assert.deepEqual(forked.body, { runIds: [forkRunId], parentRunId: runId });
     at = mark(client);
     await client.nextRequest({ threadId });
     await stoppedFrom(client, at, threadId);
@@ -132,6 +137,9 @@ describe('attach to a running agent', () => {
     const s = openRunStore(store, { create: false });
     try {
       assert.equal(s.getRun(runId).status, 'completed');
+      const forkRun = s.getRun(forkRunId);
+      assert.equal(forkRun.parentRunId, runId);
+      assert.equal(s.getCheckpoint(forkRun.forkFromCheckpointId ?? '').boundary, 'before_model_call');
       const [call] = s.listToolCalls(runId);
       assert.deepEqual(call?.args, { orderId: 'B-2' });
       assert.equal(call?.argsHash, argsHash({ orderId: 'B-2' }));

@@ -232,7 +232,7 @@ describe('attach to a running agent', () => {
     const ms = Date.now() - t0;
     if (process.env.LIVE_TIMINGS) process.stderr.write(`disconnect -> agent went on after ${ms} ms\n`);
     assert.equal(await agent.exited, 0, agent.stderr);
-    assert.ok(ms < 3000, `the agent went on ${ms} ms after disconnect`);
+    assert.ok(ms < 4000, `the agent went on ${ms} ms after disconnect (at once, but this machine may be loaded)`);
   });
 
   it('kill -9 of ocdb dap while stopped: the agent finishes within the lease', async () => {
@@ -246,11 +246,12 @@ describe('attach to a running agent', () => {
     await stoppedFrom(client, from);
     const t0 = Date.now();
     client.kill9();
-    assert.equal((await agent.line(toolLine, 15000)).orderId, 'A-1');
+    assert.equal((await agent.line(toolLine, 30000)).orderId, 'A-1');
     const ms = Date.now() - t0;
     if (process.env.LIVE_TIMINGS) process.stderr.write(`kill -9 -> agent went on after ${ms} ms\n`);
     assert.equal(await agent.exited, 0, agent.stderr);
-    assert.ok(ms < 5000 + 2000, `the agent went on ${ms} ms after the adapter died (lease 5 s, renewed every 1 s)`);
+    // the lease runs out at most 5 s after the last renewal (each second); 3 s for a loaded machine to schedule it
+    assert.ok(ms < 5000 + 3000, `the agent went on ${ms} ms after the adapter died (lease 5 s, renewed every 1 s)`);
   });
 
   it('two agents of one id are two threads, each stopped and continued on its own', async () => {

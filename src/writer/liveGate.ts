@@ -3,7 +3,8 @@
  * written, `ask` makes the cheap check (is a debugger attached to this run or its agent?) and, when one is, asks it
  * whether to stop there; the waits poll the stop row (2 ms, backing off to 25 ms) until the debugger resumes it (with
  * the edits to apply) or its lease runs out (the agent goes on by itself: never longer than the lease, 5 s by
- * default). The SDK's async calls wait with `wait`, its synchronous ones block in `waitSync`; HTTP ingest waits at
+ * default). With `recheckMs`, a check that found no debugger holds that long (the SDK: 50 ms), so an agent with
+ * no debugger pays a clock read per checkpoint and one SELECT per 50 ms. The SDK's async calls wait with `wait`, its synchronous ones block in `waitSync`; HTTP ingest waits at
  * most a request's `waitMs` and answers 202 while still stopped. The gate never throws: a store that fails while
  * asking or polling lets the agent go on (`onError` hears of it). Depends on model/ and the RunStore contract only.
  */
@@ -31,10 +32,18 @@ export interface LiveGateOptions {
   newId?: () => string;
   /** A store failure the gate swallowed (the agent went on). */
   onError?: (message: string) => void;
+  /**
+   * After a check found no debugger, the next `recheckMs` ms of checkpoints skip the query (one clock read each):
+   * an agent without a debugger pays one indexed SELECT per `recheckMs`, not per checkpoint, and a debugger that
+   * attaches is noticed within `recheckMs`. Default 0: every checkpoint queries (HTTP ingest, many runs).
+   */
+  recheckMs?: number;
 }
 
 const FIRST_POLL_MS = 2;
 const LAST_POLL_MS = 25;
+/** How often a blocked agent still beats its run's heartbeat. */
+const BEAT_MS = 1000;
 
 /** A synchronous pause: a stopped debuggee is stopped (the SDK's synchronous calls block). */
 function sleepSync(ms: number): void {
@@ -46,6 +55,9 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 export class LiveGate {
   private readonly now: () => number;
   private readonly newId: () => string;
+  private readonly recheckMs: number;
+  /** Until when a check that found no debugger holds (recheckMs). */
+  private quietUntil = -Infinity;
 
   constructor(
     private readonly store: RunStore,
@@ -53,6 +65,7 @@ export class LiveGate {
   ) {
     this.now = options.now ?? Date.now;
     this.newId = options.newId ?? (() => randomUUID());
+    this.recheckMs = options.recheckMs ?? 0;
   }
 
   /**
@@ -61,8 +74,13 @@ export class LiveGate {
    */
   ask(point: LiveStopPoint): string | undefined {
     try {
-      const attachment = this.store.liveAttachmentFor(point.runId, point.agentId, this.now());
-      if (!attachment) return undefined;
+      const now = this.now();
+      if (now < this.quietUntil) return undefined;
+      const attachment = this.store.liveAttachmentFor(point.runId, point.agentId, now);
+      if (!attachment) {
+        if (this.recheckMs > 0) this.quietUntil = now + this.recheckMs;
+        return undefined;
+      }
       const stopId = this.newId();
       this.store.askLiveStop({
         stopId,
@@ -108,12 +126,20 @@ export class LiveGate {
     }
   }
 
-  /** Blocks until the stop settles (or `maxMs` passed: then it reads open). */
-  waitSync(stopId: string, maxMs = Infinity): LiveWait {
+  /**
+   * Blocks until the stop settles (or `maxMs` passed: then it reads open). `beat` runs about once a second while
+   * blocked: the writer's heartbeat timer cannot fire, and a run held at a breakpoint must not read as crashed.
+   */
+  waitSync(stopId: string, maxMs = Infinity, beat?: () => void): LiveWait {
     const until = this.now() + maxMs;
+    let beatAt = this.now() + BEAT_MS;
     for (let pause = FIRST_POLL_MS; ; pause = Math.min(LAST_POLL_MS, pause * 1.5)) {
       const seen = this.look(stopId);
       if (seen.settled || this.now() >= until) return seen;
+      if (beat && this.now() >= beatAt) {
+        beatAt = this.now() + BEAT_MS;
+        beat();
+      }
       sleepSync(Math.min(pause, Math.max(1, until - this.now())));
     }
   }
@@ -129,10 +155,10 @@ export class LiveGate {
   }
 
   /** ask + waitSync: the edits to apply when the debugger resumed with some; undefined otherwise. */
-  checkSync(point: LiveStopPoint): { stopId: string; edits?: LiveEdits } | undefined {
+  checkSync(point: LiveStopPoint, beat?: () => void): { stopId: string; edits?: LiveEdits } | undefined {
     const stopId = this.ask(point);
     if (stopId === undefined) return undefined;
-    const done = this.waitSync(stopId);
+    const done = this.waitSync(stopId, Infinity, beat);
     return done.settled && done.edits ? { stopId, edits: done.edits } : undefined;
   }
 

@@ -13,6 +13,7 @@ import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Recorder } from '../../src/recorder';
 import type { RunRecorder } from '../../src/recorder/runRecorder';
+import { openRunStore } from '../../src/store';
 import { ROOT, buildOnce } from './support/dapClient';
 import { startAgent } from './support/liveAgent';
 import { startLiveRun } from './support/liveRecording';
@@ -20,6 +21,16 @@ import { startLiveRun } from './support/liveRecording';
 const DRIVER = path.join(ROOT, 'test', 'dap', 'support', 'dapMode.el');
 const INSTALL =
   'Emacs and dap-mode are required for the DAP tests: apt-get install emacs-nox elpa-dap-mode (see .ci/run)';
+
+/** True when a debugger is attached to the runs of `agentId` in `store`. */
+function attachedIn(store: string, agentId: string): boolean {
+  const s = openRunStore(store, { create: false });
+  try {
+    return s.liveAttachmentFor('', agentId, Date.now()) !== undefined;
+  } finally {
+    s.close();
+  }
+}
 
 /** The README's dap-mode block, exactly as a user would paste it. */
 function readmeSnippet(): string {
@@ -106,7 +117,9 @@ describe('Emacs dap-mode drives ocdb dap', () => {
     }, 50);
     // "Attach to agent run": once Emacs is attached, a real agent process of that id runs (and is stopped)
     const attachPoll = setInterval(() => {
-      if (!fs.existsSync(attachReady)) return;
+      // Emacs says when its session runs; the agent starts once the store holds the attachment (not before: a
+      // quick agent would finish unattached)
+      if (!fs.existsSync(attachReady) || !attachedIn(store, 'emacs-order-bot')) return;
       clearInterval(attachPoll);
       const agent = startAgent(store, { agentId: 'emacs-order-bot' });
       void agent.exited.then((c) => {

@@ -101,6 +101,11 @@ describe('attach to a running agent', () => {
     assert.equal((await top(client, threadId)).name, 'step 0 · before_model_call');
     const frames = (await client.stackTraceRequest({ threadId })).body;
     assert.equal(frames.totalFrames, 2, 'frames of the past: the checkpoints up to the cursor');
+    // "Fork from this checkpoint" from the recorded past of a live run
+    const fork = await client.customRequest('fork', {});
+    const forkRunId = (fork.body as { runId: string }).runId;
+    const forked = (await eventFrom<DebugProtocol.Event>(client, at, (e) => e.event === 'runsChanged')).event;
+    assert.deepEqual(forked.body, { runIds: [forkRunId], parentRunId: runId });
     at = mark(client);
     await client.nextRequest({ threadId });
     await stoppedFrom(client, at, threadId);
@@ -132,6 +137,9 @@ describe('attach to a running agent', () => {
     const s = openRunStore(store, { create: false });
     try {
       assert.equal(s.getRun(runId).status, 'completed');
+      const forkRun = s.getRun(forkRunId);
+      assert.equal(forkRun.parentRunId, runId);
+      assert.equal(s.getCheckpoint(forkRun.forkFromCheckpointId ?? '').boundary, 'before_model_call');
       const [call] = s.listToolCalls(runId);
       assert.deepEqual(call?.args, { orderId: 'B-2' });
       assert.equal(call?.argsHash, argsHash({ orderId: 'B-2' }));
@@ -224,7 +232,7 @@ describe('attach to a running agent', () => {
     const ms = Date.now() - t0;
     if (process.env.LIVE_TIMINGS) process.stderr.write(`disconnect -> agent went on after ${ms} ms\n`);
     assert.equal(await agent.exited, 0, agent.stderr);
-    assert.ok(ms < 3000, `the agent went on ${ms} ms after disconnect`);
+    assert.ok(ms < 4000, `the agent went on ${ms} ms after disconnect (at once, but this machine may be loaded)`);
   });
 
   it('kill -9 of ocdb dap while stopped: the agent finishes within the lease', async () => {
@@ -238,11 +246,12 @@ describe('attach to a running agent', () => {
     await stoppedFrom(client, from);
     const t0 = Date.now();
     client.kill9();
-    assert.equal((await agent.line(toolLine, 15000)).orderId, 'A-1');
+    assert.equal((await agent.line(toolLine, 30000)).orderId, 'A-1');
     const ms = Date.now() - t0;
     if (process.env.LIVE_TIMINGS) process.stderr.write(`kill -9 -> agent went on after ${ms} ms\n`);
     assert.equal(await agent.exited, 0, agent.stderr);
-    assert.ok(ms < 5000 + 2000, `the agent went on ${ms} ms after the adapter died (lease 5 s, renewed every 1 s)`);
+    // the lease runs out at most 5 s after the last renewal (each second); 3 s for a loaded machine to schedule it
+    assert.ok(ms < 5000 + 3000, `the agent went on ${ms} ms after the adapter died (lease 5 s, renewed every 1 s)`);
   });
 
   it('two agents of one id are two threads, each stopped and continued on its own', async () => {

@@ -143,7 +143,8 @@
             (dap-debug conf))
           (ocdb-wait "the attach session" (lambda () (and (ocdb-session) (dap--session-running (ocdb-session)))))
           (write-region "" nil (getenv "OCDB_ATTACH_READY"))
-          (ocdb-wait-stop 1 "the agent's first boundary")
+          ;; the agent is a new process: on a loaded machine it takes a while to start
+          (ocdb-wait "the agent's first boundary" (lambda () (and (>= ocdb-stops 1) (ocdb-frame))) 90)
           (ocdb-report-frame "attach-entry")
           (ocdb-report "attach-pending"
                        (let ((scopes (gethash "scopes"

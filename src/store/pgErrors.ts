@@ -25,7 +25,8 @@ export function translatePgError(info: PgErrorInfo, location: string): Error {
   if (code === QUERY_CANCELED) {
     return new OcdbError('StoreLocked', `A statement on the run store ${location} was cancelled: ${message}.`, where);
   }
-  if (code.startsWith('28')) {
+  // no password at all: pg refuses on the client side (no SQLSTATE) when the server asks for one
+  if (code.startsWith('28') || /client password must be|SASL:|password authentication/i.test(info.message)) {
     return new OcdbError(
       'StoreUnavailable',
       `Cannot sign in to the run store ${location}: ${message}. Give the password in PGPASSWORD or ~/.pgpass, not in settings.`,

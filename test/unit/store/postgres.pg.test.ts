@@ -254,7 +254,19 @@ test('a connection string without a password signs in with PGPASSWORD, or with a
   const withFile = await child(script, { ...env, PGPASSFILE: passfile });
   assert.equal(withFile.out, 'true', withFile.out);
   const without = await child(script, env);
-  assert.match(without.out, /Cannot sign in|password/i);
+  assert.match(without.out, /Cannot sign in to the run store/);
+  // no password anywhere: the CLI says where to give one, in one line (pg refuses this on the client side)
+  const cli = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', join(ROOT, 'src/cli/main.ts'), 'runs', '--store', bare.toString()],
+    {
+      encoding: 'utf8',
+      env: { ...env, PGPASSFILE: join(tmpDir(), 'no-pgpass') },
+    },
+  );
+  assert.notEqual(cli.status, 0);
+  assert.match(cli.stderr, /Cannot sign in to the run store .*PGPASSWORD or ~\/\.pgpass/);
+  assert.ok(!/\n\s+at /.test(cli.stderr), `no stack trace: ${cli.stderr}`);
 });
 
 test('the integrity check finds a reference that does not resolve, and a view fails only on the damaged item', () => {

@@ -1,5 +1,5 @@
 /**
- * The status bar item of a replay: `step 3/9 · before_tool_call` (the run
+ * The status bar item of a replay: `[13] step 2 · before_tool_call` (the run
  * and checkpoint in the tooltip) while an `agent-replay` session is paused;
  * hidden otherwise. Clicking it opens the run's transcript.
  */
@@ -30,7 +30,7 @@ export class ReplayStatusBar implements vscode.Disposable {
       return;
     }
     const { run, checkpoint } = position;
-    this.item.text = `$(debug-alt) ${positionText(run, checkpoint)}`;
+    this.item.text = `$(debug-alt) ${positionText(checkpoint)}`;
     this.item.command = { command: this.openCommand, title: 'Open Transcript', arguments: [run.runId] };
     const tooltip = new vscode.MarkdownString(positionTooltip(run, checkpoint), true);
     tooltip.isTrusted = false;

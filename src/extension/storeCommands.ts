@@ -12,6 +12,7 @@ import { importPath } from '../importers';
 import { errorMessage, isOcdbError } from '../model';
 import { writeRunExport } from '../store';
 import type { ExtensionContextObject } from './context';
+import { plural } from './format';
 import { SETTINGS, SETTINGS_SECTION } from './ids';
 import { notificationText } from './markdownText';
 import { registerCommand } from './notify';
@@ -165,7 +166,9 @@ export function registerStoreCommands(ctx: ExtensionContextObject, tree: RunsTre
       const run = store.getRun(runId);
       const forks = store.listRuns({ parentRunId: runId }).total;
       const choice = await vscode.window.showWarningMessage(
-        notificationText(`Delete run ${runId} (${run.checkpointCount} checkpoints, ${run.toolCallCount} tool calls)?`),
+        notificationText(
+          `Delete run ${runId} (${plural(run.checkpointCount, 'checkpoint')}, ${plural(run.toolCallCount, 'tool call')})?`,
+        ),
         {
           modal: true,
           detail: `This cannot be undone.${forks > 0 ? ` Its ${forks} fork${forks > 1 ? 's stay' : ' stays'} in the store.` : ''}`,

@@ -196,7 +196,7 @@ export function buildContributes() {
         contents: [
           `[$(play-circle) Run Demo](command:${COMMANDS.runDemo.id})`,
           "Writes seven recorded demo runs (support, research and coding agents) into this workspace's store, .ocdb/runs.db (or the file the Store Path setting names), to replay and fork.",
-          'No runs of your own yet: record an agent with the recorder SDK (openRecorder, then startRun) and its runs appear here while they are recorded, or import a trace (Claude Code, Codex, Gemini, OpenAI, OpenTelemetry).',
+          'Or record your agent with the recorder SDK (openRecorder, then startRun): its runs show here as they are recorded. Or import a trace (Claude Code, Codex, Gemini, OpenAI, OpenTelemetry):',
           `[$(cloud-download) Import Run](command:${COMMANDS.importRun.id})`,
           `[Open Store Settings](command:workbench.action.openSettings?%5B%22${SETTINGS_SECTION}.${SETTINGS.storePath}%22%5D)`,
         ].join('\n'),

@@ -33,6 +33,7 @@ export const tests: UiTest[] = [
       const runs = await pane.boundingBox();
       const editor = await viewPane(page, 'Context & Fork').boundingBox();
       assert.ok(runs && editor && editor.height < runs.height, `editor ${editor?.height} px, runs ${runs?.height} px`);
+      await page.mouse.move(700, 10);
       await screenshot('00-empty-store-welcome');
     },
   },

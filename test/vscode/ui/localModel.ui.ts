@@ -135,6 +135,8 @@ export const tests: UiTest[] = [
         });
       await activityBarItem(page, 'Run and Debug').click();
       const frames = await callStackFrames(page);
+      // its frame is the focused one: the Variables view shows the fork's checkpoint
+      await row(viewPane(page, 'Variables'), `runId, value "${forkRunId}"`).first().waitFor({ timeout: 15_000 });
       assert.match(frames[0] ?? '', /step \d+ · /, `Call Stack: ${frames.join(' | ')}`);
       const sessions = await viewPane(page, 'Call Stack').locator('.monaco-list-row .session').allInnerTexts();
       assert.ok(

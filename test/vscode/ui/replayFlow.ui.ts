@@ -220,6 +220,7 @@ export const tests: UiTest[] = [
     name: 'a Runtime Context value set in the Variables view opens with Fork from this checkpoint as a changed field',
     async run({ page, screenshot }) {
       await activityBarItem(page, 'Run and Debug').click();
+      await widenSideBar(page, 480); // room for the Variables rows
       const frame = viewPane(page, 'Call Stack')
         .locator('.monaco-list-row', { hasText: 'before_prompt_build' })
         .first();

@@ -75,8 +75,8 @@ export function checkpointState(cp: Checkpoint, index: number, runLedger?: reado
   };
 }
 
-/** The ledger `tool()` reads during one (synchronous) search. */
-let activeLedger: readonly ToolCallRecord[] = [];
+/** The ledger `tool()` reads during one (synchronous) search, built on first use. */
+let activeLedger: () => readonly ToolCallRecord[] = () => [];
 
 /** A call by id, else the latest call of that tool name, else undefined. */
 export function findToolCall(ledger: readonly ToolCallRecord[], nameOrId: string): ToolCallRecord | undefined {
@@ -92,7 +92,7 @@ function ensureToolFunction(): void {
     'tool',
     (resolved) => {
       const key = resolved[0];
-      const found = typeof key === 'string' ? findToolCall(activeLedger, key) : undefined;
+      const found = typeof key === 'string' ? findToolCall(activeLedger(), key) : undefined;
       return (found ?? null) as unknown as JsonValue;
     },
     [{ types: [jmespath.TYPE_STRING] }],
@@ -202,7 +202,8 @@ function lengthHint(expression: string, state: EvalState): void {
 export function evaluateExpression(expression: string, state: EvalState): unknown {
   ensureToolFunction();
   const previous = activeLedger;
-  activeLedger = ledgerOf(state);
+  // read only when tool() is called: a condition that does not call it never reads the ledger
+  activeLedger = () => ledgerOf(state);
   try {
     const value = jmespath.search(state as unknown as JsonValue, desugar(expression));
     if (value === null) lengthHint(expression, state);

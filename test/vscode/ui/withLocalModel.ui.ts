@@ -1,9 +1,10 @@
 /**
- * Forking with a local model, as a user does it in the workbench at VS Code's default side bar width: Set Up Model
- * Endpoint… from the palette (any base URL → a local OpenAI-compatible server this test starts on 127.0.0.1, an API
- * key typed once, the model picked from the server's own /models list, the connection tested), then a fork in Real
- * mode from the Context & Fork editor that runs to the end against that server, and Replay fork, which focuses the
- * fork's replay (its transcript, its Call Stack) while the parent's replay was paused.
+ * Forking with a local model, as a user does it in the workbench at VS Code's default side bar width: a captured
+ * fork with an edited role diverges; its "Set up a model endpoint…" runs Set Up Model Endpoint… (any base URL → a
+ * local OpenAI-compatible server this test starts on 127.0.0.1, an API key typed once, the model picked from the
+ * server's own /models list, the connection tested), then the fork continues with that model to its end, and Replay
+ * fork focuses the fork's replay (its transcript, its Call Stack, the status bar) while the parent's was paused.
+ * Runs after replayFlow.ui.ts (file order), which expects no endpoint configured yet.
  */
 import * as assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
@@ -17,7 +18,6 @@ import {
   debugToolbarButton,
   openAgentRuns,
   row,
-  runCommand,
   viewPane,
   waitForRuns,
   webviewContent,
@@ -46,15 +46,32 @@ async function pick(page: Page, title: RegExp, label: string): Promise<void> {
 
 export const tests: UiTest[] = [
   {
-    name: 'Set Up Model Endpoint… takes a base URL and a key, lists the server’s models and tests the connection',
+    name: 'a diverged fork’s “Set up a model endpoint…” asks for a base URL and a key, lists the models, tests them',
     async run({ page, screenshot }) {
       server = await startFakeModelServer(() => ({ content: 'The refund of 189 EUR is approved.' }), {
         models: MODELS,
         requireKey: KEY,
       });
-      await waitForRuns(page, [REFUND]);
+      const pane = await waitForRuns(page, [REFUND]);
       await widenSideBar(page, 300);
-      await runCommand(page, 'Agent Time Travel: Set Up Model Endpoint…');
+      // a replay paused on the refund run; Context & Fork follows it
+      await clickInlineAction(row(pane, REFUND).first(), 'Replay Run');
+      await debugToolbarButton(page, 'Step Over').waitFor({ timeout: 30_000 });
+      await openAgentRuns(page);
+      const editor = webviewContent(page);
+      await editor.locator('[data-position]', { hasText: /^\[0\] step 0 · before_prompt_build/ }).waitFor({
+        timeout: 30_000,
+      });
+      await editor.locator('vscode-textfield[data-field="user.roleId"] input').fill('auditor');
+      await chooseOption(editor.locator('vscode-single-select[data-policy="*"]'), 'reuse_result');
+      await editor.locator('vscode-button#fork:not([disabled])').click();
+      // no endpoint is configured yet: the diverged outcome offers to set one up
+      const diverged = page
+        .locator('.notification-toast', { hasText: /diverged at step \d+/ })
+        .filter({ hasText: 'Set up a model endpoint…' })
+        .first();
+      await diverged.waitFor({ timeout: 60_000 });
+      await diverged.locator('.monaco-button', { hasText: 'Set up a model endpoint…' }).click();
       await pick(page, /1\/3/, 'Other OpenAI-compatible endpoint…');
       const url = await quickInput(page, /1\/3\): base URL/);
       await url.fill(`${server.url}/v1`);
@@ -75,7 +92,7 @@ export const tests: UiTest[] = [
       const text = await saved.first().innerText();
       assert.match(text, /secret storage/, text);
       assert.ok(!text.includes(KEY), 'the notification never shows the key');
-      const test = server.requests.at(-1);
+      const test = server.requests.find((r) => r.tools === undefined);
       assert.equal(test?.authorization, `Bearer ${KEY}`, 'the connection test sent the key');
       assert.equal(test?.model, 'qwen2.5:0.5b');
       await page.mouse.move(700, 10);
@@ -83,38 +100,22 @@ export const tests: UiTest[] = [
     },
   },
   {
-    name: 'a Real-mode fork from Context & Fork runs to the end on the local model; Replay fork focuses its replay',
+    name: 'the fork then continues with the local model to its end; Replay fork focuses the fork’s replay',
     async run({ page, screenshot }) {
       assert.ok(server);
-      const pane = await waitForRuns(page, [REFUND]);
-      // the parent's replay is paused: Replay fork must still land on the fork
-      await clickInlineAction(row(pane, REFUND).first(), 'Replay Run');
-      await debugToolbarButton(page, 'Step Over').waitFor({ timeout: 30_000 });
-      await openAgentRuns(page);
-      const editor = webviewContent(page);
-      await editor.locator('[data-position]', { hasText: /^\[0\] step 0 · before_prompt_build/ }).waitFor({
-        timeout: 30_000,
-      });
-      await editor.locator('vscode-radio[data-mode="real"]').click();
-      await chooseOption(editor.locator('vscode-single-select[data-policy="*"]'), 'reuse_result');
-      const fork = editor.locator('vscode-button#fork:not([disabled])');
-      await fork.waitFor({ timeout: 10_000 });
-      const seen = server.requests.length;
-      await fork.click();
-      const status = editor.locator('.status[role="status"]', { hasText: /Created fork (\S+) of/ });
-      await status.waitFor({ timeout: 30_000 });
-      forkRunId = /Created fork (\S+) of/.exec((await status.textContent()) ?? '')?.[1] ?? '';
-      assert.ok(forkRunId, 'the editor names the fork');
+      // saving the endpoint went on with the same fork, now continuing with the real model after the divergence
       const done = page
-        .locator('.notification-toast', { hasText: `Fork ${forkRunId} completed` })
+        .locator('.notification-toast', { hasText: /Fork \S+ completed/ })
         .filter({ hasText: 'Replay fork' })
         .first();
       await done.waitFor({ timeout: 60_000 });
-      const calls = server.requests.slice(seen);
-      assert.ok(calls.length >= 1, 'the fork called the local model');
+      forkRunId = /Fork (\S+) completed/.exec(await done.innerText())?.[1] ?? '';
+      assert.ok(forkRunId, 'the outcome names the fork');
+      const calls = server.requests.filter((r) => r.tools !== undefined || r.messages.length > 1);
+      assert.ok(calls.length >= 1, `the fork called the local model (${server.requests.length} requests)`);
       assert.ok(
-        calls.every((c) => c.authorization === `Bearer ${KEY}`),
-        'with the key from SecretStorage',
+        server.requests.every((c) => c.authorization === `Bearer ${KEY}`),
+        'always with the key from SecretStorage',
       );
       // the progress notification has closed by the time the outcome shows
       assert.equal(
@@ -143,6 +144,10 @@ export const tests: UiTest[] = [
         sessions.length <= 1 && sessions.every((s) => s.includes(forkRunId)),
         `only the fork's session: ${sessions.join(' | ')}`,
       );
+      await page
+        .locator('.statusbar-item', { hasText: /\[\d+\] step \d+ · before_prompt_build/ })
+        .first()
+        .waitFor();
       await page.mouse.move(700, 10);
       await screenshot('15-replay-fork-focused');
       await server.close();

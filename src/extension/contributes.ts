@@ -254,20 +254,27 @@ export function buildContributes() {
     },
     views: {
       [VIEW_CONTAINER]: [
-        { id: VIEWS.runs, name: 'Runs', icon: 'media/agent-runs.svg', contextualTitle: 'Agent Runs' },
-        { type: 'webview', id: VIEWS.contextEditor, name: 'Context & Fork', contextualTitle: 'Agent Runs' },
+        // the runs take three fifths of the side bar at first: an editor with no checkpoint chosen needs little room
+        { id: VIEWS.runs, name: 'Runs', icon: 'media/agent-runs.svg', contextualTitle: 'Agent Runs', initialSize: 3 },
+        {
+          type: 'webview',
+          id: VIEWS.contextEditor,
+          name: 'Context & Fork',
+          contextualTitle: 'Agent Runs',
+          initialSize: 2,
+        },
       ],
     },
     viewsWelcome: [
       {
         view: VIEWS.runs,
         when: `${CONTEXT_KEYS.storeEmpty}`,
+        // welcome text is not markdown: no backticks (VS Code shows them as they are), links only
         contents: [
-          'No agent runs in this store yet.',
           `[$(play-circle) Run Demo](command:${COMMANDS.runDemo.id})`,
-          'Writes seven recorded demo runs (support, research and coding agents) into the store.',
+          "Writes seven recorded demo runs (support, research and coding agents) into this workspace's store, .ocdb/runs.db (or the file the Store Path setting names), to replay and fork.",
+          'Or record your agent with the recorder SDK (openRecorder, then startRun): its runs show here as they are recorded. Or import a trace (Claude Code, Codex, Gemini, OpenAI, OpenTelemetry):',
           `[$(cloud-download) Import Run](command:${COMMANDS.importRun.id})`,
-          'Record your own agent with the recorder SDK: `openRecorder({ store })` → `startRun(...)` → checkpoints and tool calls. Runs appear here while they are recorded.',
           `[Open Store Settings](command:workbench.action.openSettings?%5B%22${SETTINGS_SECTION}.${SETTINGS.storePath}%22%5D)`,
         ].join('\n'),
       },

@@ -11,7 +11,8 @@ import { ContextEditorHost } from './contextEditorHost';
 import { DebugPositionTracker } from './debugPosition';
 import { registerDebugger, replayConfiguration } from './debugConfigProvider';
 import { COMMANDS, COMPARE_SCHEME, DEBUG_TYPE, TRANSCRIPT_LANGUAGE, VALUE_SCHEME, VIEWS } from './ids';
-import { showError } from './notify';
+import { setUpModelEndpoint } from './modelEndpointCommand';
+import { registerCommand, showError } from './notify';
 import { ReplaySessions } from './replaySessions';
 import { registerLiveCommands } from './liveCommands';
 import { LiveRuns } from './liveRuns';
@@ -21,7 +22,7 @@ import { affectsSettings } from './settings';
 import { ReplayStatusBar } from './statusBar';
 import { StoreConnection } from './storeConnection';
 import { registerStoreCommands } from './storeCommands';
-import { TranscriptHoverProvider } from './transcriptHoverProvider';
+import { TranscriptExpressionProvider, TranscriptHoverProvider } from './transcriptHoverProvider';
 import { TranscriptService } from './transcriptService';
 import { ValueDocumentProvider } from './valueDocuments';
 import { CompareDocumentProvider } from './compareDocuments';
@@ -146,6 +147,10 @@ function wire(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): A
       { language: TRANSCRIPT_LANGUAGE },
       new TranscriptHoverProvider(transcripts, connection),
     ),
+    vscode.languages.registerEvaluatableExpressionProvider(
+      { language: TRANSCRIPT_LANGUAGE },
+      new TranscriptExpressionProvider(transcripts),
+    ),
     vscode.workspace.registerTextDocumentContentProvider(VALUE_SCHEME, new ValueDocumentProvider(connection)),
     vscode.workspace.registerTextDocumentContentProvider(COMPARE_SCHEME, compareDocuments),
     compareDocuments,
@@ -154,6 +159,7 @@ function wire(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): A
     ...registerRunCommands(ctx, tracker),
     ...registerLiveCommands(ctx),
     ...registerStoreCommands(ctx, tree),
+    registerCommand(log, 'setUpModelEndpoint', (args) => setUpModelEndpoint(ctx, args)),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (affectsSettings(e)) connection.reconfigure();
     }),

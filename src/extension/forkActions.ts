@@ -24,10 +24,11 @@ import { planView } from './planView';
 import { runWithAgentProgram } from './agentProgramRunner';
 import type { ExtensionContextObject } from './context';
 import { promptUri } from './compareDocuments';
-import { COMMANDS, SETTINGS_SECTION } from './ids';
+import { plural } from './format';
+import { COMMANDS, DEBUG_TYPE } from './ids';
 import { notificationText } from './markdownText';
 import { showError } from './notify';
-import { modelEndpointConfigured, readSettings } from './settings';
+import { endpointReady, forkEndpoint } from './modelEndpointCommand';
 
 /** Plans a fork; an error (bad patch, unknown checkpoint) becomes the plan's `error` with its field path. */
 export function planFor(ctx: ExtensionContextObject, config: ForkConfig): PlanView {
@@ -45,16 +46,14 @@ export function planFor(ctx: ExtensionContextObject, config: ForkConfig): PlanVi
   }
 }
 
-/** The chat model of a real / override fork, from the settings (the key stays in its environment variable). */
-function chatModelFor(created: CreatedFork): ChatModel | undefined {
+/**
+ * The chat model of a real / override fork: the endpoint of the settings, its key from VS Code's SecretStorage
+ * (Set Up Model Endpoint…) or else from the environment variable the settings name.
+ */
+async function chatModelFor(ctx: ExtensionContextObject, created: CreatedFork): Promise<ChatModel | undefined> {
   if (created.plan.modelMode === 'recorded') return undefined;
   if (created.plan.modelMode === 'captured' && created.plan.config.onDivergence !== 'continue_real') return undefined;
-  const settings = readSettings();
-  return new OpenAiChatModel({
-    baseUrl: settings.modelBaseUrl,
-    model: settings.modelName,
-    ...(settings.apiKeyEnvVar ? { apiKeyEnv: settings.apiKeyEnvVar } : {}),
-  });
+  return new OpenAiChatModel(await forkEndpoint(ctx));
 }
 
 interface ForkResult {
@@ -68,8 +67,9 @@ interface ForkResult {
 /** Runs a created fork with the built-in runner (cancellable progress). */
 async function runWithRunner(ctx: ExtensionContextObject, created: CreatedFork): Promise<RunOutcome> {
   const store = ctx.connection.getOrCreate();
-  const chatModel = chatModelFor(created);
-  return vscode.window.withProgress(
+  const chatModel = await chatModelFor(ctx, created);
+  const started = Date.now();
+  const outcome = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: `Running fork ${created.runId}`, cancellable: true },
     (progress, token) => {
       const abort = new AbortController();
@@ -84,7 +84,15 @@ async function runWithRunner(ctx: ExtensionContextObject, created: CreatedFork):
       });
     },
   );
+  // VS Code keeps a progress notification up for at least 800 ms: the outcome waits until it has closed, so the
+  // two never stand on screen together
+  const shownFor = Date.now() - started;
+  if (shownFor < PROGRESS_MIN_MS) await new Promise((r) => setTimeout(r, PROGRESS_MIN_MS - shownFor));
+  return outcome;
 }
+
+/** How long VS Code shows a progress notification at least (its ProgressService), plus a frame to close it. */
+const PROGRESS_MIN_MS = 850;
 
 /**
  * Runs a created fork — with the agent's own program when `program` is given (its tools run for real), else with
@@ -120,7 +128,7 @@ export async function executeFork(
     return undefined;
   }
   ctx.connection.poll();
-  ctx.log.info(`fork ${created.runId} ${result.status} after ${result.checkpointCount} checkpoints`);
+  ctx.log.info(`fork ${created.runId} ${result.status} after ${plural(result.checkpointCount, 'checkpoint')}`);
   if (result.status === 'diverged') {
     void offerAfterDivergence(ctx, created, result.divergence);
     return result;
@@ -130,16 +138,30 @@ export async function executeFork(
     : '';
   const text =
     result.status === 'completed'
-      ? `Fork ${created.runId} completed (${result.checkpointCount} checkpoints).${differs}`
+      ? `Fork ${created.runId} completed (${plural(result.checkpointCount, 'checkpoint')}).${differs}`
       : `Fork ${created.runId} ${result.status}${result.error !== undefined ? `: ${errorText(result.error)}` : ''}.`;
   const show = result.status === 'completed' ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
   void show(notificationText(text), 'Replay fork', 'Compare with Parent').then((choice) => {
-    if (choice === 'Replay fork') return ctx.startReplay(created.runId);
+    if (choice === 'Replay fork') return replayFork(ctx, created.runId);
     if (choice === 'Compare with Parent')
       return vscode.commands.executeCommand(COMMANDS.compareWithParent.id, created.runId);
     return undefined;
   });
   return result;
+}
+
+/**
+ * "Replay fork": a replay of the fork that has the focus — its transcript, its frame selected in the Call Stack,
+ * the status bar. VS Code hands the focus to a session that stops only when no other session holds it, so the
+ * replay that is paused now (usually the parent's) ends first; Replay Run brings it back.
+ */
+export async function replayFork(ctx: ExtensionContextObject, runId: string): Promise<boolean> {
+  const active = vscode.debug.activeDebugSession;
+  if (active?.type === DEBUG_TYPE) {
+    ctx.log.info(`ending the replay of ${String(active.configuration.runId)} to replay the fork ${runId}`);
+    await vscode.debug.stopDebugging(active);
+  }
+  return ctx.startReplay(runId);
 }
 
 /** The choices of a diverged fork's notification (what a user wants next). */
@@ -161,7 +183,7 @@ async function offerAfterDivergence(
   divergence: Divergence | undefined,
 ): Promise<void> {
   const where = divergence ? divergenceSummary(divergence) : 'diverged from the recording';
-  const configured = modelEndpointConfigured(readSettings(), process.env);
+  const configured = await endpointReady(ctx);
   const choice = await vscode.window.showInformationMessage(
     notificationText(`Fork ${created.runId} ${where}: the recording has no answer for the prompt there.`),
     ...(divergence ? [DIVERGED_CHOICES.showPrompt] : []),
@@ -182,7 +204,10 @@ async function offerAfterDivergence(
       createFork(ctx, { ...created.plan.config, onDivergence: 'continue_real' }, acknowledged);
       return;
     case DIVERGED_CHOICES.setUp:
-      await vscode.commands.executeCommand('workbench.action.openSettings', `${SETTINGS_SECTION}.modelEndpoint`);
+      // once an endpoint is saved, the fork goes on as "Continue with a real model" would
+      if (await vscode.commands.executeCommand<boolean>(COMMANDS.setUpModelEndpoint.id)) {
+        createFork(ctx, { ...created.plan.config, onDivergence: 'continue_real' }, acknowledged);
+      }
       return;
     default:
       return;

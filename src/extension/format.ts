@@ -80,10 +80,13 @@ export function toJson(value: unknown, indent = 2): string {
   }
 }
 
-/** The status-bar text of a replay position; step numbers are 0-based like the Call Stack and the transcript. */
-export function positionText(run: { stepCount: number }, checkpoint: { stepIndex: number; boundary: string }): string {
-  const step = checkpoint.stepIndex < 0 ? 'end' : `step ${checkpoint.stepIndex}/${run.stepCount}`;
-  return `${step} · ${checkpoint.boundary}`;
+/**
+ * The status-bar text of a replay position in the one numbering of the transcript, the runs tree, the Call Stack,
+ * the fork editor and the ids (`<run>#<index>`): `[13] step 2 · before_model_call`, both 0-based.
+ */
+export function positionText(checkpoint: { index: number; stepIndex: number; boundary: string }): string {
+  const step = checkpoint.stepIndex < 0 ? 'end' : `step ${checkpoint.stepIndex}`;
+  return `[${checkpoint.index}] ${step} · ${checkpoint.boundary}`;
 }
 
 /** The status-bar tooltip (markdown) of a replay position; run data escaped. */
@@ -92,5 +95,10 @@ export function positionTooltip(
   checkpoint: { index: number; toolName?: string },
 ): string {
   const tool = checkpoint.toolName ? ` · ${mdText(checkpoint.toolName)}` : '';
-  return `Replaying **${mdText(run.runId)}** · checkpoint ${checkpoint.index + 1}/${run.checkpointCount}${tool}\n\nClick to open its transcript.`;
+  return `Replaying **${mdText(run.runId)}** · checkpoint [${checkpoint.index}] of ${plural(run.checkpointCount, 'checkpoint')}${tool}\n\nClick to open its transcript.`;
+}
+
+/** `1 checkpoint`, `2 checkpoints`, `1 error` — grammar for counts shown to the user. */
+export function plural(n: number, word: string, many = `${word}s`): string {
+  return `${n} ${n === 1 ? word : many}`;
 }

@@ -66,6 +66,12 @@ export const COMMANDS = {
   loadMore: { id: 'agentTimeTravel.loadMore', title: 'Load More Runs', icon: 'ellipsis', palette: false },
   pickRun: { id: 'agentTimeTravel.pickRun', title: 'Pick Run', icon: 'list-selection', palette: true },
   showValue: { id: 'agentTimeTravel.showValue', title: 'Show Whole Value', icon: 'json', palette: false },
+  setUpModelEndpoint: {
+    id: 'agentTimeTravel.setUpModelEndpoint',
+    title: 'Set Up Model Endpoint…',
+    icon: 'plug',
+    palette: true,
+  },
   editContext: {
     id: 'agentTimeTravel.editContext',
     title: 'Edit Context and Fork',

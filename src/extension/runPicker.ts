@@ -5,7 +5,7 @@
  */
 import * as vscode from 'vscode';
 import type { RunSummary } from '../store';
-import { formatTime } from './format';
+import { formatTime, plural } from './format';
 import { runStatusText } from './runsTreeModel';
 import type { StoreConnection } from './storeConnection';
 
@@ -20,7 +20,7 @@ function pickOf(run: RunSummary): RunPick {
     runId: run.runId,
     label: run.runId,
     description: `${runStatusText(run)} · ${run.mode} · ${run.agentId}`,
-    detail: `${formatTime(run.startedAt)} · ${run.stepCount} steps · ${run.checkpointCount} checkpoints${run.parentRunId ? ` · fork of ${run.parentRunId}` : ''}`,
+    detail: `${formatTime(run.startedAt)} · ${plural(run.stepCount, 'step')} · ${plural(run.checkpointCount, 'checkpoint')}${run.parentRunId ? ` · fork of ${run.parentRunId}` : ''}`,
   };
 }
 

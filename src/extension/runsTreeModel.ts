@@ -21,6 +21,7 @@ import {
   formatDuration,
   formatTime,
   formatTokens,
+  plural,
   shorten,
   toJson,
 } from './format';
@@ -132,7 +133,7 @@ export function runView(run: RunSummary, now: number, live?: LiveMark): NodeView
     '',
     `Agent ${mdCode(run.agentId)} · started ${formatTime(run.startedAt)}${run.endedAt !== undefined ? ` · ended ${formatTime(run.endedAt)}` : ''}`,
     '',
-    `${run.stepCount} steps · ${run.checkpointCount} checkpoints · ${run.toolCallCount} tool calls (${run.toolErrorCount} errors) · tokens ${run.inputTokens} in / ${run.outputTokens} out`,
+    `${plural(run.stepCount, 'step')} · ${plural(run.checkpointCount, 'checkpoint')} · ${plural(run.toolCallCount, 'tool call')} (${plural(run.toolErrorCount, 'error')}) · tokens ${run.inputTokens} in / ${run.outputTokens} out`,
   ];
   if (run.crashed) {
     tooltip.push(
@@ -184,7 +185,7 @@ export function stepView(stepIndex: number, checkpoints: readonly CheckpointSumm
     ...new Set(checkpoints.filter((c) => c.boundary === 'before_tool_call').map((c) => c.toolName ?? '?')),
   ];
   const usage = checkpoints.reduce((n, c) => n + (c.usage ? c.usage.inputTokens + c.usage.outputTokens : 0), 0);
-  const parts = [`${checkpoints.length} checkpoints`];
+  const parts = [plural(checkpoints.length, 'checkpoint')];
   if (tools.length > 0) parts.push(tools.join(', '));
   if (usage > 0) parts.push(`${formatTokens(usage)} tok`);
   return {
@@ -222,7 +223,7 @@ export function checkpointView(c: CheckpointSummary, call?: ToolCallRecord): Nod
     parts.push(
       `${formatTokens(c.usage.inputTokens + c.usage.outputTokens)} tok${c.usage.captured ? ' (captured)' : ''}`,
     );
-  parts.push(`${c.messageCount} msgs`);
+  parts.push(plural(c.messageCount, 'msg'));
   return {
     label: `[${c.index}] ${c.boundary}`,
     description: parts.join(' · '),
@@ -239,7 +240,7 @@ export function ledgerView(calls: readonly ToolCallRecord[]): NodeView {
   const risky = calls.filter(
     (c) => c.sideEffectLevel === 'write' || c.sideEffectLevel === 'external_irreversible',
   ).length;
-  const parts = [`${calls.length} calls`];
+  const parts = [plural(calls.length, 'call')];
   if (errors > 0) parts.push(`${errors} error${errors > 1 ? 's' : ''}`);
   if (cancelled > 0) parts.push(`${cancelled} cancelled`);
   if (risky > 0) parts.push(`${risky} with side effects`);

@@ -64,18 +64,6 @@ export function storeFilePath(settings: Settings = readSettings()): string {
   return resolveStorePath(explicit === '' ? undefined : explicit, process.env, folder);
 }
 
-/**
- * True when forks can call a model: an endpoint URL, and its API key in the environment — a local endpoint
- * (localhost, 127.0.0.1) or one that names no key variable needs none.
- */
-export function modelEndpointConfigured(settings: Settings, env: NodeJS.ProcessEnv): boolean {
-  const url = settings.modelBaseUrl.trim();
-  if (url === '') return false;
-  if (/^https?:\/\/(localhost|127\.0\.0\.1|\[::1\])(:|\/|$)/.test(url)) return true;
-  const key = settings.apiKeyEnvVar.trim();
-  return key === '' || Boolean(env[key]);
-}
-
 /** True when a change event touches one of our settings. */
 export function affectsSettings(e: vscode.ConfigurationChangeEvent, key?: SettingKey): boolean {
   return e.affectsConfiguration(key ? `${SETTINGS_SECTION}.${key}` : SETTINGS_SECTION);

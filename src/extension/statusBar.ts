@@ -1,5 +1,5 @@
 /**
- * The status bar item of a replay: `step 3/9 · before_tool_call` (the run
+ * The status bar item of a replay: `[13] step 2 · before_tool_call` (the run
  * and checkpoint in the tooltip) while an `agent-replay` session is paused;
  * hidden otherwise. An attached (live) session says where the agent waits,
  * `live · stopped before lookup_order`, or that the cursor is in what the run
@@ -36,7 +36,7 @@ export class ReplayStatusBar implements vscode.Disposable {
     this.item.text =
       session.configuration.request === 'attach'
         ? `$(debug-pause) ${livePositionText(run, checkpoint)}`
-        : `$(debug-alt) ${positionText(run, checkpoint)}`;
+        : `$(debug-alt) ${positionText(checkpoint)}`;
     this.item.command = { command: this.openCommand, title: 'Open Transcript', arguments: [run.runId] };
     const tooltip = new vscode.MarkdownString(positionTooltip(run, checkpoint), true);
     tooltip.isTrusted = false;

@@ -14,6 +14,7 @@ import { errorMessage, isOcdbError } from '../model';
 import { writeRunExport } from '../store';
 import type { ExtensionContextObject } from './context';
 import { storePasswordSecret } from './storeConnection';
+import { plural } from './format';
 import { SETTINGS, SETTINGS_SECTION } from './ids';
 import { notificationText } from './markdownText';
 import { registerCommand } from './notify';
@@ -169,7 +170,9 @@ export function registerStoreCommands(ctx: ExtensionContextObject, tree: RunsTre
       const run = store.getRun(runId);
       const forks = store.listRuns({ parentRunId: runId }).total;
       const choice = await vscode.window.showWarningMessage(
-        notificationText(`Delete run ${runId} (${run.checkpointCount} checkpoints, ${run.toolCallCount} tool calls)?`),
+        notificationText(
+          `Delete run ${runId} (${plural(run.checkpointCount, 'checkpoint')}, ${plural(run.toolCallCount, 'tool call')})?`,
+        ),
         {
           modal: true,
           detail: `This cannot be undone.${forks > 0 ? ` Its ${forks} fork${forks > 1 ? 's stay' : ' stays'} in the store.` : ''}`,

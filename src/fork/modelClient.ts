@@ -1,9 +1,10 @@
 /**
  * The real / override model of a fork: an OpenAI-compatible
- * `/v1/chat/completions` client (base URL, model, API key read from the
- * environment variable the settings name; timeout; retries with exponential
- * backoff on 429 / 5xx / network errors, honouring Retry-After; tool calls in
- * the response). Uses the global fetch; no other I/O. Never logs the key.
+ * `/v1/chat/completions` client (base URL, model, API key handed over by the
+ * host's secret storage or read from the environment variable the settings
+ * name; timeout; retries with exponential backoff on 429 / 5xx / network
+ * errors, honouring Retry-After; tool calls in the response) and the endpoint's
+ * `/models` list. Uses the global fetch; no other I/O. Never logs the key.
  */
 import { z } from 'zod';
 import {
@@ -43,6 +44,8 @@ export const ModelEndpointSettingsSchema = z.object({
   baseUrl: z.url(),
   /** Name of the environment variable holding the API key (the key itself is never stored). */
   apiKeyEnv: z.string().min(1).optional(),
+  /** The API key itself, handed over by the host from its secret storage (VS Code SecretStorage); wins over apiKeyEnv. */
+  apiKey: z.string().min(1).optional(),
   /** Model used when the fork does not name one. */
   model: z.string().min(1).optional(),
   timeoutMs: z.number().int().positive().default(60_000),
@@ -88,6 +91,94 @@ export function basicAuthOf(baseUrl: string): string | undefined {
   return `Basic ${Buffer.from(pair).toString('base64')}`;
 }
 
+/**
+ * The request headers of an endpoint: `Bearer <key>` from the key handed over (secret storage) or else from the
+ * environment variable named, else Basic from credentials in the base URL. Throws when the named variable is unset.
+ */
+function authHeaders(
+  settings: Pick<z.output<typeof ModelEndpointSettingsSchema>, 'apiKey' | 'apiKeyEnv' | 'baseUrl'>,
+  env: NodeJS.ProcessEnv,
+): Record<string, string> {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  const { apiKey, apiKeyEnv } = settings;
+  if (apiKey) headers.authorization = `Bearer ${apiKey}`;
+  else if (apiKeyEnv) {
+    const key = env[apiKeyEnv];
+    if (!key) {
+      throw new OcdbError(
+        'ModelEndpointError',
+        `The model API key is read from $${apiKeyEnv}, which is not set: export it or change the apiKeyEnv setting.`,
+        { apiKeyEnv },
+      );
+    }
+    headers.authorization = `Bearer ${key}`;
+  }
+  const basic = basicAuthOf(settings.baseUrl);
+  if (basic && !headers.authorization) headers.authorization = basic;
+  return headers;
+}
+
+/** `<base>/v1/models` (or `<base>/models` when the base already ends in a version), like `completionsUrl`. */
+export function modelsUrl(baseUrl: string): string {
+  return completionsUrl(baseUrl).replace(/\/chat\/completions(?=$|\?)/, '/models');
+}
+
+const ModelListSchema = z.object({ data: z.array(z.object({ id: z.string().min(1) }).loose()) }).loose();
+
+/**
+ * The model ids an endpoint lists (`GET /models`, one attempt): OpenAI, Ollama, LM Studio and vLLM answer it.
+ * Throws `ModelEndpointError` saying what the endpoint answered (status, not JSON, no `data` list), never the key.
+ */
+export async function listModels(
+  settings: ModelEndpointSettings,
+  env: NodeJS.ProcessEnv = process.env,
+  signal?: AbortSignal,
+): Promise<string[]> {
+  const parsed = parseWith(ModelEndpointSettingsSchema, settings, 'model endpoint settings');
+  const url = modelsUrl(parsed.baseUrl);
+  const shown = redactUrl(url);
+  const timeout = AbortSignal.timeout(parsed.timeoutMs);
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      headers: authHeaders(parsed, env),
+      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+    });
+  } catch (e) {
+    const why =
+      (e as Error).name === 'TimeoutError' ? `no answer within ${parsed.timeoutMs} ms` : redactText(errorMessage(e));
+    throw new OcdbError('ModelEndpointError', `${shown} could not be reached (${why}). Is the server running?`, {
+      url: shown,
+    });
+  }
+  const text = await response.text();
+  if (!response.ok) {
+    const hint = response.status === 401 || response.status === 403 ? ' Check the API key.' : '';
+    throw new OcdbError(
+      'ModelEndpointError',
+      `${shown} answered HTTP ${response.status}: ${redactText(text).slice(0, 200)}${hint}`,
+      { status: response.status, url: shown },
+    );
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new OcdbError(
+      'ModelEndpointError',
+      `${shown} answered something that is not JSON: ${redactText(text).slice(0, 200)}`,
+      { url: shown },
+    );
+  }
+  const list = ModelListSchema.safeParse(json);
+  if (!list.success) {
+    throw new OcdbError('ModelEndpointError', `${shown} answered JSON without a "data" list of models`, {
+      url: shown,
+    });
+  }
+  return [...new Set(list.data.data.map((m) => m.id))].sort();
+}
+
 export class OpenAiChatModel implements ChatModel {
   private readonly settings: z.output<typeof ModelEndpointSettingsSchema>;
 
@@ -99,22 +190,9 @@ export class OpenAiChatModel implements ChatModel {
   }
 
   async complete(request: ChatRequest, signal?: AbortSignal): Promise<ChatResult> {
-    const { timeoutMs, maxRetries, retryBaseMs, apiKeyEnv } = this.settings;
+    const { timeoutMs, maxRetries, retryBaseMs } = this.settings;
     const model = request.model.model || this.settings.model;
-    const headers: Record<string, string> = { 'content-type': 'application/json' };
-    if (apiKeyEnv) {
-      const key = this.env[apiKeyEnv];
-      if (!key) {
-        throw new OcdbError(
-          'ModelEndpointError',
-          `The model API key is read from $${apiKeyEnv}, which is not set: export it or change the apiKeyEnv setting.`,
-          { apiKeyEnv },
-        );
-      }
-      headers.authorization = `Bearer ${key}`;
-    }
-    const basic = basicAuthOf(this.settings.baseUrl);
-    if (basic && !headers.authorization) headers.authorization = basic;
+    const headers = authHeaders(this.settings, this.env);
     const body = JSON.stringify({
       model,
       messages: toOpenAiMessages(request.systemPrompt, request.messages),

@@ -75,8 +75,8 @@ export function checkpointState(cp: Checkpoint, index: number, runLedger?: reado
   };
 }
 
-/** The ledger `tool()` reads during one (synchronous) search. */
-let activeLedger: readonly ToolCallRecord[] = [];
+/** The ledger `tool()` reads during one (synchronous) search, built on first use. */
+let activeLedger: () => readonly ToolCallRecord[] = () => [];
 
 /** A call by id, else the latest call of that tool name, else undefined. */
 export function findToolCall(ledger: readonly ToolCallRecord[], nameOrId: string): ToolCallRecord | undefined {
@@ -92,7 +92,7 @@ function ensureToolFunction(): void {
     'tool',
     (resolved) => {
       const key = resolved[0];
-      const found = typeof key === 'string' ? findToolCall(activeLedger, key) : undefined;
+      const found = typeof key === 'string' ? findToolCall(activeLedger(), key) : undefined;
       return (found ?? null) as unknown as JsonValue;
     },
     [{ types: [jmespath.TYPE_STRING] }],
@@ -160,14 +160,56 @@ export function compileExpression(expression: string): void {
   }
 }
 
+/**
+ * The calls `tool()` looks in: the checkpoint's ledger, with a tool boundary's own call in it (at its
+ * before_tool_call the snapshot does not hold it yet, or holds it unanswered) — so `tool("issue_refund")` at that
+ * call's own before_tool_call is that call, as `toolCall` is.
+ */
+function ledgerOf(state: EvalState): readonly ToolCallRecord[] {
+  const own = state.toolCall;
+  if (!own) return state.toolLedger;
+  return [...state.toolLedger.filter((t) => t.toolCallId !== own.toolCallId), own];
+}
+
+/** `messages.length`, `toolLedger[0].args.items.length`: the path before a final `.length`. */
+const LENGTH_PROPERTY = /^\s*(.+?)\s*\.\s*length\s*$/s;
+
+/**
+ * JMESPath has no `.length` property: `messages.length` is null. When the path before it is an array, a string or
+ * an object, say so and name the function that counts it.
+ */
+function lengthHint(expression: string, state: EvalState): void {
+  const m = LENGTH_PROPERTY.exec(expression);
+  const base = m?.[1];
+  if (!base) return;
+  let value: unknown;
+  try {
+    value = jmespath.search(state as unknown as JsonValue, desugar(base));
+  } catch {
+    return;
+  }
+  if (typeof value !== 'string' && (typeof value !== 'object' || value === null)) return;
+  if (!Array.isArray(value) && typeof value === 'object' && 'length' in value) return; // a key of its own
+  const what = Array.isArray(value) ? 'an array' : typeof value === 'string' ? 'a string' : 'an object';
+  throw new OcdbError(
+    'InvalidInput',
+    `Expression \`${expression}\`: ${base} is ${what} and has no .length property here (JMESPath); write length(${base}).`,
+    { path: 'expression', expression, hint: `length(${base})` },
+  );
+}
+
 /** Evaluates `expression` over `state`; syntax and type errors become InvalidInput. */
 export function evaluateExpression(expression: string, state: EvalState): unknown {
   ensureToolFunction();
   const previous = activeLedger;
-  activeLedger = state.toolLedger;
+  // read only when tool() is called: a condition that does not call it never reads the ledger
+  activeLedger = () => ledgerOf(state);
   try {
-    return jmespath.search(state as unknown as JsonValue, desugar(expression));
+    const value = jmespath.search(state as unknown as JsonValue, desugar(expression));
+    if (value === null) lengthHint(expression, state);
+    return value;
   } catch (e) {
+    if (e instanceof OcdbError) throw e;
     throw new OcdbError('InvalidInput', `Expression \`${expression}\`: ${errorMessage(e)}`, {
       path: 'expression',
       expression,

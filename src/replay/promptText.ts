@@ -18,7 +18,7 @@ function messageBlock(m: Message, i: number): string {
 export function promptText(checkpoint: Pick<Checkpoint, 'systemPrompt' | 'messages' | 'stepIndex' | 'model'>): string {
   const model = checkpoint.model ? `${checkpoint.model.provider}/${checkpoint.model.model}` : 'model unknown';
   return [
-    `# step ${checkpoint.stepIndex} · ${model} · ${checkpoint.messages.length} messages`,
+    `# step ${checkpoint.stepIndex} · ${model} · ${checkpoint.messages.length} message${checkpoint.messages.length === 1 ? '' : 's'}`,
     '',
     '── system prompt ──',
     checkpoint.systemPrompt ?? '(none)',

@@ -191,7 +191,9 @@ export function renderTranscript(
   const out: string[] = [];
   const lines: TranscriptLine[] = [];
   const status = runStatusText(run);
-  out.push(`# run ${run.runId} · agent ${run.agentId} · ${status} · ${run.mode} · ${run.checkpointCount} checkpoints`);
+  out.push(
+    `# run ${run.runId} · agent ${run.agentId} · ${status} · ${run.mode} · ${run.checkpointCount} checkpoint${run.checkpointCount === 1 ? '' : 's'}`,
+  );
   if (run.parentRunId) out.push(`# forked from ${run.parentRunId} @ ${run.forkFromCheckpointId ?? '?'}`);
   out.push(
     `# ${plural(run.stepCount, 'step')} · ${plural(run.toolCallCount, 'tool call')} (${plural(run.toolErrorCount, 'error')}) · tokens ${run.inputTokens} in / ${run.outputTokens} out`,

@@ -11,9 +11,9 @@ export function openDriver(path: string, options: OpenDriverOptions): SqlDriver 
     return openNodeSqlite(path, options.create);
   } catch (e) {
     throw new Error(
-      `No SQLite driver works in this runtime (Node ${process.versions.node}): better-sqlite3 failed to load (${String(
+      `No SQLite driver works in this runtime (Node ${process.versions.node}, ABI ${process.versions.modules}): better-sqlite3 failed to load (${String(
         betterSqliteLoadError(),
-      )}) and node:sqlite is unavailable (${String(e)}).`,
+      )}) and node:sqlite is unavailable (${String(e)}). Use a runtime with node:sqlite (Node 22.13 or later; in VS Code, a desktop release on Electron 35 or later), or rebuild better-sqlite3 for this one (npm rebuild better-sqlite3).`,
       { cause: e },
     );
   }

@@ -71,6 +71,9 @@ const parts = {
   tools: h('div'),
   mocks: h('div'),
   hazards: h('div'),
+  /** The plan's warnings, in the flow of the page just above the bar. */
+  notes: h('div', { class: 'plan-notes' }),
+  /** Pinned to the bottom of the view (contextEditor.css): the prediction, Fork, why, the status. */
   bar: h('div', { class: 'fork-bar' }),
 };
 
@@ -116,16 +119,17 @@ function renderTools(): void {
   const rows = toolTable(state.plan, draft);
   replaceChildren(
     parts.tools,
-    h(
-      'fieldset',
-      { class: 'section' },
-      h('legend', {}, 'Tool policies'),
+    view.section(
+      'tools-policy',
+      'Tool policies',
+      true,
       view.toolTable(rows, (tool, policy) => {
         draft.policies[tool] = policy;
         changed();
       }),
     ),
   );
+  keepFolds(parts.tools);
   const mockKey = rows
     .filter((r) => r.showMock)
     .map((r) => `${r.toolName}:${r.mockMissing}`)
@@ -142,10 +146,10 @@ function renderTools(): void {
   }
   replaceChildren(
     parts.hazards,
-    h(
-      'fieldset',
-      { class: 'section' },
-      h('legend', {}, 'Hazard report'),
+    view.section(
+      'hazards',
+      'Hazard report',
+      true,
       view.hazardReport(hazardRows(state.plan, draft), (tool, ticked) => {
         draft.acknowledged = ticked
           ? [...new Set([...draft.acknowledged, tool])]
@@ -155,11 +159,24 @@ function renderTools(): void {
       }),
     ),
   );
+  keepFolds(parts.hazards);
+}
+
+/** Sections the user opened or closed keep that state across re-renders of this page (a new plan, a new show). */
+const folds = new Map<string, boolean>();
+function keepFolds(container: HTMLElement): void {
+  container.querySelectorAll<HTMLDetailsElement>('details[data-section]').forEach((d) => {
+    const key = d.getAttribute('data-section') ?? '';
+    const kept = folds.get(key);
+    if (kept !== undefined) d.open = kept;
+    d.addEventListener('toggle', () => folds.set(key, d.open));
+  });
 }
 
 function renderBar(): void {
   const { checkpoint, draft } = state;
   if (!checkpoint || !draft) {
+    replaceChildren(parts.notes);
     replaceChildren(parts.bar);
     return;
   }
@@ -179,11 +196,29 @@ function renderBar(): void {
     );
   }
   const warnings = texts.map((w) => h('div', { class: 'warning' }, icon('warning'), ` ${w}`));
+  replaceChildren(parts.notes, ...warnings);
   const predicted = state.plan?.predictedDivergence;
+  const toNotes =
+    warnings.length > 0
+      ? h(
+          'a',
+          {
+            class: 'to-notes',
+            href: '#',
+            onclick: (e: Event) => {
+              e.preventDefault();
+              parts.notes.scrollIntoView({ block: 'nearest' });
+            },
+          },
+          icon('warning'),
+          ` ${warnings.length} warning${warnings.length === 1 ? '' : 's'}`,
+        )
+      : null;
   replaceChildren(
     parts.bar,
-    predicted ? h('div', { class: 'prediction', 'data-prediction': '' }, icon('git-compare'), ` ${predicted}`) : null,
-    ...warnings,
+    predicted
+      ? h('div', { class: 'prediction', 'data-prediction': '', title: predicted }, icon('git-compare'), ` ${predicted}`)
+      : null,
     button,
     h(
       'span',
@@ -192,8 +227,11 @@ function renderBar(): void {
         ? `${result.changed.length} context field${result.changed.length === 1 ? '' : 's'} changed`
         : (ready.why ?? ''),
     ),
+    toNotes,
     state.status ? h('div', { class: `status ${state.status.kind}`, role: 'status' }, state.status.text) : null,
   );
+  // what scrolls into view (a field, a picker) stops above the pinned bar, not under it
+  document.documentElement.style.scrollPaddingBottom = `${parts.bar.offsetHeight + 8}px`;
 }
 
 function fork(): void {
@@ -219,7 +257,7 @@ function renderAll(): void {
       h(
         'div',
         { class: 'empty' },
-        'Select a checkpoint in the Runs view, or pause a replay, to edit its runtime context and fork from it.',
+        'Pick a checkpoint in Runs (or pause a replay) to edit its context and fork from it.',
       ),
     );
     return;
@@ -227,30 +265,31 @@ function renderAll(): void {
   replaceChildren(
     parts.header,
     h('div', { class: 'title' }, icon('debug-breakpoint-log'), ` ${checkpoint.runId}`),
-    h(
-      'div',
-      { class: 'hint' },
-      `checkpoint ${checkpoint.checkpointIndex + 1}/${checkpoint.checkpointCount} · step ${checkpoint.stepIndex} · ${checkpoint.boundary} · agent ${checkpoint.agentId}`,
-    ),
+    h('div', { class: 'hint', 'data-position': '' }, view.positionText(checkpoint)),
     draft.staged
       ? h('div', { class: 'hint staged' }, icon('debug'), ' Starts with the edits staged in the Variables view')
       : null,
   );
   replaceChildren(
     parts.form,
-    view.contextForm(draft, {
-      onInput: (path, text) => {
-        draft.values[path] = text;
-        changed();
+    view.contextForm(
+      draft,
+      {
+        onInput: (path, text) => {
+          draft.values[path] = text;
+          changed();
+        },
+        onRevert: (path) => {
+          draft.values[path] = formValues(checkpoint.runtimeContext)[path] ?? '';
+          const input = parts.form.querySelector<HTMLElement & { value: string }>(`[data-field="${path}"]`);
+          if (input) input.value = draft.values[path] ?? '';
+          changed();
+        },
       },
-      onRevert: (path) => {
-        draft.values[path] = formValues(checkpoint.runtimeContext)[path] ?? '';
-        const input = parts.form.querySelector<HTMLElement & { value: string }>(`[data-field="${path}"]`);
-        if (input) input.value = draft.values[path] ?? '';
-        changed();
-      },
-    }),
+      buildForkConfig(checkpoint, draft).changed,
+    ),
   );
+  keepFolds(parts.form);
   replaceChildren(
     parts.model,
     view.modelControls(checkpoint, draft, {
@@ -283,8 +322,19 @@ function renderAll(): void {
       },
     }),
   );
+  keepFolds(parts.model);
   parts.mocks.removeAttribute('data-key');
-  replaceChildren(root, parts.header, parts.form, parts.model, parts.tools, parts.mocks, parts.hazards, parts.bar);
+  replaceChildren(
+    root,
+    parts.header,
+    parts.form,
+    parts.model,
+    parts.tools,
+    parts.mocks,
+    parts.hazards,
+    parts.notes,
+    parts.bar,
+  );
   renderTools();
   changed();
 }

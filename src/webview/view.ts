@@ -18,11 +18,36 @@ const BADGE: Record<SideEffectLevel, { icon: string; text: string }> = {
   external_irreversible: { icon: 'flame', text: 'external_irreversible: reaches outside and cannot be undone' },
 };
 
+/**
+ * Where the checkpoint is, in the numbering the transcript, the runs tree, the Call Stack and the status bar use:
+ * `[1] step 0 · before_model_call` (the checkpoint's index, its step), then how many checkpoints the run has.
+ */
+export function positionText(c: EditorCheckpoint): string {
+  const count = `${c.checkpointCount} checkpoint${c.checkpointCount === 1 ? '' : 's'}`;
+  return `[${c.checkpointIndex}] step ${c.stepIndex} · ${c.boundary} · of ${count} · agent ${c.agentId}`;
+}
+
 /** Side-effect badge: codicon + level, with the meaning as tooltip. */
 export function sideEffectBadge(level: SideEffectLevel): HTMLElement {
   const b = BADGE[level];
   return h('span', { class: `badge effect-${level}`, title: b.text }, icon(b.icon, b.text), ` ${level}`);
 }
+
+/**
+ * A section that folds (`<details>`): the side bar is narrow and the form is long, so long sections start closed
+ * with their summary saying what is inside; `open` when they hold what a user came for (a changed field).
+ */
+export function section(key: string, title: string, open: boolean, ...children: (Node | string | null)[]): HTMLElement {
+  return h(
+    'details',
+    { class: 'section', 'data-section': key, open },
+    h('summary', {}, h('span', { class: 'section-title' }, title)),
+    h('div', { class: 'section-body' }, ...children),
+  );
+}
+
+/** Sections of the context form that start open (short, and what forks usually change); others open when changed. */
+const OPEN_SECTIONS: ReadonlySet<FieldDef['section']> = new Set(['user', 'conversation']);
 
 export interface FieldHandlers {
   onInput(path: string, text: string): void;
@@ -39,16 +64,22 @@ const SECTION_TITLES: Record<FieldDef['section'], string> = {
   extra: 'Other keys',
 };
 
-/** The context form: one row per field, each with its error line and a changed mark. */
-export function contextForm(draft: ForkDraft, handlers: FieldHandlers): HTMLElement {
+/**
+ * The context form: one row per field, each with its error line and a changed mark, in folding sections (the
+ * short ones and those holding a changed field open).
+ */
+export function contextForm(draft: ForkDraft, handlers: FieldHandlers, changed: readonly string[] = []): HTMLElement {
   const root = h('div', { class: 'context-form' });
-  let section: FieldDef['section'] | undefined;
+  let current: FieldDef['section'] | undefined;
   let group: HTMLElement = root;
   for (const f of FIELDS) {
-    if (f.section !== section) {
-      section = f.section;
-      group = h('fieldset', { class: 'section' }, h('legend', {}, SECTION_TITLES[f.section]));
-      root.appendChild(group);
+    if (f.section !== current) {
+      current = f.section;
+      const key = f.section;
+      const open = OPEN_SECTIONS.has(key) || FIELDS.some((g) => g.section === key && changed.includes(g.path));
+      const folded = section(key, SECTION_TITLES[key], open);
+      root.appendChild(folded);
+      group = folded.querySelector('.section-body') as HTMLElement;
     }
     const multiline = f.kind === 'json';
     const input = document.createElement(multiline ? 'vscode-textarea' : 'vscode-textfield') as HTMLElement & {
@@ -152,10 +183,11 @@ export function modelControls(checkpoint: EditorCheckpoint, draft: ForkDraft, ha
     handlers.onProgram,
   );
   const recorded = checkpoint.model ? `${checkpoint.model.provider}/${checkpoint.model.model}` : 'unknown';
-  return h(
-    'fieldset',
-    { class: 'section' },
-    h('legend', {}, 'Model'),
+  const more = draft.promptVersion.trim() !== '' || draft.program.trim() !== '';
+  return section(
+    'model',
+    'Model',
+    true,
     h('div', { class: 'hint' }, `Recorded model: ${recorded}`),
     group,
     h(
@@ -166,18 +198,21 @@ export function modelControls(checkpoint: EditorCheckpoint, draft: ForkDraft, ha
     h(
       'div',
       { class: `override ${draft.modelMode === 'override' ? '' : 'hidden'}`, 'data-override': '' },
-      h('label', {}, 'Provider '),
-      provider,
-      h('label', {}, ' Model '),
-      model,
+      h('div', { class: 'field' }, h('label', { class: 'field-label' }, 'Provider'), provider),
+      h('div', { class: 'field' }, h('label', { class: 'field-label' }, 'Model'), model),
       h('div', { class: 'field-error', 'data-error': 'modelOverride' }),
     ),
-    h('div', { class: 'field' }, h('label', { class: 'field-label' }, 'Prompt version (empty: keep)'), prompt),
-    h(
-      'div',
-      { class: 'field' },
-      h('label', { class: 'field-label' }, "Agent program (runs the fork with the agent's own tools)"),
-      program,
+    section(
+      'model-more',
+      'Prompt version, agent program',
+      more,
+      h('div', { class: 'field' }, h('label', { class: 'field-label' }, 'Prompt version (empty: keep)'), prompt),
+      h(
+        'div',
+        { class: 'field' },
+        h('label', { class: 'field-label' }, "Agent program (runs the fork with the agent's own tools)"),
+        program,
+      ),
     ),
   );
 }
@@ -201,23 +236,34 @@ function policyPicker(row: ToolTableRow, onPolicy: (tool: string, policy: Replay
   return select;
 }
 
-/** The tool-policy table: '*' and every tool of the ledger, each with its side-effect badge. */
+/**
+ * The tool-policy list: '*' and every tool of the ledger, each name with its side-effect badge beside its policy
+ * picker (two columns; stacked, name above picker, when the side bar is narrow — see contextEditor.css).
+ */
 export function toolTable(
   rows: readonly ToolTableRow[],
   onPolicy: (tool: string, policy: ReplayPolicy | '') => void,
 ): HTMLElement {
-  const body = h('tbody');
+  const list = h('div', { class: 'tools', role: 'table', 'aria-label': 'Tool policies' });
+  list.appendChild(
+    h(
+      'div',
+      { class: 'tool-row tool-head', role: 'row' },
+      h('span', { role: 'columnheader' }, 'Tool'),
+      h('span', { role: 'columnheader' }, 'Replay policy'),
+    ),
+  );
   for (const row of rows) {
     const name = row.toolName === '*' ? '* (every other tool)' : row.toolName;
-    body.appendChild(
+    list.appendChild(
       h(
-        'tr',
-        { class: row.hazardous ? 'hazardous' : '', 'data-tool': row.toolName },
+        'div',
+        { class: `tool-row${row.hazardous ? ' hazardous' : ''}`, role: 'row', 'data-tool': row.toolName },
         h(
-          'td',
-          { class: 'tool-cell' },
+          'div',
+          { class: 'tool-cell', role: 'cell' },
           h(
-            'div',
+            'span',
             { class: 'tool-name' },
             name,
             row.hazardous ? icon('warning', 'would run again with side effects') : null,
@@ -225,8 +271,8 @@ export function toolTable(
           row.sideEffectLevel ? sideEffectBadge(row.sideEffectLevel) : null,
         ),
         h(
-          'td',
-          { class: 'policy-cell' },
+          'div',
+          { class: 'policy-cell', role: 'cell' },
           policyPicker(row, onPolicy),
           row.effective && row.chosen !== '' && row.effective !== row.chosen
             ? h('div', { class: 'hint' }, `applies: ${row.effective}`)
@@ -235,12 +281,7 @@ export function toolTable(
       ),
     );
   }
-  return h(
-    'table',
-    { class: 'tools' },
-    h('thead', {}, h('tr', {}, h('th', {}, 'Tool'), h('th', {}, 'Replay policy'))),
-    body,
-  );
+  return list;
 }
 
 /** Mock result editors for the tools answered by mock_result. */

@@ -80,11 +80,13 @@ describe('DAP state, evaluation and edits', () => {
     assert.equal((await dc.evaluate('toolName == "issue_refund" && args.amount > 100')).result, 'true');
     const res = await dc.evaluate('tool("lookup_order").result');
     assert.ok(res.variablesReference > 0);
+    // at its own before_tool_call, tool("issue_refund") is that call (issue 12), its recorded result included
     assert.equal(
       (await dc.evaluate('tool("issue_refund").result')).result,
-      'null',
-      'tool() sees the ledger as of this checkpoint',
+      (await dc.evaluate('result')).result,
+      "tool() at a call's own before_tool_call is that call",
     );
+    assert.notEqual((await dc.evaluate('tool("issue_refund").result')).result, 'null');
     assert.equal((await dc.evaluate('lookup_order', 'hover')).result, res.result);
     const hover = await dc.evaluate('issue_refund', 'hover');
     assert.equal(hover.result, (await dc.evaluate('result')).result, 'hover shows the recorded result of the call');

@@ -22,6 +22,11 @@ export interface CodeServerOptions {
   port?: number;
   /** Echo the server's output to stderr. */
   verbose?: boolean;
+  /**
+   * The Node that runs code-server and so its extension host (default this one, Node 20): Node 22 stands in for
+   * desktop VS Code's Electron, whose ABI cannot load a better-sqlite3 built for Node 20.
+   */
+  node?: string;
 }
 
 export interface CodeServer {
@@ -111,7 +116,7 @@ export async function startCodeServer(options: CodeServerOptions = {}): Promise<
     '--extensions-dir',
     extensionsDir,
   ];
-  const child = spawn(process.execPath, args, {
+  const child = spawn(options.node ?? process.execPath, args, {
     env: { ...process.env, ...options.env },
     stdio: ['ignore', options.verbose ? 'inherit' : log, options.verbose ? 'inherit' : log],
     detached: true, // its own process group, so stop() also ends the extension host and pty host it forks

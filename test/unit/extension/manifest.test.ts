@@ -31,6 +31,7 @@ import {
 interface Manifest {
   activationEvents: string[];
   capabilities?: unknown;
+  icon?: string;
   contributes: ReturnType<typeof buildContributes>;
 }
 const manifest = JSON.parse(fs.readFileSync('package.json', 'utf8')) as Manifest;
@@ -119,6 +120,15 @@ test('the icon, the grammar and the webview stylesheet the manifest and host nam
     assert.equal(grammar.scopeName, g.scopeName);
   }
   assert.ok(fs.existsSync('media/contextEditor.css'));
+});
+
+test('the Marketplace icon is a 128x128 PNG made from media/icon.svg', () => {
+  assert.equal(manifest.icon, 'media/icon.png');
+  const png = fs.readFileSync(manifest.icon);
+  assert.equal(png.subarray(1, 4).toString('latin1'), 'PNG');
+  // IHDR: width and height, big-endian, at bytes 16..23
+  assert.deepEqual([png.readUInt32BE(16), png.readUInt32BE(20)], [128, 128]);
+  assert.ok(fs.existsSync('media/icon.svg'), 'its source (npm run icon rasterises it)');
 });
 
 test("a workspace cannot choose where the user's key is sent: machine scope, restricted when untrusted", () => {

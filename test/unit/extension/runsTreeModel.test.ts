@@ -118,10 +118,11 @@ test('durations, tokens and the status-bar position read as a user expects', () 
   );
   assert.deepEqual([formatTokens(950), formatTokens(12_400), formatTokens(3_100_000)], ['950', '12k', '3.1M']);
   assert.equal(
-    positionText({ stepCount: 9 }, { stepIndex: 3, boundary: 'before_tool_call' }),
-    'step 3/9 · before_tool_call',
+    positionText({ index: 13, stepIndex: 3, boundary: 'before_tool_call' }),
+    '[13] step 3 · before_tool_call',
+    'the numbering of the transcript and the tree: [index], 0-based steps',
   );
-  assert.equal(positionText({ stepCount: 9 }, { stepIndex: -1, boundary: 'agent_end' }), 'end · agent_end');
+  assert.equal(positionText({ index: 47, stepIndex: -1, boundary: 'agent_end' }), '[47] end · agent_end');
 });
 
 test('a cancelled tool call reads as cancelled in the ledger and on its checkpoint, not as an error', () => {

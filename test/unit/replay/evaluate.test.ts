@@ -54,6 +54,29 @@ describe('expression language', () => {
     assert.equal(evaluateExpression("tool('no_such_tool')", atEnd), null);
   });
 
+  it('tool("issue_refund") at that call\'s own before_tool_call is that call, result included', () => {
+    // the snapshot of a before_tool_call does not hold its own call yet: tool() must still find it
+    const own = evaluateExpression('tool("issue_refund")', atRefund) as { toolCallId: string; result?: unknown };
+    assert.ok(own, 'tool("issue_refund") is not null at its own before_tool_call');
+    assert.equal(own.toolCallId, evaluateExpression('toolCallId', atRefund));
+    assert.deepEqual(own.result, evaluateExpression('result', atRefund));
+    assert.equal(evaluateExpression('tool("issue_refund").args.orderId', atRefund), 'A-10442');
+  });
+
+  it('messages.length (null in JMESPath) says to write length(messages); length() counts', () => {
+    assert.throws(
+      () => evaluateExpression('messages.length', atRefund),
+      (e: unknown) =>
+        isOcdbError(e, 'InvalidInput') &&
+        /messages is an array/.test(e.message) &&
+        /length\(messages\)/.test(e.message),
+    );
+    assert.throws(() => evaluateExpression('systemPrompt.length', atRefund), /length\(systemPrompt\)/);
+    assert.equal(evaluateExpression('length(messages)', atRefund), atRefund.messages.length);
+    // a path that is null for another reason stays null
+    assert.equal(evaluateExpression('runtimeContext.nothing.length', atRefund), null);
+  });
+
   it('compares and combines with ==, !=, <, >, contains, &&, ||, ! — bare numbers and "strings" are literals', () => {
     assert.equal(evaluateExpression('args.amount > 100 && args.currency == "EUR"', atRefund), true);
     assert.equal(

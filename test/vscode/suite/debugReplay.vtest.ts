@@ -70,7 +70,7 @@ export const tests: VTest[] = [
         // wait for the position after the step back (`step 0/` alone is already true at after_model_call)
         await waitFor(
           'the status bar at before_model_call',
-          () => /step 0\/\d+ · before_model_call/.test(api.statusBar.text) && api.statusBar.text,
+          () => /\[1\] step 0 · before_model_call/.test(api.statusBar.text) && api.statusBar.text,
         );
         await waitFor(
           'the tracker at before_model_call',

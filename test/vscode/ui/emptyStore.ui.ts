@@ -13,14 +13,27 @@ export const tests: UiTest[] = [
     name: 'with no store the Runs view welcomes the user with Run Demo and Import Run',
     async run({ page, screenshot }) {
       await openAgentRuns(page);
-      await widenSideBar(page);
+      await widenSideBar(page, 300); // VS Code's default side bar width
       const pane = viewPane(page, 'Runs');
-      await pane.getByText('No agent runs in this store yet.').waitFor({ timeout: 30_000 });
-      const buttons = await pane.locator('.welcome-view-content .monaco-button').allInnerTexts();
+      const welcome = pane.locator('.welcome-view-content');
+      await welcome
+        .getByText(/demo runs/)
+        .first()
+        .waitFor({ timeout: 30_000 });
+      const buttons = await welcome.locator('.monaco-button').allInnerTexts();
+      assert.match(buttons[0] ?? '', /Run Demo/, `Run Demo comes first: ${buttons.join(' | ')}`);
       assert.ok(
-        buttons.some((b) => b.includes('Run Demo')) && buttons.some((b) => b.includes('Import Run')),
+        buttons.some((b) => b.includes('Import Run')),
         `welcome buttons: ${buttons.join(' | ')}`,
       );
+      const text = await welcome.innerText();
+      assert.match(text, /\.ocdb\/runs\.db/, `the welcome says where the demo store goes: ${text}`);
+      assert.doesNotMatch(text, /`/, `no literal backticks: ${text}`);
+      // the empty editor below keeps to a third of the side bar
+      const runs = await pane.boundingBox();
+      const editor = await viewPane(page, 'Context & Fork').boundingBox();
+      assert.ok(runs && editor && editor.height < runs.height, `editor ${editor?.height} px, runs ${runs?.height} px`);
+      await page.mouse.move(700, 10);
       await screenshot('00-empty-store-welcome');
     },
   },

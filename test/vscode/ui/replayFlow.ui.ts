@@ -5,7 +5,7 @@
  * the Variables view and find it changed in the editor "Fork from this checkpoint" opens. A screenshot per step.
  */
 import * as assert from 'node:assert/strict';
-import type { Locator, Page } from 'playwright-core';
+import type { FrameLocator, Locator, Page } from 'playwright-core';
 import type { UiTest } from './uiTest';
 import {
   activityBarItem,
@@ -82,14 +82,14 @@ export const tests: UiTest[] = [
       );
       // The status bar follows the replay position.
       await page
-        .locator('.statusbar-item', { hasText: /step 0\/\d+ · before_model_call/ })
+        .locator('.statusbar-item', { hasText: /\[1\] step 0 · before_model_call/ })
         .first()
         .waitFor();
       await screenshot('04-stepped-back');
     },
   },
   {
-    name: 'hovering a tool call in the transcript shows its result, and with Alt its args and side effect',
+    name: 'hovering a tool call in the transcript while paused shows its side effect, policy, args and result, no Alt',
     async run({ page, screenshot }) {
       const call = page
         .locator('.monaco-editor .view-line', { hasText: /before_tool_call\s·\slookup_customer\(/ })
@@ -98,22 +98,17 @@ export const tests: UiTest[] = [
         .locator('span', { hasText: /^lookup_customer$/ })
         .first()
         .hover();
-      // While debugging, VS Code shows the debugger's hover (the evaluated tool call) first...
-      await page.locator('.debug-hover-widget', { hasText: 'C-5531' }).first().waitFor({ timeout: 15_000 });
-      await screenshot('05-tool-call-debug-hover');
-      // ...and Alt switches to the transcript's own hover: args, result, side effect and policy.
-      await page.keyboard.down('Alt');
-      try {
-        const language = page.locator('.monaco-hover:not(.hidden)', { hasText: 'dana.kim@example.com' }).first();
-        await language.waitFor({ timeout: 10_000 });
-        const text = (await language.textContent()) ?? '';
-        assert.match(text, /lookup_customer/, text);
-        assert.match(text, /C-5531/, `the hover shows the result: ${text}`);
-        assert.match(text, /read_only/, `the hover shows the side effect: ${text}`);
-        await screenshot('05-tool-call-hover');
-      } finally {
-        await page.keyboard.up('Alt');
-      }
+      // the debugger gets no expression on a tool-call line, so VS Code shows the transcript's own hover at once
+      const hover = page.locator('.monaco-hover:not(.hidden)', { hasText: 'dana.kim@example.com' }).first();
+      await hover.waitFor({ timeout: 15_000 });
+      const text = (await hover.textContent()) ?? '';
+      assert.match(text, /lookup_customer/, text);
+      assert.match(text, /C-5531/, `the hover shows the result: ${text}`);
+      assert.match(text, /read_only/, `the hover shows the side effect: ${text}`);
+      assert.match(text, /policy reuse_result/, `the hover shows the policy: ${text}`);
+      assert.match(text, /Open result/, `the hover links to the whole result: ${text}`);
+      assert.equal(await page.locator('.debug-hover-widget:visible').count(), 0, 'no bare debug hover on top');
+      await screenshot('05-tool-call-hover');
     },
   },
   {
@@ -121,13 +116,17 @@ export const tests: UiTest[] = [
     async run({ page, screenshot }) {
       await page.mouse.move(700, 10);
       await openAgentRuns(page);
+      await widenSideBar(page, 300); // VS Code's default side bar width
       const editor = webviewContent(page);
-      // The editor follows the paused replay: checkpoint [1] of the refund run.
+      // The editor follows the paused replay: checkpoint [1] of the refund run, numbered as the transcript does.
       await editor.locator('.title', { hasText: REFUND }).waitFor({ timeout: 30_000 });
+      await editor.locator('[data-position]', { hasText: /^\[1\] step 0 · before_model_call/ }).waitFor();
+      await assertFitsSideBar(editor);
       const role = editor.locator('vscode-textfield[data-field="user.roleId"]');
       await role.locator('input').fill('auditor');
       await editor.locator('[data-row="user.roleId"] .changed-mark').waitFor();
       await role.scrollIntoViewIfNeeded();
+      await page.mouse.move(700, 10);
       await screenshot('06-fork-editor-context');
       // Replay every tool from the recording ('*' → reuse_result): nothing runs again, so no hazard needs a tick.
       await chooseOption(editor.locator('vscode-single-select[data-policy="*"]'), 'reuse_result');
@@ -141,8 +140,23 @@ export const tests: UiTest[] = [
           hasText: /this edit changes the system prompt at step \d+; a captured fork stops there/,
         })
         .waitFor({ timeout: 10_000 });
-      await fork.scrollIntoViewIfNeeded();
+      // at 300 px: each tool's name stands above its picker, nothing runs off to the right, Fork stays in sight
+      await assertFitsSideBar(editor);
+      await assertToolRows(editor, 'stacked');
+      const pane = await viewPane(page, 'Context & Fork').boundingBox();
+      const button = await fork.boundingBox();
+      assert.ok(
+        pane && button && button.y >= pane.y && button.y + button.height <= pane.y + pane.height,
+        `the Fork button is in sight without scrolling to it: button ${JSON.stringify(button)}, pane ${JSON.stringify(pane)}`,
+      );
       await screenshot('07-fork-editor-ready');
+      // at 480 px: names beside their pickers
+      await widenSideBar(page, 480);
+      await assertFitsSideBar(editor);
+      await assertToolRows(editor, 'beside');
+      await page.mouse.move(700, 10);
+      await screenshot('07b-fork-editor-ready-480');
+      await widenSideBar(page, 300);
       await fork.click();
       const status = editor.locator('.status[role="status"]', { hasText: /Created fork|error|reject/i });
       await status.waitFor({ timeout: 30_000 });
@@ -206,6 +220,7 @@ export const tests: UiTest[] = [
     name: 'a Runtime Context value set in the Variables view opens with Fork from this checkpoint as a changed field',
     async run({ page, screenshot }) {
       await activityBarItem(page, 'Run and Debug').click();
+      await widenSideBar(page, 480); // room for the Variables rows
       const frame = viewPane(page, 'Call Stack')
         .locator('.monaco-list-row', { hasText: 'before_prompt_build' })
         .first();
@@ -240,7 +255,7 @@ export const tests: UiTest[] = [
       const editor = webviewContent(page);
       const hint = editor.locator('.hint').first();
       await hint
-        .filter({ hasText: /checkpoint 1\/\d+ · step 0 · before_prompt_build/ })
+        .filter({ hasText: /\[0\] step 0 · before_prompt_build/ })
         .waitFor({ timeout: 20_000 })
         .catch(async () => {
           const shown = await hint.textContent().catch(() => 'nothing');
@@ -260,6 +275,35 @@ export const tests: UiTest[] = [
     },
   },
 ];
+
+/** Nothing in the Context & Fork page is wider than the page (no sideways scroll, nothing cut at the right). */
+async function assertFitsSideBar(editor: FrameLocator): Promise<void> {
+  const wide = await editor.locator('body').evaluate((body) => {
+    const limit = document.documentElement.clientWidth;
+    const over = Array.from(body.querySelectorAll<HTMLElement>('*'))
+      .filter((e) => e.getClientRects().length > 0 && e.getBoundingClientRect().right > limit + 1)
+      .map((e) => `${e.tagName.toLowerCase()}${e.className ? `.${String(e.className).split(' ')[0]}` : ''}`);
+    return { scroll: document.documentElement.scrollWidth, limit, over: [...new Set(over)].slice(0, 8) };
+  });
+  assert.ok(
+    wide.scroll <= wide.limit && wide.over.length === 0,
+    `the page fits its ${wide.limit} px: scrollWidth ${wide.scroll}, wider: ${wide.over.join(', ')}`,
+  );
+}
+
+/** Each tool row's name either stands above its policy picker (narrow) or beside it (wide). */
+async function assertToolRows(editor: FrameLocator, layout: 'stacked' | 'beside'): Promise<void> {
+  const rows = editor.locator('.tool-row[data-tool]');
+  const count = await rows.count();
+  assert.ok(count >= 2, `tool rows: ${count}`);
+  for (let i = 0; i < count; i++) {
+    const name = await rows.nth(i).locator('.tool-name').boundingBox();
+    const picker = await rows.nth(i).locator('vscode-single-select').boundingBox();
+    assert.ok(name && picker, 'name and picker are shown');
+    if (layout === 'stacked') assert.ok(picker.y >= name.y + name.height - 1, `row ${i}: picker below the name`);
+    else assert.ok(picker.x >= name.x + name.width && Math.abs(picker.y - name.y) < 24, `row ${i}: picker beside`);
+  }
+}
 
 /** Collapses a tree row unless it is collapsed already. */
 async function collapseRow(target: Locator): Promise<void> {

@@ -90,7 +90,9 @@ export function positionText(run: { stepCount: number }, checkpoint: { stepIndex
 export function positionTooltip(
   run: { runId: string; checkpointCount: number },
   checkpoint: { index: number; toolName?: string },
+  live = false,
 ): string {
   const tool = checkpoint.toolName ? ` · ${mdText(checkpoint.toolName)}` : '';
-  return `Replaying **${mdText(run.runId)}** · checkpoint ${checkpoint.index + 1}/${run.checkpointCount}${tool}\n\nClick to open its transcript.`;
+  const verb = live ? 'Attached to' : 'Replaying';
+  return `${verb} **${mdText(run.runId)}** · checkpoint ${checkpoint.index + 1}/${run.checkpointCount}${tool}\n\nClick to open its transcript.`;
 }

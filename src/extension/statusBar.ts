@@ -33,12 +33,12 @@ export class ReplayStatusBar implements vscode.Disposable {
       return;
     }
     const { run, checkpoint, session } = position;
-    this.item.text =
-      session.configuration.request === 'attach'
-        ? `$(debug-pause) ${livePositionText(run, checkpoint)}`
-        : `$(debug-alt) ${positionText(run, checkpoint)}`;
+    const live = session.configuration.request === 'attach';
+    this.item.text = live
+      ? `$(debug-pause) ${livePositionText(run, checkpoint)}`
+      : `$(debug-alt) ${positionText(run, checkpoint)}`;
     this.item.command = { command: this.openCommand, title: 'Open Transcript', arguments: [run.runId] };
-    const tooltip = new vscode.MarkdownString(positionTooltip(run, checkpoint), true);
+    const tooltip = new vscode.MarkdownString(positionTooltip(run, checkpoint, live), true);
     tooltip.isTrusted = false;
     tooltip.supportHtml = false;
     this.item.tooltip = tooltip;

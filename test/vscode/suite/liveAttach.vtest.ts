@@ -75,7 +75,11 @@ export const tests: VTest[] = [
       assert.equal(session.configuration.runId, undefined);
       assert.equal(session.configuration.store, api.ctx.connection.path);
       assert.match(session.name, /vtest-next-agent/);
+      await waitFor('the status bar to say what the session waits for', () =>
+        /live · waiting for vtest-next-agent/.test(api.statusBar.text),
+      );
       await stopAllSessions();
+      await waitFor('the status bar to hide once the session ended', () => api.statusBar.text === '');
     },
   },
   {

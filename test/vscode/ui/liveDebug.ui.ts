@@ -111,6 +111,13 @@ async function statusBarItem(page: Page, text: RegExp): Promise<Locator> {
   return item;
 }
 
+/** Shows the Run and Debug view (clicking its activity bar entry when it shows already would hide the side bar). */
+async function openRunAndDebug(page: Page): Promise<void> {
+  const title = page.locator('.part.sidebar .composite.title h2', { hasText: /^Run and Debug/i });
+  if (!(await title.isVisible())) await activityBarItem(page, 'Run and Debug').click();
+  await title.waitFor({ timeout: 10_000 });
+}
+
 /** Polls the Call Stack until its top frame matches. */
 async function waitForTopFrame(page: Page, top: RegExp, minFrames = 1, timeoutMs = 30_000): Promise<string[]> {
   const deadline = Date.now() + timeoutMs;
@@ -140,7 +147,7 @@ export const tests: UiTest[] = [
   {
     name: 'a function breakpoint on lookup_order, then Debug Next Run of Agent… for a typed agent id waits for its run',
     async run({ page, screenshot }) {
-      await activityBarItem(page, 'Run and Debug').click();
+      await openRunAndDebug(page);
       await widenSideBar(page, SIDE_BAR);
       // the Run and Debug welcome offers the command too
       await page
@@ -177,6 +184,7 @@ export const tests: UiTest[] = [
       // no thread yet: the Call Stack says Running, the Debug Console what the session waits for
       await viewPane(page, 'Call Stack').locator('.pane-header', { hasText: 'Running' }).waitFor({ timeout: 10_000 });
       await page.locator('.repl .monaco-list-row', { hasText: AGENT }).first().waitFor({ timeout: 10_000 });
+      await statusBarItem(page, /live · waiting for support-bot/);
       await page.mouse.move(900, 450);
       await screenshot('live-02-waiting-for-agent');
     },
@@ -219,7 +227,7 @@ export const tests: UiTest[] = [
       await runRow.hover();
       await page.mouse.move(900, 450);
       await screenshot('live-04-tree-paused');
-      await activityBarItem(page, 'Run and Debug').click();
+      await openRunAndDebug(page);
     },
   },
   {
@@ -274,7 +282,7 @@ export const tests: UiTest[] = [
   {
     name: 'stopping the debugger while the agent is stopped lets the agent finish on its own',
     async run({ page, workspace, store: storeFile, screenshot }) {
-      await activityBarItem(page, 'Run and Debug').click();
+      await openRunAndDebug(page);
       const agent = startAgent(workspace);
       agents.push(agent);
       await waitForTopFrame(page, /before_tool_call · lookup_order/);

@@ -29,6 +29,16 @@ export const LiveAttachmentSchema = z.object({
 });
 export type LiveAttachment = z.infer<typeof LiveAttachmentSchema>;
 
+/** What a debugger gives to attach (RunStore.attachLive): a running run or an agent id (at least one), a lease. */
+export const LiveAttachInputSchema = z.object({
+  attachId: IdSchema,
+  runId: IdSchema.optional(),
+  agentId: IdSchema.optional(),
+  client: z.string().min(1).max(256),
+  at: z.number().finite(),
+  leaseMs: z.number().positive().max(MAX_LIVE_LEASE_MS),
+});
+
 /** asking: the agent waits for an answer; stopped: the debugger holds it; resumed: it goes on; expired: the lease ran out. */
 export const LIVE_STOP_STATES = ['asking', 'stopped', 'resumed', 'expired'] as const;
 export const LiveStopStateSchema = z.enum(LIVE_STOP_STATES);
@@ -101,6 +111,18 @@ export const LiveStopSchema = z.object({
   answeredAt: z.number().optional(),
 });
 export type LiveStop = z.infer<typeof LiveStopSchema>;
+
+/** What an agent gives to ask for a stop (RunStore.askLiveStop). */
+export const LiveAskInputSchema = LiveStopSchema.pick({
+  stopId: true,
+  attachId: true,
+  runId: true,
+  agentId: true,
+  checkpointId: true,
+  boundary: true,
+  toolCallId: true,
+  askedAt: true,
+});
 
 /** The debugger's answer to a stop: hold the agent here, or let it go on (with edits). */
 export const LiveStopAnswerSchema = z.discriminatedUnion('state', [

@@ -51,8 +51,11 @@ export interface RecorderOptions {
   liveDebugging?: boolean;
 }
 
+/** How long a check that found no live debugger holds for a run (LiveGate.recheckMs). */
+export const LIVE_RECHECK_MS = 50;
+
 export class Recorder {
-  private readonly env: RecorderEnv;
+  private readonly env: Omit<RecorderEnv, 'live'> & { liveDebugging: boolean };
   private readonly owned: boolean;
   private readonly ownerPid: number | undefined;
   private readonly runs = new Set<RunRecorder>();
@@ -73,17 +76,7 @@ export class Recorder {
       onError: options.onError,
       storeLockRetries: options.storeLockRetries ?? DEFAULT_STORE_LOCK_RETRIES,
       heartbeatMs: options.heartbeatMs ?? 5000,
-      // the lease is the debugger's wall clock, never the run's (a test clock must not keep an agent waiting)
-      ...(options.liveDebugging === false
-        ? {}
-        : {
-            live: new LiveGate(store, {
-              onError: (message) =>
-                options.onError?.(
-                  new OcdbError('StoreUnavailable', `Live debugging went on without the debugger: ${message}`),
-                ),
-            }),
-          }),
+      liveDebugging: options.liveDebugging !== false,
     };
   }
 
@@ -99,7 +92,7 @@ export class Recorder {
     if (this.fork) {
       // Agent-program mode: continue the fork run; the agent reads its starting state from the returned run.
       const attached = AgentProgramFork.attach(this.env.store, this.fork, { ...writerOptions, ...this.forkMode });
-      const forked = new RunRecorder(this.env, attached.writer, attached.fork);
+      const forked = new RunRecorder(this.runEnv(), attached.writer, attached.fork);
       this.runs.add(forked);
       return forked;
     }
@@ -108,9 +101,28 @@ export class Recorder {
       runCreationOf(data, this.ownerPid !== undefined ? { ownerPid: this.ownerPid } : {}),
       writerOptions,
     );
-    const run = new RunRecorder(this.env, writer);
+    const run = new RunRecorder(this.runEnv(), writer);
     this.runs.add(run);
     return run;
+  }
+
+  /**
+   * A run's environment: its own LiveGate (a check that found no debugger holds 50 ms; a new run checks at its
+   * first checkpoint, so "debug the next run of this agent" never misses its start). The lease is the debugger's
+   * wall clock, never the run's `now` (a test clock must not keep an agent waiting).
+   */
+  private runEnv(): RecorderEnv {
+    const { liveDebugging, ...env } = this.env;
+    if (!liveDebugging) return env;
+    const onError = this.env.onError;
+    return {
+      ...env,
+      live: new LiveGate(env.store, {
+        recheckMs: LIVE_RECHECK_MS,
+        onError: (message) =>
+          onError?.(new OcdbError('StoreUnavailable', `Live debugging went on without the debugger: ${message}`)),
+      }),
+    };
   }
 
   /** Stops heartbeats and closes the store (when the recorder opened it). Runs not ended stay `running` and will show as crashed. */

@@ -13,6 +13,7 @@
  * Reads through the RunStore contract only; no vscode, no DAP.
  */
 import {
+  liveEditSummary,
   canonicalJson,
   changedPaths,
   messageText,
@@ -58,6 +59,8 @@ export interface StepSide {
   /** Tokens spent (captured turns re-emitted by a fork spend none). */
   tokens: number;
   durationMs: number;
+  /** What a live debugger edited in this step while the run was recorded ("edited by VS Code: args.orderId"). */
+  liveEdits?: string[];
 }
 
 export type StepDifferenceKind = 'context' | 'systemPrompt' | 'messages' | 'modelOutput' | 'toolCalls' | 'missing';
@@ -137,6 +140,8 @@ interface View {
   calls: Map<string, ToolCallRecord>;
   /** The runs whose checkpoints the view holds (ancestors first). */
   runIds: string[];
+  /** Live edits of the view's runs, by the checkpoint they were made at. */
+  liveEdits: Map<string, string[]>;
 }
 
 const MAX_LINEAGE = 32;
@@ -151,7 +156,11 @@ export function runView(store: RunStore, runId: string): View {
   }
   const checkpoints: ViewCheckpoint[] = [];
   const calls = new Map<string, ToolCallRecord>();
+  const liveEdits = new Map<string, string[]>();
   chain.forEach((r, i) => {
+    for (const e of store.listLiveEdits(r.runId)) {
+      liveEdits.set(e.checkpointId, [...(liveEdits.get(e.checkpointId) ?? []), liveEditSummary(e.edits)]);
+    }
     const own = store.listCheckpoints(r.runId);
     const child = chain[i + 1];
     const cut = child?.forkFromCheckpointId ? own.findIndex((c) => c.checkpointId === child.forkFromCheckpointId) : -1;
@@ -159,7 +168,7 @@ export function runView(store: RunStore, runId: string): View {
     for (const summary of kept) checkpoints.push({ summary, inherited: r.runId !== runId });
     for (const t of store.listToolCalls(r.runId)) calls.set(t.toolCallId, t);
   });
-  return { run, checkpoints, calls, runIds: chain.map((r) => r.runId) };
+  return { run, checkpoints, calls, runIds: chain.map((r) => r.runId), liveEdits };
 }
 
 function spentTokens(s: CheckpointSummary): number {
@@ -230,6 +239,8 @@ function stepsOf(store: RunStore, view: View): Steps {
       tokens: list.reduce((n, c) => n + spentTokens(c.summary), 0),
       durationMs: (list.at(-1) as ViewCheckpoint).summary.createdAt - first.summary.createdAt,
     };
+    const edited = list.flatMap((c) => view.liveEdits.get(c.summary.checkpointId) ?? []);
+    if (edited.length > 0) side.liveEdits = edited;
     if (prompt) {
       side.promptCheckpointId = prompt.summary.checkpointId;
       if (loaded.systemPrompt !== undefined) side.systemPrompt = loaded.systemPrompt;
@@ -510,7 +521,8 @@ export function comparisonSummary(c: RunComparison): string[] {
     if (s.inherited) continue;
     const tokens = `${s.left?.tokens ?? 0} → ${s.right?.tokens ?? 0} tok`;
     const what = s.same ? 'same' : s.differences.map((x) => `${KIND_TEXT[x.kind]} (${x.detail})`).join('; ');
-    lines.push(`  step ${s.stepIndex}: ${what} · ${tokens}`);
+    const edits = [...(s.left?.liveEdits ?? []), ...(s.right?.liveEdits ?? [])];
+    lines.push(`  step ${s.stepIndex}: ${what} · ${tokens}${edits.length > 0 ? ` · ✎ ${edits.join('; ')}` : ''}`);
   }
   if (c.tools.length > 0) {
     lines.push('Tools called differently:');
@@ -542,6 +554,7 @@ function sideText(c: RunComparison, side: 'left' | 'right'): string {
       out.push('(no such step in this run)');
       continue;
     }
+    for (const e of step.liveEdits ?? []) out.push(`✎ ${e}`);
     for (const ch of step.contextChanges) out.push(`context ${ch.path} = ${short(ch.value)}`);
     if (step.systemPrompt !== undefined && step.systemPrompt !== prompt) {
       prompt = step.systemPrompt;

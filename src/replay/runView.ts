@@ -85,7 +85,12 @@ export class RunView implements CheckpointAccess {
       this.run,
       this.summaries,
       (id) => this.load(this.indexById.get(id) ?? -1),
-      { toolCalls: this.ledger, lastMessage: (id) => this.store.getLastMessage(id), detail: this.detail },
+      {
+        toolCalls: this.ledger,
+        lastMessage: (id) => this.store.getLastMessage(id),
+        detail: this.detail,
+        liveEdits: this.store.listLiveEdits(this.runId),
+      },
     );
     return this.transcriptCache;
   }

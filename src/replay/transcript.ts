@@ -13,11 +13,13 @@
 import { z } from 'zod';
 import {
   canonicalJson,
+  liveEditSummary,
   messageText,
   messageToolCalls,
   runStatusText,
   toolOutcomeOf,
   type Checkpoint,
+  type LiveEditRecord,
   type Message,
   type ToolCallRecord,
 } from '../model';
@@ -64,6 +66,8 @@ export interface TranscriptOptions {
    * turns and the end need no checkpoint load, so a 10,000-checkpoint run renders in milliseconds.
    */
   lastMessage?: (checkpointId: string) => Message | undefined;
+  /** The run's live edits (RunStore.listLiveEdits): each marks the line of the checkpoint it was made at. */
+  liveEdits?: readonly LiveEditRecord[];
 }
 
 /** Renders `value` as one line of at most `max` characters. */
@@ -192,6 +196,13 @@ export function renderTranscript(
   out.push(
     `# ${plural(run.stepCount, 'step')} · ${plural(run.toolCallCount, 'tool call')} (${plural(run.toolErrorCount, 'error')}) · tokens ${run.inputTokens} in / ${run.outputTokens} out`,
   );
+  const edits = new Map<string, string[]>();
+  for (const e of options.liveEdits ?? []) {
+    edits.set(e.checkpointId, [...(edits.get(e.checkpointId) ?? []), `✎ ${liveEditSummary(e.edits)}`]);
+  }
+  if (edits.size > 0) {
+    out.push(`# ${plural(options.liveEdits?.length ?? 0, 'live edit')} by a debugger while it ran (marked ✎)`);
+  }
   let step: number | undefined;
   checkpoints.forEach((s, i) => {
     if (s.stepIndex !== step) {
@@ -209,7 +220,9 @@ export function renderTranscript(
     if (s.toolCallId) line.toolCallId = s.toolCallId;
     if (s.toolName) line.toolName = s.toolName;
     lines.push(line);
-    out.push(`[${s.index}] ${s.boundary} · ${describe(s, src, i === 0)}`);
+    const marks = edits.get(s.checkpointId);
+    const edited = marks ? ` · ${marks.map((m) => excerpt(m, src.max * 2)).join(' · ')}` : '';
+    out.push(`[${s.index}] ${s.boundary} · ${describe(s, src, i === 0)}${edited}`);
   });
   return { text: out.join('\n') + '\n', lines };
 }

@@ -6,8 +6,13 @@
  * checkpoints and the tool message, like the SDK), end the run. Each call is
  * one store transaction through the one RunWriter (src/writer), the same
  * write path as the SDK; bodies are the SDK's input schemas, zod-validated
- * with the field path. Depends on model/, the store contract, the writer and
- * the SDK's input schemas.
+ * with the field path. Live debugging (issue 14): a checkpoint, tool-begin or
+ * tool-finish request of a run under a debugger asks the same LiveGate as the
+ * SDK and waits at most `waitMs` (default 25 s, at most 60 s); still stopped,
+ * it answers 202 with the stop and a retry URL (`waitStop` waits again); once
+ * resumed, the answer carries the edits the agent must apply (they are
+ * recorded in the run as it gets them). Depends on model/, the store
+ * contract, the writer and the SDK's input schemas.
  */
 import {
   CheckpointInputSchema,
@@ -17,9 +22,16 @@ import {
   runCreationOf,
 } from '../recorder/inputs';
 import { z } from 'zod';
-import { CheckpointBoundarySchema, OcdbError, ToolOutcomeSchema, parseWith } from '../model';
+import {
+  CheckpointBoundarySchema,
+  MAX_LIVE_LEASE_MS,
+  OcdbError,
+  ToolOutcomeSchema,
+  parseWith,
+  type LiveEdits,
+} from '../model';
 import type { CheckpointSummary, RunStore, RunSummary } from '../store';
-import { RunWriter } from '../writer';
+import { LiveGate, RunWriter, type LiveWait } from '../writer';
 
 /** The SDK's startRun input plus an optional start time. */
 export const CreateRunBodySchema = StartRunInputSchema.extend({ startedAt: z.number().optional() });
@@ -50,6 +62,24 @@ export const ToolCallBodySchema = z.discriminatedUnion('phase', [
 /** The SDK's end input. */
 export const EndRunBodySchema = EndRunInputSchema;
 
+/** How long a request of a stopped agent waits before it answers 202 (the `waitMs` query parameter). */
+export const DEFAULT_LIVE_WAIT_MS = 25_000;
+export const MAX_LIVE_WAIT_MS = MAX_LIVE_LEASE_MS;
+
+/** `?waitMs=` of a checkpoint / tool-call request and of the stop's retry URL. */
+export const LiveWaitQuerySchema = z.object({
+  waitMs: z.coerce.number().int().min(0).max(MAX_LIVE_WAIT_MS).default(DEFAULT_LIVE_WAIT_MS),
+});
+
+/** What a request that may stop answers: done (201/200, with the edits to apply or null) or still stopped (202). */
+export type LiveAnswer<T> =
+  | { stopped: false; body: T & { edits: LiveEdits | null } }
+  | {
+      stopped: true;
+      /** What the request wrote (as a done answer has it, without edits), the stop and the URL to wait on. */
+      body: T & { stopped: { stopId: string; checkpointId: string; reason: string | null }; retry: string };
+    };
+
 /** Open runs whose writer the server keeps (the least recently used beyond it is picked up from the store again). */
 const KEPT_WRITERS = 256;
 
@@ -59,11 +89,15 @@ const KEPT_WRITERS = 256;
  */
 export class IngestService {
   private readonly writers = new Map<string, RunWriter>();
+  /** The debugger's lease is wall-clock time, whatever clock the runs are written with. */
+  private readonly gate: LiveGate;
 
   constructor(
     private readonly store: RunStore,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.gate = new LiveGate(store);
+  }
 
   /** The writer of `runId`, continued from the store when this server's copy is not the run's latest state. */
   private writerOf(runId: string): RunWriter {
@@ -109,6 +143,76 @@ export class IngestService {
   appendCheckpoint(runId: string, body: unknown): CheckpointSummary {
     const { boundary, ...input } = parseWith(CheckpointBodySchema, body, 'body');
     return this.stateful(runId, input).checkpoint(boundary, input);
+  }
+
+  /** appendCheckpoint, then the live debugger's stop there (if one is attached), waiting at most `waitMs`. */
+  async appendCheckpointLive(runId: string, body: unknown, waitMs: number): Promise<LiveAnswer<CheckpointSummary>> {
+    const summary = this.appendCheckpoint(runId, body);
+    return this.stopAt(summary, summary, waitMs);
+  }
+
+  /** toolCall, then the live debugger's stop at its checkpoint (if one is attached), waiting at most `waitMs`. */
+  async toolCallLive(
+    runId: string,
+    body: unknown,
+    waitMs: number,
+  ): Promise<LiveAnswer<{ toolCallId: string; checkpoint?: CheckpointSummary }>> {
+    const done = this.toolCall(runId, body);
+    return this.stopAt(done.checkpoint, done, waitMs);
+  }
+
+  /** GET /runs/:runId/stops/:stopId: waits again (at most `waitMs`) for the stop a 202 named. */
+  async waitStop(runId: string, stopId: string, waitMs: number): Promise<LiveAnswer<{ resumed: true }>> {
+    const stop = this.store.getLiveStop(stopId);
+    if (stop.runId !== runId) {
+      throw new OcdbError('LiveStopNotFound', `Stop ${stopId} is not a stop of run ${runId}.`, { stopId, runId });
+    }
+    return this.settle(runId, await this.gate.wait(stopId, waitMs), { resumed: true }, stop.checkpointId);
+  }
+
+  private async stopAt<T extends object>(
+    checkpoint: CheckpointSummary | undefined,
+    body: T,
+    waitMs: number,
+  ): Promise<LiveAnswer<T>> {
+    if (!checkpoint || checkpoint.boundary === 'agent_end') return { stopped: false, body: { ...body, edits: null } };
+    const stopId = this.gate.ask({
+      runId: checkpoint.runId,
+      agentId: this.store.getRun(checkpoint.runId).agentId,
+      checkpointId: checkpoint.checkpointId,
+      boundary: checkpoint.boundary,
+      ...(checkpoint.toolCallId !== undefined ? { toolCallId: checkpoint.toolCallId } : {}),
+    });
+    if (stopId === undefined) return { stopped: false, body: { ...body, edits: null } };
+    return this.settle(checkpoint.runId, await this.gate.wait(stopId, waitMs), body, checkpoint.checkpointId);
+  }
+
+  /** A wait's answer: resumed (the edits applied to the run and returned, once) or still stopped (202). */
+  private settle<T extends object>(runId: string, wait: LiveWait, body: T, checkpointId: string): LiveAnswer<T> {
+    if (!wait.settled) {
+      return {
+        stopped: true,
+        body: {
+          ...body,
+          stopped: { stopId: wait.stopId, checkpointId, reason: wait.reason ?? null },
+          retry: `/runs/${encodeURIComponent(runId)}/stops/${encodeURIComponent(wait.stopId)}?waitMs=${DEFAULT_LIVE_WAIT_MS}`,
+        },
+      };
+    }
+    if (!wait.edits) return { stopped: false, body: { ...body, edits: null } };
+    const recorded = this.store.listLiveEdits(runId).find((e) => e.stopId === wait.stopId);
+    if (recorded) return { stopped: false, body: { ...body, edits: recorded.edits } };
+    const stop = this.store.getLiveStop(wait.stopId);
+    const applied = this.writerOf(runId).applyLiveEdits(
+      {
+        stopId: stop.stopId,
+        checkpointId: stop.checkpointId,
+        boundary: stop.boundary,
+        ...(stop.toolCallId !== undefined ? { toolCallId: stop.toolCallId } : {}),
+      },
+      wait.edits,
+    );
+    return { stopped: false, body: { ...body, edits: applied ?? null } };
   }
 
   /** Begins or finishes a tool call (phase 'begin' | 'finish'). */

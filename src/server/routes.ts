@@ -24,7 +24,7 @@ import { ForkService } from '../fork/forkService';
 import type { ChatModel } from '../fork/modelClient';
 import { runFork } from '../fork/runner';
 import type { RunStore } from '../store';
-import { IngestService } from './ingest';
+import { IngestService, LiveWaitQuerySchema, type LiveAnswer } from './ingest';
 
 export interface RouteContext {
   params: string[];
@@ -86,6 +86,13 @@ const RangeQuerySchema = z.object({
   offset: z.coerce.number().int().min(0).optional(),
   limit: z.coerce.number().int().min(0).optional(),
 });
+
+/** A request that may stop under a live debugger: `done` when it went on, 202 while still stopped. */
+const liveResult = <T>(answer: LiveAnswer<T>, done: number): RouteResult =>
+  answer.stopped ? { status: 202, body: answer.body } : { status: done, body: answer.body };
+
+const waitMsOf = (ctx: RouteContext): number =>
+  parseWith(LiveWaitQuerySchema, Object.fromEntries(ctx.query), 'query').waitMs;
 
 /** The i-th id of the path, percent-decoded; malformed encoding is the caller's 400, not a 500. */
 const param = (ctx: RouteContext, i: number): string => {
@@ -166,12 +173,22 @@ export function buildRoutes(options: RoutesOptions): Route[] {
     {
       method: 'POST',
       pattern: /^\/runs\/([^/]+)\/checkpoints$/,
-      handle: (ctx) => ({ status: 201, body: ingest.appendCheckpoint(param(ctx, 0), ctx.body) }),
+      handle: async (ctx) => liveResult(await ingest.appendCheckpointLive(param(ctx, 0), ctx.body, waitMsOf(ctx)), 201),
     },
     {
       method: 'POST',
       pattern: /^\/runs\/([^/]+)\/tool-calls$/,
-      handle: (ctx) => ({ status: 201, body: ingest.toolCall(param(ctx, 0), ctx.body) }),
+      handle: async (ctx) => liveResult(await ingest.toolCallLive(param(ctx, 0), ctx.body, waitMsOf(ctx)), 201),
+    },
+    {
+      method: 'GET',
+      pattern: /^\/runs\/([^/]+)\/stops\/([^/]+)$/,
+      handle: async (ctx) => {
+        const answer = await ingest.waitStop(param(ctx, 0), param(ctx, 1), waitMsOf(ctx));
+        return answer.stopped
+          ? { status: 202, body: { stopped: answer.body.stopped, retry: answer.body.retry } }
+          : { status: 200, body: { resumed: { edits: answer.body.edits } } };
+      },
     },
     {
       method: 'POST',

@@ -7,6 +7,8 @@
  * portable SQL (DML only; the DDL is a migration); rows are validated when read back.
  */
 import {
+  LiveAskInputSchema,
+  LiveAttachInputSchema,
   LiveAttachmentSchema,
   LiveEditRecordSchema,
   LiveEditsSchema,
@@ -14,7 +16,7 @@ import {
   LiveStopSchema,
   MAX_LIVE_LEASE_MS,
   OcdbError,
-  assertId,
+  assertJsonInput,
   parseWith,
   type LiveAttachment,
   type LiveEditRecord,
@@ -32,16 +34,13 @@ const OPEN_STATES: readonly LiveStopState[] = ['asking', 'stopped'];
 export class LiveTable {
   constructor(private readonly ctx: StoreContext) {}
 
-  attach(input: AttachLiveInput): LiveAttachment {
-    assertId(input.attachId, 'attachId');
-    if (input.runId !== undefined) assertId(input.runId, 'runId');
-    if (input.agentId !== undefined) assertId(input.agentId, 'agentId');
+  attach(given: AttachLiveInput): LiveAttachment {
+    const input = parseWith(LiveAttachInputSchema, given, 'attachLive');
     if (input.runId === undefined && input.agentId === undefined) {
       throw new OcdbError('InvalidInput', 'attachLive: give runId (a running run) or agentId (its next runs).', {
         path: 'runId',
       });
     }
-    this.checkLease(input.leaseMs);
     return this.ctx.transaction(() => {
       if (input.runId !== undefined) this.ctx.requireRunning(input.runId);
       if (this.ctx.sql('SELECT 1 AS x FROM live_attachments WHERE attach_id = ?').get(input.attachId)) {
@@ -110,13 +109,8 @@ export class LiveTable {
     return this.attachment(attachId);
   }
 
-  ask(input: AskLiveStopInput): void {
-    for (const [field, value] of [
-      ['stopId', input.stopId],
-      ['attachId', input.attachId],
-      ['checkpointId', input.checkpointId],
-    ] as const)
-      assertId(value, field);
+  ask(given: AskLiveStopInput): void {
+    const input = parseWith(LiveAskInputSchema, given, 'askLiveStop');
     this.ctx.transaction(() => {
       this.ctx.requireRunRow(input.runId);
       this.attachment(input.attachId);
@@ -147,6 +141,8 @@ export class LiveTable {
   }
 
   answer(stopId: string, answer: LiveStopAnswer, at: number): LiveStop {
+    // the edits come from a debugger (a user's setVariable): nesting and __proto__ keys checked like any JSON input
+    assertJsonInput(answer, 'answer');
     const data = parseWith(LiveStopAnswerSchema, answer, 'answer');
     return this.ctx.transaction(() => {
       const current = this.get(stopId, at);

@@ -3,7 +3,8 @@
  * written, `ask` makes the cheap check (is a debugger attached to this run or its agent?) and, when one is, asks it
  * whether to stop there; the waits poll the stop row (2 ms, backing off to 25 ms) until the debugger resumes it (with
  * the edits to apply) or its lease runs out (the agent goes on by itself: never longer than the lease, 5 s by
- * default). The SDK's async calls wait with `wait`, its synchronous ones block in `waitSync`; HTTP ingest waits at
+ * default). With `recheckMs`, a check that found no debugger holds that long (the SDK: 50 ms), so an agent with
+ * no debugger pays a clock read per checkpoint and one SELECT per 50 ms. The SDK's async calls wait with `wait`, its synchronous ones block in `waitSync`; HTTP ingest waits at
  * most a request's `waitMs` and answers 202 while still stopped. The gate never throws: a store that fails while
  * asking or polling lets the agent go on (`onError` hears of it). Depends on model/ and the RunStore contract only.
  */
@@ -31,6 +32,12 @@ export interface LiveGateOptions {
   newId?: () => string;
   /** A store failure the gate swallowed (the agent went on). */
   onError?: (message: string) => void;
+  /**
+   * After a check found no debugger, the next `recheckMs` ms of checkpoints skip the query (one clock read each):
+   * an agent without a debugger pays one indexed SELECT per `recheckMs`, not per checkpoint, and a debugger that
+   * attaches is noticed within `recheckMs`. Default 0: every checkpoint queries (HTTP ingest, many runs).
+   */
+  recheckMs?: number;
 }
 
 const FIRST_POLL_MS = 2;
@@ -46,6 +53,9 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 export class LiveGate {
   private readonly now: () => number;
   private readonly newId: () => string;
+  private readonly recheckMs: number;
+  /** Until when a check that found no debugger holds (recheckMs). */
+  private quietUntil = -Infinity;
 
   constructor(
     private readonly store: RunStore,
@@ -53,6 +63,7 @@ export class LiveGate {
   ) {
     this.now = options.now ?? Date.now;
     this.newId = options.newId ?? (() => randomUUID());
+    this.recheckMs = options.recheckMs ?? 0;
   }
 
   /**
@@ -61,8 +72,13 @@ export class LiveGate {
    */
   ask(point: LiveStopPoint): string | undefined {
     try {
-      const attachment = this.store.liveAttachmentFor(point.runId, point.agentId, this.now());
-      if (!attachment) return undefined;
+      const now = this.now();
+      if (now < this.quietUntil) return undefined;
+      const attachment = this.store.liveAttachmentFor(point.runId, point.agentId, now);
+      if (!attachment) {
+        if (this.recheckMs > 0) this.quietUntil = now + this.recheckMs;
+        return undefined;
+      }
       const stopId = this.newId();
       this.store.askLiveStop({
         stopId,

@@ -1,6 +1,6 @@
 /** `ocdb show <runId>`: a run's summary, checkpoints and tool ledger. */
 import { EXIT, STORE_HELP, STORE_OPTION, openStoreFor, parseCommandArgs, type CliCommand } from '../cliCommand';
-import { divergenceOfError, readRunError, toolOutcomeOf, type ToolCallRecord } from '../../model';
+import { divergenceOfError, liveEditSummary, readRunError, toolOutcomeOf, type ToolCallRecord } from '../../model';
 import { describeDivergence } from '../../fork/divergence';
 import { displayStatus, duration, shorten, table, timestamp } from '../format';
 
@@ -10,7 +10,7 @@ export const showCommand: CliCommand = {
   help: [
     'Usage: ocdb show <runId> [--json]',
     '',
-    '  --json   print { run, statusText, divergence?, checkpoints, toolLedger } as JSON',
+    '  --json   print { run, statusText, divergence?, checkpoints, toolLedger, liveEdits } as JSON',
     STORE_HELP,
   ].join('\n'),
   async run({ args, io }) {
@@ -25,11 +25,16 @@ export const showCommand: CliCommand = {
       const run = store.getRun(runId);
       const checkpoints = store.listCheckpoints(runId);
       const toolLedger = store.listToolCalls(runId);
+      const liveEdits = store.listLiveEdits(runId);
       const divergence = run.status === 'diverged' ? divergenceOfError(run.error) : undefined;
       if (values.json) {
         const statusText = displayStatus(run);
         io.out(
-          JSON.stringify({ run, statusText, ...(divergence ? { divergence } : {}), checkpoints, toolLedger }, null, 2),
+          JSON.stringify(
+            { run, statusText, ...(divergence ? { divergence } : {}), checkpoints, toolLedger, liveEdits },
+            null,
+            2,
+          ),
         );
         return EXIT.ok;
       }
@@ -70,7 +75,7 @@ export const showCommand: CliCommand = {
           : table(
               ['TOOL', 'SIDE EFFECT', 'POLICY', 'DURATION', 'ARGS', 'OUTCOME', 'ID'],
               toolLedger.map((t) => [
-                t.toolName,
+                t.liveEdit ? `${t.toolName} ✎` : t.toolName,
                 t.sideEffectLevel,
                 t.replayPolicy,
                 duration(t.endedAt === undefined ? undefined : t.endedAt - t.startedAt),
@@ -80,6 +85,22 @@ export const showCommand: CliCommand = {
               ]),
             ),
       );
+      if (liveEdits.length > 0) {
+        const index = new Map(checkpoints.map((c) => [c.checkpointId, c.index]));
+        io.out('\nLive edits (made by a debugger while the run was recorded)');
+        io.out(
+          table(
+            ['#', 'BOUNDARY', 'TOOL CALL', 'WHEN', 'WHAT'],
+            liveEdits.map((e) => [
+              String(index.get(e.checkpointId) ?? '?'),
+              e.boundary,
+              e.toolCallId ?? '',
+              timestamp(e.appliedAt),
+              shorten(liveEditSummary(e.edits), 80),
+            ]),
+          ),
+        );
+      }
       return EXIT.ok;
     } finally {
       store.close();

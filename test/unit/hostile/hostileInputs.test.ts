@@ -123,6 +123,18 @@ before(() => {
   store = openRunStore(path.join(dir, 'runs.db'));
   writeDemoStore(store);
   template = store.exportRun('demo-support-refund');
+  const at = template.checkpoints[3];
+  assert.ok(at);
+  // a live debugger's edit (issue 14), so its fields are targets of `ocdb load` too
+  template.liveEdits = [
+    {
+      stopId: 'stop-1',
+      checkpointId: at.checkpointId,
+      boundary: at.boundary,
+      edits: { runtimeContext: at.runtimeContext, paths: ['runtimeContext'], editedBy: 'VS Code' },
+      appliedAt: at.createdAt,
+    },
+  ];
 });
 after((t) => {
   let total = 0;
@@ -154,6 +166,7 @@ function freshRunText(runId: string): string {
     cp.runId = runId;
     cp.checkpointId = `${runId}#${cp.checkpointId}`;
   }
+  for (const edit of run.liveEdits ?? []) edit.checkpointId = `${runId}#${edit.checkpointId}`;
   return JSON.stringify(run);
 }
 
@@ -182,6 +195,16 @@ const LOAD_TARGETS: { name: string; edit: (run: Record<string, unknown>, v: stri
   { name: 'toolLedger[1].result', edit: (run, v) => put(run, ['toolLedger', 1, 'result'], v) },
   { name: 'toolLedger', edit: (run, v) => put(run, ['toolLedger'], v) },
   { name: 'checkpoints', edit: (run, v) => put(run, ['checkpoints'], v) },
+  { name: 'liveEdits', edit: (run, v) => put(run, ['liveEdits'], v) },
+  { name: 'liveEdits[0].checkpointId', edit: (run, v) => put(run, ['liveEdits', 0, 'checkpointId'], v) },
+  { name: 'liveEdits[0].boundary', edit: (run, v) => put(run, ['liveEdits', 0, 'boundary'], v) },
+  { name: 'liveEdits[0].edits', edit: (run, v) => put(run, ['liveEdits', 0, 'edits'], v) },
+  { name: 'liveEdits[0].edits.editedBy', edit: (run, v) => put(run, ['liveEdits', 0, 'edits', 'editedBy'], v) },
+  {
+    name: 'liveEdits[0].edits.runtimeContext',
+    edit: (run, v) => put(run, ['liveEdits', 0, 'edits', 'runtimeContext'], v),
+  },
+  { name: 'toolLedger[0].liveEdit', edit: (run, v) => put(run, ['toolLedger', 0, 'liveEdit'], v) },
 ];
 
 /** The run as JSON text with the value at `keys` replaced by the JSON text `value`. */
@@ -333,6 +356,14 @@ describe('hostile inputs', () => {
         () => ({ method: 'POST', path: '/fork/plan' }),
         () => ({ method: 'POST', path: '/fork' }),
         () => ({ method: 'POST', path: `/confirmations/${r.pick(ids)}` }),
+        () => ({
+          method: 'GET',
+          path: `/runs/${r.pick(ids)}/stops/${r.pick(ids)}?waitMs=${r.pick(['-1', 'x', '1e9', '', '0', '%ZZ'])}`,
+        }),
+        () => ({
+          method: 'POST',
+          path: `/runs/${r.pick(ids)}/checkpoints?waitMs=${r.pick(['-1', 'x', '60001', '0.5', '%ZZ', '0'])}`,
+        }),
       ];
       const bodies = [
         () => hostileValueText(r),
@@ -372,6 +403,84 @@ describe('hostile inputs', () => {
         } else count('HTTP', 'accepted');
       }
     });
+  });
+
+  it('live debugging: 120 generated attachments and stop answers', () => {
+    const r = prng(23);
+    const live = store.exportRun('demo-support-refund');
+    const runId = 'hostile-live-run';
+    const run = JSON.parse(freshRunText(runId)) as DebugRun;
+    run.status = 'running';
+    delete run.endedAt;
+    run.checkpoints = run.checkpoints.slice(0, 4);
+    delete run.liveEdits;
+    run.toolLedger = [];
+    for (const cp of run.checkpoints) cp.toolLedgerSnapshot = [];
+    store.loadRun(run);
+    const cp = run.checkpoints[3];
+    assert.ok(cp && live);
+    store.attachLive({ attachId: 'hostile-att', runId, client: 'hostile', at: Date.now(), leaseMs: 60_000 });
+    const answers = [
+      () => `{"state":${hostileValueText(r)}}`,
+      () => `{"state":"stopped","reason":${hostileValueText(r)}}`,
+      () => `{"state":"resumed","edits":${hostileValueText(r)}}`,
+      () => `{"state":"resumed","edits":{"editedBy":${hostileValueText(r)}}}`,
+      () => `{"state":"resumed","edits":{"editedBy":"x","runtimeContext":${hostileValueText(r)}}}`,
+      () => `{"state":"resumed","edits":{"editedBy":"x","toolArgs":${hostileValueText(r)}}}`,
+      () => `{"state":"resumed","edits":{"editedBy":"x","messages":${hostileValueText(r)}}}`,
+      () => `{"state":"resumed","edits":{"editedBy":"x","toolOutcome":{"outcome":${hostileValueText(r)}}}}`,
+    ];
+    for (let i = 0; i < 120; i++) {
+      const stopId = `hostile-stop-${i}`;
+      const before = fingerprint();
+      if (i % 4 === 3) {
+        // an attachment with hostile ids and names
+        const label = `attach #${i}`;
+        const field = r.pick(['attachId', 'runId', 'agentId', 'client'] as const);
+        const input = { attachId: `hostile-att-${i}`, runId, client: 'x', at: Date.now(), leaseMs: 5000 };
+        const value = JSON.parse(hostileValueText(r)) as unknown;
+        try {
+          store.attachLive({ ...input, [field]: value });
+          count('live', 'accepted');
+        } catch (e) {
+          assertLocated(e, /attachId|runId|agentId|client|leaseMs|No run|has already ended/, `${label} ${field}`);
+          count('live', 'rejected');
+        }
+        continue;
+      }
+      store.askLiveStop({
+        stopId,
+        attachId: 'hostile-att',
+        runId,
+        agentId: run.agentId,
+        checkpointId: cp.checkpointId,
+        boundary: cp.boundary,
+        askedAt: Date.now(),
+      });
+      const text = r.pick(answers)();
+      const label = `answer #${i} ${text.slice(0, 80)}`;
+      let answer: unknown;
+      try {
+        answer = JSON.parse(text);
+      } catch {
+        count('live', 'rejected');
+        continue;
+      }
+      const asked = fingerprint();
+      try {
+        // the debugger hands over what a user typed (setVariable): parsed, never trusted
+        store.answerLiveStop(stopId, answer as Parameters<SqliteRunStore['answerLiveStop']>[1], Date.now());
+        count('live', 'accepted');
+      } catch (e) {
+        assertLocated(e, /answer/, label);
+        assert.equal(fingerprint(), asked, `${label}: the store changed`);
+        assert.equal(store.getLiveStop(stopId).state, 'asking', `${label}: the stop is still open`);
+        count('live', 'rejected');
+      }
+      void before;
+    }
+    store.detachLive('hostile-att', Date.now());
+    store.deleteRun(runId);
   });
 
   it('DAP launch arguments and launch configurations: 80 generated', () => {

@@ -111,6 +111,12 @@ async function statusBarItem(page: Page, text: RegExp): Promise<Locator> {
   return item;
 }
 
+/** Moves the mouse off the side bar and lets hover tooltips fade, so a screenshot shows the views, not a hover. */
+async function settle(page: Page): Promise<void> {
+  await page.mouse.move(900, 450);
+  await page.waitForTimeout(600);
+}
+
 /** Shows the Run and Debug view (clicking its activity bar entry when it shows already would hide the side bar). */
 async function openRunAndDebug(page: Page): Promise<void> {
   const title = page.locator('.part.sidebar .composite.title h2', { hasText: /^Run and Debug/i });
@@ -156,7 +162,7 @@ export const tests: UiTest[] = [
         })
         .first()
         .waitFor({ timeout: 15_000 });
-      await page.mouse.move(900, 450);
+      await settle(page);
       await screenshot('live-00-run-and-debug-welcome');
       await runCommand(page, 'Add Function Breakpoint');
       const input = viewPane(page, 'Breakpoints').locator('.monaco-inputbox input').first();
@@ -185,7 +191,7 @@ export const tests: UiTest[] = [
       await viewPane(page, 'Call Stack').locator('.pane-header', { hasText: 'Running' }).waitFor({ timeout: 10_000 });
       await page.locator('.repl .monaco-list-row', { hasText: AGENT }).first().waitFor({ timeout: 10_000 });
       await statusBarItem(page, /live · waiting for support-bot/);
-      await page.mouse.move(900, 450);
+      await settle(page);
       await screenshot('live-02-waiting-for-agent');
     },
   },
@@ -207,7 +213,7 @@ export const tests: UiTest[] = [
         .catch(async (e: unknown) => {
           throw new Error(`${String(e)}; Variables rows: ${(await rowLabels(variables)).join(' | ')}`);
         });
-      await page.mouse.move(900, 450);
+      await settle(page);
       await screenshot('live-03-stopped-before-tool');
     },
   },
@@ -225,7 +231,7 @@ export const tests: UiTest[] = [
         });
       assert.equal(await runRow.locator('.codicon-debug-pause').count(), 1, 'the paused icon');
       await runRow.hover();
-      await page.mouse.move(900, 450);
+      await settle(page);
       await screenshot('live-04-tree-paused');
       await openRunAndDebug(page);
     },
@@ -238,7 +244,7 @@ export const tests: UiTest[] = [
       await statusBarItem(page, /live · recorded step 0\/\d+ · after_model_call/);
       await debugToolbarButton(page, 'Step Back').click();
       await waitForTopFrame(page, /before_model_call/);
-      await page.mouse.move(900, 450);
+      await settle(page);
       await screenshot('live-05-stepped-back');
       await page.keyboard.press('F10');
       await waitForTopFrame(page, /after_model_call/);
@@ -264,7 +270,7 @@ export const tests: UiTest[] = [
         .catch(async (e: unknown) => {
           throw new Error(`${String(e)}; Variables rows: ${(await rowLabels(variables)).join(' | ')}`);
         });
-      await page.mouse.move(900, 450);
+      await settle(page);
       await screenshot('live-06-edited-args');
       await page.keyboard.press('F5');
       const agent = agents[0]!;
@@ -296,7 +302,7 @@ export const tests: UiTest[] = [
         .find((c) => c.toolName === 'lookup_order');
       assert.deepEqual(call?.args, { orderId: 'A-1' }, 'unedited');
       await debugToolbarButton(page, 'Pause').waitFor({ state: 'detached', timeout: 10_000 });
-      await page.mouse.move(900, 450);
+      await settle(page);
       await screenshot('live-07-debugger-stopped-agent-finished');
       for (const a of agents) if (a.child.exitCode === null) a.child.kill();
       agents = [];
@@ -316,7 +322,7 @@ export const tests: UiTest[] = [
       await call.waitFor({ timeout: 10_000 }).catch(async (e: unknown) => {
         throw new Error(`${String(e)}; Runs rows: ${(await rowLabels(pane)).join(' | ')}`);
       });
-      await page.mouse.move(900, 450);
+      await settle(page);
       await screenshot('live-08-edited-run-in-tree');
       await runRow.click({ button: 'right' });
       await page.locator('.context-view .monaco-menu .action-label', { hasText: 'Open Transcript' }).hover();
@@ -325,7 +331,7 @@ export const tests: UiTest[] = [
       await edited.waitFor({ timeout: 20_000 });
       const text = (await edited.innerText()).replace(/\s+/g, ' ');
       assert.match(text, /orderId/, text);
-      await page.mouse.move(900, 450);
+      await settle(page);
       await screenshot('live-09-edited-run-transcript');
     },
   },

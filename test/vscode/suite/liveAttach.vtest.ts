@@ -83,6 +83,20 @@ export const tests: VTest[] = [
     },
   },
   {
+    name: 'an attach configuration with an empty agentId is refused before any session starts',
+    async run() {
+      await stopAllSessions();
+      const started = await vscode.debug.startDebugging(vscode.workspace.workspaceFolders?.[0], {
+        type: 'agent-replay',
+        request: 'attach',
+        name: 'Attach to agent run',
+        agentId: '',
+      });
+      assert.equal(started, false);
+      assert.equal(vscode.debug.activeDebugSession, undefined);
+    },
+  },
+  {
     name: 'Attach on an ended run refuses with its reason and starts no session',
     async run() {
       await stopAllSessions();

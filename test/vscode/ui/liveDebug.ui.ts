@@ -327,10 +327,10 @@ export const tests: UiTest[] = [
       await runRow.click({ button: 'right' });
       await page.locator('.context-view .monaco-menu .action-label', { hasText: 'Open Transcript' }).hover();
       await page.keyboard.press('Enter');
-      const edited = page.locator('.monaco-editor .view-line', { hasText: /edited by/ }).first();
+      const edited = page.locator('.monaco-editor .view-line', { hasText: /✎\sedited\sby\s/ }).first();
       await edited.waitFor({ timeout: 20_000 });
       const text = (await edited.innerText()).replace(/\s+/g, ' ');
-      assert.match(text, /orderId/, text);
+      assert.match(text, /lookup_order\(\{"orderId":"A-2"\}\).* edited by .*args\.orderId/, text);
       await settle(page);
       await screenshot('live-09-edited-run-transcript');
     },

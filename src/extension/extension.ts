@@ -126,6 +126,9 @@ function wire(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): A
     vscode.debug.onDidTerminateDebugSession((s) => {
       ended.add(s.id);
       statusBar.update(tracker.position, liveSession());
+      if (s.type === DEBUG_TYPE && !liveSession()) {
+        transcripts.reopenServedTranscripts().catch((e: unknown) => log.debug(`reopening transcripts: ${String(e)}`));
+      }
     }),
     vscode.debug.onDidChangeActiveDebugSession(() => statusBar.update(tracker.position, liveSession())),
     tracker.onDidChange((p) => {

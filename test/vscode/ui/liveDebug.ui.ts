@@ -302,6 +302,13 @@ export const tests: UiTest[] = [
         .find((c) => c.toolName === 'lookup_order');
       assert.deepEqual(call?.args, { orderId: 'A-1' }, 'unedited');
       await debugToolbarButton(page, 'Pause').waitFor({ state: 'detached', timeout: 10_000 });
+      // the transcript the debugger served while the run grew gives way to the file, which follows the run
+      await page
+        .locator('.monaco-editor .view-line', {
+          hasText: new RegExp(`${runId}\\s·\\sagent\\ssupport-bot\\s·\\scompleted`),
+        })
+        .first()
+        .waitFor({ timeout: 15_000 });
       await settle(page);
       await screenshot('live-07-debugger-stopped-agent-finished');
       for (const a of agents) if (a.child.exitCode === null) a.child.kill();

@@ -31,6 +31,7 @@ import { CAPABILITIES } from './capabilities';
 import { checkpointLines, dataBreakpointInfo, exceptionInfo, setSourceBreakpoints } from './breakpointMapping';
 import { FrameIds, pageFrames, toStackFrame, totalFrames, type FrameRef } from './frames';
 import { LiveController, type LiveEvent } from './liveController';
+import { LiveLoop } from './liveLoop';
 import { ReplayController, type StopInfo } from './replayController';
 import { completionsAt } from './completions';
 import { ContinueSearch } from './continueSearch';
@@ -40,13 +41,11 @@ import { TranscriptSources } from './transcriptSources';
 import { Variables, previewValue } from './variables';
 
 const THREAD_ID = 1;
-/** How often an attach session looks for stops its agents ask (LIVE-PROTOCOL.md: ~5 ms). */
-const LIVE_POLL_MS = 5;
 export class AgentReplaySession extends LoggingDebugSession {
   private ctl: ReplayController | undefined;
   /** The attach session (liveController.ts); `ctl` is then undefined and each thread has its own controller. */
   private live: LiveController | undefined;
-  private liveTimer: NodeJS.Timeout | undefined;
+  private liveLoop: LiveLoop | undefined;
   private clientName = 'ocdb dap';
   private readonly frames = new FrameIds();
   private readonly vars = new Variables(
@@ -231,27 +230,13 @@ export class AgentReplaySession extends LoggingDebugSession {
       const what = live.args.runId ? `run ${live.args.runId}` : `the next runs of agent ${live.args.agentId ?? ''}`;
       this.sendEvent(new OutputEvent(`Attached to ${what} in ${live.args.storePath}\n`));
       this.sendEvent(new InitializedEvent());
-      this.pumpLive(live);
+      this.liveLoop = new LiveLoop(
+        live,
+        () => this.configured && !this.search.active,
+        (e) => this.sendLive(e),
+      );
+      this.liveLoop.start();
     });
-  }
-
-  /** The loop of an attach session: the lease, the stops asked, the runs that ended, as DAP events. */
-  private pumpLive(live: LiveController): void {
-    if (this.live !== live) return;
-    let events: LiveEvent[];
-    try {
-      events = live.tick(Date.now(), this.configured && !this.search.active);
-    } catch (e) {
-      events = [
-        {
-          kind: 'output',
-          text: `ocdb dap: the live session could not read the store: ${errorMessage(e)}`,
-          category: 'important',
-        },
-      ];
-    }
-    for (const e of events) this.sendLive(e);
-    if (this.live === live) this.liveTimer = setTimeout(() => this.pumpLive(live), LIVE_POLL_MS);
   }
 
   private sendLive(e: LiveEvent): void {
@@ -286,8 +271,8 @@ export class AgentReplaySession extends LoggingDebugSession {
 
   /** Detaches an attach session (its agents go on at once). */
   private endLive(): void {
-    if (this.liveTimer) clearTimeout(this.liveTimer);
-    this.liveTimer = undefined;
+    this.liveLoop?.stop();
+    this.liveLoop = undefined;
     const live = this.live;
     this.live = undefined;
     try {
@@ -372,6 +357,17 @@ export class AgentReplaySession extends LoggingDebugSession {
     args: RequestArgs<'setBreakpoints'>,
   ): void {
     this.handle(response, () => {
+      if (this.live) {
+        // a transcript of a run not attached (yet): its lines cannot be reached by this session
+        const runId = (this.sources as TranscriptSources).runIdOf(args.source);
+        if (!this.live.threadOfRun(runId)) {
+          const message = `Run ${runId} is not attached to this session: breakpoints on its transcript do not stop it. Use function breakpoints (tool names) to stop the attached agents.`;
+          const specs = args.breakpoints ?? (args.lines ?? []).map((line) => ({ line }));
+          response.body = { breakpoints: specs.map((b) => ({ verified: false, line: b.line, message })) };
+          this.sendResponse(response);
+          return;
+        }
+      }
       const view = this.viewOfSource(args.source);
       const ctl = this.ctlOfRun(view.runId) ?? this.controller();
       const lines = {
@@ -496,11 +492,7 @@ export class AgentReplaySession extends LoggingDebugSession {
           this.sendEvent(new OutputEvent(`${said}\n`, 'console'));
           return;
         }
-        if (!t.held) {
-          throw new OcdbError('InvalidInput', `Run ${t.runId} (thread ${t.id}) is running: send pause first.`, {
-            path: 'threadId',
-          });
-        }
+        this.live.requireStopped(t);
         const stop = this.live.arrived(t, fn(ctl));
         this.sendResponse(response);
         this.report(stop, threadId);
@@ -578,11 +570,7 @@ export class AgentReplaySession extends LoggingDebugSession {
           this.sendEvent(new OutputEvent(`${said}\n`, 'console'));
           return;
         }
-        if (!t.held) {
-          throw new OcdbError('InvalidInput', `Run ${t.runId} (thread ${t.id}) is running: send pause first.`, {
-            path: 'threadId',
-          });
-        }
+        live.requireStopped(t);
       } else {
         this.refreshRun(ctl);
       }
@@ -711,7 +699,8 @@ export class AgentReplaySession extends LoggingDebugSession {
 
   /** The frame of `frameId` at this stop (the current checkpoint without one); a frame of an earlier stop is an error. */
   private refOf(frameId: number | undefined): FrameRef {
-    if (frameId === undefined) return this.controller().current;
+    const ctl = this.controller(); // before a launch / attach: says so rather than "not a frame"
+    if (frameId === undefined) return ctl.current;
     const ref = this.frames.get(frameId);
     if (!ref) {
       throw new OcdbError(

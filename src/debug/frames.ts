@@ -93,8 +93,8 @@ export class FrameIds {
     if (id === undefined) {
       id = this.next++;
       this.byKey.set(key, id);
-      this.refs.set(id, ref);
     }
+    this.refs.set(id, ref); // the latest view of the run (an attached run is read again as it grows)
     return id;
   }
 

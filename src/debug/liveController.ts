@@ -145,7 +145,7 @@ export class LiveController {
   /** The edits of the stop `ref` shows, when it is the one an agent waits at. */
   pendingAt(ref: FrameRef): PendingEdits | undefined {
     const t = this.threadOfRun(ref.view.runId);
-    return t?.held && t.held.index === ref.index && ref.view === t.ctl.view ? t.held.pending : undefined;
+    return t?.held && t.held.index === ref.index ? t.held.pending : undefined;
   }
 
   private ensureThread(runId: string, agentId: string, events: LiveEvent[]): LiveThread {
@@ -302,9 +302,9 @@ export class LiveController {
   }
 
   /** The thread's agent waits here; InvalidInput when it is running. */
-  private heldOf(t: LiveThread, what: string): Held {
+  requireStopped(t: LiveThread): Held {
     if (!t.held) {
-      throw new OcdbError('InvalidInput', `${what}: run ${t.runId} (thread ${t.id}) is running; send pause first.`, {
+      throw new OcdbError('InvalidInput', `Run ${t.runId} (thread ${t.id}) is running: send pause first.`, {
         path: 'threadId',
       });
     }
@@ -317,10 +317,16 @@ export class LiveController {
    * naming what was sent, for the debug console.
    */
   resume(t: LiveThread, kind: 'continue' | 'next' | 'stepIn' | 'stepOut', editedBy: string, now = Date.now()): string {
-    const held = this.heldOf(t, kind);
+    const held = this.requireStopped(t);
     const edits = held.pending.edits(editedBy);
-    this.store.answerLiveStop(held.stop.stopId, edits ? { state: 'resumed', edits } : { state: 'resumed' }, now);
     t.held = undefined;
+    try {
+      this.store.answerLiveStop(held.stop.stopId, edits ? { state: 'resumed', edits } : { state: 'resumed' }, now);
+    } catch (e) {
+      // the agent stopped waiting (its lease ran out while this session could not renew it): it went on unedited
+      t.wish = { kind: 'run' };
+      return `Run ${t.runId} had already gone on without the edits: ${errorMessage(e)}`;
+    }
     const stepIndex = t.ctl.view.summaries[held.index]?.stepIndex ?? 0;
     t.wish =
       kind === 'continue'

@@ -3,7 +3,7 @@
  * (checkpoints, model calls, tool calls) into an Agent Time Travel store.
  */
 export { Recorder, openRecorder, type RecorderOptions } from './recorder';
-export { RunRecorder, serializeError, type ModelCallResult } from './runRecorder';
+export { RunRecorder, serializeError, type ModelCallResult, type ModelRequest } from './runRecorder';
 export { forkRequestFromEnv, type ForkModeOptions } from '../fork/agentProgramMode';
 export {
   createToolJournal,
@@ -23,6 +23,8 @@ export {
   type CheckpointBoundary,
   type DebugRun,
   type ForkConfig,
+  type LiveEdits,
+  type LiveEditRecord,
   type Message,
   type ModelConfig,
   type ReplayPolicy,

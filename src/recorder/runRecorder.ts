@@ -245,7 +245,8 @@ export class RunRecorder {
   /** Asks a live debugger at `point` and blocks while it holds the agent; applies and returns its edits. */
   private stopSync(point: LiveStopPoint | undefined, fields: readonly (keyof LiveEdits)[]): LiveEdits | undefined {
     if (!point || !this.env.live) return undefined;
-    const answer = this.env.live.checkSync(point);
+    // blocked, the heartbeat timer cannot fire: the wait beats it (a run held at a breakpoint is not crashed)
+    const answer = this.env.live.checkSync(point, () => this.writer.heartbeat());
     return answer?.edits ? this.applyEdits(point, answer.stopId, answer.edits, fields) : undefined;
   }
 

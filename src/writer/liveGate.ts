@@ -42,6 +42,8 @@ export interface LiveGateOptions {
 
 const FIRST_POLL_MS = 2;
 const LAST_POLL_MS = 25;
+/** How often a blocked agent still beats its run's heartbeat. */
+const BEAT_MS = 1000;
 
 /** A synchronous pause: a stopped debuggee is stopped (the SDK's synchronous calls block). */
 function sleepSync(ms: number): void {
@@ -124,12 +126,20 @@ export class LiveGate {
     }
   }
 
-  /** Blocks until the stop settles (or `maxMs` passed: then it reads open). */
-  waitSync(stopId: string, maxMs = Infinity): LiveWait {
+  /**
+   * Blocks until the stop settles (or `maxMs` passed: then it reads open). `beat` runs about once a second while
+   * blocked: the writer's heartbeat timer cannot fire, and a run held at a breakpoint must not read as crashed.
+   */
+  waitSync(stopId: string, maxMs = Infinity, beat?: () => void): LiveWait {
     const until = this.now() + maxMs;
+    let beatAt = this.now() + BEAT_MS;
     for (let pause = FIRST_POLL_MS; ; pause = Math.min(LAST_POLL_MS, pause * 1.5)) {
       const seen = this.look(stopId);
       if (seen.settled || this.now() >= until) return seen;
+      if (beat && this.now() >= beatAt) {
+        beatAt = this.now() + BEAT_MS;
+        beat();
+      }
       sleepSync(Math.min(pause, Math.max(1, until - this.now())));
     }
   }
@@ -145,10 +155,10 @@ export class LiveGate {
   }
 
   /** ask + waitSync: the edits to apply when the debugger resumed with some; undefined otherwise. */
-  checkSync(point: LiveStopPoint): { stopId: string; edits?: LiveEdits } | undefined {
+  checkSync(point: LiveStopPoint, beat?: () => void): { stopId: string; edits?: LiveEdits } | undefined {
     const stopId = this.ask(point);
     if (stopId === undefined) return undefined;
-    const done = this.waitSync(stopId);
+    const done = this.waitSync(stopId, Infinity, beat);
     return done.settled && done.edits ? { stopId, edits: done.edits } : undefined;
   }
 

@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { DAP_ERROR_IDS } from '../../src/debug/dapErrors';
@@ -135,6 +136,10 @@ describe('DAP conformance', () => {
         [true],
         'a live run may still call any tool',
       );
+      const other = path.join(path.dirname(store), 'transcripts', `${RUN}.transcript`);
+      const bps = await dc.setBreakpointsRequest({ source: { path: other }, breakpoints: [{ line: 3 }] });
+      assert.equal(bps.body.breakpoints[0]?.verified, false);
+      assert.match(bps.body.breakpoints[0]?.message ?? '', /Run demo-support-refund is not attached to this session/);
       const names = dc.events.map((e) => e.event).filter((n) => n !== 'output' && n !== 'loadedSource');
       assert.deepEqual(names, ['initialized', 'thread'], 'the thread started; nothing stopped');
     });

@@ -2,7 +2,7 @@
  * A real session of another editor: Debian's Emacs with its dap-mode package (`emacs-nox elpa-dap-mode`, installed
  * by .ci/run) loads the README's dap-mode block as it is and drives `ocdb dap` in batch mode with dap-mode's own
  * commands (test/dap/support/dapMode.el): launch, step forward and back, a breakpoint added in the transcript buffer,
- * evaluate, a run growing while it is replayed, disconnect. Without Emacs and dap-mode this test fails: it is part
+ * evaluate, a run growing while it is replayed, disconnect, and an attach that stops a real agent process. Without Emacs and dap-mode this test fails: it is part
  * of the DAP layer, not an optional extra.
  */
 import assert from 'node:assert/strict';
@@ -13,12 +13,24 @@ import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Recorder } from '../../src/recorder';
 import type { RunRecorder } from '../../src/recorder/runRecorder';
+import { openRunStore } from '../../src/store';
 import { ROOT, buildOnce } from './support/dapClient';
+import { startAgent } from './support/liveAgent';
 import { startLiveRun } from './support/liveRecording';
 
 const DRIVER = path.join(ROOT, 'test', 'dap', 'support', 'dapMode.el');
 const INSTALL =
   'Emacs and dap-mode are required for the DAP tests: apt-get install emacs-nox elpa-dap-mode (see .ci/run)';
+
+/** True when a debugger is attached to the runs of `agentId` in `store`. */
+function attachedIn(store: string, agentId: string): boolean {
+  const s = openRunStore(store, { create: false });
+  try {
+    return s.liveAttachmentFor('', agentId, Date.now()) !== undefined;
+  } finally {
+    s.close();
+  }
+}
 
 /** The README's dap-mode block, exactly as a user would paste it. */
 function readmeSnippet(): string {
@@ -45,6 +57,8 @@ describe('Emacs dap-mode drives ocdb dap', () => {
   let code: number | null = null;
   let recorder: Recorder;
   let run: RunRecorder;
+  let agentExit: number | null | undefined;
+  let agentLines: Record<string, unknown>[] = [];
   const byName = (name: string) => checks.find((c) => c.check === name)?.value;
 
   before(async () => {
@@ -65,6 +79,8 @@ describe('Emacs dap-mode drives ocdb dap', () => {
     fs.writeFileSync(snippet, readmeSnippet());
     const growth = path.join(dir, 'grown');
     const growRequest = path.join(dir, 'grow-now');
+    const attachReady = path.join(dir, 'attach-ready');
+    const agentDone = path.join(dir, 'agent-done');
 
     ({ recorder, run } = await startLiveRun(store, { runId: 'emacs-live-run', agentId: 'live-agent' }));
 
@@ -76,6 +92,9 @@ describe('Emacs dap-mode drives ocdb dap', () => {
       OCDB_GROWING_RUN: 'emacs-live-run',
       OCDB_GROWTH_FILE: growth,
       OCDB_GROW_REQUEST: growRequest,
+      OCDB_ATTACH_AGENT: 'emacs-order-bot',
+      OCDB_ATTACH_READY: attachReady,
+      OCDB_AGENT_DONE: agentDone,
     };
     const proc = spawn('emacs', ['--batch', '-l', DRIVER], { cwd: dir, env });
     let out = '';
@@ -96,10 +115,24 @@ describe('Emacs dap-mode drives ocdb dap', () => {
       const search = run.tool('search', { sideEffectLevel: 'read_only' }, () => ({ hits: ['q3.pdf'] }));
       void search({ q: 'Q3' }, { toolCallId: 'c1' }).then(() => fs.writeFileSync(growth, 'grown'));
     }, 50);
+    // "Attach to agent run": once Emacs is attached, a real agent process of that id runs (and is stopped)
+    const attachPoll = setInterval(() => {
+      // Emacs says when its session runs; the agent starts once the store holds the attachment (not before: a
+      // quick agent would finish unattached)
+      if (!fs.existsSync(attachReady) || !attachedIn(store, 'emacs-order-bot')) return;
+      clearInterval(attachPoll);
+      const agent = startAgent(store, { agentId: 'emacs-order-bot' });
+      void agent.exited.then((c) => {
+        agentExit = c;
+        agentLines = agent.lines;
+        fs.writeFileSync(agentDone, String(c));
+      });
+    }, 50);
     const timer = setTimeout(() => proc.kill(), 120_000);
     code = await new Promise<number | null>((resolve) => proc.on('exit', (c) => resolve(c)));
     clearTimeout(timer);
     clearInterval(poll);
+    clearInterval(attachPoll);
   });
   after(() => {
     run.end();
@@ -145,5 +178,17 @@ describe('Emacs dap-mode drives ocdb dap', () => {
   });
   it('dap-disconnect ends the adapter', () => {
     assert.equal(byName('disconnected'), true, why());
+  });
+  it('"Attach to agent run" stops a real agent at its first boundary, with a Pending scope; dap-continue lets it finish', () => {
+    const f = byName('attach-entry') as Frame | undefined;
+    assert.equal(f?.name, 'step 0 · before_prompt_build', why());
+    assert.match(f?.text ?? '', /^\[0\] before_prompt_build/, why());
+    assert.equal(byName('attach-pending'), 'Pending', why());
+    assert.equal(agentExit, 0, why());
+    assert.ok(
+      agentLines.some((l) => l.done === true),
+      'the agent ran to its end',
+    );
+    assert.equal(byName('attach-disconnected'), true, why());
   });
 });

@@ -101,6 +101,11 @@ describe('attach to a running agent', () => {
     assert.equal((await top(client, threadId)).name, 'step 0 · before_model_call');
     const frames = (await client.stackTraceRequest({ threadId })).body;
     assert.equal(frames.totalFrames, 2, 'frames of the past: the checkpoints up to the cursor');
+    // "Fork from this checkpoint" from the recorded past of a live run
+    const fork = await client.customRequest('fork', {});
+    const forkRunId = (fork.body as { runId: string }).runId;
+    const forked = (await eventFrom<DebugProtocol.Event>(client, at, (e) => e.event === 'runsChanged')).event;
+    assert.deepEqual(forked.body, { runIds: [forkRunId], parentRunId: runId });
     at = mark(client);
     await client.nextRequest({ threadId });
     await stoppedFrom(client, at, threadId);
@@ -132,6 +137,9 @@ describe('attach to a running agent', () => {
     const s = openRunStore(store, { create: false });
     try {
       assert.equal(s.getRun(runId).status, 'completed');
+      const forkRun = s.getRun(forkRunId);
+      assert.equal(forkRun.parentRunId, runId);
+      assert.equal(s.getCheckpoint(forkRun.forkFromCheckpointId ?? '').boundary, 'before_model_call');
       const [call] = s.listToolCalls(runId);
       assert.deepEqual(call?.args, { orderId: 'B-2' });
       assert.equal(call?.argsHash, argsHash({ orderId: 'B-2' }));
@@ -161,9 +169,27 @@ describe('attach to a running agent', () => {
     go(gate);
     const stop = await stoppedFrom(client, from);
     assert.equal(stop.body.reason, 'entry');
-    assert.equal((await top(client, threadOf(stop))).name, 'step 0 · before_model_call');
-    const at = mark(client);
-    await client.continueRequest({ threadId: threadOf(stop) });
+    const threadId = threadOf(stop);
+    assert.equal((await top(client, threadId)).name, 'step 0 · before_model_call');
+    assert.equal(
+      agent.lines.some((l) => l.model === 'first'),
+      false,
+      'the model is not called yet',
+    );
+    // Next lets the agent go on to its next boundary: the model was called, the tool not yet
+    let at = mark(client);
+    await client.nextRequest({ threadId });
+    const next = await stoppedFrom(client, at, threadId);
+    assert.equal(next.body.reason, 'step');
+    assert.equal((await top(client, threadId)).name, 'step 0 · after_model_call');
+    assert.ok(agent.lines.some((l) => l.model === 'first'));
+    assert.deepEqual(
+      (await scopeVars(client, threadId, 'Pending')).vars.map((v) => v.name),
+      ['runtimeContext'],
+      'after a model call only the context can be edited',
+    );
+    at = mark(client);
+    await client.continueRequest({ threadId });
     assert.equal(await agent.exited, 0, agent.stderr);
     await eventFrom(
       client,
@@ -206,7 +232,7 @@ describe('attach to a running agent', () => {
     const ms = Date.now() - t0;
     if (process.env.LIVE_TIMINGS) process.stderr.write(`disconnect -> agent went on after ${ms} ms\n`);
     assert.equal(await agent.exited, 0, agent.stderr);
-    assert.ok(ms < 3000, `the agent went on ${ms} ms after disconnect`);
+    assert.ok(ms < 4000, `the agent went on ${ms} ms after disconnect (at once, but this machine may be loaded)`);
   });
 
   it('kill -9 of ocdb dap while stopped: the agent finishes within the lease', async () => {
@@ -220,11 +246,12 @@ describe('attach to a running agent', () => {
     await stoppedFrom(client, from);
     const t0 = Date.now();
     client.kill9();
-    assert.equal((await agent.line(toolLine, 15000)).orderId, 'A-1');
+    assert.equal((await agent.line(toolLine, 30000)).orderId, 'A-1');
     const ms = Date.now() - t0;
     if (process.env.LIVE_TIMINGS) process.stderr.write(`kill -9 -> agent went on after ${ms} ms\n`);
     assert.equal(await agent.exited, 0, agent.stderr);
-    assert.ok(ms < 5000 + 2000, `the agent went on ${ms} ms after the adapter died (lease 5 s, renewed every 1 s)`);
+    // the lease runs out at most 5 s after the last renewal (each second); 3 s for a loaded machine to schedule it
+    assert.ok(ms < 5000 + 3000, `the agent went on ${ms} ms after the adapter died (lease 5 s, renewed every 1 s)`);
   });
 
   it('two agents of one id are two threads, each stopped and continued on its own', async () => {

@@ -7,7 +7,8 @@
 ;; snippet, then starts "Replay agent run" with `dap-debug' and drives it with dap-mode's own commands: stop on
 ;; entry, step forward, step back, a breakpoint added with `dap-breakpoint-add' in the transcript buffer and
 ;; `dap-continue' to it, an evaluate, a run growing while it is replayed (optional, OCDB_GROWING_RUN), and
-;; `dap-disconnect'. Each check is printed to stdout as one JSON object {"check": ..., "value": ...}; any error
+;; `dap-disconnect', then (OCDB_ATTACH_AGENT) "Attach to agent run": the next run of that agent stops on entry and
+;; `dap-continue' lets it finish. Each check is printed to stdout as one JSON object {"check": ..., "value": ...}; any error
 ;; prints {"check": "error", ...} and exits 1.
 
 (require 'package)
@@ -131,6 +132,31 @@
         (dap-disconnect session)
         (ocdb-wait "the adapter to exit" (lambda () (not (dap--session-running session))))
         (ocdb-report "disconnected" t))
+
+      (let ((agent (getenv "OCDB_ATTACH_AGENT")))
+        (when (and agent (not (string= agent "")))
+          ;; the README's "Attach to agent run": the test starts the agent once OCDB_ATTACH_READY exists, and
+          ;; reports on OCDB_AGENT_DONE when the agent process has finished
+          (let ((conf (copy-tree (cdr (assoc "Attach to agent run" dap-debug-template-configurations)))))
+            (plist-put conf :agentId agent)
+            (setq ocdb-stops 0)
+            (dap-debug conf))
+          (ocdb-wait "the attach session" (lambda () (and (ocdb-session) (dap--session-running (ocdb-session)))))
+          (write-region "" nil (getenv "OCDB_ATTACH_READY"))
+          ;; the agent is a new process: on a loaded machine it takes a while to start
+          (ocdb-wait "the agent's first boundary" (lambda () (and (>= ocdb-stops 1) (ocdb-frame))) 90)
+          (ocdb-report-frame "attach-entry")
+          (ocdb-report "attach-pending"
+                       (let ((scopes (gethash "scopes"
+                                              (dap-request (ocdb-session) "scopes"
+                                                           :frameId (gethash "id" (ocdb-frame))))))
+                         (gethash "name" (elt scopes 0))))
+          (dap-continue (ocdb-session) (dap--debug-session-thread-id (ocdb-session)))
+          (ocdb-wait "the agent to finish" (lambda () (file-exists-p (getenv "OCDB_AGENT_DONE"))) 60)
+          (let ((session (ocdb-session)))
+            (dap-disconnect session)
+            (ocdb-wait "the attach adapter to exit" (lambda () (not (dap--session-running session))))
+            (ocdb-report "attach-disconnected" t))))
       (kill-emacs 0))
   (error
    (ocdb-report "error" (error-message-string err))

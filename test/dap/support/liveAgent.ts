@@ -40,7 +40,7 @@ export function startAgent(store: string, opts: { agentId: string; go?: string; 
     lines,
     stderr: '',
     exited: new Promise((resolve) => proc.on('exit', (code) => resolve(code))),
-    line(pred, ms = 20000) {
+    line(pred, ms = 60000) {
       const seen = lines.find(pred);
       if (seen) return Promise.resolve(seen);
       return new Promise((resolve, reject) => {
@@ -145,7 +145,7 @@ export async function eventFrom<E extends DebugProtocol.Event>(
   dc: OcdbDebugClient,
   from: number,
   pred: (e: DebugProtocol.Event) => boolean,
-  ms = 20000,
+  ms = 60000,
 ): Promise<{ event: E; next: number }> {
   const until = Date.now() + ms;
   for (;;) {
@@ -175,7 +175,7 @@ export async function stoppedFrom(
   dc: OcdbDebugClient,
   from: number,
   threadId?: number,
-  ms = 20000,
+  ms = 60000,
 ): Promise<DebugProtocol.StoppedEvent> {
   const { event } = await eventFrom<DebugProtocol.StoppedEvent>(
     dc,

@@ -13,7 +13,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { parseLaunchArgs } from '../../../src/debug/launchArgs';
+import { parseAttachArgs, parseLaunchArgs } from '../../../src/debug/launchArgs';
 import { writeDemoStore } from '../../../src/demo';
 import { ForkService } from '../../../src/fork/forkService';
 import { importPath } from '../../../src/importers';
@@ -501,6 +501,32 @@ describe('hostile inputs', () => {
       } catch (e) {
         assertLocated(e, /^launch configuration: \S/, label);
         count('launch', 'rejected');
+      }
+    }
+  });
+
+  it('DAP attach arguments: 60 generated', () => {
+    const r = prng(22);
+    const keys = ['runId', 'agentId', 'store', 'stopOnEntry', 'stopBeforeModelCall', 'program', 'transcriptDetail'];
+    for (let i = 0; i < 60; i++) {
+      const config: Record<string, unknown> = {
+        type: 'agent-replay',
+        request: 'attach',
+        name: r.pick(HOSTILE_STRINGS),
+      };
+      if (r.int(4) > 0) config[r.pick(['runId', 'agentId'])] = r.pick(['support-bot', ...HOSTILE_STRINGS]);
+      for (let k = 0; k < 1 + r.int(3); k++) config[r.pick(keys)] = JSON.parse(hostileValueText(r)) as unknown;
+      const label = `attach #${i} ${show(config)}`;
+      try {
+        const args = parseAttachArgs(config, {}, dir);
+        assert.ok(
+          args.runId !== undefined || args.agentId !== undefined,
+          `${label}: accepted without runId or agentId`,
+        );
+        count('attach', 'accepted');
+      } catch (e) {
+        assertLocated(e, /^attach configuration: \S/, label);
+        count('attach', 'rejected');
       }
     }
   });

@@ -73,8 +73,13 @@ test('stopped before lookup_order: the tool runs with the edited args; the ledge
       if (stop.boundary === 'before_prompt_build') {
         // a synchronous checkpoint(): the agent blocks until resumed; the context edit is what it reads next
         dbg.hold(stop, 'entry');
-        await new Promise((resolve) => setTimeout(resolve, 300));
-        assert.equal(store.getRun(stop.runId).checkpointCount, 1, 'held at the first checkpoint');
+        const heldAt = Date.now();
+        await new Promise((resolve) => setTimeout(resolve, 1600));
+        const held = store.getRun(stop.runId);
+        assert.equal(held.checkpointCount, 1, 'held at the first checkpoint');
+        // blocked, its heartbeat timer cannot fire: the wait beats it, so a held run never reads as crashed
+        assert.ok((held.heartbeatAt ?? 0) >= heldAt, 'the blocked agent still beats its heartbeat');
+        assert.equal(held.crashed, false);
         const context = store.getCheckpoint(stop.checkpointId).runtimeContext;
         dbg.resume(stop, {
           runtimeContext: { ...context, user: { ...context.user, roleId: 'auditor' } },

@@ -112,8 +112,8 @@ export class ReplayConfigurationProvider implements vscode.DebugConfigurationPro
     config: vscode.DebugConfiguration,
   ): vscode.DebugConfiguration | undefined {
     if (isAttach(config)) {
-      // the agent picker was cancelled: neither a run nor an agent
-      if (!named(config.runId) && !named(config.agentId)) return undefined;
+      // the agent picker was cancelled: neither a run nor an agent (an empty one in launch.json is an error below)
+      if (config.runId === undefined && config.agentId === undefined) return undefined;
       return this.checked(config, AttachArgsSchema);
     }
     if (config.runId === undefined || config.runId === '') return undefined; // the run picker was cancelled
@@ -138,10 +138,6 @@ export class ReplayConfigurationProvider implements vscode.DebugConfigurationPro
     }
     return config;
   }
-}
-
-function named(v: unknown): boolean {
-  return typeof v === 'string' && v !== '';
 }
 
 /** Recent runs as ready-made configurations in the Run and Debug dropdown. */

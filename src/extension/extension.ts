@@ -119,11 +119,25 @@ function wire(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): A
   const tracker = new DebugPositionTracker(ctx);
   let followed: string | undefined;
   const statusBar = new ReplayStatusBar(COMMANDS.openTranscript.id);
+  const ended = new Set<string>();
+  const liveSession = () => {
+    const active = vscode.debug.activeDebugSession;
+    return active && !ended.has(active.id) ? active : undefined;
+  };
   subs.push(
     tracker,
     statusBar,
+    // an attach session shows even while no agent is stopped in it (once it ended, never again)
+    vscode.debug.onDidTerminateDebugSession((s) => {
+      ended.add(s.id);
+      statusBar.update(tracker.position, liveSession());
+      if (s.type === DEBUG_TYPE && !liveSession()) {
+        transcripts.reopenServedTranscripts().catch((e: unknown) => log.debug(`reopening transcripts: ${String(e)}`));
+      }
+    }),
+    vscode.debug.onDidChangeActiveDebugSession(() => statusBar.update(tracker.position, liveSession())),
     tracker.onDidChange((p) => {
-      statusBar.update(p);
+      statusBar.update(p, liveSession());
       const key = p ? `${p.run.runId}/${p.checkpoint.checkpointId}` : undefined;
       // follow moves of the replay, but a re-read of the same position must not undo the user's own pick
       if (!p || key === followed) {

@@ -93,9 +93,11 @@ export function positionText(checkpoint: { index: number; stepIndex: number; bou
 export function positionTooltip(
   run: { runId: string; checkpointCount: number },
   checkpoint: { index: number; toolName?: string },
+  live = false,
 ): string {
   const tool = checkpoint.toolName ? ` · ${mdText(checkpoint.toolName)}` : '';
-  return `Replaying **${mdText(run.runId)}** · checkpoint [${checkpoint.index}] of ${plural(run.checkpointCount, 'checkpoint')}${tool}\n\nClick to open its transcript.`;
+  const verb = live ? 'Attached to' : 'Replaying';
+  return `${verb} **${mdText(run.runId)}** · checkpoint [${checkpoint.index}] of ${plural(run.checkpointCount, 'checkpoint')}${tool}\n\nClick to open its transcript.`;
 }
 
 /** `1 checkpoint`, `2 checkpoints`, `1 error` — grammar for counts shown to the user. */

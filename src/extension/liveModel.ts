@@ -72,3 +72,15 @@ export function livePositionText(
   const step = checkpoint.stepIndex < 0 ? 'end' : `step ${checkpoint.stepIndex}/${run.stepCount}`;
   return `live · recorded ${step} · ${checkpoint.boundary}`;
 }
+
+/**
+ * The status-bar text of an attached session no agent is stopped in: waiting for an agent's next run, or attached
+ * to a run that is running (`live · waiting for support-bot`, `live · attached to 44632b6d…`).
+ */
+export function liveAttachedText(config: { agentId?: unknown; runId?: unknown }): string {
+  if (typeof config.runId === 'string' && config.runId !== '') {
+    const id = config.runId.length > 12 ? `${config.runId.slice(0, 8)}…` : config.runId;
+    return `live · attached to ${id}`;
+  }
+  return `live · waiting for ${typeof config.agentId === 'string' ? config.agentId : 'an agent'}`;
+}

@@ -8,7 +8,8 @@
 import * as vscode from 'vscode';
 import type { DebugPosition } from './debugPosition';
 import { positionText, positionTooltip } from './format';
-import { livePositionText } from './liveModel';
+import { DEBUG_TYPE } from './ids';
+import { liveAttachedText, livePositionText } from './liveModel';
 
 export class ReplayStatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem(
@@ -26,19 +27,31 @@ export class ReplayStatusBar implements vscode.Disposable {
     return this.item.text;
   }
 
-  update(position: DebugPosition | undefined): void {
+  /**
+   * Shows where the paused session is; with no position, an attach session (`active`, the active one) still says
+   * what it waits for.
+   */
+  update(position: DebugPosition | undefined, active?: vscode.DebugSession): void {
     if (!position) {
+      if (active?.type === DEBUG_TYPE && active.configuration.request === 'attach') {
+        const { agentId, runId } = active.configuration as { agentId?: unknown; runId?: unknown };
+        this.item.text = `$(debug-alt) ${liveAttachedText({ agentId, runId })}`;
+        this.item.command = undefined;
+        this.item.tooltip = 'A debugger is attached: the agent stops at your breakpoints (or press Pause).';
+        this.item.show();
+        return;
+      }
       this.item.text = '';
       this.item.hide();
       return;
     }
     const { run, checkpoint, session } = position;
-    this.item.text =
-      session.configuration.request === 'attach'
-        ? `$(debug-pause) ${livePositionText(run, checkpoint)}`
-        : `$(debug-alt) ${positionText(checkpoint)}`;
+    const live = session.configuration.request === 'attach';
+    this.item.text = live
+      ? `$(debug-pause) ${livePositionText(run, checkpoint)}`
+      : `$(debug-alt) ${positionText(checkpoint)}`;
     this.item.command = { command: this.openCommand, title: 'Open Transcript', arguments: [run.runId] };
-    const tooltip = new vscode.MarkdownString(positionTooltip(run, checkpoint), true);
+    const tooltip = new vscode.MarkdownString(positionTooltip(run, checkpoint, live), true);
     tooltip.isTrusted = false;
     tooltip.supportHtml = false;
     this.item.tooltip = tooltip;

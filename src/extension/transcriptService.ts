@@ -119,6 +119,24 @@ export class TranscriptService implements vscode.Disposable {
     return undefined;
   }
 
+  /**
+   * When the last debug session ended: a transcript the debugger served by reference while its run grew (a
+   * `debug:` document, frozen as it was when the session ended) is replaced by the run's transcript file, which
+   * follows the run (a live run that went on after Disconnect ends up completed there, not "running").
+   */
+  async reopenServedTranscripts(): Promise<void> {
+    for (const group of vscode.window.tabGroups.all) {
+      for (const tab of group.tabs) {
+        const uri = tab.input instanceof vscode.TabInputText ? tab.input.uri : undefined;
+        if (uri?.scheme !== 'debug' || !uri.path.endsWith(TRANSCRIPT_EXTENSION)) continue;
+        const runId = runIdOfTranscript(uri.path);
+        if (!runId || !this.connection.tryGet()?.hasRun(runId)) continue;
+        await vscode.window.tabGroups.close(tab, true);
+        await this.open(runId, undefined, { preview: true, preserveFocus: true });
+      }
+    }
+  }
+
   private refreshIfWritten(runId: string): void {
     this.cache.delete(runId);
     if (fs.existsSync(transcriptPath(this.connection.path, runId))) {

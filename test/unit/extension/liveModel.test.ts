@@ -14,6 +14,7 @@ import {
   agentChoiceDescription,
   agentChoices,
   isRecording,
+  liveAttachedText,
   livePositionText,
   stopPlaceText,
 } from '../../../src/extension/liveModel';
@@ -181,4 +182,14 @@ test('a tool call a live debugger edited says so in the Tool Ledger; one it mock
   const mocked = toolCallView({ ...call, liveEdit: { stopId: 's1', editedBy: 'VS Code', at: NOW, mocked: true } });
   assert.match(mocked.description ?? '', /^✎ mocked live · /);
   assert.match(mocked.tooltip ?? '', /Not run: VS Code gave its outcome at a live stop/);
+});
+
+test('an attached session no agent is stopped in says what it waits for', () => {
+  assert.equal(liveAttachedText({ agentId: 'support-bot' }), 'live · waiting for support-bot');
+  assert.equal(liveAttachedText({ runId: 'run-7' }), 'live · attached to run-7');
+  assert.equal(
+    liveAttachedText({ runId: '44632b6d-bfd2-40d3-ba3d-40358b159a4f' }),
+    'live · attached to 44632b6d…',
+    'a long id is shortened: the status bar is narrow',
+  );
 });

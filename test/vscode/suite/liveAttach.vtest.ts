@@ -75,7 +75,25 @@ export const tests: VTest[] = [
       assert.equal(session.configuration.runId, undefined);
       assert.equal(session.configuration.store, api.ctx.connection.path);
       assert.match(session.name, /vtest-next-agent/);
+      await waitFor('the status bar to say what the session waits for', () =>
+        /live · waiting for vtest-next-agent/.test(api.statusBar.text),
+      );
       await stopAllSessions();
+      await waitFor('the status bar to hide once the session ended', () => api.statusBar.text === '');
+    },
+  },
+  {
+    name: 'an attach configuration with an empty agentId is refused before any session starts',
+    async run() {
+      await stopAllSessions();
+      const started = await vscode.debug.startDebugging(vscode.workspace.workspaceFolders?.[0], {
+        type: 'agent-replay',
+        request: 'attach',
+        name: 'Attach to agent run',
+        agentId: '',
+      });
+      assert.equal(started, false);
+      assert.equal(vscode.debug.activeDebugSession, undefined);
     },
   },
   {

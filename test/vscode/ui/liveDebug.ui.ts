@@ -111,13 +111,27 @@ async function statusBarItem(page: Page, text: RegExp): Promise<Locator> {
   return item;
 }
 
+/** Moves the mouse off the side bar and lets hover tooltips fade, so a screenshot shows the views, not a hover. */
+async function settle(page: Page): Promise<void> {
+  await page.mouse.move(900, 450);
+  await page.waitForTimeout(600);
+}
+
+/** Shows the Run and Debug view (clicking its activity bar entry when it shows already would hide the side bar). */
+async function openRunAndDebug(page: Page): Promise<void> {
+  const title = page.locator('.part.sidebar .composite.title h2', { hasText: /^Run and Debug/i });
+  if (!(await title.isVisible())) await activityBarItem(page, 'Run and Debug').click();
+  await title.waitFor({ timeout: 10_000 });
+}
+
 /** Polls the Call Stack until its top frame matches. */
-async function waitForTopFrame(page: Page, top: RegExp, timeoutMs = 30_000): Promise<string[]> {
+async function waitForTopFrame(page: Page, top: RegExp, minFrames = 1, timeoutMs = 30_000): Promise<string[]> {
   const deadline = Date.now() + timeoutMs;
   let frames: string[] = [];
   while (Date.now() < deadline) {
     frames = await callStackFrames(page).catch(() => []);
-    if (top.test(frames[0] ?? '')) return frames;
+    // VS Code asks for the top frame first and the rest a moment later
+    if (top.test(frames[0] ?? '') && frames.length >= minFrames) return frames;
     await page.waitForTimeout(100);
   }
   throw new Error(`timed out waiting for the top frame ${String(top)}; Call Stack: ${frames.join(' | ')}`);
@@ -139,7 +153,7 @@ export const tests: UiTest[] = [
   {
     name: 'a function breakpoint on lookup_order, then Debug Next Run of Agent… for a typed agent id waits for its run',
     async run({ page, screenshot }) {
-      await activityBarItem(page, 'Run and Debug').click();
+      await openRunAndDebug(page);
       await widenSideBar(page, SIDE_BAR);
       // the Run and Debug welcome offers the command too
       await page
@@ -148,7 +162,7 @@ export const tests: UiTest[] = [
         })
         .first()
         .waitFor({ timeout: 15_000 });
-      await page.mouse.move(900, 450);
+      await settle(page);
       await screenshot('live-00-run-and-debug-welcome');
       await runCommand(page, 'Add Function Breakpoint');
       const input = viewPane(page, 'Breakpoints').locator('.monaco-inputbox input').first();
@@ -176,7 +190,8 @@ export const tests: UiTest[] = [
       // no thread yet: the Call Stack says Running, the Debug Console what the session waits for
       await viewPane(page, 'Call Stack').locator('.pane-header', { hasText: 'Running' }).waitFor({ timeout: 10_000 });
       await page.locator('.repl .monaco-list-row', { hasText: AGENT }).first().waitFor({ timeout: 10_000 });
-      await page.mouse.move(900, 450);
+      await statusBarItem(page, /live · waiting for support-bot/);
+      await settle(page);
       await screenshot('live-02-waiting-for-agent');
     },
   },
@@ -184,8 +199,9 @@ export const tests: UiTest[] = [
     name: 'the agent started in a terminal stops before lookup_order: Call Stack, status bar and the Pending args',
     async run({ page, workspace, screenshot }) {
       agents.push(startAgent(workspace));
-      const frames = await waitForTopFrame(page, /before_tool_call · lookup_order/);
-      assert.ok(frames.length >= 3, `the recorded checkpoints are frames below: ${frames.join(' | ')}`);
+      // the checkpoints it recorded before are the frames below
+      const frames = await waitForTopFrame(page, /before_tool_call · lookup_order/, 3);
+      assert.match(frames.at(-1) ?? '', /step 0 · before_model_call/, frames.join(' | '));
       await statusBarItem(page, /live · stopped before lookup_order/);
       assert.equal(agents[0]?.child.exitCode, null, `the agent waits: ${agents[0]?.output() ?? ''}`);
       const variables = viewPane(page, 'Variables');
@@ -197,7 +213,7 @@ export const tests: UiTest[] = [
         .catch(async (e: unknown) => {
           throw new Error(`${String(e)}; Variables rows: ${(await rowLabels(variables)).join(' | ')}`);
         });
-      await page.mouse.move(900, 450);
+      await settle(page);
       await screenshot('live-03-stopped-before-tool');
     },
   },
@@ -215,9 +231,9 @@ export const tests: UiTest[] = [
         });
       assert.equal(await runRow.locator('.codicon-debug-pause').count(), 1, 'the paused icon');
       await runRow.hover();
-      await page.mouse.move(900, 450);
+      await settle(page);
       await screenshot('live-04-tree-paused');
-      await activityBarItem(page, 'Run and Debug').click();
+      await openRunAndDebug(page);
     },
   },
   {
@@ -228,7 +244,7 @@ export const tests: UiTest[] = [
       await statusBarItem(page, /live · recorded step 0\/\d+ · after_model_call/);
       await debugToolbarButton(page, 'Step Back').click();
       await waitForTopFrame(page, /before_model_call/);
-      await page.mouse.move(900, 450);
+      await settle(page);
       await screenshot('live-05-stepped-back');
       await page.keyboard.press('F10');
       await waitForTopFrame(page, /after_model_call/);
@@ -254,7 +270,7 @@ export const tests: UiTest[] = [
         .catch(async (e: unknown) => {
           throw new Error(`${String(e)}; Variables rows: ${(await rowLabels(variables)).join(' | ')}`);
         });
-      await page.mouse.move(900, 450);
+      await settle(page);
       await screenshot('live-06-edited-args');
       await page.keyboard.press('F5');
       const agent = agents[0]!;
@@ -272,7 +288,7 @@ export const tests: UiTest[] = [
   {
     name: 'stopping the debugger while the agent is stopped lets the agent finish on its own',
     async run({ page, workspace, store: storeFile, screenshot }) {
-      await activityBarItem(page, 'Run and Debug').click();
+      await openRunAndDebug(page);
       const agent = startAgent(workspace);
       agents.push(agent);
       await waitForTopFrame(page, /before_tool_call · lookup_order/);
@@ -286,7 +302,14 @@ export const tests: UiTest[] = [
         .find((c) => c.toolName === 'lookup_order');
       assert.deepEqual(call?.args, { orderId: 'A-1' }, 'unedited');
       await debugToolbarButton(page, 'Pause').waitFor({ state: 'detached', timeout: 10_000 });
-      await page.mouse.move(900, 450);
+      // the transcript the debugger served while the run grew gives way to the file, which follows the run
+      await page
+        .locator('.monaco-editor .view-line', {
+          hasText: new RegExp(`${runId}\\s·\\sagent\\ssupport-bot\\s·\\scompleted`),
+        })
+        .first()
+        .waitFor({ timeout: 15_000 });
+      await settle(page);
       await screenshot('live-07-debugger-stopped-agent-finished');
       for (const a of agents) if (a.child.exitCode === null) a.child.kill();
       agents = [];
@@ -306,16 +329,16 @@ export const tests: UiTest[] = [
       await call.waitFor({ timeout: 10_000 }).catch(async (e: unknown) => {
         throw new Error(`${String(e)}; Runs rows: ${(await rowLabels(pane)).join(' | ')}`);
       });
-      await page.mouse.move(900, 450);
+      await settle(page);
       await screenshot('live-08-edited-run-in-tree');
       await runRow.click({ button: 'right' });
       await page.locator('.context-view .monaco-menu .action-label', { hasText: 'Open Transcript' }).hover();
       await page.keyboard.press('Enter');
-      const edited = page.locator('.monaco-editor .view-line', { hasText: /edited by/ }).first();
+      const edited = page.locator('.monaco-editor .view-line', { hasText: /✎\sedited\sby\s/ }).first();
       await edited.waitFor({ timeout: 20_000 });
       const text = (await edited.innerText()).replace(/\s+/g, ' ');
-      assert.match(text, /orderId/, text);
-      await page.mouse.move(900, 450);
+      assert.match(text, /lookup_order\(\{"orderId":"A-2"\}\).* edited by .*args\.orderId/, text);
+      await settle(page);
       await screenshot('live-09-edited-run-transcript');
     },
   },

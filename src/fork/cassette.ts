@@ -6,7 +6,7 @@
  * Reads the store only; never runs a tool.
  */
 import { OcdbError, argsHash, type ForkConfig, type RuntimeContextSnapshot, type ToolCallRecord } from '../model';
-import type { RunStore, ToolOutcome } from '../store';
+import { itemFacts, type RunStore, type ToolOutcome } from '../store';
 import { outcomeOf, outcomeValue } from '../writer';
 
 export interface CassetteAnswer {
@@ -41,7 +41,9 @@ export class ToolCassette {
   ) {
     this.sourceRunId = lineage[0] ?? '';
     // Calls finished before the fork point consumed their results; one begun but unfinished there is answered by the fork.
-    for (const r of before) {
+    for (const record of before) {
+      // Inline fields only: a record's arguments and result are not read (a long inherited ledger stays unread).
+      const r = itemFacts(record) as Pick<ToolCallRecord, 'endedAt' | 'toolName' | 'argsHash'>;
       if (r.endedAt === undefined) continue;
       const key = keyOf(r.toolName, r.argsHash);
       this.used.set(key, (this.used.get(key) ?? 0) + 1);

@@ -5,4 +5,5 @@ export { resolveStorePath, DEFAULT_STORE_RELATIVE } from './storePath';
 export { HEARTBEAT_STALE_MS, pidAlive } from './liveness';
 export type { DriverName } from './sqlDriver';
 export { lazyList } from './lazyList';
+export { isStoredItem, isUnread, itemFacts } from './storedItems';
 export { runExportChunks, writeRunExport } from './runExport';

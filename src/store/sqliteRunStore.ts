@@ -503,6 +503,11 @@ export class SqliteRunStore implements RunStore {
     return this.checkpoints.view(checkpointId);
   }
 
+  getCheckpointState(checkpointId: string): Checkpoint {
+    this.assertOpen();
+    return this.checkpoints.state(checkpointId);
+  }
+
   getCheckpointAt(runId: string, index: number): Checkpoint {
     this.assertOpen();
     return this.checkpoints.getAt(runId, index);

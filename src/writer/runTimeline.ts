@@ -26,6 +26,7 @@ import {
   type Usage,
 } from '../model';
 import type { ToolOutcome } from '../model';
+import { isStoredItem, itemFacts } from '../store';
 import { storedValue } from './outcomes';
 
 /** The state a checkpoint carries; what a checkpoint input omits comes from the one before. */
@@ -145,7 +146,8 @@ export function sealMessage(message: Message): Message {
 
 /** A private deep-frozen copy of JSON data (see sealMessage); a value sealed before is returned as it is. */
 export function sealValue<T>(value: T): T {
-  if (typeof value !== 'object' || value === null || sealed.has(value)) return value;
+  // A stored item (a conversation carried over from the store) is deep-frozen when read: sealed already.
+  if (typeof value !== 'object' || value === null || sealed.has(value) || isStoredItem(value)) return value;
   const copy = (frozenPlainCopy(value) ?? deepFreeze(JSON.parse(canonicalJson(value)))) as T & object;
   sealed.add(copy);
   return copy;
@@ -178,12 +180,87 @@ export function stateOf(cp: Checkpoint): RunState {
   return state;
 }
 
+/**
+ * The ledger of a timeline: the records it started with (a fork's inherited ledger, a resumed run's last
+ * snapshot — stored items, read only when looked into) in their order, a record set again for one of their ids
+ * in its place, and the records added since, in the order they were begun. An id among the start records is found
+ * by a search from the end, reading only each record's inline fields (itemFacts): the calls a fork finishes are
+ * the last ones begun, and a long inherited ledger is not read to write the next checkpoint.
+ */
+class Ledger {
+  private readonly start: readonly ToolCallRecord[];
+  /** Positions of start records by id, for the ones searched so far (from the end). */
+  private readonly startIndex = new Map<string, number>();
+  /** Start records before this position have not been searched. */
+  private unsearched: number;
+  private readonly replaced = new Map<number, ToolCallRecord>();
+  private readonly added = new Map<string, ToolCallRecord>();
+
+  constructor(start: readonly ToolCallRecord[]) {
+    this.start = start.map((r) => (isStoredItem(r) ? r : deepFreeze(r)));
+    this.unsearched = this.start.length;
+  }
+
+  private positionOf(id: string): number | undefined {
+    const known = this.startIndex.get(id);
+    if (known !== undefined || this.unsearched === 0) return known;
+    while (this.unsearched > 0) {
+      const at = --this.unsearched;
+      const found = itemFacts(this.start[at] as ToolCallRecord).toolCallId as string;
+      if (!this.startIndex.has(found)) this.startIndex.set(found, at);
+      if (found === id) return at;
+    }
+    return undefined;
+  }
+
+  get(id: string): ToolCallRecord | undefined {
+    const added = this.added.get(id);
+    if (added) return added;
+    const at = this.positionOf(id);
+    return at === undefined ? undefined : (this.replaced.get(at) ?? this.start[at]);
+  }
+
+  has(id: string): boolean {
+    return this.get(id) !== undefined;
+  }
+
+  /** Sets the record of its id (in place when the id is known); returns how to undo it. */
+  set(record: ToolCallRecord): () => void {
+    const id = record.toolCallId;
+    if (!this.added.has(id)) {
+      const at = this.positionOf(id);
+      if (at !== undefined) {
+        const had = this.replaced.get(at);
+        this.replaced.set(at, record);
+        return () => {
+          if (had) this.replaced.set(at, had);
+          else this.replaced.delete(at);
+        };
+      }
+    }
+    const had = this.added.get(id);
+    this.added.set(id, record);
+    return () => {
+      if (had) this.added.set(id, had);
+      else this.added.delete(id);
+    };
+  }
+
+  /** Every record, oldest first (start records first). */
+  all(): ToolCallRecord[] {
+    const out = this.start.slice();
+    for (const [at, r] of this.replaced) out[at] = r;
+    for (const r of this.added.values()) out.push(r);
+    return out;
+  }
+}
+
 export class RunTimeline {
   private current: RunState | undefined;
   private step: number;
   private last: CheckpointBoundary | undefined;
   private count: number;
-  private readonly records = new Map<string, ToolCallRecord>();
+  private readonly records: Ledger;
   private readonly own = new Set<string>();
   private undo: (() => void)[] | undefined;
 
@@ -201,7 +278,7 @@ export class RunTimeline {
     this.step = start.stepIndex ?? -1;
     this.last = start.lastBoundary;
     this.count = start.checkpointCount ?? 0;
-    for (const r of start.ledger ?? []) this.records.set(r.toolCallId, deepFreeze(r));
+    this.records = new Ledger(start.ledger ?? []);
     for (const id of start.begun ?? []) this.own.add(id);
   }
 
@@ -226,7 +303,7 @@ export class RunTimeline {
 
   /** The ledger, oldest first (inherited calls first). */
   get ledger(): ToolCallRecord[] {
-    return [...this.records.values()];
+    return this.records.all();
   }
 
   tool(toolCallId: string): ToolCallRecord | undefined {
@@ -374,15 +451,12 @@ export class RunTimeline {
   /** Puts `record` in the ledger (`own`: begun in this run). */
   setRecord(record: ToolCallRecord, own: boolean): void {
     const id = record.toolCallId;
-    const had = this.records.has(id);
-    const prev = this.records.get(id);
     const wasOwn = this.own.has(id);
+    const unset = this.records.set(deepFreeze(record));
     this.undo?.push(() => {
-      if (had) this.records.set(id, prev as ToolCallRecord);
-      else this.records.delete(id);
+      unset();
       if (!wasOwn) this.own.delete(id);
     });
-    this.records.set(id, deepFreeze(record));
     if (own) this.own.add(id);
   }
 

@@ -37,18 +37,29 @@ export class ToolCassette {
   constructor(
     private readonly store: RunStore,
     private readonly lineage: readonly string[],
-    before: readonly ToolCallRecord[],
+    private readonly before: readonly ToolCallRecord[],
   ) {
     this.sourceRunId = lineage[0] ?? '';
-    // Calls finished before the fork point consumed their results; one begun but unfinished there is answered by the fork.
-    for (const record of before) {
-      // Inline fields only: a record's arguments and result are not read (a long inherited ledger stays unread).
+  }
+
+  /**
+   * Calls finished before the fork point consumed their results; one begun but unfinished there is answered by the
+   * fork. Counted at the first reuse, from the records' inline fields only (a long inherited ledger's arguments
+   * and results are never read).
+   */
+  private usedBefore(): Map<string, number> {
+    if (this.counted) return this.used;
+    this.counted = true;
+    for (const record of this.before) {
       const r = itemFacts(record) as Pick<ToolCallRecord, 'endedAt' | 'toolName' | 'argsHash'>;
       if (r.endedAt === undefined) continue;
       const key = keyOf(r.toolName, r.argsHash);
       this.used.set(key, (this.used.get(key) ?? 0) + 1);
     }
+    return this.used;
   }
+
+  private counted = false;
 
   /** The recorded answer for this call (reuse_result); CassetteMiss naming the tool and hash when there is none. */
   reuse(toolName: string, args: unknown): CassetteAnswer {
@@ -64,8 +75,9 @@ export class ToolCassette {
       );
     }
     const key = keyOf(toolName, hash);
-    const n = this.used.get(key) ?? 0;
-    this.used.set(key, n + 1);
+    const used = this.usedBefore();
+    const n = used.get(key) ?? 0;
+    used.set(key, n + 1);
     return recordedOutcome(matches[Math.min(n, matches.length - 1)] as ToolCallRecord);
   }
 

@@ -152,7 +152,9 @@ export class AgentProgramFork {
   async modelTurn(writer: RunWriter, call: (messages: readonly Message[]) => Promise<unknown>): Promise<unknown> {
     const state = writer.state;
     const messages = state?.messages ?? [];
-    if (this.real) return call(messages);
+    // The agent gets a frozen copy: the writer's own list must not change under it.
+    const shown = () => Object.freeze(messages.slice());
+    if (this.real) return call(shown());
     const turn = this.turns[this.nextTurn++];
     const found = turn ? compareWithTurn({ systemPrompt: state?.systemPrompt, messages }, turn) : undefined;
     const at = this.store.listCheckpoints(writer.runId, { offset: writer.checkpointCount - 1, limit: 1 })[0];
@@ -164,7 +166,7 @@ export class AgentProgramFork {
     if (!turn || divergence) {
       if (this.onDivergence === 'continue_real') {
         this.real = true;
-        return call(messages);
+        return call(shown());
       }
       this.fail(
         divergence

@@ -65,7 +65,15 @@ export function parseCheckpointShell(input: unknown): CheckpointShell {
 }
 
 /** The ledger record fields a walk reads without the record's arguments and result (storedItems.ts itemFacts). */
-const LEDGER_FACTS = new Set(['toolCallId', 'toolName', 'argsHash', 'sideEffectLevel', 'replayPolicy', 'startedAt', 'endedAt']);
+const LEDGER_FACTS = new Set([
+  'toolCallId',
+  'toolName',
+  'argsHash',
+  'sideEffectLevel',
+  'replayPolicy',
+  'startedAt',
+  'endedAt',
+]);
 
 /** Freezes a value read from the store, all the way down (it is nobody else's). */
 function deepFreeze<T>(value: T): T {

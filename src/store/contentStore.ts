@@ -7,6 +7,7 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { canonicalJson, contentHash } from '../model';
 import type { SqlDriver, SqlStatement } from './sqlDriver';
+import { extensionOf, isSealedList } from './listIdentity';
 import { isStoredItem } from './storedItems';
 
 /** The id of the empty list. */
@@ -84,6 +85,8 @@ interface ListMemo {
   values: unknown[];
   /** The node of each prefix; a hole where a list adopted from another (`seedList`) has not been walked yet. */
   nodes: number[];
+  /** The list last written (or adopted) under this key, as the caller passed it. */
+  lastRaw?: readonly unknown[];
 }
 
 const deepFrozen = new WeakSet<object>();
@@ -285,9 +288,7 @@ export class ContentStore {
     const row = this.selectBlob.get(hash);
     if (!row) throw new Error(`blob ${hash} is missing from the store`);
     const refs =
-      row.refs !== null && row.refs !== undefined
-        ? (JSON.parse(String(row.refs)) as [PartPath, string][])
-        : undefined;
+      row.refs !== null && row.refs !== undefined ? (JSON.parse(String(row.refs)) as [PartPath, string][]) : undefined;
     const read = { text: decodeData(row.data), refs };
     if (refs) this.rowCache.set(hash, read);
     return read;
@@ -317,7 +318,21 @@ export class ContentStore {
     let memo = memoKey ? this.memos.get(memoKey) : undefined;
     let shared = 0;
     let node = EMPTY_LIST;
-    if (memo) {
+    const last = memo?.lastRaw;
+    const extension = extensionOf(raw);
+    if (memo && last && raw === last && isSealedList(raw) && memo.nodes.length === raw.length) {
+      // The same sealed list as last time (state carried over): nothing to compare.
+      return raw.length === 0 ? EMPTY_LIST : this.prefixNode(memo, raw.length);
+    }
+    if (memo && last && extension?.base === last && isSealedList(last) && extension.keep <= memo.nodes.length) {
+      // The last (sealed) list with new items after its first `keep` ones: those are shared, without a comparison.
+      shared = extension.keep;
+      if (shared > 0) node = this.prefixNode(memo, shared);
+      memo.originals.length = shared;
+      memo.frozen.length = shared;
+      memo.values.length = shared;
+      memo.nodes.length = shared;
+    } else if (memo) {
       const { originals, frozen, values } = memo;
       const max = Math.min(originals.length, raw.length);
       while (shared < max) {
@@ -356,6 +371,7 @@ export class ContentStore {
         memo.values.push(isFrozen ? item : snapshot(value));
       }
     }
+    if (memo) memo.lastRaw = raw;
     return node;
   }
 
@@ -372,7 +388,13 @@ export class ContentStore {
     if (items.length === 0 || !items.every(frozen)) return;
     const nodes = new Array<number>(items.length);
     nodes[items.length - 1] = node;
-    this.memos.set(memoKey, { originals: [...items], frozen: items.map(() => true), values: [...items], nodes });
+    this.memos.set(memoKey, {
+      originals: [...items],
+      frozen: items.map(() => true),
+      values: [...items],
+      nodes,
+      ...(isSealedList(items) ? { lastRaw: items } : {}),
+    });
   }
 
   /** The node of the first `length` items of a memo's list (walking up from the next known node over a hole). */

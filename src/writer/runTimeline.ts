@@ -26,7 +26,7 @@ import {
   type Usage,
 } from '../model';
 import type { ToolOutcome } from '../model';
-import { isStoredItem, itemFacts } from '../store';
+import { extendList, extensionOf, isSealedList, isStoredItem, itemFacts, sealList } from '../store';
 import { storedValue } from './outcomes';
 
 /** The state a checkpoint carries; what a checkpoint input omits comes from the one before. */
@@ -155,14 +155,25 @@ export function sealValue<T>(value: T): T {
 
 const sealed = new WeakSet<object>();
 
-/** `next` with the items it shares (by identity) with `prev` kept and the others sealed: O(n) pointer comparisons. */
+/**
+ * `next` with the items it shares (by identity) with `prev` kept and the others sealed, as a sealed list (store
+ * `sealList`): O(n) pointer comparisons. A list the writer made from `prev` (`extendList`: the recorder's answer
+ * appended, a tool message) is sealed in place, its new items only.
+ */
 export function sealMessages(next: readonly Message[], prev: readonly Message[] = []): Message[] {
+  if (isSealedList(next)) return next as Message[];
+  const extension = extensionOf(next);
+  if (extension && extension.base === prev && isSealedList(prev)) {
+    const own = next as Message[];
+    for (let i = extension.keep; i < own.length; i++) own[i] = sealMessage(own[i] as Message);
+    return sealList(own) as Message[];
+  }
   const out = new Array<Message>(next.length);
   for (let i = 0; i < next.length; i++) {
     const m = next[i] as Message;
     out[i] = m === prev[i] ? m : sealMessage(m);
   }
-  return out;
+  return sealList(out) as Message[];
 }
 
 /** The policy a call is recorded with: the given one, else the default of its side-effect level. */
@@ -185,28 +196,37 @@ export function stateOf(cp: Checkpoint): RunState {
  * snapshot — stored items, read only when looked into) in their order, a record set again for one of their ids
  * in its place, and the records added since, in the order they were begun. An id among the start records is found
  * by a search from the end, reading only each record's inline fields (itemFacts): the calls a fork finishes are
- * the last ones begun, and a long inherited ledger is not read to write the next checkpoint.
+ * the last ones begun, and a long inherited ledger is not read to write the next checkpoint. The snapshot a
+ * checkpoint takes is a sealed list, made from the previous one (store `extendList`) when only its end changed,
+ * so the store finds the records it shares by identity, not by comparing them.
  */
 class Ledger {
-  private readonly start: readonly ToolCallRecord[];
+  private readonly items: ToolCallRecord[];
+  private readonly startLength: number;
   /** Positions of start records by id, for the ones searched so far (from the end). */
   private readonly startIndex = new Map<string, number>();
   /** Start records before this position have not been searched. */
   private unsearched: number;
-  private readonly replaced = new Map<number, ToolCallRecord>();
-  private readonly added = new Map<string, ToolCallRecord>();
+  /** Positions of the records added since the start. */
+  private readonly addedIndex = new Map<string, number>();
+  private snapshot: readonly ToolCallRecord[] | undefined;
+  /** The first position changed since `snapshot` was taken. */
+  private dirtyFrom = Infinity;
 
   constructor(start: readonly ToolCallRecord[]) {
-    this.start = start.map((r) => (isStoredItem(r) ? r : deepFreeze(r)));
-    this.unsearched = this.start.length;
+    this.items = start.map((r) => (isStoredItem(r) ? r : deepFreeze(r)));
+    this.startLength = this.items.length;
+    this.unsearched = this.startLength;
   }
 
   private positionOf(id: string): number | undefined {
+    const added = this.addedIndex.get(id);
+    if (added !== undefined) return added;
     const known = this.startIndex.get(id);
     if (known !== undefined || this.unsearched === 0) return known;
     while (this.unsearched > 0) {
       const at = --this.unsearched;
-      const found = itemFacts(this.start[at] as ToolCallRecord).toolCallId as string;
+      const found = itemFacts(this.items[at] as ToolCallRecord).toolCallId as string;
       if (!this.startIndex.has(found)) this.startIndex.set(found, at);
       if (found === id) return at;
     }
@@ -214,44 +234,41 @@ class Ledger {
   }
 
   get(id: string): ToolCallRecord | undefined {
-    const added = this.added.get(id);
-    if (added) return added;
     const at = this.positionOf(id);
-    return at === undefined ? undefined : (this.replaced.get(at) ?? this.start[at]);
+    return at === undefined ? undefined : this.items[at];
   }
 
-  has(id: string): boolean {
-    return this.get(id) !== undefined;
-  }
-
-  /** Sets the record of its id (in place when the id is known); returns how to undo it. */
+  /** Sets the record of its id (in place when the id is known, else at the end); returns how to undo it. */
   set(record: ToolCallRecord): () => void {
     const id = record.toolCallId;
-    if (!this.added.has(id)) {
-      const at = this.positionOf(id);
-      if (at !== undefined) {
-        const had = this.replaced.get(at);
-        this.replaced.set(at, record);
-        return () => {
-          if (had) this.replaced.set(at, had);
-          else this.replaced.delete(at);
-        };
-      }
+    const at = this.positionOf(id);
+    this.dirtyFrom = Math.min(this.dirtyFrom, at ?? this.items.length);
+    if (at !== undefined) {
+      const had = this.items[at] as ToolCallRecord;
+      this.items[at] = record;
+      return () => {
+        this.items[at] = had;
+        this.snapshot = undefined;
+      };
     }
-    const had = this.added.get(id);
-    this.added.set(id, record);
+    this.addedIndex.set(id, this.items.length);
+    this.items.push(record);
     return () => {
-      if (had) this.added.set(id, had);
-      else this.added.delete(id);
+      this.items.pop();
+      this.addedIndex.delete(id);
+      this.snapshot = undefined;
     };
   }
 
-  /** Every record, oldest first (start records first). */
-  all(): ToolCallRecord[] {
-    const out = this.start.slice();
-    for (const [at, r] of this.replaced) out[at] = r;
-    for (const r of this.added.values()) out.push(r);
-    return out;
+  /** Every record, oldest first (start records first), as a sealed list: do not mutate it. */
+  all(): readonly ToolCallRecord[] {
+    if (!this.snapshot) this.snapshot = sealList(this.items.slice());
+    else if (this.dirtyFrom < this.items.length || this.snapshot.length !== this.items.length) {
+      const from = Math.min(this.dirtyFrom, this.snapshot.length, this.items.length);
+      this.snapshot = sealList(extendList(this.snapshot, this.items.slice(from), from));
+    }
+    this.dirtyFrom = Infinity;
+    return this.snapshot;
   }
 }
 
@@ -303,7 +320,7 @@ export class RunTimeline {
 
   /** The ledger, oldest first (inherited calls first). */
   get ledger(): ToolCallRecord[] {
-    return this.records.all();
+    return this.records.all().slice();
   }
 
   tool(toolCallId: string): ToolCallRecord | undefined {
@@ -362,7 +379,7 @@ export class RunTimeline {
       stepIndex: this.stepFor(boundary, input),
       messages: input.messages ?? base?.messages ?? [],
       runtimeContext,
-      toolLedgerSnapshot: this.ledger,
+      toolLedgerSnapshot: this.records.all() as ToolCallRecord[],
       createdAt: input.createdAt ?? ids.createdAt,
     };
     const systemPrompt = input.systemPrompt ?? base?.systemPrompt;

@@ -19,7 +19,15 @@ import {
   type RunMode,
   type ToolCallRecord,
 } from '../model';
-import { itemFacts, type CheckpointSummary, type ListsFrom, type RunStore, type RunSummary, type ToolOutcome } from '../store';
+import {
+  extendList,
+  itemFacts,
+  type CheckpointSummary,
+  type ListsFrom,
+  type RunStore,
+  type RunSummary,
+  type ToolOutcome,
+} from '../store';
 import { serializeError, toolResultMessage } from './outcomes';
 import {
   RunTimeline,
@@ -202,7 +210,8 @@ export class RunWriter {
       if (!inSnapshot) snapshotOf.set(r.toolCallId, r as ToolCallRecord);
       else {
         const facts = itemFacts(inSnapshot);
-        if (facts.endedAt !== r.endedAt || facts.startedAt !== r.startedAt) snapshotOf.set(r.toolCallId, r as ToolCallRecord);
+        if (facts.endedAt !== r.endedAt || facts.startedAt !== r.startedAt)
+          snapshotOf.set(r.toolCallId, r as ToolCallRecord);
       }
     }
     for (const id of snapshotOf.keys()) timeline.setRecord(store.getToolCall(runId, id), true);
@@ -346,7 +355,8 @@ export class RunWriter {
       if (options.appendMessage !== false) {
         const base = input.messages ?? this.timeline.state?.messages ?? [];
         const stored = outcome === 'success' ? record.result : record.error;
-        input.messages = [...base, toolResultMessage(toolCallId, record.toolName, outcome, stored)];
+        // Made from the conversation as an extension: the store shares its prefix without comparing it.
+        input.messages = extendList(base, [toolResultMessage(toolCallId, record.toolName, outcome, stored)]);
       }
       return { record, checkpoint: this.take('after_tool_call', input) };
     });

@@ -28,7 +28,6 @@ export function recordedOutcome(record: ToolCallRecord): CassetteAnswer {
 
 export class ToolCassette {
   private readonly used = new Map<string, number>();
-  private readonly sourceRunId: string;
 
   /**
    * @param lineage the source run followed by its ancestors
@@ -38,9 +37,7 @@ export class ToolCassette {
     private readonly store: RunStore,
     private readonly lineage: readonly string[],
     private readonly before: readonly ToolCallRecord[],
-  ) {
-    this.sourceRunId = lineage[0] ?? '';
-  }
+  ) {}
 
   /**
    * Calls finished before the fork point consumed their results; one begun but unfinished there is answered by the
@@ -64,9 +61,12 @@ export class ToolCassette {
   /** The recorded answer for this call (reuse_result); CassetteMiss naming the tool and hash when there is none. */
   reuse(toolName: string, args: unknown): CassetteAnswer {
     const hash = argsHash(args);
-    const finished = this.store.findToolCalls(this.lineage, toolName, hash).filter((r) => r.endedAt !== undefined);
-    // The source run's own timeline first, then its ancestors'.
-    const matches = [...finished.filter((r) => this.isFromSource(r)), ...finished.filter((r) => !this.isFromSource(r))];
+    const finished = (runIds: readonly string[]) =>
+      runIds.length === 0
+        ? []
+        : this.store.findToolCalls(runIds, toolName, hash).filter((r) => r.endedAt !== undefined);
+    // The source run's own timeline first, then its ancestors' (asked apart: nothing else of the run is read).
+    const matches = [...finished(this.lineage.slice(0, 1)), ...finished(this.lineage.slice(1))];
     if (matches.length === 0) {
       throw new OcdbError(
         'CassetteMiss',
@@ -79,14 +79,6 @@ export class ToolCassette {
     const n = used.get(key) ?? 0;
     used.set(key, n + 1);
     return recordedOutcome(matches[Math.min(n, matches.length - 1)] as ToolCallRecord);
-  }
-
-  private sourceIds: Set<string> | undefined;
-  private isFromSource(record: ToolCallRecord): boolean {
-    this.sourceIds ??= new Set(
-      this.store.listToolCallFacts(this.sourceRunId).map((r) => `${r.toolCallId}@${r.startedAt}`),
-    );
-    return this.sourceIds.has(`${record.toolCallId}@${record.startedAt}`);
   }
 }
 

@@ -13,7 +13,7 @@ import {
 } from '../model';
 import { isDeepFrozen } from './contentStore';
 import { lazyList } from './lazyList';
-import { storedItem } from './storedItems';
+import { storedItems } from './storedItems';
 import { compact, json, rowToCheckpointSummary, str, toJson } from './rowCodec';
 import type { CheckpointSummary, ListsFrom } from './runStore';
 import type { SqlRow } from './sqlDriver';
@@ -341,23 +341,21 @@ export class CheckpointTable {
     const content = this.ctx.content;
     const read = <T>(schema: z.ZodType<T>, hash: string, path: [string, number]): object =>
       deepFreeze(parseWith(schema, content.getValue(hash), where, path) as object);
-    cp.messages = Array.from({ length: Number(row.message_count) }, (_, i) =>
-      storedItem<Message>({ load: () => read(MessageSchema, messageAt(i) as string, ['messages', i]) }),
-    );
-    cp.toolLedgerSnapshot = Array.from({ length: Number(row.ledger_count) }, (_, i) =>
-      storedItem<ToolCallRecord>({
-        load: () => read(ToolCallRecordSchema, ledgerAt(i) as string, ['toolLedgerSnapshot', i]),
-        facts: () => {
-          const hash = ledgerAt(i) as string;
-          const inline = content.getInline(hash);
-          // Facts are small fields; should one of them be stored apart (an id of 512 characters), read it all.
-          if (inline.omitted.some((k) => LEDGER_FACTS.has(k))) {
-            return read(ToolCallRecordSchema, hash, ['toolLedgerSnapshot', i]) as Record<string, unknown>;
-          }
-          return inline.value;
-        },
-      }),
-    );
+    cp.messages = storedItems<Message>(Number(row.message_count), {
+      load: (i) => read(MessageSchema, messageAt(i) as string, ['messages', i]),
+    });
+    cp.toolLedgerSnapshot = storedItems<ToolCallRecord>(Number(row.ledger_count), {
+      load: (i) => read(ToolCallRecordSchema, ledgerAt(i) as string, ['toolLedgerSnapshot', i]),
+      facts: (i) => {
+        const hash = ledgerAt(i) as string;
+        const inline = content.getInline(hash);
+        // Facts are small fields; should one of them be stored apart (an id of 512 characters), read it all.
+        if (inline.omitted.some((k) => LEDGER_FACTS.has(k))) {
+          return read(ToolCallRecordSchema, hash, ['toolLedgerSnapshot', i]) as Record<string, unknown>;
+        }
+        return inline.value;
+      },
+    });
     return cp;
   }
 

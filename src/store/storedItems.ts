@@ -8,90 +8,101 @@
  * sealed (deep-frozen once read: `isStoredItem`). No I/O of its own: the loader is the caller's.
  */
 
-/** How an item is read: its full value, and (for ledger records) its small fields without reading large members. */
+/** How the items of one stored list are read: an item's full value, and (ledger records) its inline fields. */
 export interface ItemLoader {
-  load(): object;
-  /** The item's fields whose values are stored inline (ids, names, times): no large member is read. */
-  facts?(): Record<string, unknown>;
+  /** The value of item `index`, deep-frozen. */
+  load(index: number): object;
+  /** The fields of item `index` whose values are stored inline (ids, names, times): no large member is read. */
+  facts?(index: number): Record<string, unknown>;
 }
 
 interface Slot {
   loader: ItemLoader;
+  index: number;
   loaded: boolean;
   facts?: Record<string, unknown>;
 }
 
-const slots = new WeakMap<object, Slot>();
+/** Where an item's slot is kept: a non-enumerable symbol of its target (no JSON, keys or equality sees it). */
+const SLOT = Symbol('storedItem');
 
-function ensure(target: object, slot: Slot): void {
+const slotOf = (t: object): Slot => (t as { [SLOT]: Slot })[SLOT];
+
+function ensure(t: object): void {
+  const slot = slotOf(t);
   if (slot.loaded) return;
-  const value = slot.loader.load();
+  const value = slot.loader.load(slot.index);
   slot.loaded = true;
-  Object.assign(target, value);
-  Object.freeze(target);
+  Object.assign(t, value);
+  Object.freeze(t);
 }
 
-/** One handler for every item: a trap finds the item's slot by its target. */
-const targets = new WeakMap<object, Slot>();
-const load = (t: object): void => ensure(t, targets.get(t) as Slot);
+/** One handler for every item; asking for the slot reads nothing. */
 const HANDLER: ProxyHandler<object> = {
   get(t, key, receiver) {
-    load(t);
+    if (key === SLOT) return slotOf(t);
+    ensure(t);
     return Reflect.get(t, key, receiver) as unknown;
   },
   has(t, key) {
-    load(t);
+    ensure(t);
     return Reflect.has(t, key);
   },
   ownKeys(t) {
-    load(t);
+    ensure(t);
     return Reflect.ownKeys(t);
   },
   getOwnPropertyDescriptor(t, key) {
-    load(t);
+    ensure(t);
     return Reflect.getOwnPropertyDescriptor(t, key);
   },
   isExtensible(t) {
-    load(t);
+    ensure(t);
     return Reflect.isExtensible(t);
   },
   preventExtensions(t) {
-    load(t);
+    ensure(t);
     return Reflect.preventExtensions(t);
   },
   set(t, key, value, receiver) {
-    load(t);
+    ensure(t);
     return Reflect.set(t, key, value, receiver);
   },
   defineProperty(t, key, descriptor) {
-    load(t);
+    ensure(t);
     return Reflect.defineProperty(t, key, descriptor);
   },
   deleteProperty(t, key) {
-    load(t);
+    ensure(t);
     return Reflect.deleteProperty(t, key);
   },
 };
 
-/** A stored item read by `loader` on first use (see the file header). `load` must return a deep-frozen value. */
-export function storedItem<T extends object>(loader: ItemLoader): T {
-  const slot: Slot = { loader, loaded: false };
-  const target = {};
-  targets.set(target, slot);
-  const proxy = new Proxy(target, HANDLER);
-  slots.set(proxy, slot);
-  return proxy as T;
+/** The `length` items of a stored list, each read by `loader` on first use (see the file header). */
+export function storedItems<T extends object>(length: number, loader: ItemLoader): T[] {
+  const items = new Array<T>(length);
+  for (let index = 0; index < length; index++) {
+    const target = {};
+    Object.defineProperty(target, SLOT, { value: { loader, index, loaded: false } satisfies Slot });
+    items[index] = new Proxy(target, HANDLER) as T;
+  }
+  return items;
 }
 
-/** True for an item made by `storedItem`: deep-frozen once read, so known by identity. Reads nothing. */
+function slotOfItem(value: unknown): Slot | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const slot = (value as { [SLOT]?: unknown })[SLOT];
+  return slot !== undefined ? (slot as Slot) : undefined;
+}
+
+/** True for an item made by `storedItems`: deep-frozen once read, so known by identity. Reads nothing. */
 export function isStoredItem(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && slots.has(value);
+  return slotOfItem(value) !== undefined;
 }
 
 /** True when a stored item has not been read yet (nothing is read to answer). */
 export function isUnread(value: unknown): boolean {
-  if (typeof value !== 'object' || value === null) return false;
-  const slot = slots.get(value);
+  const slot = slotOfItem(value);
   return slot !== undefined && !slot.loaded;
 }
 
@@ -100,8 +111,8 @@ export function isUnread(value: unknown): boolean {
  * stored item not read yet, its inline fields (large members absent) without reading the rest; otherwise the value.
  */
 export function itemFacts<T extends object>(value: T): Partial<T> {
-  const slot = slots.get(value);
+  const slot = slotOfItem(value);
   if (!slot || slot.loaded || !slot.loader.facts) return value;
-  slot.facts ??= slot.loader.facts();
+  slot.facts ??= slot.loader.facts(slot.index);
   return slot.facts as Partial<T>;
 }

@@ -7,6 +7,10 @@
  */
 
 const sealed = new WeakSet<readonly unknown[]>();
+/**
+ * The list each was made from. A list forgets its own base when it is extended (its base was needed while it was
+ * written, which comes first): a chain of extensions must not keep every earlier list alive.
+ */
 const extensions = new WeakMap<readonly unknown[], { base: readonly unknown[]; keep: number }>();
 
 /**
@@ -28,6 +32,7 @@ export function isSealedList(list: readonly unknown[]): boolean {
 /** A new array: the first `keep` items of `base` (default all) and then `items`, remembered as such. */
 export function extendList<T>(base: readonly T[], items: readonly T[], keep = base.length): T[] {
   const list = keep === base.length ? base.concat(items) : base.slice(0, keep).concat(items);
+  extensions.delete(base);
   extensions.set(list, { base, keep });
   return list;
 }

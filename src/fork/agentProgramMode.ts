@@ -152,10 +152,18 @@ export class AgentProgramFork {
   async modelTurn(writer: RunWriter, call: (messages: readonly Message[]) => Promise<unknown>): Promise<unknown> {
     const state = writer.state;
     const messages = state?.messages ?? [];
-    if (this.real) return call(messages);
+    // The agent gets a frozen copy: the writer's own list must not change under it.
+    const shown = () => Object.freeze(messages.slice());
+    if (this.real) return call(shown());
     const turn = this.turns[this.nextTurn++];
-    const found = turn ? compareWithTurn({ systemPrompt: state?.systemPrompt, messages }, turn) : undefined;
     const at = this.store.listCheckpoints(writer.runId, { offset: writer.checkpointCount - 1, limit: 1 })[0];
+    // The agent's prompt is its last checkpoint's (before_model_call): the store says how many messages it shares
+    // with the recorded prompt (the same stored nodes), and only the rest are compared.
+    const shared =
+      turn && at && at.messageCount === messages.length
+        ? this.store.sharedMessageCount(at.checkpointId, turn.before.checkpointId)
+        : 0;
+    const found = turn ? compareWithTurn({ systemPrompt: state?.systemPrompt, messages }, turn, shared) : undefined;
     const divergence = found && at ? { ...found, forkCheckpointId: at.checkpointId } : found;
     if (turn && divergence && this.recordedOutputs) {
       this.firstDivergence ??= divergence;
@@ -164,7 +172,7 @@ export class AgentProgramFork {
     if (!turn || divergence) {
       if (this.onDivergence === 'continue_real') {
         this.real = true;
-        return call(messages);
+        return call(shown());
       }
       this.fail(
         divergence

@@ -10,6 +10,7 @@
  * prompt, the tools answered as the gate decides). No UI, no network.
  */
 import { OcdbError, messageToolCalls, type Checkpoint, type Message, type ToolCallRecord } from '../model';
+import { extendList } from '../store';
 import { storedValue, toolResultMessage, type CheckpointInput } from '../writer';
 import type { CassetteAnswer } from './cassette';
 import { diverged } from './forkErrors';
@@ -65,7 +66,7 @@ class ForkConversation {
     start: { checkpointId: string; messages: readonly Message[] },
   ) {
     this.at = start.checkpointId;
-    this.list = [...start.messages];
+    this.list = start.messages as Message[]; // never changed: each checkpoint's list is a new one
   }
 
   /** The indices where the fork's conversation differs from the recording, in order. */
@@ -87,9 +88,10 @@ class ForkConversation {
     const recorded = cp.messages;
     if (cp.checkpointId !== this.at) {
       const shared = Math.min(this.store.sharedMessageCount(this.at, cp.checkpointId), this.list.length);
-      const next = shared === this.list.length ? [...this.list] : this.list.slice(0, shared);
-      for (let i = shared; i < recorded.length; i++) next.push(this.overrides.get(i) ?? (recorded[i] as Message));
-      this.list = next;
+      const added: Message[] = [];
+      for (let i = shared; i < recorded.length; i++) added.push(this.overrides.get(i) ?? (recorded[i] as Message));
+      // Made from the list before (store extendList): the writer and the store take the shared part by identity.
+      this.list = extendList(this.list, added, shared);
       this.at = cp.checkpointId;
     }
     return this.list;

@@ -6,7 +6,7 @@
  * Reads the store only; never runs a tool.
  */
 import { OcdbError, argsHash, type ForkConfig, type RuntimeContextSnapshot, type ToolCallRecord } from '../model';
-import type { RunStore, ToolOutcome } from '../store';
+import { itemFacts, type RunStore, type ToolOutcome } from '../store';
 import { outcomeOf, outcomeValue } from '../writer';
 
 export interface CassetteAnswer {
@@ -28,7 +28,6 @@ export function recordedOutcome(record: ToolCallRecord): CassetteAnswer {
 
 export class ToolCassette {
   private readonly used = new Map<string, number>();
-  private readonly sourceRunId: string;
 
   /**
    * @param lineage the source run followed by its ancestors
@@ -37,23 +36,37 @@ export class ToolCassette {
   constructor(
     private readonly store: RunStore,
     private readonly lineage: readonly string[],
-    before: readonly ToolCallRecord[],
-  ) {
-    this.sourceRunId = lineage[0] ?? '';
-    // Calls finished before the fork point consumed their results; one begun but unfinished there is answered by the fork.
-    for (const r of before) {
+    private readonly before: readonly ToolCallRecord[],
+  ) {}
+
+  /**
+   * Calls finished before the fork point consumed their results; one begun but unfinished there is answered by the
+   * fork. Counted at the first reuse, from the records' inline fields only (a long inherited ledger's arguments
+   * and results are never read).
+   */
+  private usedBefore(): Map<string, number> {
+    if (this.counted) return this.used;
+    this.counted = true;
+    for (const record of this.before) {
+      const r = itemFacts(record) as Pick<ToolCallRecord, 'endedAt' | 'toolName' | 'argsHash'>;
       if (r.endedAt === undefined) continue;
       const key = keyOf(r.toolName, r.argsHash);
       this.used.set(key, (this.used.get(key) ?? 0) + 1);
     }
+    return this.used;
   }
+
+  private counted = false;
 
   /** The recorded answer for this call (reuse_result); CassetteMiss naming the tool and hash when there is none. */
   reuse(toolName: string, args: unknown): CassetteAnswer {
     const hash = argsHash(args);
-    const finished = this.store.findToolCalls(this.lineage, toolName, hash).filter((r) => r.endedAt !== undefined);
-    // The source run's own timeline first, then its ancestors'.
-    const matches = [...finished.filter((r) => this.isFromSource(r)), ...finished.filter((r) => !this.isFromSource(r))];
+    const finished = (runIds: readonly string[]) =>
+      runIds.length === 0
+        ? []
+        : this.store.findToolCalls(runIds, toolName, hash).filter((r) => r.endedAt !== undefined);
+    // The source run's own timeline first, then its ancestors' (asked apart: nothing else of the run is read).
+    const matches = [...finished(this.lineage.slice(0, 1)), ...finished(this.lineage.slice(1))];
     if (matches.length === 0) {
       throw new OcdbError(
         'CassetteMiss',
@@ -62,17 +75,10 @@ export class ToolCassette {
       );
     }
     const key = keyOf(toolName, hash);
-    const n = this.used.get(key) ?? 0;
-    this.used.set(key, n + 1);
+    const used = this.usedBefore();
+    const n = used.get(key) ?? 0;
+    used.set(key, n + 1);
     return recordedOutcome(matches[Math.min(n, matches.length - 1)] as ToolCallRecord);
-  }
-
-  private sourceIds: Set<string> | undefined;
-  private isFromSource(record: ToolCallRecord): boolean {
-    this.sourceIds ??= new Set(
-      this.store.listToolCallFacts(this.sourceRunId).map((r) => `${r.toolCallId}@${r.startedAt}`),
-    );
-    return this.sourceIds.has(`${record.toolCallId}@${record.startedAt}`);
   }
 }
 

@@ -23,9 +23,10 @@ import {
   type ModelMode,
   type RuntimeContextSnapshot,
   type SideEffectLevel,
+  type ToolCallRecord,
   type ToolPlanEntry,
 } from '../model';
-import type { RunStore, ToolCallFacts } from '../store';
+import { itemFacts, type RunStore, type ToolCallFacts } from '../store';
 import { lineageOf } from './lineage';
 import { promptTemplateFor, renderTemplate } from './promptRender';
 
@@ -78,8 +79,8 @@ const SEVERITY: Readonly<Record<SideEffectLevel, number>> = Object.fromEntries(
 /** Loads the source checkpoint and checks that it belongs to the source run. */
 export function loadSourceCheckpoint(store: RunStore, config: ForkConfig): { checkpoint: Checkpoint; index: number } {
   store.getRun(config.sourceRunId); // RunNotFound with a clear message
-  // A view: the messages and ledger are read when used (a fork of a late checkpoint must not rebuild them all).
-  const checkpoint = store.getCheckpointView(config.sourceCheckpointId);
+  // As state: its messages and ledger records are read when used (a fork of a late checkpoint reads none of them).
+  const checkpoint = store.getCheckpointState(config.sourceCheckpointId);
   if (checkpoint.runId !== config.sourceRunId) {
     throw new OcdbError(
       'CheckpointNotFound',
@@ -135,7 +136,19 @@ function recordedTools(store: RunStore, lineage: string[], checkpoint: Checkpoin
   };
   // Facts only (no arguments or results read): the plan weighs levels and policies.
   for (const runId of lineage) for (const record of store.listToolCallFacts(runId)) add(record, runId);
-  for (const record of checkpoint.toolLedgerSnapshot) add(record, checkpoint.runId);
+  // The records the run started with (a fork's inherited ledger, an import's initial one) may be in no lineage
+  // run's calls: add them from the snapshot. The writer keeps them first, in place, and adds the run's own calls
+  // after them — which the lineage loop has — so a late checkpoint's long ledger is not read; of the start
+  // records only the inline fields (arguments and results stay unread).
+  const first = store.listCheckpoints(checkpoint.runId, { limit: 1 })[0];
+  const startCount =
+    first && first.checkpointId !== checkpoint.checkpointId
+      ? store.getCheckpointState(first.checkpointId).toolLedgerSnapshot.length
+      : checkpoint.toolLedgerSnapshot.length;
+  const snapshot = checkpoint.toolLedgerSnapshot;
+  for (let i = 0; i < Math.min(startCount, snapshot.length); i++) {
+    add(itemFacts(snapshot[i] as ToolCallRecord) as ToolCallFacts, checkpoint.runId);
+  }
   return byTool;
 }
 

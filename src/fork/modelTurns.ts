@@ -70,16 +70,21 @@ export function turnLocation(turn: RecordedTurn) {
   };
 }
 
-/** The first difference between the prompt about to be sent and the one `turn` recorded, if any. */
+/**
+ * The first difference between the prompt about to be sent and the one `turn` recorded, if any. `shared`: how many
+ * leading messages the two are known to share (the store's word, `sharedMessageCount`): only the others are
+ * compared, so a turn late in a long conversation costs what it adds, not the conversation.
+ */
 export function compareWithTurn(
   rendered: { systemPrompt?: string; messages: readonly Message[] },
   turn: RecordedTurn,
+  shared = 0,
 ): Divergence | undefined {
-  return findDivergence(
-    rendered,
-    { systemPrompt: turn.before.systemPrompt, messages: turn.before.messages },
-    turnLocation(turn),
-  );
+  const recorded = { systemPrompt: turn.before.systemPrompt, messages: turn.before.messages };
+  const longest = Math.max(rendered.messages.length, recorded.messages.length);
+  const from = Math.min(shared, rendered.messages.length, recorded.messages.length);
+  const rest = Array.from({ length: Math.max(0, longest - from) }, (_, k) => from + k);
+  return findDivergence(rendered, recorded, turnLocation(turn), shared > 0 ? rest : undefined);
 }
 
 /** The recorded answer of `turn` as a model result, usage marked captured; Error when the recorded call failed. */

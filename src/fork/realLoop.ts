@@ -7,6 +7,7 @@
  * recorded live as checkpoints. No UI.
  */
 import { OcdbError, messageToolCalls, type Message } from '../model';
+import { extendList } from '../store';
 import { findResponseDivergence } from './divergence';
 import { promptTemplateFor, renderTemplate } from './promptRender';
 import { recordedAnswer, turnLocation } from './modelTurns';
@@ -97,7 +98,7 @@ export async function realLoop(ctx: RunContext): Promise<StepsOutcome> {
     }
     turns++;
     writer.checkpoint('after_model_call', {
-      messages: [...messagesNow(), result.message],
+      messages: extendList(messagesNow(), [result.message]),
       ...(result.model ? { model: result.model } : {}),
       ...(result.finishReason !== undefined ? { finishReason: result.finishReason } : {}),
       ...(result.usage ? { usage: result.usage } : {}),

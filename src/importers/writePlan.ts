@@ -5,7 +5,7 @@
  * whole or not at all. Depends on the writer and the RunStore contract.
  */
 import type { Message } from '../model';
-import type { ReopenRunInput, RunStore, RunSummary } from '../store';
+import { extendList, type ReopenRunInput, type RunStore, type RunSummary } from '../store';
 import { RunWriter, type CheckpointInput, type RunState, type StateUpdate } from '../writer';
 import type { CheckpointOp, PlanOp, RunPlan } from './runPlan';
 
@@ -87,7 +87,8 @@ function writeOps(writer: RunWriter, plan: RunPlan, ops: readonly PlanOp[]): Run
   let pending: StateUpdate = {};
   let messages: Message[] | undefined;
   const conversation = (): Message[] => {
-    messages ??= [...(writer.state?.messages ?? [])];
+    // Made from the writer's conversation (store extendList): the store takes the shared part by identity.
+    messages ??= extendList(writer.state?.messages ?? [], []);
     pending.messages = messages;
     return messages;
   };

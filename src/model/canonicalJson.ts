@@ -163,6 +163,37 @@ export function canonicalJson(value: unknown): string {
   return out.join('');
 }
 
+/**
+ * The beginning of canonicalJson(value): at least `limit` characters of it (when it is that long), without
+ * serialising the rest — a long string is cut, members after the limit are not visited. `complete` says whether
+ * the text is the whole canonical JSON. For excerpts of values of any size.
+ */
+export function canonicalJsonPrefix(value: unknown, limit: number): { text: string; complete: boolean } {
+  const out: string[] = [];
+  let length = 0;
+  const stack: Frame[] = [{ kind: 'value', value, depth: 0 }];
+  const path = () => deepestPath(value);
+  while (stack.length > 0 && length < limit) {
+    const frame = stack.pop() as Frame;
+    if (frame.kind === 'text') {
+      out.push(frame.text);
+      length += frame.text.length;
+      continue;
+    }
+    const v = frame.value;
+    if (typeof v === 'string' && v.length > limit - length) {
+      const cut = JSON.stringify(v.slice(0, limit - length + 1)).slice(0, -1); // the closing quote is not reached
+      out.push(cut);
+      length += cut.length;
+      return { text: out.join(''), complete: false };
+    }
+    const before = out.length;
+    expand(v, frame.depth, stack, out, path);
+    for (let i = before; i < out.length; i++) length += (out[i] as string).length;
+  }
+  return { text: out.join(''), complete: stack.length === 0 };
+}
+
 /** The path of the first place `value` reaches MAX_JSON_DEPTH (for the error message). */
 function deepestPath(value: unknown): (string | number)[] {
   try {

@@ -32,7 +32,7 @@ import {
   type ToolCallRecord,
 } from '../model';
 import type { AgentProgramFork } from '../fork/agentProgramMode';
-import type { RunStore, ToolOutcome } from '../store';
+import { extendList, type RunStore, type ToolOutcome } from '../store';
 import type {
   CheckpointInput as WriterCheckpointInput,
   IdKind,
@@ -125,10 +125,14 @@ export class RunRecorder {
     return state;
   }
 
-  /** The conversation as the recorder last saw it. */
+  /** The conversation as the recorder last saw it (frozen: the writer's own list is never handed out). */
   get messages(): readonly Message[] {
-    return this.state.messages;
+    const messages = this.state.messages;
+    if (this.shown?.of !== messages) this.shown = { of: messages, copy: Object.freeze(messages.slice()) };
+    return this.shown.copy;
   }
+
+  private shown: { of: readonly Message[]; copy: readonly Message[] } | undefined;
 
   /** The runtime context as the recorder last saw it (in a fork: the patched context of the fork). */
   get runtimeContext(): RuntimeContextSnapshot {
@@ -311,7 +315,7 @@ export class RunRecorder {
     try {
       const raw = this.fork
         ? await this.fork.modelTurn(this.writer, (messages) => call(messages, request()))
-        : await call(this.state.messages, request());
+        : await call(this.messages, request());
       response = parseWith(ModelResponseSchema, raw, 'model response');
     } catch (e) {
       if (!this.ended && !this.broken) {
@@ -324,7 +328,7 @@ export class RunRecorder {
     // nothing is re-parsed, so a model call costs O(its own message), not O(conversation).
     this.assertOpen('an after_model_call checkpoint');
     const after = this.record('after_model_call', {
-      messages: [...this.state.messages, response.message],
+      messages: extendList(this.state.messages, [response.message]),
       ...(response.model !== undefined ? { model: response.model } : {}),
       ...(response.finishReason !== undefined ? { finishReason: response.finishReason } : {}),
       ...(response.usage !== undefined ? { usage: response.usage } : {}),

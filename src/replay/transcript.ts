@@ -12,7 +12,7 @@
  */
 import { z } from 'zod';
 import {
-  canonicalJson,
+  canonicalJsonPrefix,
   liveEditSummary,
   messageText,
   messageToolCalls,
@@ -72,18 +72,26 @@ export interface TranscriptOptions {
 
 /** Renders `value` as one line of at most `max` characters. */
 export function excerpt(value: unknown, max: number): string {
-  let text: string;
-  if (typeof value === 'string') text = value;
-  else {
-    try {
-      // canonical (sorted keys): the same value reads the same whether it came from the ledger or a checkpoint
-      text = value === undefined ? 'undefined' : canonicalJson(value);
-    } catch {
-      text = String(value);
-    }
+  // Only the beginning of the value is read and serialised: a result of megabytes costs its excerpt, not its size.
+  // (Whitespace runs collapse to one space, so a longer beginning is read when the first one falls short.)
+  for (let budget = Math.max(64, 2 * max); ; budget *= 4) {
+    const { text: raw, complete } = beginning(value, budget);
+    const text = raw.replace(/\s+/g, ' ').trim();
+    if (text.length > max) return `${text.slice(0, Math.max(0, max - 1))}…`;
+    if (complete) return text;
   }
-  text = text.replace(/\s+/g, ' ').trim();
-  return text.length > max ? `${text.slice(0, Math.max(0, max - 1))}…` : text;
+}
+
+/** The first `budget` characters (or more) of a value's text, and whether that is all of it. */
+function beginning(value: unknown, budget: number): { text: string; complete: boolean } {
+  if (typeof value === 'string') return { text: value.slice(0, budget), complete: value.length <= budget };
+  if (value === undefined) return { text: 'undefined', complete: true };
+  try {
+    // canonical (sorted keys): the same value reads the same whether it came from the ledger or a checkpoint
+    return canonicalJsonPrefix(value, budget);
+  } catch {
+    return { text: String(value), complete: true };
+  }
 }
 
 function lastOfRole(messages: readonly Message[], role: Message['role']): Message | undefined {

@@ -9,9 +9,11 @@ import {
   parseWith,
   type Checkpoint,
   type Message,
+  type ToolCallRecord,
 } from '../model';
 import { isDeepFrozen } from './contentStore';
 import { lazyList } from './lazyList';
+import { storedItems } from './storedItems';
 import { compact, json, rowToCheckpointSummary, str, toJson } from './rowCodec';
 import type { CheckpointSummary, ListsFrom } from './runStore';
 import type { SqlRow } from './sqlDriver';
@@ -60,6 +62,26 @@ export function parseCheckpointShell(input: unknown): CheckpointShell {
     cp.runtimeContext = context as CheckpointShell['runtimeContext'];
   }
   return cp;
+}
+
+/** The ledger record fields a walk reads without the record's arguments and result (storedItems.ts itemFacts). */
+const LEDGER_FACTS = new Set([
+  'toolCallId',
+  'toolName',
+  'argsHash',
+  'sideEffectLevel',
+  'replayPolicy',
+  'startedAt',
+  'endedAt',
+]);
+
+/** Freezes a value read from the store, all the way down (it is nobody else's). */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
 }
 
 const WHERE = 'checkpoint';
@@ -294,10 +316,58 @@ export class CheckpointTable {
     if (!row) {
       throw new OcdbError('CheckpointNotFound', `No checkpoint ${checkpointId} in ${this.ctx.path}.`, { checkpointId });
     }
+    const { cp, messageAt, ledgerAt, where } = this.head(row);
+    const content = this.ctx.content;
+    cp.messages = lazyList(Number(row.message_count), (i) =>
+      parseWith(MessageSchema, content.getValue(messageAt(i) as string), where, ['messages', i]),
+    );
+    cp.toolLedgerSnapshot = lazyList(Number(row.ledger_count), (i) =>
+      parseWith(ToolCallRecordSchema, content.getValue(ledgerAt(i) as string), where, ['toolLedgerSnapshot', i]),
+    );
+    return cp;
+  }
+
+  /**
+   * A checkpoint whose messages and ledger records are stored items (storedItems.ts): plain arrays of identities,
+   * each item read, validated and deep-frozen at its first use. The state a writer continues (a fork's source
+   * checkpoint, a resumed run's last) without reading the conversation it carries over.
+   */
+  state(checkpointId: string): Checkpoint {
+    const row = this.ctx.sql('SELECT * FROM checkpoints WHERE checkpoint_id = ?').get(checkpointId);
+    if (!row) {
+      throw new OcdbError('CheckpointNotFound', `No checkpoint ${checkpointId} in ${this.ctx.path}.`, { checkpointId });
+    }
+    const { cp, messageAt, ledgerAt, where } = this.head(row);
+    const content = this.ctx.content;
+    const read = <T>(schema: z.ZodType<T>, hash: string, path: [string, number]): object =>
+      deepFreeze(parseWith(schema, content.getValue(hash), where, path) as object);
+    cp.messages = storedItems<Message>(Number(row.message_count), {
+      load: (i) => read(MessageSchema, messageAt(i) as string, ['messages', i]),
+    });
+    cp.toolLedgerSnapshot = storedItems<ToolCallRecord>(Number(row.ledger_count), {
+      load: (i) => read(ToolCallRecordSchema, ledgerAt(i) as string, ['toolLedgerSnapshot', i]),
+      facts: (i) => {
+        const hash = ledgerAt(i) as string;
+        const inline = content.getInline(hash);
+        // Facts are small fields; should one of them be stored apart (an id of 512 characters), read it all.
+        if (inline.omitted.some((k) => LEDGER_FACTS.has(k))) {
+          return read(ToolCallRecordSchema, hash, ['toolLedgerSnapshot', i]) as Record<string, unknown>;
+        }
+        return inline.value;
+      },
+    });
+    return cp;
+  }
+
+  /** A checkpoint row read and validated but for its two lists, and where their items are. */
+  private head(row: SqlRow): {
+    cp: Checkpoint;
+    messageAt: (i: number) => string | undefined;
+    ledgerAt: (i: number) => string | undefined;
+    where: string;
+  } {
     const where = `store checkpoint ${String(row.checkpoint_id)}`;
     const content = this.ctx.content;
-    const messageHashes = content.listHashes(Number(row.messages_node));
-    const ledgerHashes = content.listHashes(Number(row.ledger_node));
     const head = compact({
       checkpointId: String(row.checkpoint_id),
       runId: String(row.run_id),
@@ -315,14 +385,12 @@ export class CheckpointTable {
       usage: json(row.usage_json),
       createdAt: Number(row.created_at),
     });
-    const cp = parseWith(CheckpointSchema, head, where);
-    cp.messages = lazyList(messageHashes.length, (i) =>
-      parseWith(MessageSchema, content.getValue(messageHashes[i] as string), where, ['messages', i]),
-    );
-    cp.toolLedgerSnapshot = lazyList(ledgerHashes.length, (i) =>
-      parseWith(ToolCallRecordSchema, content.getValue(ledgerHashes[i] as string), where, ['toolLedgerSnapshot', i]),
-    );
-    return cp;
+    return {
+      cp: parseWith(CheckpointSchema, head, where),
+      messageAt: content.listReader(Number(row.messages_node), Number(row.message_count)),
+      ledgerAt: content.listReader(Number(row.ledger_node), Number(row.ledger_count)),
+      where,
+    };
   }
 
   /** Every checkpoint of a run, whole, in order. */

@@ -7,6 +7,8 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { artifactContentHash, canonicalJson, contentHash, isTextContent } from '../model';
 import type { SqlDriver, SqlStatement } from './sqlDriver';
+import { extensionOf, isSealedList } from './listIdentity';
+import { isStoredItem } from './storedItems';
 
 /** The id of the empty list. */
 export const EMPTY_LIST = 0;
@@ -20,6 +22,9 @@ export const SHARED_PART_MIN = 512;
 
 /** Blob texts at least this long are stored deflated (a BLOB in `blobs.data`) when that saves a tenth or more. */
 export const COMPRESS_MIN = 256;
+
+/** Items this close to a list's end are found by walking up from it; further back, the whole chain is read. */
+const SUFFIX_WALK = 256;
 
 /** How many texts just written stay readable without a read (see ContentStore.written). */
 const RECENT_WRITES = 16;
@@ -83,6 +88,8 @@ interface ListMemo {
   values: unknown[];
   /** The node of each prefix; a hole where a list adopted from another (`seedList`) has not been walked yet. */
   nodes: number[];
+  /** The list last written (or adopted) under this key, as the caller passed it. */
+  lastRaw?: readonly unknown[];
 }
 
 const deepFrozen = new WeakSet<object>();
@@ -90,7 +97,7 @@ const deepFrozen = new WeakSet<object>();
 /** True when nothing in `value` can change any more (cached: a frozen object stays frozen). */
 export function isDeepFrozen(value: unknown): boolean {
   if (typeof value !== 'object' || value === null) return true;
-  if (deepFrozen.has(value)) return true;
+  if (deepFrozen.has(value) || isStoredItem(value)) return true;
   if (!Object.isFrozen(value)) return false;
   for (const v of Object.values(value)) if (!isDeepFrozen(v)) return false;
   deepFrozen.add(value);
@@ -148,6 +155,8 @@ export class ContentStore {
    */
   private readonly written = new Lru<string, string>(RECENT_WRITES);
   private readonly chainCache = new Lru<number, readonly string[]>(512);
+  /** Rows of blobs with refs (their inline text): a record read again is put together without a read. */
+  private readonly rowCache = new Lru<string, { text: string; refs: [PartPath, string][] | undefined }>(20_000);
   /** For list nodes read: the list read that holds each (its tail node) and the node's length there. */
   private readonly nodeOwner = new Map<number, { tail: number; length: number }>();
   private readonly memos = new Map<string, ListMemo>();
@@ -264,25 +273,66 @@ export class ContentStore {
   getText(hash: string): string {
     const cached = this.textCache.get(hash) ?? this.written.get(hash);
     if (cached !== undefined) return cached;
-    const row = this.selectBlob.get(hash);
-    if (!row) throw new Error(`blob ${hash} is missing from the store`);
-    let text = decodeData(row.data);
-    if (row.refs !== null && row.refs !== undefined) {
-      // A value whose large members are blobs of their own: put them back (key order is the canonical one already).
-      const value = JSON.parse(text) as Record<string, unknown>;
-      for (const [path, ref] of JSON.parse(String(row.refs)) as [PartPath, string][]) {
-        const part = this.getValue(ref);
-        if (path.length === 1) value[path[0]] = part;
-        else (value[path[0]] as unknown[])[path[1]] = part;
-      }
-      text = canonicalJson(value);
-    }
+    const row = this.readBlob(hash);
+    const text = row.refs ? canonicalJson(this.assemble(row)) : row.text;
     this.textCache.set(hash, text);
     return text;
   }
 
+  /** A fresh parse of the value of `hash` (callers may mutate it). */
   getValue(hash: string): unknown {
-    return JSON.parse(this.getText(hash));
+    const cached = this.textCache.get(hash) ?? this.written.get(hash);
+    if (cached !== undefined) return JSON.parse(cached);
+    const row = this.readBlob(hash);
+    if (!row.refs) {
+      this.textCache.set(hash, row.text);
+      return JSON.parse(row.text);
+    }
+    // A value with large members of its own: put together from the parts, not serialised and parsed again.
+    return this.assemble(row);
+  }
+
+  /**
+   * The members of `hash`'s value stored inline, parsed, with the large members (blobs of their own) left out:
+   * what a ledger walk needs of a record (ids, names, times) without reading its arguments or result.
+   */
+  getInline(hash: string): { value: Record<string, unknown>; omitted: string[] } {
+    const cached = this.textCache.get(hash) ?? this.written.get(hash);
+    if (cached !== undefined) return { value: JSON.parse(cached) as Record<string, unknown>, omitted: [] };
+    const row = this.readBlob(hash);
+    const value = JSON.parse(row.text) as Record<string, unknown>;
+    const omitted: string[] = [];
+    for (const [path] of row.refs ?? []) {
+      if (path.length === 1) delete value[path[0]];
+      else delete value[path[0]];
+      omitted.push(path[0]);
+    }
+    return { value, omitted };
+  }
+
+  /** A blob's row: its (inflated) text and the refs of its large members (schema 4), cached briefly. */
+  private readBlob(hash: string): { text: string; refs: [PartPath, string][] | undefined } {
+    const hit = this.rowCache.get(hash);
+    if (hit) return hit;
+    const row = this.selectBlob.get(hash);
+    if (!row) throw new Error(`blob ${hash} is missing from the store`);
+    const refs =
+      row.refs !== null && row.refs !== undefined ? (JSON.parse(String(row.refs)) as [PartPath, string][]) : undefined;
+    const read = { text: decodeData(row.data), refs };
+    if (refs) this.rowCache.set(hash, read);
+    return read;
+  }
+
+  /** The value of a blob with refs: its inline text with each large member put back in place. */
+  private assemble(row: { text: string; refs: [PartPath, string][] | undefined }): Record<string, unknown> {
+    // Key order is the canonical one already (the holes were written in place).
+    const value = JSON.parse(row.text) as Record<string, unknown>;
+    for (const [path, ref] of row.refs ?? []) {
+      const part = this.getValue(ref);
+      if (path.length === 1) value[path[0]] = part;
+      else (value[path[0]] as unknown[])[path[1]] = part;
+    }
+    return value;
   }
 
   /**
@@ -297,7 +347,21 @@ export class ContentStore {
     let memo = memoKey ? this.memos.get(memoKey) : undefined;
     let shared = 0;
     let node = EMPTY_LIST;
-    if (memo) {
+    const last = memo?.lastRaw;
+    const extension = extensionOf(raw);
+    if (memo && last && raw === last && isSealedList(raw) && memo.nodes.length === raw.length) {
+      // The same sealed list as last time (state carried over): nothing to compare.
+      return raw.length === 0 ? EMPTY_LIST : this.prefixNode(memo, raw.length);
+    }
+    if (memo && last && extension?.base === last && isSealedList(last) && extension.keep <= memo.nodes.length) {
+      // The last (sealed) list with new items after its first `keep` ones: those are shared, without a comparison.
+      shared = extension.keep;
+      if (shared > 0) node = this.prefixNode(memo, shared);
+      memo.originals.length = shared;
+      memo.frozen.length = shared;
+      memo.values.length = shared;
+      memo.nodes.length = shared;
+    } else if (memo) {
       const { originals, frozen, values } = memo;
       const max = Math.min(originals.length, raw.length);
       while (shared < max) {
@@ -336,6 +400,7 @@ export class ContentStore {
         memo.values.push(isFrozen ? item : snapshot(value));
       }
     }
+    if (memo) memo.lastRaw = raw;
     return node;
   }
 
@@ -348,10 +413,17 @@ export class ContentStore {
    * a list with an item that is not frozen is not adopted.
    */
   seedList(memoKey: string, items: readonly unknown[], node: number): void {
-    if (items.length === 0 || !items.every((item) => typeof item !== 'object' || Object.isFrozen(item))) return;
+    const frozen = (item: unknown) => typeof item !== 'object' || isStoredItem(item) || Object.isFrozen(item);
+    if (items.length === 0 || !items.every(frozen)) return;
     const nodes = new Array<number>(items.length);
     nodes[items.length - 1] = node;
-    this.memos.set(memoKey, { originals: [...items], frozen: items.map(() => true), values: [...items], nodes });
+    this.memos.set(memoKey, {
+      originals: [...items],
+      frozen: items.map(() => true),
+      values: [...items],
+      nodes,
+      ...(isSealedList(items) ? { lastRaw: items } : {}),
+    });
   }
 
   /** The node of the first `length` items of a memo's list (walking up from the next known node over a hole). */
@@ -447,6 +519,33 @@ export class ContentStore {
       this.chainCache.set(parent, all.slice(0, -1));
     }
     return all;
+  }
+
+  /**
+   * The item hashes of the list ending at `node` (of `length` items) by index, read from the end on demand: an
+   * item near the end costs the nodes after it, one further back the walk of the whole chain (once; listHashes).
+   * What a view of a late checkpoint costs is then what is read of it, not the length of its lists.
+   */
+  listReader(node: number, length: number): (index: number) => string | undefined {
+    let full = this.knownChain(node);
+    const suffix: string[] = []; // suffix[k]: the hash of item length - 1 - k
+    let frontier = node;
+    return (index) => {
+      if (index < 0 || index >= length) return undefined;
+      if (full) return full[index];
+      const k = length - 1 - index;
+      if (k >= SUFFIX_WALK) {
+        full = this.listHashes(node);
+        return full[index];
+      }
+      while (suffix.length <= k) {
+        const row = this.selectNode.get(frontier);
+        if (!row) throw new Error(`list node ${frontier} is missing from the store`);
+        suffix.push(String(row.item));
+        frontier = Number(row.parent);
+      }
+      return suffix[k];
+    };
   }
 
   /** The values of the list ending at `node`, freshly parsed (callers may mutate them). */

@@ -13,5 +13,7 @@ export {
 export { HEARTBEAT_STALE_MS, pidAlive } from './liveness';
 export type { DriverName } from './sqlDriver';
 export { lazyList } from './lazyList';
+export { isStoredItem, isUnread, itemFacts } from './storedItems';
+export { extendList, extensionOf, isSealedList, sealList } from './listIdentity';
 export { runExportChunks, writeRunExport } from './runExport';
 export { artifactSize, findRunArtifact, runArtifacts, type ArtifactLookup } from './artifactLookup';

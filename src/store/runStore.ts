@@ -270,6 +270,12 @@ export interface RunStore {
    * conversation costs the page): the same values as getCheckpoint. For readers that show parts (the debugger).
    */
   getCheckpointView(checkpointId: string): Checkpoint;
+  /**
+   * The checkpoint as the state a writer continues (a fork's source checkpoint, a resumed run's last): its
+   * messages and ledger records are stored items (`isStoredItem`), identities read at their first use and
+   * deep-frozen, so carrying a long conversation over reads none of it.
+   */
+  getCheckpointState(checkpointId: string): Checkpoint;
   /** The last message of a checkpoint's conversation without loading the rest (undefined when it is empty). */
   getLastMessage(checkpointId: string): Message | undefined;
   getToolCall(runId: string, toolCallId: string): ToolCallRecord;

@@ -176,6 +176,8 @@ export class SqliteRunStore implements RunStore {
       throw translateSqliteError(e, this.path);
     }
     this.depth++;
+    this.txSeq = undefined;
+    this.txTouched.clear();
     try {
       const result = fn();
       this.db.exec('COMMIT');
@@ -194,14 +196,25 @@ export class SqliteRunStore implements RunStore {
     }
   }
 
+  /** The change counter of the current transaction: bumped once per transaction, whatever it changes. */
+  private txSeq: number | undefined;
+  /** Runs already stamped with txSeq in the current transaction. */
+  private readonly txTouched = new Set<string>();
+
   private bumpChangeSeq(): number {
+    if (this.depth > 0 && this.txSeq !== undefined) return this.txSeq;
     this.sql("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'change_seq'").run();
-    return this.changeSeq();
+    const seq = this.changeSeq();
+    if (this.depth > 0) this.txSeq = seq;
+    return seq;
   }
 
   private touchRun(runId: string): void {
+    // A write is a few statements that each touch the run (a tool call with its checkpoint): one stamp each.
+    if (this.depth > 0 && this.txTouched.has(runId)) return;
     const seq = this.bumpChangeSeq();
     this.sql('UPDATE runs SET change_seq = ? WHERE run_id = ?').run(seq, runId);
+    if (this.depth > 0) this.txTouched.add(runId);
   }
 
   changeSeq(): number {
@@ -539,6 +552,11 @@ export class SqliteRunStore implements RunStore {
   getCheckpointView(checkpointId: string): Checkpoint {
     this.assertOpen();
     return this.checkpoints.view(checkpointId);
+  }
+
+  getCheckpointState(checkpointId: string): Checkpoint {
+    this.assertOpen();
+    return this.checkpoints.state(checkpointId);
   }
 
   getCheckpointAt(runId: string, index: number): Checkpoint {

@@ -49,15 +49,18 @@ export class ToolCallTable {
         replayPolicy: input.replayPolicy,
         startedAt: input.startedAt,
       };
-      this.insert(runId, parseWith(ToolCallRecordSchema, record, 'tool call'), 'running');
+      const parsed = parseWith(ToolCallRecordSchema, record, 'tool call');
+      const argsRef = this.insert(runId, parsed, 'running');
       this.ctx.touchRun(runId);
-      return this.get(runId, input.toolCallId);
+      // The record as it reads back (args as stored, a fresh parse: the caller's objects are not handed out).
+      return { ...parsed, args: this.ctx.content.getValue(argsRef) };
     });
   }
 
   /** Inserts a record into a run's ledger (inside the caller's transaction). */
-  insert(runId: string, record: ToolCallRecord, state: ToolCallState): void {
+  insert(runId: string, record: ToolCallRecord, state: ToolCallState): string {
     const seq = Number(this.ctx.sql('SELECT tool_call_count AS n FROM runs WHERE run_id = ?').get(runId)?.n ?? 0);
+    const argsRef = this.ctx.content.putValue(record.args ?? null);
     this.ctx
       .sql(
         `INSERT INTO tool_calls (run_id, tool_call_id, seq, tool_name, args_hash, args_ref, result_ref, error_json,
@@ -70,7 +73,7 @@ export class ToolCallTable {
         seq,
         record.toolName,
         record.argsHash,
-        this.ctx.content.putValue(record.args ?? null),
+        argsRef,
         record.result === undefined ? null : this.ctx.content.putValue(record.result),
         toJson(record.error),
         record.sideEffectLevel,
@@ -85,6 +88,7 @@ export class ToolCallTable {
         'UPDATE runs SET tool_call_count = tool_call_count + 1, tool_error_count = tool_error_count + ? WHERE run_id = ?',
       )
       .run(record.error === undefined ? 0 : 1, runId);
+    return argsRef;
   }
 
   finish(runId: string, toolCallId: string, input: FinishToolCallInput): ToolCallRecord {
@@ -110,21 +114,22 @@ export class ToolCallTable {
           { runId, toolCallId, path: 'error' },
         );
       }
+      const finished = {
+        ...row,
+        result_ref: !isError && input.result !== undefined ? this.ctx.content.putValue(input.result) : null,
+        error_json: isError ? JSON.stringify(error ?? null) : null,
+        ended_at: input.endedAt,
+        state: input.outcome,
+      };
       this.ctx
         .sql(
           'UPDATE tool_calls SET result_ref = ?, error_json = ?, ended_at = ?, state = ? WHERE run_id = ? AND tool_call_id = ?',
         )
-        .run(
-          !isError && input.result !== undefined ? this.ctx.content.putValue(input.result) : null,
-          isError ? JSON.stringify(error ?? null) : null,
-          input.endedAt,
-          input.outcome,
-          runId,
-          toolCallId,
-        );
+        .run(finished.result_ref, finished.error_json, finished.ended_at, finished.state, runId, toolCallId);
       if (isError) this.ctx.sql('UPDATE runs SET tool_error_count = tool_error_count + 1 WHERE run_id = ?').run(runId);
       this.ctx.touchRun(runId);
-      return this.get(runId, toolCallId);
+      // The record as it reads back, from the row read above and what was just written (no second read).
+      return this.toToolCall(finished);
     });
   }
 

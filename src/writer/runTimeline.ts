@@ -28,6 +28,7 @@ import {
   type Usage,
 } from '../model';
 import type { ToolOutcome } from '../model';
+import { extendList, extensionOf, isSealedList, isStoredItem, itemFacts, sealList } from '../store';
 import { storedValue } from './outcomes';
 
 /** The state a checkpoint carries; what a checkpoint input omits comes from the one before. */
@@ -149,7 +150,8 @@ export function sealMessage(message: Message): Message {
 
 /** A private deep-frozen copy of JSON data (see sealMessage); a value sealed before is returned as it is. */
 export function sealValue<T>(value: T): T {
-  if (typeof value !== 'object' || value === null || sealed.has(value)) return value;
+  // A stored item (a conversation carried over from the store) is deep-frozen when read: sealed already.
+  if (typeof value !== 'object' || value === null || sealed.has(value) || isStoredItem(value)) return value;
   const copy = (frozenPlainCopy(value) ?? deepFreeze(JSON.parse(canonicalJson(value)))) as T & object;
   sealed.add(copy);
   return copy;
@@ -157,14 +159,25 @@ export function sealValue<T>(value: T): T {
 
 const sealed = new WeakSet<object>();
 
-/** `next` with the items it shares (by identity) with `prev` kept and the others sealed: O(n) pointer comparisons. */
+/**
+ * `next` with the items it shares (by identity) with `prev` kept and the others sealed, as a sealed list (store
+ * `sealList`): O(n) pointer comparisons. A list the writer made from `prev` (`extendList`: the recorder's answer
+ * appended, a tool message) is sealed in place, its new items only.
+ */
 export function sealMessages(next: readonly Message[], prev: readonly Message[] = []): Message[] {
+  if (isSealedList(next)) return next as Message[];
+  const extension = extensionOf(next);
+  if (extension && extension.base === prev && isSealedList(prev)) {
+    const own = next as Message[];
+    for (let i = extension.keep; i < own.length; i++) own[i] = sealMessage(own[i] as Message);
+    return sealList(own) as Message[];
+  }
   const out = new Array<Message>(next.length);
   for (let i = 0; i < next.length; i++) {
     const m = next[i] as Message;
     out[i] = m === prev[i] ? m : sealMessage(m);
   }
-  return out;
+  return sealList(out) as Message[];
 }
 
 /** `refs` with each of `added` in place of the ref of the same artifactId (a new name goes last). */
@@ -193,12 +206,93 @@ export function stateOf(cp: Checkpoint): RunState {
   return state;
 }
 
+/**
+ * The ledger of a timeline: the records it started with (a fork's inherited ledger, a resumed run's last
+ * snapshot — stored items, read only when looked into) in their order, a record set again for one of their ids
+ * in its place, and the records added since, in the order they were begun. An id among the start records is found
+ * by a search from the end, reading only each record's inline fields (itemFacts): the calls a fork finishes are
+ * the last ones begun, and a long inherited ledger is not read to write the next checkpoint. The snapshot a
+ * checkpoint takes is a sealed list, made from the previous one (store `extendList`) when only its end changed,
+ * so the store finds the records it shares by identity, not by comparing them.
+ */
+class Ledger {
+  private readonly items: ToolCallRecord[];
+  private readonly startLength: number;
+  /** Positions of start records by id, for the ones searched so far (from the end). */
+  private readonly startIndex = new Map<string, number>();
+  /** Start records before this position have not been searched. */
+  private unsearched: number;
+  /** Positions of the records added since the start. */
+  private readonly addedIndex = new Map<string, number>();
+  private snapshot: readonly ToolCallRecord[] | undefined;
+  /** The first position changed since `snapshot` was taken. */
+  private dirtyFrom = Infinity;
+
+  constructor(start: readonly ToolCallRecord[]) {
+    this.items = start.map((r) => (isStoredItem(r) ? r : deepFreeze(r)));
+    this.startLength = this.items.length;
+    this.unsearched = this.startLength;
+  }
+
+  private positionOf(id: string): number | undefined {
+    const added = this.addedIndex.get(id);
+    if (added !== undefined) return added;
+    const known = this.startIndex.get(id);
+    if (known !== undefined || this.unsearched === 0) return known;
+    while (this.unsearched > 0) {
+      const at = --this.unsearched;
+      const found = itemFacts(this.items[at] as ToolCallRecord).toolCallId as string;
+      if (!this.startIndex.has(found)) this.startIndex.set(found, at);
+      if (found === id) return at;
+    }
+    return undefined;
+  }
+
+  get(id: string): ToolCallRecord | undefined {
+    const at = this.positionOf(id);
+    return at === undefined ? undefined : this.items[at];
+  }
+
+  /** Sets the record of its id (in place when the id is known, else at the end); returns how to undo it. */
+  set(record: ToolCallRecord): () => void {
+    const id = record.toolCallId;
+    const at = this.positionOf(id);
+    this.dirtyFrom = Math.min(this.dirtyFrom, at ?? this.items.length);
+    if (at !== undefined) {
+      const had = this.items[at] as ToolCallRecord;
+      this.items[at] = record;
+      return () => {
+        this.items[at] = had;
+        this.snapshot = undefined;
+      };
+    }
+    this.addedIndex.set(id, this.items.length);
+    this.items.push(record);
+    return () => {
+      this.items.pop();
+      this.addedIndex.delete(id);
+      this.snapshot = undefined;
+    };
+  }
+
+  /** Every record, oldest first (start records first), as a sealed list: do not mutate it. */
+  all(): readonly ToolCallRecord[] {
+    if (!this.snapshot) this.snapshot = sealList(this.items.slice());
+    else if (this.dirtyFrom < this.items.length || this.snapshot.length !== this.items.length) {
+      const from = Math.min(this.dirtyFrom, this.snapshot.length, this.items.length);
+      this.snapshot = sealList(extendList(this.snapshot, this.items.slice(from), from));
+    }
+    this.dirtyFrom = Infinity;
+    return this.snapshot;
+  }
+}
+
 export class RunTimeline {
   private current: RunState | undefined;
   private step: number;
   private last: CheckpointBoundary | undefined;
   private count: number;
-  private readonly records = new Map<string, ToolCallRecord>();
+  private readonly records: Ledger;
   private readonly own = new Set<string>();
   /** Artifacts recorded since the last checkpoint: the next checkpoint carries them. */
   private pending: ArtifactRef[];
@@ -218,7 +312,7 @@ export class RunTimeline {
     this.step = start.stepIndex ?? -1;
     this.last = start.lastBoundary;
     this.count = start.checkpointCount ?? 0;
-    for (const r of start.ledger ?? []) this.records.set(r.toolCallId, deepFreeze(r));
+    this.records = new Ledger(start.ledger ?? []);
     for (const id of start.begun ?? []) this.own.add(id);
     this.pending = [...(start.pendingArtifacts ?? [])];
   }
@@ -264,7 +358,7 @@ export class RunTimeline {
 
   /** The ledger, oldest first (inherited calls first). */
   get ledger(): ToolCallRecord[] {
-    return [...this.records.values()];
+    return this.records.all().slice();
   }
 
   tool(toolCallId: string): ToolCallRecord | undefined {
@@ -323,7 +417,7 @@ export class RunTimeline {
       stepIndex: this.stepFor(boundary, input),
       messages: input.messages ?? base?.messages ?? [],
       runtimeContext,
-      toolLedgerSnapshot: this.ledger,
+      toolLedgerSnapshot: this.records.all() as ToolCallRecord[],
       createdAt: input.createdAt ?? ids.createdAt,
     };
     const systemPrompt = input.systemPrompt ?? base?.systemPrompt;
@@ -434,15 +528,12 @@ export class RunTimeline {
   /** Puts `record` in the ledger (`own`: begun in this run). */
   setRecord(record: ToolCallRecord, own: boolean): void {
     const id = record.toolCallId;
-    const had = this.records.has(id);
-    const prev = this.records.get(id);
     const wasOwn = this.own.has(id);
+    const unset = this.records.set(deepFreeze(record));
     this.undo?.push(() => {
-      if (had) this.records.set(id, prev as ToolCallRecord);
-      else this.records.delete(id);
+      unset();
       if (!wasOwn) this.own.delete(id);
     });
-    this.records.set(id, deepFreeze(record));
     if (own) this.own.add(id);
   }
 

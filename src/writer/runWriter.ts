@@ -22,7 +22,15 @@ import {
   type RunMode,
   type ToolCallRecord,
 } from '../model';
-import type { CheckpointSummary, ListsFrom, RunStore, RunSummary, ToolOutcome } from '../store';
+import {
+  extendList,
+  itemFacts,
+  type CheckpointSummary,
+  type ListsFrom,
+  type RunStore,
+  type RunSummary,
+  type ToolOutcome,
+} from '../store';
 import { serializeError, toolResultMessage } from './outcomes';
 import {
   RunTimeline,
@@ -198,15 +206,13 @@ export class RunWriter {
    */
   static resume(store: RunStore, runId: string, options: ResumeOptions = {}): RunWriter {
     const run = store.getRun(runId);
-    // A view: the ledger is read as a whole below, the messages are sealed once and their nodes adopted.
+    // The last checkpoint as state: its messages and ledger records are read only when something looks into them.
     const lastId =
       run.checkpointCount > 0
         ? store.listCheckpoints(runId, { offset: run.checkpointCount - 1, limit: 1 })[0]?.checkpointId
         : undefined;
-    const last = lastId !== undefined ? store.getCheckpointView(lastId) : undefined;
-    const own = store.listToolCalls(runId);
-    const ledger = new Map((last?.toolLedgerSnapshot ?? options.start?.ledger ?? []).map((r) => [r.toolCallId, r]));
-    for (const r of own) ledger.set(r.toolCallId, r);
+    const last = lastId !== undefined ? store.getCheckpointState(lastId) : undefined;
+    const own = store.listToolCallFacts(runId);
     const position = options.position ?? {
       stepIndex: last && last.boundary !== 'agent_end' ? last.stepIndex : -1,
       lastBoundary: last?.boundary,
@@ -221,14 +227,33 @@ export class RunWriter {
       pendingArtifacts,
       stepIndex: position.stepIndex,
       ...(position.lastBoundary !== undefined ? { lastBoundary: position.lastBoundary } : {}),
-      ledger: [...ledger.values()],
+      ledger: last?.toolLedgerSnapshot ?? options.start?.ledger ?? [],
       begun: own.map((r) => r.toolCallId),
       checkpointCount: run.checkpointCount,
     });
+    // The run's own records as the store has them now: a call may have begun or finished after the last
+    // checkpoint (without one of its own). Only those differ from the snapshot; the others are its records.
+    const snapshotOf = new Map<string, ToolCallRecord>();
+    for (const r of own) {
+      const inSnapshot = timeline.tool(r.toolCallId);
+      if (!inSnapshot) snapshotOf.set(r.toolCallId, r as ToolCallRecord);
+      else {
+        const facts = itemFacts(inSnapshot);
+        if (facts.endedAt !== r.endedAt || facts.startedAt !== r.startedAt)
+          snapshotOf.set(r.toolCallId, r as ToolCallRecord);
+      }
+    }
+    for (const id of snapshotOf.keys()) timeline.setRecord(store.getToolCall(runId, id), true);
     const writer = new RunWriter(store, timeline, options, run.agentId);
-    // The next checkpoint continues the last one's conversation: its nodes are reused, not hashed again. (Not the
-    // ledger: the run's own records may have moved on since that checkpoint.)
-    if (last) writer.listsFrom = { checkpointId: last.checkpointId, messages: timeline.state?.messages ?? [] };
+    // The next checkpoint continues the last one's lists: their nodes are reused, not hashed again (the ledger's
+    // up to the first record that moved on since that checkpoint).
+    if (last) {
+      writer.listsFrom = {
+        checkpointId: last.checkpointId,
+        messages: timeline.state?.messages ?? [],
+        ledger: last.toolLedgerSnapshot,
+      };
+    }
     return writer;
   }
 
@@ -359,7 +384,8 @@ export class RunWriter {
       if (options.appendMessage !== false) {
         const base = input.messages ?? this.timeline.state?.messages ?? [];
         const stored = outcome === 'success' ? record.result : record.error;
-        input.messages = [...base, toolResultMessage(toolCallId, record.toolName, outcome, stored)];
+        // Made from the conversation as an extension: the store shares its prefix without comparing it.
+        input.messages = extendList(base, [toolResultMessage(toolCallId, record.toolName, outcome, stored)]);
       }
       return { record, checkpoint: this.take('after_tool_call', input) };
     });

@@ -165,3 +165,60 @@ test('a replay across a recording that rewrites its conversation after the fork 
   const recorded = summaries.slice(8).map((c) => store.getCheckpoint(c.checkpointId).messages);
   assert.deepEqual(replayed, recorded);
 });
+
+/** Counts the values the store reads whole, and those it reads only the inline fields of, while `fn` runs. */
+async function valuesReadDuring(fn: () => Promise<void> | void): Promise<{ whole: number; inline: number }> {
+  const proto = ContentStore.prototype;
+  const originals = { getValue: proto.getValue, getText: proto.getText, getInline: proto.getInline };
+  const n = { whole: 0, inline: 0 };
+  for (const name of ['getValue', 'getText', 'getInline'] as const) {
+    const original = originals[name] as (this: ContentStore, hash: string) => unknown;
+    (proto as unknown as Record<string, unknown>)[name] = function (this: ContentStore, hash: string) {
+      n[name === 'getInline' ? 'inline' : 'whole']++;
+      return original.call(this, hash);
+    };
+  }
+  try {
+    await fn();
+  } finally {
+    Object.assign(proto, originals);
+  }
+  return n;
+}
+
+test('creating and resuming a fork of a late checkpoint reads no more than a fork of an early one', async () => {
+  const store = tmpStore();
+  await recordReact(store, 'long', 120);
+  const summaries = store.listCheckpoints('long');
+  const reads = async (index: number) => {
+    const from = summaries[index] as (typeof summaries)[0];
+    let forkRequestId = '';
+    const created = await valuesReadDuring(() => {
+      forkRequestId = new ForkService(store).createReplay('long', {
+        fromCheckpointId: from.checkpointId,
+      }).forkRequestId;
+    });
+    const abort = new AbortController();
+    let walked = 0;
+    const resumed = await valuesReadDuring(async () => {
+      await runFork(store, forkRequestId, {
+        signal: abort.signal,
+        onCheckpoint: () => {
+          if (++walked >= 6) abort.abort();
+        },
+      });
+    });
+    const ledger = store.getCheckpointView(from.checkpointId).toolLedgerSnapshot.length;
+    return { created, resumed, messages: from.messageCount, ledger };
+  };
+  const early = await reads(12);
+  const late = await reads(summaries.length - 13);
+  assert.ok(late.messages > 200 && early.messages < 10, `${early.messages} and ${late.messages} messages`);
+  // A few values (the context, the prompt, the walked checkpoints' new items) — not the conversation or ledger.
+  const flat = (what: string, a: number, b: number, slack: number) =>
+    assert.ok(a <= b + slack, `${what}: ${a} values read late, ${b} early`);
+  flat('creation', late.created.whole + late.created.inline, early.created.whole + early.created.inline, 4);
+  flat('the run', late.resumed.whole, early.resumed.whole, 8);
+  // The tool cassette and the ledger's search by id read each inherited record's inline fields at most once.
+  assert.ok(late.resumed.inline <= late.ledger, `${late.resumed.inline} inline reads, ${late.ledger} records`);
+});

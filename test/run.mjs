@@ -23,6 +23,11 @@ const POSTGRES_SUITE = [
   // push / pull between a SQLite file and the PostgreSQL store, and ocdb serve over TLS in front of it (i16ops)
   'test/unit/cli/transfer.test.ts',
   'test/unit/server/tlsServe.test.ts',
+  // live debugging's stop protocol and gate, artifacts, a resumed writer (the integration of this wave)
+  'test/unit/store/liveTable.test.ts',
+  'test/unit/writer/liveGate.test.ts',
+  'test/unit/recorder/artifact.test.ts',
+  'test/unit/writer/resume.test.ts',
 ];
 
 const args = process.argv.slice(2);

@@ -236,7 +236,7 @@ export class RunRecorder {
     return checkpointId;
   }
 
-  // ---- live debugging (src/writer/liveGate.ts; LIVE-PROTOCOL.md) ----
+  // ---- live debugging (src/writer/liveGate.ts; the protocol in src/README.md) ----
 
   private pointAt(
     boundary: CheckpointBoundary,

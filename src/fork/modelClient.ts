@@ -123,6 +123,19 @@ export function modelsUrl(baseUrl: string): string {
   return completionsUrl(baseUrl).replace(/\/chat\/completions(?=$|\?)/, '/models');
 }
 
+/** The JSON an endpoint (`shown`, redacted) answered; ModelEndpointError quoting its start when it is not JSON. */
+function endpointJson(shown: string, text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new OcdbError(
+      'ModelEndpointError',
+      `${shown} answered something that is not JSON: ${redactText(text).slice(0, 200)}`,
+      { url: shown },
+    );
+  }
+}
+
 const ModelListSchema = z.object({ data: z.array(z.object({ id: z.string().min(1) }).loose()) }).loose();
 
 /**
@@ -160,17 +173,7 @@ export async function listModels(
       { status: response.status, url: shown },
     );
   }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    throw new OcdbError(
-      'ModelEndpointError',
-      `${shown} answered something that is not JSON: ${redactText(text).slice(0, 200)}`,
-      { url: shown },
-    );
-  }
-  const list = ModelListSchema.safeParse(json);
+  const list = ModelListSchema.safeParse(endpointJson(shown, text));
   if (!list.success) {
     throw new OcdbError('ModelEndpointError', `${shown} answered JSON without a "data" list of models`, {
       url: shown,
@@ -240,17 +243,7 @@ export class OpenAiChatModel implements ChatModel {
           { status: response.status, url: shown },
         );
       }
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        throw new OcdbError(
-          'ModelEndpointError',
-          `${shown} answered something that is not JSON: ${redactText(text).slice(0, 200)}`,
-          { url: shown },
-        );
-      }
-      const completion = parseWith(ChatCompletionSchema, json, `chat completion from ${shown}`);
+      const completion = parseWith(ChatCompletionSchema, endpointJson(shown, text), `chat completion from ${shown}`);
       const { message, finishReason } = fromOpenAiChoice(completion);
       const result: ChatResult = {
         message,

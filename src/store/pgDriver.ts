@@ -173,6 +173,7 @@ export class PgDriver implements SqlDriver {
       const row = this.flush({ text: 'SELECT current_schema() AS s', mode: 'get' }).rows?.[0];
       this.schema = String(row?.s ?? 'public');
       this.keys = storeLockKeys(this.schema);
+      this.measureClock();
     } catch (e) {
       this.closed = true;
       this.notifyPort.close();
@@ -180,6 +181,25 @@ export class PgDriver implements SqlDriver {
       void this.worker.terminate();
       throw e;
     }
+  }
+
+  private clockOffset = 0;
+  private clockMeasuredAt = 0;
+
+  /** The server's clock against this host's (the middle of one round trip). */
+  private measureClock(): void {
+    const t0 = Date.now();
+    const row = this.flush({ text: 'SELECT extract(epoch FROM clock_timestamp()) * 1000 AS t', mode: 'get' }).rows?.[0];
+    const t1 = Date.now();
+    const server = Number(row?.t);
+    if (Number.isFinite(server)) this.clockOffset = server - (t0 + t1) / 2;
+    this.clockMeasuredAt = t1;
+  }
+
+  /** How far the server's clock is ahead of this host's (ms); measured again after a minute, between transactions. */
+  clockOffsetMs(): number {
+    if (!this.inTransaction && !this.closed && Date.now() - this.clockMeasuredAt > 60_000) this.measureClock();
+    return this.clockOffset;
   }
 
   /** The first int of this store's store-wide advisory locks (MIGRATION_LOCK, …). */

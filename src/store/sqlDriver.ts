@@ -34,6 +34,11 @@ export interface SqlDriver {
   lockChanges?(): void;
   /** The store's write lock exclusively: nothing else writes until this transaction ends (garbage collection). */
   lockStore?(): void;
+  /**
+   * Engines shared by many hosts (PostgreSQL): how far the server's clock is ahead of this host's, in ms
+   * (measured at connect, again every minute). Heartbeats are then compared on one clock (liveness.ts).
+   */
+  clockOffsetMs?(): number;
   /** Engines with a change notification of their own (PostgreSQL LISTEN/NOTIFY): calls `listener` per commit. */
   onNotify?(listener: (payload: string) => void): () => void;
   close(): void;

@@ -37,12 +37,12 @@ import { ConfirmationTable } from './confirmationTable';
 import { ContentStore } from './contentStore';
 import { ForkRequestTable } from './forkRequestTable';
 import { LiveTable } from './liveTable';
-import { THIS_HOST } from './liveness';
+import { CLOCK_SKEW_MS, isCrashed, THIS_HOST } from './liveness';
 import { migrate } from './migrations';
 import { openDriver } from './openDriver';
 import { isPostgresLocation } from './pgDialect';
 import { openPgDriver } from './pgStore';
-import { compact, json, rowToRunSummary, toJson } from './rowCodec';
+import { compact, json, rowToRunSummary as decodeRunRow, str, toJson } from './rowCodec';
 import { checkLoadedRun } from './loadValidation';
 import type {
   AskLiveStopInput,
@@ -274,6 +274,35 @@ export class SqliteRunStore implements RunStore {
     }
   }
 
+  /**
+   * The time a heartbeat is written with: `given` (this host's clock, or the caller's), unless the store's server
+   * says this host's clock is off by more than CLOCK_SKEW_MS — then the server's time, so hosts compare one clock.
+   */
+  private heartbeatTime(given: number = Date.now()): number {
+    return this.clockSkewed() ? Date.now() + (this.db.clockOffsetMs?.() ?? 0) : given;
+  }
+
+  /** This host's clock is off the store server's by more than CLOCK_SKEW_MS. */
+  private clockSkewed(): boolean {
+    return Math.abs(this.db.clockOffsetMs?.() ?? 0) > CLOCK_SKEW_MS;
+  }
+
+  /** A runs row as a RunSummary, crash state judged on the server's clock when the store has one. */
+  private rowToRunSummary(row: SqlRow): RunSummary {
+    const summary = decodeRunRow(row);
+    const offset = this.db.clockOffsetMs?.();
+    if (offset !== undefined && summary.status === 'running') {
+      summary.crashed = isCrashed(
+        summary.status,
+        summary.ownerPid ?? null,
+        str(row.owner_host) ?? null,
+        summary.heartbeatAt ?? null,
+        Date.now() + offset,
+      );
+    }
+    return summary;
+  }
+
   changeSeq(): number {
     this.assertOpen();
     return Number(this.sql("SELECT value FROM meta WHERE key = 'change_seq'").get()?.value ?? 0);
@@ -306,7 +335,7 @@ export class SqliteRunStore implements RunStore {
         JSON.stringify(artifactRefs),
         input.ownerPid ?? process.pid,
         THIS_HOST,
-        Date.now(),
+        this.heartbeatTime(),
       );
       this.touchRun(input.runId);
       return this.getRun(input.runId);
@@ -345,7 +374,7 @@ export class SqliteRunStore implements RunStore {
 
   getRun(runId: string): RunSummary {
     this.assertOpen();
-    return rowToRunSummary(this.requireRunRow(runId));
+    return this.rowToRunSummary(this.requireRunRow(runId));
   }
 
   listRuns(options: ListRunsOptions = {}): { runs: RunSummary[]; total: number } {
@@ -385,7 +414,7 @@ export class SqliteRunStore implements RunStore {
       limit,
       offset,
     );
-    return { runs: rows.map((r) => rowToRunSummary(r)), total };
+    return { runs: rows.map((r) => this.rowToRunSummary(r)), total };
   }
 
   finishRun(runId: string, input: FinishRunInput): RunSummary {
@@ -395,7 +424,7 @@ export class SqliteRunStore implements RunStore {
         input.status,
         input.endedAt,
         toJson(input.error),
-        Date.now(),
+        this.heartbeatTime(),
         runId,
       );
       this.touchRun(runId);
@@ -501,7 +530,7 @@ export class SqliteRunStore implements RunStore {
         JSON.stringify(input.metadata),
         process.pid,
         THIS_HOST,
-        Date.now(),
+        this.heartbeatTime(),
         keep,
         runId,
         runId,
@@ -518,7 +547,10 @@ export class SqliteRunStore implements RunStore {
 
   heartbeat(runId: string, at: number): void {
     this.writeRun(runId, () => {
-      this.sql("UPDATE runs SET heartbeat_at = ? WHERE run_id = ? AND status = 'running'").run(at, runId);
+      this.sql("UPDATE runs SET heartbeat_at = ? WHERE run_id = ? AND status = 'running'").run(
+        this.heartbeatTime(at),
+        runId,
+      );
     });
   }
 
@@ -528,7 +560,7 @@ export class SqliteRunStore implements RunStore {
       this.sql('UPDATE runs SET owner_pid = ?, owner_host = ?, heartbeat_at = ? WHERE run_id = ?').run(
         owner?.pid ?? null,
         owner ? THIS_HOST : null,
-        owner?.at ?? null,
+        owner ? this.heartbeatTime(owner.at) : null,
         runId,
       );
       this.touchRun(runId);
@@ -582,7 +614,12 @@ export class SqliteRunStore implements RunStore {
     const cp = parseCheckpointShell(input);
     return this.writeRun(cp.runId, () => {
       this.requireRunning(cp.runId);
-      return this.checkpoints.insert(cp, true, options.listsFrom);
+      const summary = this.checkpoints.insert(cp, true, options.listsFrom);
+      // the heartbeat a checkpoint writes is this host's clock: the server's instead when this host's is off
+      if (this.clockSkewed()) {
+        this.sql('UPDATE runs SET heartbeat_at = ? WHERE run_id = ?').run(this.heartbeatTime(), cp.runId);
+      }
+      return summary;
     });
   }
 
@@ -692,7 +729,7 @@ export class SqliteRunStore implements RunStore {
   exportRunHead(runId: string): Omit<DebugRunExport, 'checkpoints'> {
     this.assertOpen();
     const row = this.requireRunRow(runId);
-    const summary = rowToRunSummary(row);
+    const summary = this.rowToRunSummary(row);
     const liveEdits = this.live.edits(runId);
     const contents = this.artifacts.exportContents(runId);
     return compact({
@@ -926,7 +963,7 @@ export class SqliteRunStore implements RunStore {
     // order), and one committed since is left to the next call, which asks from here — never reported twice.
     const changedRuns = this.sql('SELECT * FROM runs WHERE change_seq > ? AND change_seq <= ? ORDER BY change_seq')
       .all(since, changeSeq)
-      .map((r) => rowToRunSummary(r));
+      .map((r) => this.rowToRunSummary(r));
     const deletedRunIds = this.sql('SELECT run_id FROM deleted_runs WHERE change_seq > ? AND change_seq <= ?')
       .all(since, changeSeq)
       .map((r) => String(r.run_id));

@@ -332,3 +332,39 @@ test("two stores in two schemas of one database never wait for each other's lock
     holder.close();
   }
 });
+
+test("a host whose clock is two minutes behind the server's records a run that others read alive, not crashed", async () => {
+  const location = pgSchemaUrl();
+  const cp = JSON.stringify({
+    boundary: 'before_model_call',
+    stepIndex: 0,
+    messages: [{ role: 'user', content: 'from a skewed host' }],
+    runtimeContext: testContext(),
+    toolLedgerSnapshot: [],
+    createdAt: 2,
+  });
+  // another host (its own name) whose clock runs 120 s behind; its process stays alive while the reader looks
+  const behind = child(`require('node:os').hostname = () => 'skewed-host';
+    const real = Date.now.bind(Date);
+    Date.now = () => real() - 120000;
+    const { openRunStore } = require(${src('store')});
+    const s = openRunStore(${JSON.stringify(location)});
+    s.createRun({ runId: 'behind', sessionId: 's', agentId: 'a', startedAt: Date.now() });
+    s.appendCheckpoint({ ...JSON.parse(${JSON.stringify(cp)}), runId: 'behind', checkpointId: 'behind#1' });
+    s.heartbeat('behind', Date.now());
+    process.stdout.write('written\\n');
+    process.stdin.once('data', () => s.close());`);
+  await behind.said('written');
+  const store = openRunStore(location);
+  try {
+    const run = store.getRun('behind');
+    assert.equal(run.status, 'running');
+    assert.equal(run.crashed, false, "its heartbeat is in the server's time: fresh");
+    assert.ok(Math.abs((run.heartbeatAt ?? 0) - Date.now()) < 30_000, `heartbeat ${run.heartbeatAt} is near now`);
+    assert.equal(store.listRuns().runs.find((r) => r.runId === 'behind')?.crashed, false);
+  } finally {
+    store.close();
+    behind.send('bye\n');
+    await behind.done;
+  }
+});

@@ -368,3 +368,50 @@ test("a host whose clock is two minutes behind the server's records a run that o
     await behind.done;
   }
 });
+
+test("deleting a run waits for the writers in flight: a list node and blob another run's open transaction reuses are not collected", async () => {
+  const location = pgSchemaUrl();
+  const store = openRunStore(location);
+  try {
+    const shared = {
+      boundary: 'before_model_call' as const,
+      stepIndex: 0,
+      messages: [{ role: 'user' as const, content: `kept by the newer run ${'z'.repeat(700)}` }],
+      runtimeContext: testContext(),
+      toolLedgerSnapshot: [],
+      createdAt: 2,
+    };
+    for (const id of ['old', 'new']) store.createRun({ runId: id, sessionId: 's', agentId: 'a', startedAt: 1 });
+    store.appendCheckpoint({ ...shared, runId: 'old', checkpointId: 'old#1' });
+    const flag = join(tmpDir(), 'release');
+    // 'new' reuses old's node and blob (found, not inserted) in a transaction it holds open
+    const writing = holdingWriter(location, 'new', flag, JSON.stringify(shared));
+    await writing.said('holding');
+    const deleting = child(`const { openRunStore } = require(${src('store')});
+      const s = openRunStore(${JSON.stringify(location)}, { busyTimeoutMs: 60000 });
+      s.deleteRun('old');
+      s.close();
+      process.stdout.write('deleted\\n');`);
+    await until(
+      'the delete waits for the store',
+      () =>
+        Number(
+          pgAdminQuery(
+            `SELECT count(*) AS n FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+              WHERE NOT l.granted AND l.locktype = 'advisory' AND l.classid = ? AND l.objid = ?`,
+            storeLockKeys(schemaOf(location)).store >>> 0,
+            WRITE_LOCK,
+          )[0]?.n ?? 0,
+        ) > 0,
+    );
+    writeFileSync(flag, 'go');
+    const [w, d] = await Promise.all([writing.done, deleting.done]);
+    assert.equal(w.code, 0, w.out);
+    assert.equal(d.code, 0, d.out);
+    assert.equal(store.hasRun('old'), false);
+    assert.equal(store.getCheckpoint('new#1').messages[0]?.content, shared.messages[0]?.content);
+    assert.equal(store.integrityCheck(), 'ok');
+  } finally {
+    store.close();
+  }
+});

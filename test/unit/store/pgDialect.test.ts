@@ -7,6 +7,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { isPostgresLocation, toPostgres } from '../../../src/store/pgDialect';
 import { resolveStorePath } from '../../../src/store';
+import { translatePgError } from '../../../src/store/pgErrors';
+import { isOcdbError } from '../../../src/model';
 
 test('parameters are numbered in order, never inside a literal', () => {
   const t = toPostgres("SELECT '?' AS q, ? AS a FROM runs WHERE status = 'running?' AND run_id = ?");
@@ -62,4 +64,12 @@ test('a postgres:// or postgresql:// store is a connection string, not a path', 
   assert.equal(resolveStorePath('postgres://db.example/team', {}, '/work'), 'postgres://db.example/team');
   assert.equal(resolveStorePath(undefined, { OCDB_STORE: 'postgresql://db/x' }, '/work'), 'postgresql://db/x');
   assert.equal(resolveStorePath('runs.db', {}, '/work'), '/work/runs.db');
+});
+
+test('a deadlock between two writers, or a serialization failure, is StoreLocked: nothing written, retry', () => {
+  for (const code of ['40P01', '40001']) {
+    const e = translatePgError({ message: 'deadlock detected', code }, 'postgres://[REDACTED]@db/x');
+    assert.ok(isOcdbError(e) && e.code === 'StoreLocked', String(e));
+    assert.match(e.message, /nothing was written: retry/);
+  }
 });

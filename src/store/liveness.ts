@@ -4,7 +4,12 @@
  * crashed when its process is gone (same host) or its heartbeat is stale.
  * On the recorder's own host the pid decides, so an agent whose event loop is
  * busy for a minute is not called crashed; the heartbeat decides for runs
- * recorded elsewhere (a shared folder) and guards against pid reuse.
+ * recorded elsewhere (a shared folder, a PostgreSQL server) and guards against pid reuse.
+ *
+ * Hosts' clocks differ: on PostgreSQL the store compares on the server's clock (sqliteRunStore.ts
+ * `heartbeatTime`, `rowToRunSummary`; the offset measured by pgDriver.ts `clockOffsetMs`): a host whose clock is
+ * off by more than CLOCK_SKEW_MS writes its heartbeats in the server's time, and every reader judges staleness
+ * against the server's time, so a skew of minutes does not read a live run as crashed.
  */
 import * as os from 'node:os';
 
@@ -15,6 +20,9 @@ export const HEARTBEAT_STALE_MS = 60_000;
 export const PID_REUSE_STALE_MS = 60 * 60_000;
 
 export const THIS_HOST = os.hostname();
+
+/** A host clock further than this from the store server's is corrected to the server's for heartbeats. */
+export const CLOCK_SKEW_MS = 1_000;
 
 /** True while process `pid` exists on this host (EPERM: it exists but is someone else's). */
 export function pidAlive(pid: number): boolean {

@@ -7,6 +7,8 @@
  * | `?` parameters                          | `$1`, `$2`, …                                                     |
  * | `INSERT OR IGNORE INTO t …`             | `INSERT INTO t … ON CONFLICT DO NOTHING`                          |
  * | `lastInsertRowid` of an INSERT          | `… RETURNING id` for the tables of `ROWID_TABLES`                 |
+ * | a plain INSERT of a hash-consed row     | `ON CONFLICT (its key) DO NOTHING RETURNING id`, else its id read |
+ * |   (one writer: never a duplicate)       |   by a statement of its own (`orElse`: another writer's row)      |
  * | `t INDEXED BY idx`                      | `t` (the planner picks the partial index itself)                  |
  * | scalar `MAX(a, b)` / `MIN(a, b)`        | `GREATEST(a, b)` / `LEAST(a, b)`                                  |
  * | `CAST(x AS INTEGER)` / `AS BLOB`        | `CAST(x AS BIGINT)` / `AS BYTEA`                                  |
@@ -18,8 +20,17 @@
  * the migrations (migrations.ts, pgMigrations.ts). Pure: no I/O.
  */
 
-/** Tables whose SQLite rowid the store reads back after an INSERT (`lastInsertRowid`): their id column in PostgreSQL. */
-export const ROWID_TABLES: Readonly<Record<string, string>> = { list_nodes: 'id' };
+/**
+ * Tables whose SQLite rowid the store reads back after an INSERT (`lastInsertRowid`): their id column in
+ * PostgreSQL, and the unique key of a hash-consed table. SQLite's single writer looks a row up and inserts it when
+ * missing; here two writers can do that at once (two runs writing the same list prefix), so the INSERT gives way
+ * to the other writer's row (ON CONFLICT on the key DO NOTHING: it waits for that transaction to end) and the id is
+ * then read by a second statement (`orElse`), whose READ COMMITTED snapshot sees the row the other transaction
+ * committed (the INSERT's own snapshot, taken before it waited, would not).
+ */
+export const ROWID_TABLES: Readonly<Record<string, { id: string; unique?: readonly string[] }>> = {
+  list_nodes: { id: 'id', unique: ['parent', 'item'] },
+};
 
 /**
  * Reads of immutable rows that walk a chain one row at a time in SQLite (a list node, then its parent, …): one
@@ -64,6 +75,11 @@ export interface PgStatementText {
   returnsRowid: boolean;
   /** The number of parameters. */
   params: number;
+  /**
+   * When the INSERT inserted nothing (its key was there): the query that reads the existing row's id, with the
+   * indexes of the INSERT's parameters it takes.
+   */
+  orElse?: { text: string; params: number[] };
 }
 
 /** Splits SQL into code and quoted parts ('…', "…"), so rewrites never touch a literal. */
@@ -144,13 +160,24 @@ export function toPostgres(sql: string): PgStatementText {
   let text = scalarMinMax(joined);
   if (ignore) text += ' ON CONFLICT DO NOTHING';
   let returnsRowid = false;
-  const insert = /^\s*INSERT\s+INTO\s+(\w+)/i.exec(text);
-  const idColumn = insert ? ROWID_TABLES[(insert[1] as string).toLowerCase()] : undefined;
-  if (idColumn && !/\bRETURNING\b/i.test(text)) {
-    text += ` RETURNING ${idColumn}`;
+  let orElse: PgStatementText['orElse'];
+  const insert = /^\s*INSERT\s+INTO\s+(\w+)\s*(?:\(([^)]*)\))?\s*VALUES\s*\(([^)]*)\)/i.exec(text);
+  const table = insert ? ROWID_TABLES[(insert[1] as string).toLowerCase()] : undefined;
+  if (insert && table && !/\bRETURNING\b/i.test(text)) {
+    const columns = (insert[2] ?? '').split(',').map((c) => c.trim().toLowerCase());
+    const values = (insert[3] ?? '').split(',').map((v) => /^\$(\d+)$/.exec(v.trim())?.[1]);
+    const keyParams = (table.unique ?? []).map((k) => values[columns.indexOf(k)]);
+    if (table.unique && keyParams.every((p) => p !== undefined) && !/\bON\s+CONFLICT\b/i.test(text)) {
+      text += ` ON CONFLICT (${table.unique.join(', ')}) DO NOTHING`;
+      orElse = {
+        text: `SELECT ${table.id} FROM ${insert[1] as string} WHERE ${table.unique.map((k, i) => `${k} = $${i + 1}`).join(' AND ')}`,
+        params: keyParams.map((p) => Number(p) - 1),
+      };
+    }
+    text += ` RETURNING ${table.id}`;
     returnsRowid = true;
   }
-  return { text, returnsRowid, params: n };
+  return { text, returnsRowid, params: n, ...(orElse ? { orElse } : {}) };
 }
 
 /** True for a store location that names a PostgreSQL database rather than a SQLite file. */

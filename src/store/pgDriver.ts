@@ -6,12 +6,22 @@
  * - Statements are the store's SQLite text, translated once by pgDialect.ts and prepared by name per connection.
  * - Inside a transaction a statement nobody reads the result of (`run()`: INSERT, UPDATE, DELETE) is queued and
  *   sent with the next query or the COMMIT, in one message: a write costs the round trips of its reads.
- * - `BEGIN IMMEDIATE` is SQLite's "take the write lock now": here `BEGIN` and the store's advisory write lock
- *   (`pg_advisory_xact_lock`), held to COMMIT/ROLLBACK. Writers on every process and host then see what SQLite's
- *   single writer sees — a read-check-write (a fork claim, a tool call finished once, a run id taken) is never
- *   raced, list nodes and blobs shared by two runs are never inserted twice, and the change counter is bumped in
- *   commit order (no change lost or reordered for a reader of changesSince). Readers never take it.
- * - `PRAGMA busy_timeout = n` sets `lock_timeout` (a writer waits that long for the lock, then StoreLocked);
+ * - Writers run at once (READ COMMITTED), and what SQLite's single writer gives for free is kept with advisory
+ *   transaction locks, all in the two-int form (the store's key, derived from its schema: storeLockKeys):
+ *   - `BEGIN IMMEDIATE` is `BEGIN` and the store's write lock taken SHARED: writers never wait for each other on
+ *     it; `BEGIN EXCLUSIVE` (deleteRun's garbage collection) takes it exclusively, so it waits for the writers in
+ *     flight and runs alone: no blob or list node another transaction is about to reference is collected.
+ *   - `lockRow(table, id)`: the row lock of a read-check-write (a run's next checkpoint seq, a tool call finished
+ *     once, a run id taken once, a fork request claimed once, a stop answered once): one writer per run at a
+ *     time, writers of different runs in parallel. Taken before the rows are read, held to COMMIT/ROLLBACK.
+ *   - `lockChanges()`: the commit-tail lock, taken just before COMMIT (sqliteRunStore.ts `stampChanges`, after
+ *     every other lock) and sent with the counter's bump and the COMMIT in one message: the change counter is
+ *     bumped in commit order (no change lost or reordered for a reader of changesSince), and the lock is held
+ *     for the few statements of the tail, not the transaction.
+ *   Shared list nodes and blobs two runs write at once are inserted ON CONFLICT DO NOTHING (a list node then read
+ *   again by a statement of its own, which sees the row the other transaction committed: pgDialect.ts).
+ *   Readers never take a lock.
+ * - `PRAGMA busy_timeout = n` sets `lock_timeout` (a writer waits that long for a lock, then StoreLocked);
  *   other PRAGMAs are SQLite's own and do nothing here.
  * The connection string stays in this driver and its worker: every error carries the redacted location only.
  */
@@ -24,10 +34,31 @@ import { translatePgError } from './pgErrors';
 import type { PgOp, PgReply, PgRequest } from './pgWorker';
 import type { SqlDriver, SqlRow, SqlStatement, SqlValue } from './sqlDriver';
 
-/** The advisory lock keys of a store (two-int form: namespace 'ocdb', then which lock). */
-export const LOCK_NAMESPACE = 0x6f636462;
+/** The store-wide advisory locks (two-int form: the store's key, then which lock). */
 export const WRITE_LOCK = 1;
 export const MIGRATION_LOCK = 2;
+/** The commit-tail lock: the change counter's bump, in commit order. */
+export const CHANGES_LOCK = 3;
+
+/** A 32-bit FNV-1a hash of `text` (UTF-8), as a signed int4: one half of a two-int advisory lock key. */
+export function lockHash(text: string): number {
+  let h = 0x811c9dc5;
+  for (const byte of Buffer.from(text, 'utf8')) {
+    h ^= byte;
+    h = Math.imul(h, 0x01000193);
+  }
+  return h | 0;
+}
+
+/**
+ * The advisory lock keys of the store in `schema`: two stores in different schemas of one database (or two
+ * databases: advisory locks are per database) never share a lock. `store` is the first int of the store-wide
+ * locks (WRITE_LOCK, MIGRATION_LOCK, CHANGES_LOCK); `row(table)` the first int of a row lock, whose second is
+ * lockHash(id).
+ */
+export function storeLockKeys(schema: string): { store: number; row: (table: string) => number } {
+  return { store: lockHash(`ocdb ${schema}`), row: (table) => lockHash(`ocdb ${schema} ${table}`) };
+}
 
 /** The channel the change feed is notified on (pgMigrations.ts: a trigger on meta's change_seq). */
 export const CHANGE_CHANNEL = 'ocdb_changes';
@@ -87,9 +118,15 @@ export class PgDriver implements SqlDriver {
   private readonly texts = new Map<string, PgStatementText & { name: string }>();
   private queue: Pending[] = [];
   private inTransaction = false;
+  /** The row locks this transaction holds (table + id), so a second ask costs nothing. */
+  private readonly held = new Set<string>();
+  /** The schema the store lives in (`current_schema()` at connect) and its lock keys. */
+  readonly schema: string;
+  private readonly keys: ReturnType<typeof storeLockKeys>;
   /**
-   * Inside a transaction, what each read answered since the last write: the write lock keeps every other writer
-   * out, so until this transaction writes, the same query answers the same (a write asked twice for its run's row).
+   * Inside a transaction, what each read answered since the last write or lock: the rows a transaction reads
+   * again are its own run's (held under its row lock, so no other writer changes them) or immutable content, so
+   * until this transaction writes, the same query answers the same (a write asked twice for its run's row).
    */
   private readonly reads = new Map<string, SqlRow[]>();
   private nextId = 1;
@@ -133,6 +170,10 @@ export class PgDriver implements SqlDriver {
         connectTimeoutMs,
         statementTimeoutMs,
       });
+      const row = this.flush({ text: 'SELECT current_schema() AS s', mode: 'get' }).rows?.[0];
+      this.schema = String(row?.s ?? 'public');
+      this.keys = storeLockKeys(this.schema);
+      this.measureClock();
     } catch (e) {
       this.closed = true;
       this.notifyPort.close();
@@ -140,6 +181,62 @@ export class PgDriver implements SqlDriver {
       void this.worker.terminate();
       throw e;
     }
+  }
+
+  private clockOffset = 0;
+  private clockMeasuredAt = 0;
+
+  /** The server's clock against this host's (the middle of one round trip). */
+  private measureClock(): void {
+    const t0 = Date.now();
+    const row = this.flush({ text: 'SELECT extract(epoch FROM clock_timestamp()) * 1000 AS t', mode: 'get' }).rows?.[0];
+    const t1 = Date.now();
+    const server = Number(row?.t);
+    if (Number.isFinite(server)) this.clockOffset = server - (t0 + t1) / 2;
+    this.clockMeasuredAt = t1;
+  }
+
+  /** How far the server's clock is ahead of this host's (ms); measured again after a minute, between transactions. */
+  clockOffsetMs(): number {
+    if (!this.inTransaction && !this.closed && Date.now() - this.clockMeasuredAt > 60_000) this.measureClock();
+    return this.clockOffset;
+  }
+
+  /** The first int of this store's store-wide advisory locks (MIGRATION_LOCK, …). */
+  get storeKey(): number {
+    return this.keys.store;
+  }
+
+  /** Queues one advisory lock statement of this transaction (sent with the next read or the COMMIT). */
+  private queueLock(name: string, fn: string, a: number, b: number): void {
+    this.queue.push({ op: { text: `SELECT ${fn}($1, $2)`, name, params: [a, b], mode: 'none' } });
+    this.reads.clear();
+  }
+
+  /**
+   * Holds the row lock of `id` in `table` to the end of this transaction (waiting for the writer that holds it):
+   * a read-check-write on it is not raced by another connection. Outside a transaction: nothing to hold.
+   */
+  lockRow(table: string, id: string): void {
+    if (!this.inTransaction) return;
+    const key = `${table}\u0000${id}`;
+    if (this.held.has(key)) return;
+    this.held.add(key);
+    this.queueLock('ocdb_row_lock', 'pg_advisory_xact_lock', this.keys.row(table), lockHash(id));
+  }
+
+  /** The commit-tail lock (CHANGES_LOCK), held to COMMIT: taken last, just before the counter's bump. */
+  lockChanges(): void {
+    if (!this.inTransaction || this.held.has('\u0000changes')) return;
+    this.held.add('\u0000changes');
+    this.queueLock('ocdb_changes_lock', 'pg_advisory_xact_lock', this.keys.store, CHANGES_LOCK);
+  }
+
+  /** The store's write lock, exclusively (a transaction begun shared takes it here too: nested garbage collection). */
+  lockStore(): void {
+    if (!this.inTransaction || this.held.has('\u0000store')) return;
+    this.held.add('\u0000store');
+    this.queueLock('ocdb_store_lock', 'pg_advisory_xact_lock', this.keys.store, WRITE_LOCK);
   }
 
   /** Sends one request and waits for its answer; a failure is thrown translated (and redacted). */
@@ -197,23 +294,18 @@ export class PgDriver implements SqlDriver {
   exec(sql: string): void {
     const text = sql.trim();
     if (/^BEGIN\b/i.test(text)) {
-      this.queue.push(
-        { op: { text: 'BEGIN', mode: 'none' } },
-        {
-          op: {
-            text: 'SELECT pg_advisory_xact_lock($1, $2)',
-            name: 'ocdb_write_lock',
-            params: [LOCK_NAMESPACE, WRITE_LOCK],
-            mode: 'none',
-          },
-        },
-      );
+      const exclusive = /^BEGIN\s+EXCLUSIVE\b/i.test(text);
+      this.queue.push({ op: { text: 'BEGIN', mode: 'none' } });
       this.inTransaction = true;
+      this.held.clear();
+      if (exclusive) this.lockStore();
+      else this.queueLock('ocdb_write_lock', 'pg_advisory_xact_lock_shared', this.keys.store, WRITE_LOCK);
       this.reads.clear();
       return;
     }
     if (/^COMMIT\b/i.test(text)) {
       this.inTransaction = false;
+      this.held.clear();
       this.reads.clear();
       this.flush({ text: 'COMMIT', mode: 'none' });
       return;
@@ -222,6 +314,7 @@ export class PgDriver implements SqlDriver {
       const begun = this.queue.length === 0 || this.queue[0]?.op.text !== 'BEGIN';
       this.queue = [];
       this.inTransaction = false;
+      this.held.clear();
       this.reads.clear();
       // nothing was sent yet: there is nothing to roll back on the server
       if (begun) this.request({ type: 'batch', ops: [{ text: 'ROLLBACK', mode: 'none' }] });
@@ -270,7 +363,15 @@ export class PgDriver implements SqlDriver {
       run: (...params) => {
         this.reads.clear();
         if (t.returnsRowid) {
-          const reply = this.flush(op(params, 'rowid'));
+          const insert = op(params, 'rowid');
+          if (t.orElse) {
+            insert.orElse = {
+              text: t.orElse.text,
+              name: `${t.name}_else`,
+              params: t.orElse.params.map((i) => insert.params?.[i] ?? null),
+            };
+          }
+          const reply = this.flush(insert);
           return { changes: reply.counts?.at(-1) ?? 0, lastInsertRowid: reply.rowid ?? 0 };
         }
         if (!this.inTransaction) {

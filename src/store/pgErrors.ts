@@ -9,6 +9,9 @@ import type { PgErrorInfo } from './pgWorker';
 /** SQLSTATE classes and codes read here (https://www.postgresql.org/docs/current/errcodes-appendix.html). */
 const LOCK_NOT_AVAILABLE = '55P03';
 const QUERY_CANCELED = '57014';
+/** Two writers each waiting for the other (the server ends one), or a serialization failure. */
+const DEADLOCK_DETECTED = '40P01';
+const SERIALIZATION_FAILURE = '40001';
 
 export function translatePgError(info: PgErrorInfo, location: string): Error {
   const code = info.code ?? '';
@@ -19,6 +22,14 @@ export function translatePgError(info: PgErrorInfo, location: string): Error {
     return new OcdbError(
       'StoreLocked',
       `The run store ${location} stayed locked by another writer past the lock timeout; retry, or stop the process holding it.`,
+      where,
+    );
+  }
+  if (code === DEADLOCK_DETECTED || code === SERIALIZATION_FAILURE) {
+    // not retried here: the caller's transaction ran code with effects of its own (the writer's timeline)
+    return new OcdbError(
+      'StoreLocked',
+      `Another writer of the run store ${location} wanted what this write holds, and this one gave way (${message}); nothing was written: retry.`,
       where,
     );
   }

@@ -11,7 +11,7 @@
  * Append new steps at the end; never edit a released one. A SQLite migration that adds a table or a column needs
  * its step here too (test/unit/store/engines.test.ts compares the two schemas).
  */
-import { LOCK_NAMESPACE, MIGRATION_LOCK } from './pgDriver';
+import { MIGRATION_LOCK } from './pgDriver';
 import type { SqlDriver } from './sqlDriver';
 
 export const PG_MIGRATIONS: readonly string[] = [
@@ -231,15 +231,18 @@ export function pgSchemaVersion(db: SqlDriver): number {
   return Number(db.prepare('SELECT COALESCE(MAX(version), 0) AS v FROM schema_migrations').get()?.v ?? 0);
 }
 
-/** Brings the database to the newest schema in one transaction, under the store's migration lock. */
-export function migratePg(db: SqlDriver): void {
+/**
+ * Brings the database to the newest schema in one transaction, under the store's migration lock (its key is the
+ * store's, `storeKey`: stores in other schemas of the database migrate without waiting for this one).
+ */
+export function migratePg(db: SqlDriver & { readonly storeKey: number }): void {
   // read first without the lock: an up-to-date store (every open but the first) takes no lock at all
   const seen = pgSchemaVersion(db);
   if (seen > PG_MIGRATIONS.length) throw newerSchema(seen);
   if (seen === PG_MIGRATIONS.length) return;
   db.exec('BEGIN');
   try {
-    db.prepare('SELECT pg_advisory_xact_lock(?, ?)').get(LOCK_NAMESPACE, MIGRATION_LOCK);
+    db.prepare('SELECT pg_advisory_xact_lock(?, ?)').get(db.storeKey, MIGRATION_LOCK);
     db.exec(
       'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())',
     );

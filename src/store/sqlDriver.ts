@@ -25,6 +25,20 @@ export interface SqlDriver {
   readonly strictColumnTypes?: boolean;
   exec(sql: string): void;
   prepare(sql: string): SqlStatement;
+  /**
+   * Engines whose writers run at once (PostgreSQL; SQLite has one writer and needs none of these): hold the lock
+   * of row `id` of `table` to the end of the transaction, before a read-check-write on it (pgDriver.ts).
+   */
+  lockRow?(table: string, id: string): void;
+  /** The commit-tail lock, taken last, just before the change counter's bump and the COMMIT. */
+  lockChanges?(): void;
+  /** The store's write lock exclusively: nothing else writes until this transaction ends (garbage collection). */
+  lockStore?(): void;
+  /**
+   * Engines shared by many hosts (PostgreSQL): how far the server's clock is ahead of this host's, in ms
+   * (measured at connect, again every minute). Heartbeats are then compared on one clock (liveness.ts).
+   */
+  clockOffsetMs?(): number;
   /** Engines with a change notification of their own (PostgreSQL LISTEN/NOTIFY): calls `listener` per commit. */
   onNotify?(listener: (payload: string) => void): () => void;
   close(): void;

@@ -37,12 +37,12 @@ import { ConfirmationTable } from './confirmationTable';
 import { ContentStore } from './contentStore';
 import { ForkRequestTable } from './forkRequestTable';
 import { LiveTable } from './liveTable';
-import { THIS_HOST } from './liveness';
+import { CLOCK_SKEW_MS, isCrashed, THIS_HOST } from './liveness';
 import { migrate } from './migrations';
 import { openDriver } from './openDriver';
 import { isPostgresLocation } from './pgDialect';
 import { openPgDriver } from './pgStore';
-import { compact, json, rowToRunSummary, toJson } from './rowCodec';
+import { compact, json, rowToRunSummary as decodeRunRow, str, toJson } from './rowCodec';
 import { checkLoadedRun } from './loadValidation';
 import type {
   AskLiveStopInput,
@@ -168,18 +168,31 @@ export class SqliteRunStore implements RunStore {
   // ---- transactions ------------------------------------------------------
 
   transaction<T>(fn: () => T): T {
+    return this.write(fn, false);
+  }
+
+  /**
+   * One write transaction (nested calls join the outer one). `exclusive`: nothing else writes while it runs
+   * (deleteRun's garbage collection; on SQLite every write is that already). The change counter is bumped at its
+   * end, just before COMMIT (stampChanges).
+   */
+  private write<T>(fn: () => T, exclusive: boolean): T {
     this.assertOpen();
-    if (this.depth > 0) return fn();
+    if (this.depth > 0) {
+      if (exclusive) this.db.lockStore?.();
+      return fn();
+    }
     try {
-      this.db.exec('BEGIN IMMEDIATE');
+      this.db.exec(exclusive ? 'BEGIN EXCLUSIVE' : 'BEGIN IMMEDIATE');
     } catch (e) {
       throw translateSqliteError(e, this.path);
     }
     this.depth++;
-    this.txSeq = undefined;
     this.txTouched.clear();
+    this.txDeleted.length = 0;
     try {
       const result = fn();
+      this.stampChanges();
       this.db.exec('COMMIT');
       return result;
     } catch (e) {
@@ -196,25 +209,98 @@ export class SqliteRunStore implements RunStore {
     }
   }
 
-  /** The change counter of the current transaction: bumped once per transaction, whatever it changes. */
-  private txSeq: number | undefined;
-  /** Runs already stamped with txSeq in the current transaction. */
+  /** The runs the current transaction changed: stamped with its change counter at its end. */
   private readonly txTouched = new Set<string>();
+  /** The runs the current transaction deleted: listed in deleted_runs with its change counter at its end. */
+  private readonly txDeleted: string[] = [];
 
-  private bumpChangeSeq(): number {
-    if (this.depth > 0 && this.txSeq !== undefined) return this.txSeq;
-    this.sql("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'change_seq'").run();
-    const seq = this.changeSeq();
-    if (this.depth > 0) this.txSeq = seq;
-    return seq;
+  /**
+   * Holds run `runId` for this transaction (PostgreSQL: its row lock; SQLite's single writer needs none): taken
+   * where a write on a run starts, before its row is read, so a read-check-write on the run (its next checkpoint
+   * seq, a tool call finished once, its id taken once) is never raced. Writers of other runs go on in parallel.
+   */
+  private lockRun(runId: string): void {
+    this.db.lockRow?.('runs', runId);
   }
 
+  /** A write on `runId`: its lock first, then `fn`, in one transaction. */
+  private writeRun<T>(runId: string, fn: () => T): T {
+    return this.transaction(() => {
+      this.lockRun(runId);
+      return fn();
+    });
+  }
+
+  /** A write on row `id` of `table` (a fork request, a stop, an attachment, a confirmation): its lock, then `fn`. */
+  private writeRow<T>(table: string, id: string, fn: () => T): T {
+    return this.transaction(() => {
+      this.db.lockRow?.(table, id);
+      return fn();
+    });
+  }
+
+  /** Marks `runId` changed by this transaction (the change feed); its counter is stamped at COMMIT. */
   private touchRun(runId: string): void {
-    // A write is a few statements that each touch the run (a tool call with its checkpoint): one stamp each.
-    if (this.depth > 0 && this.txTouched.has(runId)) return;
-    const seq = this.bumpChangeSeq();
-    this.sql('UPDATE runs SET change_seq = ? WHERE run_id = ?').run(seq, runId);
-    if (this.depth > 0) this.txTouched.add(runId);
+    if (this.depth === 0) {
+      this.transaction(() => this.touchRun(runId));
+      return;
+    }
+    if (this.txTouched.has(runId)) return;
+    // the run's lock before the commit tail: stamping its row there then never waits for another writer
+    this.lockRun(runId);
+    this.txTouched.add(runId);
+  }
+
+  /**
+   * The end of a transaction that changed something: the change counter bumped once, the runs it changed stamped
+   * with it and the runs it deleted listed with it, just before COMMIT. On PostgreSQL these statements go with the
+   * COMMIT in one message, under the commit-tail lock taken here (after every other lock of the transaction): two
+   * transactions bump the counter in the order they commit, so a reader of changesSince(n) that saw n never misses
+   * a change numbered n or lower; and the counter's row, which every writer updates, is held for the tail only.
+   */
+  private stampChanges(): void {
+    if (this.txTouched.size === 0 && this.txDeleted.length === 0) return;
+    this.db.lockChanges?.();
+    this.sql("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'change_seq'").run();
+    for (const runId of this.txTouched) {
+      this.sql(
+        "UPDATE runs SET change_seq = (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'change_seq') WHERE run_id = ?",
+      ).run(runId);
+    }
+    for (const runId of this.txDeleted) {
+      this.sql(
+        "INSERT INTO deleted_runs (run_id, change_seq) SELECT ?, CAST(value AS INTEGER) FROM meta WHERE key = 'change_seq'",
+      ).run(runId);
+    }
+  }
+
+  /**
+   * The time a heartbeat is written with: `given` (this host's clock, or the caller's), unless the store's server
+   * says this host's clock is off by more than CLOCK_SKEW_MS — then the server's time, so hosts compare one clock.
+   */
+  private heartbeatTime(given: number = Date.now()): number {
+    return this.clockSkewed() ? Date.now() + (this.db.clockOffsetMs?.() ?? 0) : given;
+  }
+
+  /** This host's clock is off the store server's by more than CLOCK_SKEW_MS. */
+  private clockSkewed(): boolean {
+    return Math.abs(this.db.clockOffsetMs?.() ?? 0) > CLOCK_SKEW_MS;
+  }
+
+  /** A runs row as a RunSummary, crash state judged on the server's clock when the store has one. */
+  private rowToRunSummary(row: SqlRow): RunSummary {
+    const summary = decodeRunRow(row);
+    const offset = this.db.clockOffsetMs?.();
+    if (offset !== undefined && summary.status === 'running') {
+      summary.crashed = isCrashed(
+        summary.status,
+        summary.ownerPid ?? null,
+        str(row.owner_host) ?? null,
+        summary.heartbeatAt ?? null,
+        Date.now() + offset,
+      );
+    }
+    return summary;
   }
 
   changeSeq(): number {
@@ -227,7 +313,7 @@ export class SqliteRunStore implements RunStore {
   createRun(input: CreateRunInput): RunSummary {
     const metadata = input.metadata ?? {};
     const artifactRefs = parseWith(z.array(ArtifactRefSchema), input.artifactRefs ?? [], 'artifactRefs');
-    return this.transaction(() => {
+    return this.writeRun(input.runId, () => {
       if (this.hasRun(input.runId)) {
         throw new OcdbError('RunAlreadyExists', `Run ${input.runId} already exists in ${this.path}.`, {
           runId: input.runId,
@@ -249,7 +335,7 @@ export class SqliteRunStore implements RunStore {
         JSON.stringify(artifactRefs),
         input.ownerPid ?? process.pid,
         THIS_HOST,
-        Date.now(),
+        this.heartbeatTime(),
       );
       this.touchRun(input.runId);
       return this.getRun(input.runId);
@@ -288,7 +374,7 @@ export class SqliteRunStore implements RunStore {
 
   getRun(runId: string): RunSummary {
     this.assertOpen();
-    return rowToRunSummary(this.requireRunRow(runId));
+    return this.rowToRunSummary(this.requireRunRow(runId));
   }
 
   listRuns(options: ListRunsOptions = {}): { runs: RunSummary[]; total: number } {
@@ -328,17 +414,17 @@ export class SqliteRunStore implements RunStore {
       limit,
       offset,
     );
-    return { runs: rows.map((r) => rowToRunSummary(r)), total };
+    return { runs: rows.map((r) => this.rowToRunSummary(r)), total };
   }
 
   finishRun(runId: string, input: FinishRunInput): RunSummary {
-    return this.transaction(() => {
+    return this.writeRun(runId, () => {
       this.requireRunning(runId);
       this.sql('UPDATE runs SET status = ?, ended_at = ?, error_json = ?, heartbeat_at = ? WHERE run_id = ?').run(
         input.status,
         input.endedAt,
         toJson(input.error),
-        Date.now(),
+        this.heartbeatTime(),
         runId,
       );
       this.touchRun(runId);
@@ -348,7 +434,7 @@ export class SqliteRunStore implements RunStore {
 
   reopenRun(runId: string, input: ReopenRunInput): RunSummary {
     const keep = input.keepCheckpoints;
-    const summary = this.transaction(() => {
+    const summary = this.writeRun(runId, () => {
       const row = this.requireRunRow(runId);
       const where = `Run ${runId} cannot be continued`;
       if (row.status === 'running') throw new OcdbError('InvalidInput', `${where}: it has not ended.`, { runId });
@@ -444,7 +530,7 @@ export class SqliteRunStore implements RunStore {
         JSON.stringify(input.metadata),
         process.pid,
         THIS_HOST,
-        Date.now(),
+        this.heartbeatTime(),
         keep,
         runId,
         runId,
@@ -460,18 +546,21 @@ export class SqliteRunStore implements RunStore {
   }
 
   heartbeat(runId: string, at: number): void {
-    this.transaction(() => {
-      this.sql("UPDATE runs SET heartbeat_at = ? WHERE run_id = ? AND status = 'running'").run(at, runId);
+    this.writeRun(runId, () => {
+      this.sql("UPDATE runs SET heartbeat_at = ? WHERE run_id = ? AND status = 'running'").run(
+        this.heartbeatTime(at),
+        runId,
+      );
     });
   }
 
   setRunOwner(runId: string, owner: { pid: number; at: number } | null): void {
-    this.transaction(() => {
+    this.writeRun(runId, () => {
       this.requireRunning(runId);
       this.sql('UPDATE runs SET owner_pid = ?, owner_host = ?, heartbeat_at = ? WHERE run_id = ?').run(
         owner?.pid ?? null,
         owner ? THIS_HOST : null,
-        owner?.at ?? null,
+        owner ? this.heartbeatTime(owner.at) : null,
         runId,
       );
       this.touchRun(runId);
@@ -479,17 +568,22 @@ export class SqliteRunStore implements RunStore {
   }
 
   deleteRun(runId: string): void {
-    this.transaction(() => {
+    // exclusive: the collection below sees every reference a writer was about to commit (none is in flight)
+    this.write(() => {
+      this.lockRun(runId);
       this.requireRunRow(runId);
       this.sql('DELETE FROM runs WHERE run_id = ?').run(runId);
-      const seq = this.bumpChangeSeq();
-      this.sql('INSERT INTO deleted_runs (run_id, change_seq) VALUES (?, ?)').run(runId, seq);
+      this.txDeleted.push(runId);
       this.collectGarbage();
-    });
+    }, true);
     this.content.forgetMemos();
   }
 
-  /** Removes list nodes and blobs no run refers to any more (inside the caller's transaction). */
+  /**
+   * Removes list nodes and blobs no run refers to any more (inside the caller's transaction, which holds the
+   * store exclusively: on PostgreSQL a writer in flight may hold a blob or a list node it found and is about to
+   * reference — its shared write lock keeps this collection waiting until it has committed or rolled back).
+   */
   private collectGarbage(): void {
     this.sql(
       `WITH RECURSIVE live(id) AS (
@@ -518,9 +612,14 @@ export class SqliteRunStore implements RunStore {
 
   appendCheckpoint(input: Checkpoint, options: { listsFrom?: ListsFrom } = {}): CheckpointSummary {
     const cp = parseCheckpointShell(input);
-    return this.transaction(() => {
+    return this.writeRun(cp.runId, () => {
       this.requireRunning(cp.runId);
-      return this.checkpoints.insert(cp, true, options.listsFrom);
+      const summary = this.checkpoints.insert(cp, true, options.listsFrom);
+      // the heartbeat a checkpoint writes is this host's clock: the server's instead when this host's is off
+      if (this.clockSkewed()) {
+        this.sql('UPDATE runs SET heartbeat_at = ? WHERE run_id = ?').run(this.heartbeatTime(), cp.runId);
+      }
+      return summary;
     });
   }
 
@@ -573,12 +672,12 @@ export class SqliteRunStore implements RunStore {
 
   beginToolCall(runId: string, input: BeginToolCallInput): ToolCallRecord {
     this.assertOpen();
-    return this.toolCalls.begin(runId, input);
+    return this.writeRun(runId, () => this.toolCalls.begin(runId, input));
   }
 
   finishToolCall(runId: string, toolCallId: string, input: FinishToolCallInput): ToolCallRecord {
     this.assertOpen();
-    return this.toolCalls.finish(runId, toolCallId, input);
+    return this.writeRun(runId, () => this.toolCalls.finish(runId, toolCallId, input));
   }
 
   getToolCall(runId: string, toolCallId: string): ToolCallRecord {
@@ -605,7 +704,7 @@ export class SqliteRunStore implements RunStore {
 
   addArtifact(runId: string, artifact: NewArtifact, content: Uint8Array): ArtifactRef {
     this.assertOpen();
-    return this.artifacts.add(runId, artifact, content);
+    return this.writeRun(runId, () => this.artifacts.add(runId, artifact, content));
   }
 
   getArtifactContent(contentHash: string): Buffer {
@@ -630,7 +729,7 @@ export class SqliteRunStore implements RunStore {
   exportRunHead(runId: string): Omit<DebugRunExport, 'checkpoints'> {
     this.assertOpen();
     const row = this.requireRunRow(runId);
-    const summary = rowToRunSummary(row);
+    const summary = this.rowToRunSummary(row);
     const liveEdits = this.live.edits(runId);
     const contents = this.artifacts.exportContents(runId);
     return compact({
@@ -671,7 +770,7 @@ export class SqliteRunStore implements RunStore {
         );
       }
     });
-    const summary = this.transaction(() => {
+    const summary = this.writeRun(run.runId, () => {
       if (this.hasRun(run.runId)) {
         if (!options.replace) {
           throw new OcdbError(
@@ -745,11 +844,13 @@ export class SqliteRunStore implements RunStore {
 
   saveForkRequest(record: ForkRequestRecord): void {
     this.assertOpen();
-    this.forkRequests.save(record);
+    this.writeRow('fork_requests', record.forkRequestId, () => this.forkRequests.save(record));
   }
 
   getForkRequest(forkRequestId: string): ForkRequestRecord {
     this.assertOpen();
+    // read inside a write (a claim: read, check, save): the request's lock first, so two claims do not both pass
+    if (this.depth > 0) this.db.lockRow?.('fork_requests', forkRequestId);
     return this.forkRequests.get(forkRequestId);
   }
 
@@ -762,12 +863,12 @@ export class SqliteRunStore implements RunStore {
 
   answerConfirmation(id: string, answer: ConfirmationAnswer, at: number, mockResult?: unknown): ConfirmationRecord {
     this.assertOpen();
-    return this.confirmations.answer(id, answer, at, mockResult);
+    return this.writeRow('fork_confirmations', id, () => this.confirmations.answer(id, answer, at, mockResult));
   }
 
   expireConfirmation(id: string, at: number): ConfirmationRecord {
     this.assertOpen();
-    return this.confirmations.expire(id, at);
+    return this.writeRow('fork_confirmations', id, () => this.confirmations.expire(id, at));
   }
 
   getConfirmation(id: string): ConfirmationRecord {
@@ -784,17 +885,19 @@ export class SqliteRunStore implements RunStore {
 
   attachLive(input: AttachLiveInput): LiveAttachment {
     this.assertOpen();
-    return this.live.attach(input);
+    const attachId = (input as { attachId?: unknown }).attachId;
+    if (typeof attachId !== 'string') return this.live.attach(input);
+    return this.writeRow('live_attachments', attachId, () => this.live.attach(input));
   }
 
   renewLiveLease(attachId: string, at: number, leaseMs: number): void {
     this.assertOpen();
-    this.live.renew(attachId, at, leaseMs);
+    this.writeRow('live_attachments', attachId, () => this.live.renew(attachId, at, leaseMs));
   }
 
   detachLive(attachId: string, at: number): void {
     this.assertOpen();
-    this.live.detach(attachId, at);
+    this.writeRow('live_attachments', attachId, () => this.live.detach(attachId, at));
   }
 
   getLiveAttachment(attachId: string): LiveAttachment {
@@ -819,12 +922,12 @@ export class SqliteRunStore implements RunStore {
 
   answerLiveStop(stopId: string, answer: LiveStopAnswer, at: number): LiveStop {
     this.assertOpen();
-    return this.live.answer(stopId, answer, at);
+    return this.writeRow('live_stops', stopId, () => this.live.answer(stopId, answer, at));
   }
 
   expireLiveStop(stopId: string, at: number): LiveStop {
     this.assertOpen();
-    return this.live.expire(stopId, at);
+    return this.writeRow('live_stops', stopId, () => this.live.expire(stopId, at));
   }
 
   getLiveStop(stopId: string, at: number = Date.now()): LiveStop {
@@ -838,7 +941,7 @@ export class SqliteRunStore implements RunStore {
     tool?: { toolCallId: string; args: unknown; liveEdit: ToolCallLiveEdit },
   ): ToolCallRecord | undefined {
     this.assertOpen();
-    return this.transaction(() => {
+    return this.writeRun(runId, () => {
       this.live.recordEdit(runId, record);
       return tool ? this.toolCalls.reviseArgs(runId, tool.toolCallId, tool.args, tool.liveEdit) : undefined;
     });
@@ -856,11 +959,13 @@ export class SqliteRunStore implements RunStore {
     this.assertOpen();
     const changeSeq = this.changeSeq();
     if (changeSeq === since) return { changeSeq, changedRuns: [], deletedRunIds: [] };
-    const changedRuns = this.sql('SELECT * FROM runs WHERE change_seq > ? ORDER BY change_seq')
-      .all(since)
-      .map((r) => rowToRunSummary(r));
-    const deletedRunIds = this.sql('SELECT run_id FROM deleted_runs WHERE change_seq > ?')
-      .all(since)
+    // Up to the counter read first: every change numbered up to it has committed (the counter is bumped in commit
+    // order), and one committed since is left to the next call, which asks from here — never reported twice.
+    const changedRuns = this.sql('SELECT * FROM runs WHERE change_seq > ? AND change_seq <= ? ORDER BY change_seq')
+      .all(since, changeSeq)
+      .map((r) => this.rowToRunSummary(r));
+    const deletedRunIds = this.sql('SELECT run_id FROM deleted_runs WHERE change_seq > ? AND change_seq <= ?')
+      .all(since, changeSeq)
       .map((r) => String(r.run_id));
     return { changeSeq, changedRuns, deletedRunIds };
   }

@@ -141,7 +141,11 @@ async function concurrentAppends(
       child.once('exit', (code) => reject(new Error(`writer exited ${code} before ready: ${err}`)));
     });
     const done = new Promise<string>((resolve, reject) =>
-      child.once('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`writer exited ${code}: ${err}`)))),
+      child.once('exit', (code) =>
+        code === 0 && out.trim().split('\n').at(-1)?.startsWith('{')
+          ? resolve(out)
+          : reject(new Error(`writer exited ${code} without its figures: ${err || out}`)),
+      ),
     );
     ready.catch(() => undefined);
     return { ready, done };

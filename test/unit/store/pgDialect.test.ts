@@ -7,6 +7,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { isPostgresLocation, toPostgres } from '../../../src/store/pgDialect';
 import { resolveStorePath } from '../../../src/store';
+import { translatePgError } from '../../../src/store/pgErrors';
+import { isOcdbError } from '../../../src/model';
 
 test('parameters are numbered in order, never inside a literal', () => {
   const t = toPostgres("SELECT '?' AS q, ? AS a FROM runs WHERE status = 'running?' AND run_id = ?");
@@ -14,14 +16,20 @@ test('parameters are numbered in order, never inside a literal', () => {
   assert.equal(t.params, 2);
 });
 
-test('INSERT OR IGNORE becomes ON CONFLICT DO NOTHING; a list node insert returns its id', () => {
+test('INSERT OR IGNORE becomes ON CONFLICT DO NOTHING; a list node insert returns its id, or reads the one another writer inserted', () => {
   assert.equal(
     toPostgres('INSERT OR IGNORE INTO blobs (hash, data) VALUES (?, ?)').text,
     'INSERT INTO blobs (hash, data) VALUES ($1, $2) ON CONFLICT DO NOTHING',
   );
   const node = toPostgres('INSERT INTO list_nodes (parent, item, len) VALUES (?, ?, ?)');
-  assert.equal(node.text, 'INSERT INTO list_nodes (parent, item, len) VALUES ($1, $2, $3) RETURNING id');
+  assert.equal(
+    node.text,
+    'INSERT INTO list_nodes (parent, item, len) VALUES ($1, $2, $3) ON CONFLICT (parent, item) DO NOTHING RETURNING id',
+  );
   assert.equal(node.returnsRowid, true);
+  // the key's parameters, wherever the columns stand
+  assert.deepEqual(node.orElse, { text: 'SELECT id FROM list_nodes WHERE parent = $1 AND item = $2', params: [0, 1] });
+  assert.deepEqual(toPostgres('INSERT INTO list_nodes (len, item, parent) VALUES (?, ?, ?)').orElse?.params, [2, 1]);
   assert.equal(toPostgres('INSERT INTO deleted_runs (run_id, change_seq) VALUES (?, ?)').returnsRowid, false);
 });
 
@@ -56,4 +64,12 @@ test('a postgres:// or postgresql:// store is a connection string, not a path', 
   assert.equal(resolveStorePath('postgres://db.example/team', {}, '/work'), 'postgres://db.example/team');
   assert.equal(resolveStorePath(undefined, { OCDB_STORE: 'postgresql://db/x' }, '/work'), 'postgresql://db/x');
   assert.equal(resolveStorePath('runs.db', {}, '/work'), '/work/runs.db');
+});
+
+test('a deadlock between two writers, or a serialization failure, is StoreLocked: nothing written, retry', () => {
+  for (const code of ['40P01', '40001']) {
+    const e = translatePgError({ message: 'deadlock detected', code }, 'postgres://[REDACTED]@db/x');
+    assert.ok(isOcdbError(e) && e.code === 'StoreLocked', String(e));
+    assert.match(e.message, /nothing was written: retry/);
+  }
 });

@@ -14,7 +14,7 @@ import Database from 'better-sqlite3';
 import { ForkService } from '../../../src/fork/forkService';
 import { isOcdbError } from '../../../src/model';
 import { openRunStore } from '../../../src/store';
-import { LOCK_NAMESPACE, PgDriver, WRITE_LOCK } from '../../../src/store/pgDriver';
+import { PgDriver, storeLockKeys, WRITE_LOCK } from '../../../src/store/pgDriver';
 import { PG_MIGRATIONS } from '../../../src/store/pgMigrations';
 import { PG_URL, pgAdminQuery, pgSchemaUrl, schemaOf, tmpLocation } from '../../helpers/engines';
 import { testContext as testContextOf } from '../../helpers/context';
@@ -178,7 +178,7 @@ test('a writer waits for another writer at most its lock timeout, then StoreLock
   const store = openRunStore(location, { busyTimeoutMs: 300 });
   try {
     holder.exec('BEGIN');
-    holder.prepare('SELECT pg_advisory_xact_lock(?, ?)').get(LOCK_NAMESPACE, WRITE_LOCK);
+    holder.prepare('SELECT pg_advisory_xact_lock(?, ?)').get(storeLockKeys(schemaOf(location)).store, WRITE_LOCK);
     const t = Date.now();
     assert.throws(
       () => store.createRun({ runId: 'blocked', sessionId: 's', agentId: 'a', startedAt: 1 }),
@@ -240,7 +240,8 @@ test('the password never shows: store.path and every error carry the redacted lo
 
 test('a connection string without a password signs in with PGPASSWORD, or with a pgpass file', async () => {
   const good = url();
-  const bare = new URL(good.toString());
+  // a schema of its own: the database's default one may hold another version's store (a shared server)
+  const bare = new URL(pgSchemaUrl());
   bare.password = '';
   const script = `const { openRunStore } = require(${JSON.stringify(join(ROOT, 'src/store'))});
     const s = openRunStore(${JSON.stringify(bare.toString())}); process.stdout.write(String(s.listRuns().total >= 0)); s.close();`;

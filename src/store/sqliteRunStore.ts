@@ -34,7 +34,7 @@ import { z } from 'zod';
 import { ArtifactTable } from './artifactTable';
 import { CheckpointTable, parseCheckpointShell } from './checkpointTable';
 import { ConfirmationTable } from './confirmationTable';
-import { ContentStore } from './contentStore';
+import { ContentStore, hashKey } from './contentStore';
 import { ForkRequestTable } from './forkRequestTable';
 import { LiveTable } from './liveTable';
 import { THIS_HOST } from './liveness';
@@ -417,7 +417,7 @@ export class SqliteRunStore implements RunStore {
         const context = parseWith(RuntimeContextSnapshotSchema, segment.runtimeContext, 'runtimeContext');
         const to = Math.min(segments[i + 1]?.fromCheckpoint ?? keep, keep);
         this.sql('UPDATE checkpoints SET context_hash = ? WHERE run_id = ? AND seq >= ? AND seq < ?').run(
-          this.content.putValue(context),
+          hashKey(this.content.putValue(context)),
           runId,
           segment.fromCheckpoint,
           to,
@@ -505,10 +505,10 @@ export class SqliteRunStore implements RunStore {
          UNION SELECT system_prompt_hash FROM checkpoints WHERE system_prompt_hash IS NOT NULL
          UNION SELECT args_ref FROM tool_calls
          UNION SELECT result_ref FROM tool_calls WHERE result_ref IS NOT NULL
-         UNION SELECT json_extract(a.value, '$.contentHash') FROM runs r, json_each(r.artifact_refs_json) a
-         UNION SELECT json_extract(a.value, '$.contentHash') FROM checkpoints c, json_each(c.artifact_refs_json) a
+         UNION SELECT unhex(json_extract(a.value, '$.contentHash')) FROM runs r, json_each(r.artifact_refs_json) a
+         UNION SELECT unhex(json_extract(a.value, '$.contentHash')) FROM checkpoints c, json_each(c.artifact_refs_json) a
           WHERE c.artifact_refs_json IS NOT NULL
-         UNION SELECT json_extract(r.value, '$[1]') FROM blobs b JOIN live ON b.hash = live.hash, json_each(b.refs) r
+         UNION SELECT unhex(json_extract(r.value, '$[1]')) FROM blobs b JOIN live ON b.hash = live.hash, json_each(b.refs) r
           WHERE b.refs IS NOT NULL)
        DELETE FROM blobs WHERE hash NOT IN (SELECT hash FROM live)`,
     ).run();

@@ -95,9 +95,14 @@ export class CheckpointTable {
   /**
    * Inserts a checkpoint at the end of its run (inside the caller's
    * transaction). A `Checkpoint` is taken as validated; a `CheckpointShell`
-   * gets its new list items validated here.
+   * gets its new list items validated here. `runRow`: the run's row as read in this transaction.
    */
-  insert(cp: Checkpoint | CheckpointShell, validateItems = false, listsFrom?: ListsFrom): CheckpointSummary {
+  insert(
+    cp: Checkpoint | CheckpointShell,
+    validateItems = false,
+    listsFrom?: ListsFrom,
+    runRow?: SqlRow,
+  ): CheckpointSummary {
     const existing = this.ctx.sql('SELECT run_id FROM checkpoints WHERE checkpoint_id = ?').get(cp.checkpointId);
     if (existing) {
       throw new OcdbError(
@@ -106,7 +111,8 @@ export class CheckpointTable {
         { path: 'checkpointId', checkpointId: cp.checkpointId },
       );
     }
-    const run = this.ctx.requireRunRow(cp.runId);
+    // the caller's row of the run when it has just read it in this transaction (appendCheckpoint): not read twice
+    const run = runRow ?? this.ctx.requireRunRow(cp.runId);
     const index = Number(run.checkpoint_count);
     if (listsFrom) this.adoptLists(cp.runId, listsFrom);
     const messagesNode = this.ctx.content.putList(

@@ -519,8 +519,8 @@ export class SqliteRunStore implements RunStore {
   appendCheckpoint(input: Checkpoint, options: { listsFrom?: ListsFrom } = {}): CheckpointSummary {
     const cp = parseCheckpointShell(input);
     return this.transaction(() => {
-      this.requireRunning(cp.runId);
-      return this.checkpoints.insert(cp, true, options.listsFrom);
+      const run = this.requireRunning(cp.runId);
+      return this.checkpoints.insert(cp, true, options.listsFrom, run);
     });
   }
 

@@ -31,7 +31,7 @@ export class ToolCallTable {
 
   begin(runId: string, input: BeginToolCallInput): ToolCallRecord {
     return this.ctx.transaction(() => {
-      this.ctx.requireRunning(runId);
+      const run = this.ctx.requireRunning(runId);
       const exists = this.ctx
         .sql('SELECT 1 AS x FROM tool_calls WHERE run_id = ? AND tool_call_id = ?')
         .get(runId, input.toolCallId);
@@ -51,16 +51,16 @@ export class ToolCallTable {
         startedAt: input.startedAt,
       };
       const parsed = parseWith(ToolCallRecordSchema, record, 'tool call');
-      const argsRef = this.insert(runId, parsed, 'running');
+      const argsRef = this.insert(runId, parsed, 'running', Number(run.tool_call_count));
       this.ctx.touchRun(runId);
       // The record as it reads back (args as stored, a fresh parse: the caller's objects are not handed out).
       return { ...parsed, args: this.ctx.content.getValue(argsRef) };
     });
   }
 
-  /** Inserts a record into a run's ledger (inside the caller's transaction). */
-  insert(runId: string, record: ToolCallRecord, state: ToolCallState): string {
-    const seq = Number(this.ctx.sql('SELECT tool_call_count AS n FROM runs WHERE run_id = ?').get(runId)?.n ?? 0);
+  /** Inserts a record into a run's ledger (inside the caller's transaction); `seq`: its index, when the caller knows it. */
+  insert(runId: string, record: ToolCallRecord, state: ToolCallState, seq?: number): string {
+    seq ??= Number(this.ctx.sql('SELECT tool_call_count AS n FROM runs WHERE run_id = ?').get(runId)?.n ?? 0);
     const argsRef = this.ctx.content.putValue(record.args ?? null);
     this.ctx
       .sql(

@@ -11,7 +11,7 @@ import {
   type Message,
   type ToolCallRecord,
 } from '../model';
-import { isDeepFrozen } from './contentStore';
+import { hashKey, hashOf, isDeepFrozen } from './contentStore';
 import { lazyList } from './lazyList';
 import { storedItems } from './storedItems';
 import { compact, json, rowToCheckpointSummary, str, toJson } from './rowCodec';
@@ -95,9 +95,14 @@ export class CheckpointTable {
   /**
    * Inserts a checkpoint at the end of its run (inside the caller's
    * transaction). A `Checkpoint` is taken as validated; a `CheckpointShell`
-   * gets its new list items validated here.
+   * gets its new list items validated here. `runRow`: the run's row as read in this transaction.
    */
-  insert(cp: Checkpoint | CheckpointShell, validateItems = false, listsFrom?: ListsFrom): CheckpointSummary {
+  insert(
+    cp: Checkpoint | CheckpointShell,
+    validateItems = false,
+    listsFrom?: ListsFrom,
+    runRow?: SqlRow,
+  ): CheckpointSummary {
     const existing = this.ctx.sql('SELECT run_id FROM checkpoints WHERE checkpoint_id = ?').get(cp.checkpointId);
     if (existing) {
       throw new OcdbError(
@@ -106,7 +111,8 @@ export class CheckpointTable {
         { path: 'checkpointId', checkpointId: cp.checkpointId },
       );
     }
-    const run = this.ctx.requireRunRow(cp.runId);
+    // the caller's row of the run when it has just read it in this transaction (appendCheckpoint): not read twice
+    const run = runRow ?? this.ctx.requireRunRow(cp.runId);
     const index = Number(run.checkpoint_count);
     if (listsFrom) this.adoptLists(cp.runId, listsFrom);
     const messagesNode = this.ctx.content.putList(
@@ -137,10 +143,10 @@ export class CheckpointTable {
         cp.stepIndex,
         messagesNode,
         cp.messages.length,
-        promptHash,
+        promptHash === null ? null : hashKey(promptHash),
         toJson(cp.model),
         cp.promptVersion ?? null,
-        contextHash,
+        hashKey(contextHash),
         cp.toolCallId ?? null,
         ledgerNode,
         cp.toolLedgerSnapshot.length,
@@ -279,7 +285,7 @@ export class CheckpointTable {
     }
     const node = this.ctx.sql('SELECT item FROM list_nodes WHERE id = ?').get(Number(row.messages_node));
     if (!node) return undefined; // the empty list
-    return parseWith(MessageSchema, this.ctx.content.getValue(String(node.item)), `store checkpoint ${checkpointId}`);
+    return parseWith(MessageSchema, this.ctx.content.getValue(hashOf(node.item)), `store checkpoint ${checkpointId}`);
   }
 
   /** Rebuilds a whole Checkpoint from its row and blobs, validating what comes back from disk. */
@@ -292,10 +298,10 @@ export class CheckpointTable {
       stepIndex: Number(row.step_index),
       messages: this.ctx.content.getList(Number(row.messages_node)),
       systemPrompt:
-        row.system_prompt_hash === null ? undefined : this.ctx.content.getValue(String(row.system_prompt_hash)),
+        row.system_prompt_hash === null ? undefined : this.ctx.content.getValue(hashOf(row.system_prompt_hash)),
       model: json(row.model_json),
       promptVersion: str(row.prompt_version),
-      runtimeContext: this.ctx.content.getValue(String(row.context_hash)),
+      runtimeContext: this.ctx.content.getValue(hashOf(row.context_hash)),
       toolCallId: str(row.tool_call_id),
       toolLedgerSnapshot: this.ctx.content.getList(Number(row.ledger_node)),
       artifactRefs: json(row.artifact_refs_json),
@@ -374,10 +380,10 @@ export class CheckpointTable {
       boundary: row.boundary,
       stepIndex: Number(row.step_index),
       messages: [],
-      systemPrompt: row.system_prompt_hash === null ? undefined : content.getValue(String(row.system_prompt_hash)),
+      systemPrompt: row.system_prompt_hash === null ? undefined : content.getValue(hashOf(row.system_prompt_hash)),
       model: json(row.model_json),
       promptVersion: str(row.prompt_version),
-      runtimeContext: content.getValue(String(row.context_hash)),
+      runtimeContext: content.getValue(hashOf(row.context_hash)),
       toolCallId: str(row.tool_call_id),
       toolLedgerSnapshot: [],
       artifactRefs: json(row.artifact_refs_json),

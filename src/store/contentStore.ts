@@ -46,6 +46,28 @@ function decodeData(data: unknown): string {
   return String(data);
 }
 
+/**
+ * A content hash as the store's columns hold it (schema 6, branch i11schema): the bytes of its hex (16 for a
+ * `contentHash`), not 32 characters of text — in `blobs.hash`, `list_nodes.item` and every column that refers to a
+ * blob. Text that is not lowercase hex of even length names no blob: it becomes a key no blob has (empty).
+ */
+export function hashKey(hash: string): Buffer {
+  return hash.length % 2 === 0 && HEX.test(hash) ? Buffer.from(hash, 'hex') : EMPTY_KEY;
+}
+const HEX = /^[0-9a-f]*$/;
+const EMPTY_KEY = Buffer.alloc(0);
+
+/** A hash column's value as the hash text everything above the store uses (lowercase hex). */
+export function hashOf(value: unknown): string {
+  if (value instanceof Uint8Array) return Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('hex');
+  return String(value);
+}
+
+/** A nullable hash column's value: undefined for NULL. */
+export function hashOrUndefined(value: unknown): string | undefined {
+  return value === null || value === undefined ? undefined : hashOf(value);
+}
+
 /** Where a member of a stored value sits: `[key]` or `[key, index]`. */
 type PartPath = [string] | [string, number];
 
@@ -197,8 +219,8 @@ export class ContentStore {
     const hash = contentHash(text);
     // A blob worth deflating is looked up first: the same result arrives as the call's result and in its message.
     this.written.set(hash, text);
-    if (text.length >= COMPRESS_MIN && this.hasBlob.get(hash)) return hash;
-    this.insertBlob.run(hash, encodeData(text, this.bytesOnly));
+    if (text.length >= COMPRESS_MIN && this.hasBlob.get(hashKey(hash))) return hash;
+    this.insertBlob.run(hashKey(hash), encodeData(text, this.bytesOnly));
     return hash;
   }
 
@@ -214,7 +236,7 @@ export class ContentStore {
     if (text.length < 2 * SHARED_PART_MIN) return this.putText(text);
     const hash = contentHash(text);
     this.written.set(hash, text);
-    if (this.hasBlob.get(hash)) return hash;
+    if (this.hasBlob.get(hashKey(hash))) return hash;
     const record = value as Record<string, unknown>;
     const holed: Record<string, unknown> = { ...record };
     const refs: [PartPath, string][] = [];
@@ -243,8 +265,13 @@ export class ContentStore {
       refs.push([[key], this.putText(memberText)]);
       holed[key] = null;
     }
-    if (refs.length === 0) this.insertBlob.run(hash, encodeData(text, this.bytesOnly));
-    else this.insertBlobWithRefs.run(hash, encodeData(canonicalJson(holed), this.bytesOnly), JSON.stringify(refs));
+    if (refs.length === 0) this.insertBlob.run(hashKey(hash), encodeData(text, this.bytesOnly));
+    else
+      this.insertBlobWithRefs.run(
+        hashKey(hash),
+        encodeData(canonicalJson(holed), this.bytesOnly),
+        JSON.stringify(refs),
+      );
     return hash;
   }
 
@@ -256,13 +283,13 @@ export class ContentStore {
   putBytes(bytes: Uint8Array): string {
     if (isTextContent(bytes)) return this.putText(Buffer.from(bytes).toString('utf8'));
     const hash = artifactContentHash(bytes);
-    if (!this.hasBlob.get(hash)) this.insertBlob.run(hash, deflateRawSync(bytes, { level: 4 }));
+    if (!this.hasBlob.get(hashKey(hash))) this.insertBlob.run(hashKey(hash), deflateRawSync(bytes, { level: 4 }));
     return hash;
   }
 
   /** The bytes stored under `hash` (by putBytes, or any text blob); undefined when the store has none. */
   getBytes(hash: string): Buffer | undefined {
-    const row = this.selectBlob.get(hash);
+    const row = this.selectBlob.get(hashKey(hash));
     if (!row) return undefined;
     if (row.refs !== null && row.refs !== undefined) return Buffer.from(this.getText(hash), 'utf8');
     if (typeof row.data === 'string') return Buffer.from(row.data, 'utf8');
@@ -314,7 +341,7 @@ export class ContentStore {
   private readBlob(hash: string): { text: string; refs: [PartPath, string][] | undefined } {
     const hit = this.rowCache.get(hash);
     if (hit) return hit;
-    const row = this.selectBlob.get(hash);
+    const row = this.selectBlob.get(hashKey(hash));
     if (!row) throw new Error(`blob ${hash} is missing from the store`);
     const refs =
       row.refs !== null && row.refs !== undefined ? (JSON.parse(String(row.refs)) as [PartPath, string][]) : undefined;
@@ -389,8 +416,8 @@ export class ContentStore {
     for (let i = shared; i < raw.length; i++) {
       const value = parseItem ? parseItem(raw[i], i) : raw[i];
       const hash = this.putItem(value);
-      const found = this.findNode.get(node, hash);
-      node = found ? Number(found.id) : Number(this.insertNode.run(node, hash, i + 1).lastInsertRowid);
+      const found = this.findNode.get(node, hashKey(hash));
+      node = found ? Number(found.id) : Number(this.insertNode.run(node, hashKey(hash), i + 1).lastInsertRowid);
       if (memo) {
         const item = raw[i];
         const isFrozen = isDeepFrozen(item);
@@ -502,7 +529,7 @@ export class ContentStore {
       }
       const row = this.selectNode.get(cur);
       if (!row) throw new Error(`list node ${cur} is missing from the store`);
-      suffix.push(String(row.item));
+      suffix.push(hashOf(row.item));
       suffixNodes.push(cur);
       cur = Number(row.parent);
       parent ??= cur;
@@ -541,7 +568,7 @@ export class ContentStore {
       while (suffix.length <= k) {
         const row = this.selectNode.get(frontier);
         if (!row) throw new Error(`list node ${frontier} is missing from the store`);
-        suffix.push(String(row.item));
+        suffix.push(hashOf(row.item));
         frontier = Number(row.parent);
       }
       return suffix[k];

@@ -197,6 +197,86 @@ export const MIGRATIONS: readonly string[] = [
 
   ALTER TABLE tool_calls ADD COLUMN live_edit_json TEXT;
   `,
+  // (branch i11schema) fewer and smaller rows and index entries per checkpoint, data kept in place: content hashes
+  // are their 16 bytes (BLOB), not 32 hex characters, in blobs, list nodes and every column that refers to a blob
+  // (contentStore.ts hashKey / hashOf); checkpoints are keyed by (run_id, seq) in a WITHOUT ROWID b-tree with one
+  // index (checkpoint_id), two b-trees where there were three. Tables are rebuilt (SQLite cannot change a column's
+  // type); list node ids and the AUTOINCREMENT counter are kept, so ids are never reused.
+  `
+  CREATE TABLE blobs_new (hash BLOB PRIMARY KEY, data TEXT NOT NULL, refs TEXT);
+  INSERT INTO blobs_new (hash, data, refs) SELECT unhex(hash), data, refs FROM blobs ORDER BY rowid;
+  DROP TABLE blobs;
+  ALTER TABLE blobs_new RENAME TO blobs;
+
+  CREATE TABLE list_nodes_new (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    parent INTEGER NOT NULL,
+    item BLOB NOT NULL,
+    len INTEGER NOT NULL,
+    UNIQUE (parent, item)
+  );
+  INSERT INTO list_nodes_new (id, parent, item, len) SELECT id, parent, unhex(item), len FROM list_nodes ORDER BY id;
+  INSERT INTO sqlite_sequence (name, seq) SELECT 'list_nodes_new', 0 WHERE NOT EXISTS
+    (SELECT 1 FROM sqlite_sequence WHERE name = 'list_nodes_new');
+  UPDATE sqlite_sequence SET seq = MAX(seq, COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'list_nodes'), 0))
+   WHERE name = 'list_nodes_new';
+  DROP TABLE list_nodes;
+  ALTER TABLE list_nodes_new RENAME TO list_nodes;
+
+  CREATE TABLE checkpoints_new (
+    run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    checkpoint_id TEXT NOT NULL UNIQUE,
+    boundary TEXT NOT NULL,
+    step_index INTEGER NOT NULL,
+    messages_node INTEGER NOT NULL,
+    message_count INTEGER NOT NULL,
+    system_prompt_hash BLOB,
+    model_json TEXT,
+    prompt_version TEXT,
+    context_hash BLOB NOT NULL,
+    tool_call_id TEXT,
+    ledger_node INTEGER NOT NULL,
+    ledger_count INTEGER NOT NULL,
+    artifact_refs_json TEXT,
+    finish_reason TEXT,
+    usage_json TEXT,
+    created_at REAL NOT NULL,
+    PRIMARY KEY (run_id, seq)
+  ) WITHOUT ROWID;
+  INSERT INTO checkpoints_new (run_id, seq, checkpoint_id, boundary, step_index, messages_node, message_count,
+      system_prompt_hash, model_json, prompt_version, context_hash, tool_call_id, ledger_node, ledger_count,
+      artifact_refs_json, finish_reason, usage_json, created_at)
+    SELECT run_id, seq, checkpoint_id, boundary, step_index, messages_node, message_count, unhex(system_prompt_hash),
+      model_json, prompt_version, unhex(context_hash), tool_call_id, ledger_node, ledger_count, artifact_refs_json,
+      finish_reason, usage_json, created_at
+    FROM checkpoints;
+  DROP TABLE checkpoints;
+  ALTER TABLE checkpoints_new RENAME TO checkpoints;
+
+  CREATE TABLE tool_calls_new (
+    run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+    tool_call_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    tool_name TEXT NOT NULL,
+    args_hash TEXT NOT NULL,
+    args_ref BLOB NOT NULL,
+    result_ref BLOB,
+    error_json TEXT,
+    side_effect_level TEXT NOT NULL,
+    replay_policy TEXT NOT NULL,
+    started_at REAL NOT NULL,
+    ended_at REAL,
+    state TEXT NOT NULL,
+    live_edit_json TEXT,
+    PRIMARY KEY (run_id, tool_call_id)
+  ) WITHOUT ROWID;
+  INSERT INTO tool_calls_new SELECT run_id, tool_call_id, seq, tool_name, args_hash, unhex(args_ref), unhex(result_ref),
+      error_json, side_effect_level, replay_policy, started_at, ended_at, state, live_edit_json FROM tool_calls;
+  DROP TABLE tool_calls;
+  ALTER TABLE tool_calls_new RENAME TO tool_calls;
+  CREATE INDEX tool_calls_by_cassette_key ON tool_calls (tool_name, args_hash);
+  `,
 ];
 
 /** Brings the database to the newest schema, each migration in its own transaction. */

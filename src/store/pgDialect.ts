@@ -15,6 +15,7 @@
  * | `LIMIT ?` with -1 for "no limit"        | `LIMIT NULLIF($n, -1)` (NULL is no limit)                         |
  * | `rowid`                                 | a `rowid` column (runs: `BIGSERIAL`)                              |
  * | `json_each(text)`, `json_extract(t, p)` | SQL functions of the same name (pgMigrations.ts)                  |
+ * | `unhex(text)` (hex to bytes, or NULL)   | a SQL function of the same name (pgMigrations.ts)                 |
  *
  * Transactions (`BEGIN IMMEDIATE`) and PRAGMAs are the driver's (pgDriver.ts). Engine-specific DDL lives only in
  * the migrations (migrations.ts, pgMigrations.ts). Pure: no I/O.

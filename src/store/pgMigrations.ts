@@ -1,7 +1,7 @@
 /**
  * The PostgreSQL schema, versioned in the database (`schema_migrations`: one row per applied version) and applied
  * at open under an advisory lock, so several processes opening a new store at once apply each step once. The
- * layout mirrors the SQLite one (migrations.ts, schema 4) table for table and column for column — the table
+ * layout mirrors the SQLite one (migrations.ts) table for table and column for column — the table
  * modules' DML runs on both (pgDialect.ts) — with PostgreSQL types: content-addressed `blobs` (bytea, always
  * deflated: one column holds one type here), hash-consed `list_nodes` (bytes per checkpoint flat), runs with a
  * `rowid` for the tree's tie-break, the top-level run count kept by a trigger, and a trigger that NOTIFYs the
@@ -221,6 +221,26 @@ export const PG_MIGRATIONS: readonly string[] = [
   );
 
   ALTER TABLE tool_calls ADD COLUMN live_edit_json TEXT;
+  `,
+  // 3 (branch i11schema; SQLite migration 6): content hashes are their 16 bytes (bytea), not 32 hex characters, in
+  // blobs, list nodes and every column that refers to a blob; checkpoints keyed by (run_id, seq), checkpoint_id a
+  // unique index; SQLite's unhex (hex text to bytes, NULL when it is not hex) for garbage collection
+  `
+  ALTER TABLE blobs ALTER COLUMN hash TYPE BYTEA USING decode(hash, 'hex');
+  ALTER TABLE list_nodes ALTER COLUMN item TYPE BYTEA USING decode(item, 'hex');
+  ALTER TABLE checkpoints
+    ALTER COLUMN system_prompt_hash TYPE BYTEA USING decode(system_prompt_hash, 'hex'),
+    ALTER COLUMN context_hash TYPE BYTEA USING decode(context_hash, 'hex');
+  ALTER TABLE checkpoints DROP CONSTRAINT checkpoints_run_id_seq_key;
+  ALTER TABLE checkpoints DROP CONSTRAINT checkpoints_pkey;
+  ALTER TABLE checkpoints ADD PRIMARY KEY (run_id, seq);
+  ALTER TABLE checkpoints ADD CONSTRAINT checkpoints_checkpoint_id_key UNIQUE (checkpoint_id);
+  ALTER TABLE tool_calls
+    ALTER COLUMN args_ref TYPE BYTEA USING decode(args_ref, 'hex'),
+    ALTER COLUMN result_ref TYPE BYTEA USING decode(result_ref, 'hex');
+  CREATE FUNCTION unhex(doc TEXT) RETURNS BYTEA LANGUAGE sql IMMUTABLE AS $$
+    SELECT CASE WHEN doc ~ '^([0-9a-fA-F]{2})*$' THEN decode(doc, 'hex') END
+  $$;
   `,
 ];
 

@@ -34,7 +34,7 @@ import { z } from 'zod';
 import { ArtifactTable } from './artifactTable';
 import { CheckpointTable, parseCheckpointShell } from './checkpointTable';
 import { ConfirmationTable } from './confirmationTable';
-import { ContentStore } from './contentStore';
+import { ContentStore, hashKey } from './contentStore';
 import { ForkRequestTable } from './forkRequestTable';
 import { LiveTable } from './liveTable';
 import { CLOCK_SKEW_MS, isCrashed, THIS_HOST } from './liveness';
@@ -503,7 +503,7 @@ export class SqliteRunStore implements RunStore {
         const context = parseWith(RuntimeContextSnapshotSchema, segment.runtimeContext, 'runtimeContext');
         const to = Math.min(segments[i + 1]?.fromCheckpoint ?? keep, keep);
         this.sql('UPDATE checkpoints SET context_hash = ? WHERE run_id = ? AND seq >= ? AND seq < ?').run(
-          this.content.putValue(context),
+          hashKey(this.content.putValue(context)),
           runId,
           segment.fromCheckpoint,
           to,
@@ -599,10 +599,10 @@ export class SqliteRunStore implements RunStore {
          UNION SELECT system_prompt_hash FROM checkpoints WHERE system_prompt_hash IS NOT NULL
          UNION SELECT args_ref FROM tool_calls
          UNION SELECT result_ref FROM tool_calls WHERE result_ref IS NOT NULL
-         UNION SELECT json_extract(a.value, '$.contentHash') FROM runs r, json_each(r.artifact_refs_json) a
-         UNION SELECT json_extract(a.value, '$.contentHash') FROM checkpoints c, json_each(c.artifact_refs_json) a
+         UNION SELECT unhex(json_extract(a.value, '$.contentHash')) FROM runs r, json_each(r.artifact_refs_json) a
+         UNION SELECT unhex(json_extract(a.value, '$.contentHash')) FROM checkpoints c, json_each(c.artifact_refs_json) a
           WHERE c.artifact_refs_json IS NOT NULL
-         UNION SELECT json_extract(r.value, '$[1]') FROM blobs b JOIN live ON b.hash = live.hash, json_each(b.refs) r
+         UNION SELECT unhex(json_extract(r.value, '$[1]')) FROM blobs b JOIN live ON b.hash = live.hash, json_each(b.refs) r
           WHERE b.refs IS NOT NULL)
        DELETE FROM blobs WHERE hash NOT IN (SELECT hash FROM live)`,
     ).run();
@@ -613,8 +613,8 @@ export class SqliteRunStore implements RunStore {
   appendCheckpoint(input: Checkpoint, options: { listsFrom?: ListsFrom } = {}): CheckpointSummary {
     const cp = parseCheckpointShell(input);
     return this.writeRun(cp.runId, () => {
-      this.requireRunning(cp.runId);
-      const summary = this.checkpoints.insert(cp, true, options.listsFrom);
+      const run = this.requireRunning(cp.runId);
+      const summary = this.checkpoints.insert(cp, true, options.listsFrom, run);
       // the heartbeat a checkpoint writes is this host's clock: the server's instead when this host's is off
       if (this.clockSkewed()) {
         this.sql('UPDATE runs SET heartbeat_at = ? WHERE run_id = ?').run(this.heartbeatTime(), cp.runId);

@@ -8,6 +8,7 @@ import {
   type ToolCallRecord,
   type ToolOutcome,
 } from '../model';
+import { hashKey, hashOf } from './contentStore';
 import { compact, json, num, toJson } from './rowCodec';
 import type { BeginToolCallInput, FinishToolCallInput, ToolCallFacts } from './runStore';
 import type { SqlRow } from './sqlDriver';
@@ -30,7 +31,7 @@ export class ToolCallTable {
 
   begin(runId: string, input: BeginToolCallInput): ToolCallRecord {
     return this.ctx.transaction(() => {
-      this.ctx.requireRunning(runId);
+      const run = this.ctx.requireRunning(runId);
       const exists = this.ctx
         .sql('SELECT 1 AS x FROM tool_calls WHERE run_id = ? AND tool_call_id = ?')
         .get(runId, input.toolCallId);
@@ -50,16 +51,16 @@ export class ToolCallTable {
         startedAt: input.startedAt,
       };
       const parsed = parseWith(ToolCallRecordSchema, record, 'tool call');
-      const argsRef = this.insert(runId, parsed, 'running');
+      const argsRef = this.insert(runId, parsed, 'running', Number(run.tool_call_count));
       this.ctx.touchRun(runId);
       // The record as it reads back (args as stored, a fresh parse: the caller's objects are not handed out).
       return { ...parsed, args: this.ctx.content.getValue(argsRef) };
     });
   }
 
-  /** Inserts a record into a run's ledger (inside the caller's transaction). */
-  insert(runId: string, record: ToolCallRecord, state: ToolCallState): string {
-    const seq = Number(this.ctx.sql('SELECT tool_call_count AS n FROM runs WHERE run_id = ?').get(runId)?.n ?? 0);
+  /** Inserts a record into a run's ledger (inside the caller's transaction); `seq`: its index, when the caller knows it. */
+  insert(runId: string, record: ToolCallRecord, state: ToolCallState, seq?: number): string {
+    seq ??= Number(this.ctx.sql('SELECT tool_call_count AS n FROM runs WHERE run_id = ?').get(runId)?.n ?? 0);
     const argsRef = this.ctx.content.putValue(record.args ?? null);
     this.ctx
       .sql(
@@ -73,8 +74,8 @@ export class ToolCallTable {
         seq,
         record.toolName,
         record.argsHash,
-        argsRef,
-        record.result === undefined ? null : this.ctx.content.putValue(record.result),
+        hashKey(argsRef),
+        record.result === undefined ? null : hashKey(this.ctx.content.putValue(record.result)),
         toJson(record.error),
         record.sideEffectLevel,
         record.replayPolicy,
@@ -125,7 +126,14 @@ export class ToolCallTable {
         .sql(
           'UPDATE tool_calls SET result_ref = ?, error_json = ?, ended_at = ?, state = ? WHERE run_id = ? AND tool_call_id = ?',
         )
-        .run(finished.result_ref, finished.error_json, finished.ended_at, finished.state, runId, toolCallId);
+        .run(
+          finished.result_ref === null ? null : hashKey(finished.result_ref),
+          finished.error_json,
+          finished.ended_at,
+          finished.state,
+          runId,
+          toolCallId,
+        );
       if (isError) this.ctx.sql('UPDATE runs SET tool_error_count = tool_error_count + 1 WHERE run_id = ?').run(runId);
       this.ctx.touchRun(runId);
       // The record as it reads back, from the row read above and what was just written (no second read).
@@ -147,9 +155,9 @@ export class ToolCallTable {
       compact({
         toolCallId: String(row.tool_call_id),
         toolName: String(row.tool_name),
-        args: this.ctx.content.getValue(String(row.args_ref)),
+        args: this.ctx.content.getValue(hashOf(row.args_ref)),
         argsHash: String(row.args_hash),
-        result: row.result_ref === null ? undefined : this.ctx.content.getValue(String(row.result_ref)),
+        result: row.result_ref === null ? undefined : this.ctx.content.getValue(hashOf(row.result_ref)),
         error: json(row.error_json),
         sideEffectLevel: row.side_effect_level,
         replayPolicy: row.replay_policy,
@@ -178,7 +186,13 @@ export class ToolCallTable {
       .sql(
         'UPDATE tool_calls SET args_hash = ?, args_ref = ?, live_edit_json = ? WHERE run_id = ? AND tool_call_id = ?',
       )
-      .run(argsHash(args), this.ctx.content.putValue(args ?? null), JSON.stringify(liveEdit), runId, toolCallId);
+      .run(
+        argsHash(args),
+        hashKey(this.ctx.content.putValue(args ?? null)),
+        JSON.stringify(liveEdit),
+        runId,
+        toolCallId,
+      );
     this.ctx.touchRun(runId);
     return this.get(runId, toolCallId);
   }

@@ -73,7 +73,7 @@ test('a view reads only the items asked for, and validates each when it is read'
   const first = db
     .prepare('SELECT item FROM list_nodes WHERE parent = 0')
     .all()
-    .map((r) => String((r as { item: unknown }).item));
+    .map((r) => (r as { item: Buffer }).item); // the hash's bytes (schema 6)
   for (const hash of first) {
     db.prepare('UPDATE blobs SET data = ? WHERE hash = ?').run('{"role":"oracle","content":"x"}', hash);
   }

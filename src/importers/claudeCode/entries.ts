@@ -164,6 +164,9 @@ export interface ParsedLine {
   skipped?: string;
 }
 
+/** Every line's type (made once: zod compiles a schema at its first parse, which costs more than the parse). */
+const HeadSchema = z.looseObject({ type: z.string() });
+
 const TreeNodeSchema = z.looseObject({
   uuid: z.string().nullish(),
   parentUuid: z.string().nullish(),
@@ -237,7 +240,7 @@ function blocksWithCheckedTools(blocks: ContentBlock[], where: string): ContentB
  * line) and the field when a known line type is malformed.
  */
 export function parseTranscriptLine(value: unknown, lineNo: number, where: string, facts: SessionFacts): ParsedLine {
-  const head = parseWith(z.looseObject({ type: z.string() }), value, where);
+  const head = parseWith(HeadSchema, value, where);
   switch (head.type) {
     case 'user': {
       const line = parseWith(UserLineSchema, value, where);

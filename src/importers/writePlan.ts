@@ -18,8 +18,7 @@ function factsOf(op: CheckpointOp): CheckpointInput {
 }
 
 /** The state a plan's run starts from (promptVersion: the context's). */
-function initialState(plan: RunPlan): RunState {
-  const { initial } = plan;
+function initialState(initial: RunPlan['initial']): RunState {
   const version = initial.runtimeContext.model.promptVersion || undefined;
   return {
     messages: [...initial.messages],
@@ -30,26 +29,146 @@ function initialState(plan: RunPlan): RunState {
   };
 }
 
+/** What a plan's run is created with: everything known before its ops. */
+export type PlanHead = Pick<
+  RunPlan,
+  | 'runId'
+  | 'sessionId'
+  | 'agentId'
+  | 'mode'
+  | 'parentRunId'
+  | 'forkFromCheckpointId'
+  | 'startedAt'
+  | 'metadata'
+  | 'initial'
+>;
+
+/** How a plan's run ends: known once its trace is read. */
+export type PlanEnd = Pick<RunPlan, 'status' | 'error' | 'endedAt'>;
+
+/**
+ * Writes a plan's ops through one RunWriter as they come — from a plan in memory, or from a mapper while it
+ * reads the trace (`RunPlanBuilder.streamTo`) — keeping only the state changed since the last checkpoint. The
+ * run's `agent_end` waits for `close`, which may give the run's final metadata (facts known only at the end of
+ * the trace: its source digest, its subagents).
+ */
+export class PlanWriter {
+  // State changed since the last checkpoint; `messages` is copied on the first change after one.
+  private pending: StateUpdate = {};
+  private messages: Message[] | undefined;
+  /** The agent_end checkpoint the ops ended with (written by close); nothing after it is written. */
+  private endCheckpoint: CheckpointInput | undefined;
+
+  private constructor(private readonly writer: RunWriter) {}
+
+  /** Creates the run of `head` (status running); `onCheckpoint` is called after each checkpoint written. */
+  static create(store: RunStore, head: PlanHead, onCheckpoint?: () => void): PlanWriter {
+    const writer = RunWriter.create(
+      store,
+      {
+        runId: head.runId,
+        sessionId: head.sessionId,
+        agentId: head.agentId,
+        mode: head.mode,
+        ...(head.parentRunId !== undefined ? { parentRunId: head.parentRunId } : {}),
+        ...(head.forkFromCheckpointId !== undefined ? { forkFromCheckpointId: head.forkFromCheckpointId } : {}),
+        startedAt: head.startedAt,
+        metadata: head.metadata,
+        state: initialState(head.initial),
+        start: { stepIndex: head.initial.stepIndex, ledger: head.initial.ledger },
+      },
+      { now: () => head.startedAt, ...(onCheckpoint ? { onCheckpoint: () => onCheckpoint() } : {}) },
+    );
+    return new PlanWriter(writer);
+  }
+
+  /** Continues a run already in the store (`continueRunPlan`). */
+  static over(writer: RunWriter): PlanWriter {
+    return new PlanWriter(writer);
+  }
+
+  get runId(): string {
+    return this.writer.runId;
+  }
+
+  private conversation(): Message[] {
+    // Made from the writer's conversation (store extendList): the store takes the shared part by identity.
+    this.messages ??= extendList(this.writer.state?.messages ?? [], []);
+    this.pending.messages = this.messages;
+    return this.messages;
+  }
+
+  private flush(): StateUpdate {
+    const update = this.pending;
+    this.pending = {};
+    this.messages = undefined;
+    return update;
+  }
+
+  /** Writes one op (a checkpoint, a tool call) or notes the state it changes for the next checkpoint. */
+  op(op: PlanOp): void {
+    if (this.endCheckpoint) return;
+    switch (op.op) {
+      case 'message':
+        this.conversation().push(op.message);
+        break;
+      case 'resetMessages':
+        this.messages = [...op.messages];
+        this.pending.messages = this.messages;
+        break;
+      case 'context': {
+        this.pending.runtimeContext = op.runtimeContext;
+        const version = op.runtimeContext.model.promptVersion || undefined;
+        if (version !== undefined) this.pending.promptVersion = version;
+        break;
+      }
+      case 'systemPrompt':
+        this.pending.systemPrompt = op.systemPrompt;
+        break;
+      case 'model':
+        this.pending.model = op.model;
+        break;
+      case 'artifacts':
+        this.pending.artifactRefs = op.artifactRefs;
+        break;
+      case 'beginTool':
+        this.writer.beginTool(op.call, { checkpoint: { ...this.flush(), ...factsOf(op.checkpoint) } });
+        break;
+      case 'finishTool':
+        this.writer.finishTool(op.toolCallId, op.outcome, op.value, {
+          endedAt: op.endedAt,
+          appendMessage: op.appendMessage,
+          checkpoint: { ...this.flush(), ...factsOf(op.checkpoint) },
+        });
+        break;
+      case 'checkpoint':
+        if (op.boundary === 'agent_end') this.endCheckpoint = { ...this.flush(), ...factsOf(op) };
+        else this.writer.checkpoint(op.boundary, { ...this.flush(), ...factsOf(op) });
+        break;
+      default: {
+        const unreachable: never = op;
+        throw new Error(`unknown plan op ${JSON.stringify(unreachable)}`);
+      }
+    }
+  }
+
+  /** Ends the run as `end` says, with the agent_end its ops ended with; `metadata`: the run's from now on. */
+  close(end: PlanEnd, metadata?: Record<string, unknown>): RunSummary {
+    return this.writer.end({
+      status: end.status,
+      ...(end.error !== undefined ? { error: end.error } : {}),
+      endedAt: end.endedAt,
+      ...(this.endCheckpoint ? { checkpoint: this.endCheckpoint } : {}),
+      ...(metadata !== undefined ? { metadata } : {}),
+    });
+  }
+}
+
 /** Writes `plan`; `onCheckpoint` is called after each checkpoint (progress of a long write). */
 export function writeRunPlan(store: RunStore, plan: RunPlan, onCheckpoint?: () => void): RunSummary {
-  const { initial } = plan;
-  const writer = RunWriter.create(
-    store,
-    {
-      runId: plan.runId,
-      sessionId: plan.sessionId,
-      agentId: plan.agentId,
-      mode: plan.mode,
-      ...(plan.parentRunId !== undefined ? { parentRunId: plan.parentRunId } : {}),
-      ...(plan.forkFromCheckpointId !== undefined ? { forkFromCheckpointId: plan.forkFromCheckpointId } : {}),
-      startedAt: plan.startedAt,
-      metadata: plan.metadata,
-      state: initialState(plan),
-      start: { stepIndex: initial.stepIndex, ledger: initial.ledger },
-    },
-    { now: () => plan.startedAt, ...(onCheckpoint ? { onCheckpoint: () => onCheckpoint() } : {}) },
-  );
-  return writeOps(writer, plan, plan.ops);
+  const writer = PlanWriter.create(store, plan, onCheckpoint);
+  for (const op of plan.ops) writer.op(op);
+  return writer.close(plan);
 }
 
 /**
@@ -72,86 +191,12 @@ export function continueRunPlan(
     // Reopened from its very start: the run starts where a new one would (a fork: at its parent's step).
     ...(keep === 0
       ? {
-          start: { state: initialState(plan), ledger: plan.initial.ledger },
+          start: { state: initialState(plan.initial), ledger: plan.initial.ledger },
           position: { stepIndex: plan.initial.stepIndex },
         }
       : {}),
   });
-  return writeOps(writer, plan, plan.ops.slice(fromOp));
-}
-
-/** Writes `ops` of `plan` through `writer` and ends the run as the plan says. */
-function writeOps(writer: RunWriter, plan: RunPlan, ops: readonly PlanOp[]): RunSummary {
-  const promptVersionOf = (ctx: RunPlan['initial']['runtimeContext']) => ctx.model.promptVersion || undefined;
-  // State changed since the last checkpoint; `messages` is copied on the first change after one.
-  let pending: StateUpdate = {};
-  let messages: Message[] | undefined;
-  const conversation = (): Message[] => {
-    // Made from the writer's conversation (store extendList): the store takes the shared part by identity.
-    messages ??= extendList(writer.state?.messages ?? [], []);
-    pending.messages = messages;
-    return messages;
-  };
-  const flush = (): StateUpdate => {
-    const update = pending;
-    pending = {};
-    messages = undefined;
-    return update;
-  };
-  for (const op of ops) {
-    switch (op.op) {
-      case 'message':
-        conversation().push(op.message);
-        break;
-      case 'resetMessages':
-        messages = [...op.messages];
-        pending.messages = messages;
-        break;
-      case 'context': {
-        pending.runtimeContext = op.runtimeContext;
-        const version = promptVersionOf(op.runtimeContext);
-        if (version !== undefined) pending.promptVersion = version;
-        break;
-      }
-      case 'systemPrompt':
-        pending.systemPrompt = op.systemPrompt;
-        break;
-      case 'model':
-        pending.model = op.model;
-        break;
-      case 'artifacts':
-        pending.artifactRefs = op.artifactRefs;
-        break;
-      case 'beginTool':
-        writer.beginTool(op.call, { checkpoint: { ...flush(), ...factsOf(op.checkpoint) } });
-        break;
-      case 'finishTool':
-        writer.finishTool(op.toolCallId, op.outcome, op.value, {
-          endedAt: op.endedAt,
-          appendMessage: op.appendMessage,
-          checkpoint: { ...flush(), ...factsOf(op.checkpoint) },
-        });
-        break;
-      case 'checkpoint':
-        if (op.boundary === 'agent_end') {
-          return writer.end({
-            status: plan.status,
-            ...(plan.error !== undefined ? { error: plan.error } : {}),
-            endedAt: plan.endedAt,
-            checkpoint: { ...flush(), ...factsOf(op) },
-          });
-        }
-        writer.checkpoint(op.boundary, { ...flush(), ...factsOf(op) });
-        break;
-      default: {
-        const unreachable: never = op;
-        throw new Error(`unknown plan op ${JSON.stringify(unreachable)}`);
-      }
-    }
-  }
-  return writer.end({
-    status: plan.status,
-    ...(plan.error !== undefined ? { error: plan.error } : {}),
-    endedAt: plan.endedAt,
-  });
+  const out = PlanWriter.over(writer);
+  for (const op of plan.ops.slice(fromOp)) out.op(op);
+  return out.close(plan);
 }

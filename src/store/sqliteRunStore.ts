@@ -341,6 +341,9 @@ export class SqliteRunStore implements RunStore {
         Date.now(),
         runId,
       );
+      if (input.metadata !== undefined) {
+        this.sql('UPDATE runs SET metadata_json = ? WHERE run_id = ?').run(JSON.stringify(input.metadata), runId);
+      }
       this.touchRun(runId);
       return this.getRun(runId);
     });

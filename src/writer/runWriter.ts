@@ -114,6 +114,8 @@ export interface EndRunWrite {
   /** The state of the agent_end checkpoint (default: carried over). */
   checkpoint?: CheckpointInput;
   endedAt?: number;
+  /** The run's metadata from now on (an importer that wrote the run while reading its trace knows it only now). */
+  metadata?: Record<string, unknown>;
 }
 
 /** An artifact to record: its content as bytes (text is its UTF-8). */
@@ -495,6 +497,7 @@ export class RunWriter {
         status,
         ...(input.error !== undefined ? { error: serializeError(input.error) } : {}),
         endedAt: input.endedAt ?? this.now(),
+        ...(input.metadata !== undefined ? { metadata: input.metadata } : {}),
       });
     });
     this.ended = true;

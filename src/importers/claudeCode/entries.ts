@@ -115,6 +115,8 @@ export interface UserEntry extends EntryBase {
   isMeta: boolean;
   /** `toolUseResult.agentId` of an Agent/Task tool result: the subagent it ran. */
   subagentId?: string;
+  /** The tool_use ids the line answers when its content is tool results only (branches.ts `toolResultIds`). */
+  toolResults?: string[];
 }
 
 export interface AssistantEntry extends EntryBase {
@@ -190,6 +192,17 @@ function agentIdInText(content: string | ContentBlock[]): string | undefined {
   return undefined;
 }
 
+/** The tool_use ids `content` answers when it holds tool results and nothing else. */
+function onlyToolResults(content: string | ContentBlock[]): string[] | undefined {
+  if (typeof content === 'string' || content.length === 0) return undefined;
+  const ids: string[] = [];
+  for (const b of content) {
+    if (b.type !== 'tool_result') return undefined;
+    ids.push(String(b.tool_use_id));
+  }
+  return ids;
+}
+
 function time(ts: string | null | undefined): number | undefined {
   if (ts === undefined || ts === null) return undefined;
   const t = Date.parse(ts);
@@ -260,8 +273,10 @@ export function parseTranscriptLine(value: unknown, lineNo: number, where: strin
             (line.isSidechain !== true && typeof content !== 'string' && content.some((b) => b.type === 'tool_result')
               ? (line.agentId ?? undefined)
               : undefined));
+      const toolResults = onlyToolResults(content);
       return {
         entry: {
+          ...(toolResults ? { toolResults } : {}),
           kind: 'user',
           lineNo,
           uuid: line.uuid,

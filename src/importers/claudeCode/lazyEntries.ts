@@ -1,0 +1,47 @@
+/**
+ * Entries that keep where their line is instead of their content: a session is read twice — once for its tree
+ * and facts (every line validated with zod there, entries.ts), once, while it is written, for the content of the
+ * lines the runs take — so a transcript costs memory for its tree, not its text. The content read again is the
+ * validated line's (the file is checked unchanged before the write commits: importFile), shaped as the
+ * validating parse shaped it (a block's `type` first), without a second validation. Reads the file.
+ */
+import { sessionEntryOf } from './sessionRows';
+import type { ContentBlock, Entry } from './entries';
+import type { LineSource } from '../lineReader';
+
+/** A block as `BlockSchema` (a loose object with `type`) returns it: `type` first, the other keys in order. */
+function blockOf(raw: unknown): ContentBlock {
+  const b = raw as ContentBlock;
+  return Object.assign({ type: b.type }, b);
+}
+
+function messageContent(source: LineSource, start: number, length: number): unknown {
+  const value = sessionEntryOf(JSON.parse(source.text(start, length))) as { message: { content: unknown } };
+  return value.message.content;
+}
+
+/**
+ * Makes `entry`'s content (a user line's `content`, an assistant line's `blocks`) read from its line when asked;
+ * entries of other kinds carry none. Each read parses the line again: callers read it once per use.
+ */
+export function lazyContent(entry: Entry, source: LineSource, start: number, length: number): void {
+  if (entry.kind === 'user') {
+    Object.defineProperty(entry, 'content', {
+      enumerable: true,
+      configurable: true,
+      get: (): string | ContentBlock[] => {
+        const c = messageContent(source, start, length);
+        return typeof c === 'string' ? c : (c as unknown[]).map(blockOf);
+      },
+    });
+  } else if (entry.kind === 'assistant') {
+    Object.defineProperty(entry, 'blocks', {
+      enumerable: true,
+      configurable: true,
+      get: (): ContentBlock[] => {
+        const c = messageContent(source, start, length);
+        return typeof c === 'string' ? [{ type: 'text', text: c }] : (c as unknown[]).map(blockOf);
+      },
+    });
+  }
+}

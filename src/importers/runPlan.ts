@@ -99,6 +99,29 @@ export interface RunPlan {
 
 export { deepFreeze };
 
+/** What a plan's run is created with: everything known before its ops. */
+export type PlanHead = Pick<
+  RunPlan,
+  | 'runId'
+  | 'sessionId'
+  | 'agentId'
+  | 'mode'
+  | 'parentRunId'
+  | 'forkFromCheckpointId'
+  | 'startedAt'
+  | 'metadata'
+  | 'initial'
+>;
+
+/**
+ * Where a reader's plans go as they are built: each plan's ops handed on as the mapper makes them (`streamTo`),
+ * so the run is written while its trace is read. Without one, a reader keeps its plans whole.
+ */
+export interface PlanOutput {
+  /** A plan starts: `head` is what its run is created with; its ops follow through `builder`. */
+  stream(builder: RunPlanBuilder, head: PlanHead): void;
+}
+
 /**
  * Checks that `value`, as the store will keep it (JSON), parses with the schema the store reads it back with —
  * so no trace can produce a checkpoint that export or replay rejects. Every part of a checkpoint passes here
@@ -168,6 +191,7 @@ export class RunPlanBuilder {
   private lastAt: number;
   /** Where ops go when the plan streams (streamTo); otherwise they are kept in `ops`. */
   private sink: ((op: PlanOp) => void) | undefined;
+  private observer: ((op: PlanOp) => void) | undefined;
 
   constructor(
     readonly runId: string,
@@ -206,7 +230,13 @@ export class RunPlanBuilder {
     this.sink = sink;
   }
 
+  /** `observer` sees every op from now on, before it is kept or handed on (what a reader notes of the run). */
+  observe(observer: (op: PlanOp) => void): void {
+    this.observer = observer;
+  }
+
   private emit(op: PlanOp): void {
+    this.observer?.(op);
     if (this.sink) this.sink(op);
     else this.ops.push(op);
   }

@@ -7,7 +7,7 @@
 import type { Message } from '../model';
 import { extendList, type ReopenRunInput, type RunStore, type RunSummary } from '../store';
 import { RunWriter, type CheckpointInput, type RunState, type StateUpdate } from '../writer';
-import type { CheckpointOp, PlanOp, RunPlan } from './runPlan';
+import type { CheckpointOp, PlanHead, PlanOp, RunPlan } from './runPlan';
 
 function factsOf(op: CheckpointOp): CheckpointInput {
   const facts: CheckpointInput = { checkpointId: op.checkpointId, stepIndex: op.stepIndex, createdAt: op.createdAt };
@@ -29,19 +29,7 @@ function initialState(initial: RunPlan['initial']): RunState {
   };
 }
 
-/** What a plan's run is created with: everything known before its ops. */
-export type PlanHead = Pick<
-  RunPlan,
-  | 'runId'
-  | 'sessionId'
-  | 'agentId'
-  | 'mode'
-  | 'parentRunId'
-  | 'forkFromCheckpointId'
-  | 'startedAt'
-  | 'metadata'
-  | 'initial'
->;
+export type { PlanHead };
 
 /** How a plan's run ends: known once its trace is read. */
 export type PlanEnd = Pick<RunPlan, 'status' | 'error' | 'endedAt'>;

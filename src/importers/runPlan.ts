@@ -192,6 +192,8 @@ export class RunPlanBuilder {
   /** Where ops go when the plan streams (streamTo); otherwise they are kept in `ops`. */
   private sink: ((op: PlanOp) => void) | undefined;
   private observer: ((op: PlanOp) => void) | undefined;
+  /** Keep finished calls without their arguments and outcome (see `forgetFinished`). */
+  private light = false;
 
   constructor(
     readonly runId: string,
@@ -228,6 +230,15 @@ export class RunPlanBuilder {
     for (const op of this.ops) sink(op);
     this.ops.length = 0;
     this.sink = sink;
+  }
+
+  /**
+   * From now on a finished call is kept without its arguments and outcome (its ids, name, times and hash stay):
+   * a streamed plan hands them on and no fork starts from this run's ledger (a `snapshot` would need them), so
+   * the builder's memory does not grow with every result the run had.
+   */
+  forgetFinished(): void {
+    this.light = true;
   }
 
   /** `observer` sees every op from now on, before it is kept or handed on (what a reader notes of the run). */
@@ -392,7 +403,10 @@ export class RunPlanBuilder {
     if (!record) throw new Error(`finishTool: ${toolCallId} was never begun`);
     if (!this.timeline.begunHere(toolCallId)) this.ownToolCalls++;
     storable(ToolCallRecordSchema, record, `tool call ${toolCallId}`);
-    this.timeline.setRecord(record, true);
+    if (this.light) {
+      const { args: _args, result: _result, error: _error, ...facts } = record;
+      this.timeline.setRecord(deepFreeze(facts as ToolCallRecord), true);
+    } else this.timeline.setRecord(record, true);
     const appendMessage = options.appendMessage !== false;
     if (appendMessage) {
       const message = toolResultMessage(toolCallId, record.toolName, outcomeOf(record), storedValue(kind, value));

@@ -7,7 +7,8 @@
 import type { Message } from '../model';
 import { extendList, type ReopenRunInput, type RunStore, type RunSummary } from '../store';
 import { RunWriter, type CheckpointInput, type RunState, type StateUpdate } from '../writer';
-import type { CheckpointOp, PlanHead, PlanOp, RunPlan } from './runPlan';
+import { StreamedResume } from './growth';
+import type { CheckpointOp, PlanHead, PlanOp, PlanOutput, RunPlan, RunPlanBuilder } from './runPlan';
 
 function factsOf(op: CheckpointOp): CheckpointInput {
   const facts: CheckpointInput = { checkpointId: op.checkpointId, stepIndex: op.stepIndex, createdAt: op.createdAt };
@@ -47,10 +48,20 @@ export class PlanWriter {
   /** The agent_end checkpoint the ops ended with (written by close); nothing after it is written. */
   private endCheckpoint: CheckpointInput | undefined;
 
-  private constructor(private readonly writer: RunWriter) {}
+  /** Checkpoints written since the writer last let go of the run's history (RunWriter.rebase). */
+  private sinceRebase = 0;
 
-  /** Creates the run of `head` (status running); `onCheckpoint` is called after each checkpoint written. */
-  static create(store: RunStore, head: PlanHead, onCheckpoint?: () => void): PlanWriter {
+  private constructor(
+    private readonly writer: RunWriter,
+    /** Every how many checkpoints the writer lets go of what it wrote (0: never; a plan in memory holds it all). */
+    private readonly rebaseEvery = 0,
+  ) {}
+
+  /**
+   * Creates the run of `head` (status running); `onCheckpoint` is called after each checkpoint written;
+   * `rebaseEvery`: see the field.
+   */
+  static create(store: RunStore, head: PlanHead, onCheckpoint?: () => void, rebaseEvery = 0): PlanWriter {
     const writer = RunWriter.create(
       store,
       {
@@ -67,7 +78,7 @@ export class PlanWriter {
       },
       { now: () => head.startedAt, ...(onCheckpoint ? { onCheckpoint: () => onCheckpoint() } : {}) },
     );
-    return new PlanWriter(writer);
+    return new PlanWriter(writer, rebaseEvery);
   }
 
   /** Continues a run already in the store (`continueRunPlan`). */
@@ -121,6 +132,7 @@ export class PlanWriter {
         break;
       case 'beginTool':
         this.writer.beginTool(op.call, { checkpoint: { ...this.flush(), ...factsOf(op.checkpoint) } });
+        this.written();
         break;
       case 'finishTool':
         this.writer.finishTool(op.toolCallId, op.outcome, op.value, {
@@ -128,16 +140,27 @@ export class PlanWriter {
           appendMessage: op.appendMessage,
           checkpoint: { ...this.flush(), ...factsOf(op.checkpoint) },
         });
+        this.written();
         break;
       case 'checkpoint':
         if (op.boundary === 'agent_end') this.endCheckpoint = { ...this.flush(), ...factsOf(op) };
-        else this.writer.checkpoint(op.boundary, { ...this.flush(), ...factsOf(op) });
+        else {
+          this.writer.checkpoint(op.boundary, { ...this.flush(), ...factsOf(op) });
+          this.written();
+        }
         break;
       default: {
         const unreachable: never = op;
         throw new Error(`unknown plan op ${JSON.stringify(unreachable)}`);
       }
     }
+  }
+
+  /** After a checkpoint: nothing is pending, so the writer may let go of the history it holds. */
+  private written(): void {
+    if (this.rebaseEvery <= 0 || ++this.sinceRebase < this.rebaseEvery) return;
+    this.sinceRebase = 0;
+    this.writer.rebase();
   }
 
   /** Ends the run as `end` says, with the agent_end its ops ended with; `metadata`: the run's from now on. */
@@ -187,4 +210,58 @@ export function continueRunPlan(
   const out = PlanWriter.over(writer);
   for (const op of plan.ops.slice(fromOp)) out.op(op);
   return out.close(plan);
+}
+
+/**
+ * Every how many checkpoints a streamed run's writer lets go of what it wrote (RunWriter.rebase): what bounds an
+ * import's memory by the run's current state — a few MB of history at most — whatever the file's length.
+ */
+export const REBASE_EVERY = 512;
+
+/**
+ * A PlanOutput that writes each plan while its trace is read: a PlanWriter per run, created when the plan starts
+ * and fed its ops as the mapper makes them; the runs end (`close`) once the whole trace is read, with their final
+ * metadata. For a format that grows, each run's resume point and digest are taken as its ops pass
+ * (StreamedResume). Call everything inside one `store.transaction`: a file's runs land whole or not at all.
+ */
+export class StreamedPlans implements PlanOutput {
+  private readonly runs = new Map<string, { writer: PlanWriter; resume: StreamedResume | undefined }>();
+
+  constructor(
+    private readonly store: RunStore,
+    private readonly options: { grows: boolean; onCheckpoint?: () => void; rebaseEvery?: number },
+  ) {}
+
+  stream(builder: RunPlanBuilder, head: PlanHead): void {
+    if (this.runs.has(head.runId)) throw new Error(`the plan of ${head.runId} is streamed twice`);
+    const writer = PlanWriter.create(
+      this.store,
+      head,
+      this.options.onCheckpoint,
+      this.options.rebaseEvery ?? REBASE_EVERY,
+    );
+    const resume = this.options.grows ? new StreamedResume(head) : undefined;
+    builder.streamTo(
+      resume
+        ? (op) => {
+            resume.op(op);
+            writer.op(op);
+          }
+        : (op) => writer.op(op),
+    );
+    this.runs.set(head.runId, { writer, resume });
+  }
+
+  /** Where the run's own part ends and its digest there (growth.ts `noteGrowable`). */
+  resumeOf(plan: RunPlan): { checkpoints: number; digest: string | undefined } {
+    const resume = this.runs.get(plan.runId)?.resume;
+    return resume ? resume.result() : { checkpoints: plan.checkpointCount, digest: undefined };
+  }
+
+  /** Ends the run of `plan` (read whole now) as it says, with its metadata. */
+  close(plan: RunPlan): RunSummary {
+    const run = this.runs.get(plan.runId);
+    if (!run) throw new Error(`the plan of ${plan.runId} was not streamed`);
+    return run.writer.close(plan, plan.metadata);
+  }
 }

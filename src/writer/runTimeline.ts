@@ -370,6 +370,16 @@ export class RunTimeline {
     return this.own.size;
   }
 
+  /** The calls begun in this run itself (what a timeline continuing it starts with: `TimelineStart.begun`). */
+  get begunIds(): Iterable<string> {
+    return this.own;
+  }
+
+  /** Artifacts recorded since the last checkpoint, which the next one carries. */
+  get pendingArtifacts(): readonly ArtifactRef[] {
+    return this.pending;
+  }
+
   /** True when `toolCallId` was begun in this run (not inherited from the source of a fork). */
   begunHere(toolCallId: string): boolean {
     return this.own.has(toolCallId);

@@ -150,7 +150,7 @@ export class RunWriter {
 
   private constructor(
     private readonly store: RunStore,
-    private readonly timeline: RunTimeline,
+    private timeline: RunTimeline,
     options: WriterOptions,
     /** The run's agent (what a live debugger may attach to). */
     readonly agentId: string,
@@ -320,6 +320,39 @@ export class RunWriter {
   /** The lists the first checkpoint continues (CreateRunWrite.listsFrom), until it is written. */
   private listsFrom: ListsFrom | undefined;
 
+  /** True when the timeline changed since the last checkpoint (a call opened or closed without one, a live edit). */
+  private changedSinceCheckpoint = false;
+
+  /**
+   * Lets go of what the writer holds of the run written so far: it goes on from its last checkpoint as the store
+   * has it — stored items, read on first use — exactly as `resume` would, so a long write (an import of a long
+   * transcript) holds the run's current state, not every message and ledger record it wrote. Does nothing when
+   * the run has no checkpoint yet or changed since its last one (call it right after a checkpoint).
+   */
+  rebase(): void {
+    const count = this.timeline.checkpointCount;
+    if (count === 0 || this.ended || this.changedSinceCheckpoint || this.listsFrom) return;
+    const lastId = this.store.listCheckpoints(this.runId, { offset: count - 1, limit: 1 })[0]?.checkpointId;
+    if (lastId === undefined) return;
+    const last = this.store.getCheckpointState(lastId);
+    const before = this.timeline;
+    this.timeline = new RunTimeline(this.runId, {
+      state: stateOf(last),
+      stepIndex: before.stepIndex,
+      ...(before.lastBoundary !== undefined ? { lastBoundary: before.lastBoundary } : {}),
+      ledger: last.toolLedgerSnapshot,
+      begun: before.begunIds,
+      checkpointCount: count,
+      pendingArtifacts: before.pendingArtifacts,
+    });
+    // The next checkpoint continues the stored lists: their nodes are reused, nothing is hashed again.
+    this.listsFrom = {
+      checkpointId: lastId,
+      messages: this.timeline.state?.messages ?? [],
+      ledger: last.toolLedgerSnapshot,
+    };
+  }
+
   private take(boundary: CheckpointBoundary, input: CheckpointInput): CheckpointSummary {
     if (input.checkpointId !== undefined) assertId(input.checkpointId, 'checkpointId');
     const cp = this.timeline.build(boundary, input, {
@@ -330,6 +363,7 @@ export class RunWriter {
     const summary = listsFrom ? this.store.appendCheckpoint(cp, { listsFrom }) : this.store.appendCheckpoint(cp);
     this.listsFrom = undefined;
     this.timeline.adopt(cp);
+    this.changedSinceCheckpoint = false;
     this.taken?.push(summary);
     return summary;
   }
@@ -357,6 +391,7 @@ export class RunWriter {
       startedAt: call.startedAt ?? this.now(),
     });
     this.timeline.setRecord(record, true);
+    this.changedSinceCheckpoint = true;
     if (options.checkpoint === false) return { record };
     return { record, checkpoint: this.take('before_tool_call', { ...options.checkpoint, toolCallId }) };
   }
@@ -381,6 +416,7 @@ export class RunWriter {
         endedAt,
       });
       this.timeline.setRecord(record, true);
+      this.changedSinceCheckpoint = true;
       if (options.checkpoint === false) return { record };
       const input: CheckpointInput = { ...options.checkpoint, toolCallId };
       if (options.appendMessage !== false) {
@@ -418,6 +454,7 @@ export class RunWriter {
     if (edits.paths) applied.paths = edits.paths;
     const appliedAt = this.now();
     return this.atomic(() => {
+      this.changedSinceCheckpoint = true;
       if (this.timeline.state) {
         this.timeline.amend({
           ...(applied.runtimeContext !== undefined ? { runtimeContext: applied.runtimeContext } : {}),
@@ -479,6 +516,7 @@ export class RunWriter {
         input.content,
       );
       this.timeline.addArtifact(ref);
+      this.changedSinceCheckpoint = true;
       return ref;
     });
   }

@@ -337,6 +337,8 @@ function buildPlans(input: BuildInput): RunPlan[] {
       metadata: { ...input.metadata },
       initial: mapper.builder.start,
     });
+    // Written as it is mapped, and no fork starts from it: its finished calls need not stay whole in memory.
+    if (input.output && !branches.some((b) => b.parentIndex === branch.index)) mapper.builder.forgetFinished();
     const forksHere = new Map<string, number[]>();
     for (const other of branches) {
       if (other.parentIndex === branch.index && other.branchPointUuid) {

@@ -130,41 +130,43 @@ const opText = (op: PlanOp): string => (op.op === 'context' ? '{"op":"context"}'
 export class StreamedResume {
   private readonly hash: Hash;
   private taken = 0;
-  /** The digest up to and with the last op that took a checkpoint (the head's before any). */
-  private afterLast: Hash;
-  /** The last before_model_call or before_prompt_build, with the digest before it (a model call's). */
-  private mark: { boundary: 'before_model_call' | 'before_prompt_build'; checkpoints: number; hash: Hash } | undefined;
+  /** Ops since the last one that took a checkpoint: digested when the next one comes (the digest there is kept). */
+  private since: string[] = [];
+  /** The last before_model_call or before_prompt_build; a model call's with the digest before it. */
+  private mark: { boundary: 'before_model_call' | 'before_prompt_build'; checkpoints: number; hash?: Hash } | undefined;
   /** Where the run's closing part (agent_end, calls cancelled) at its end starts. */
   private closingFrom: { checkpoints: number; hash: Hash } | undefined;
 
   constructor(head: PlanHead) {
     this.hash = headDigest(head);
-    this.afterLast = this.hash.copy();
   }
 
   op(op: PlanOp): void {
-    const takes = takesCheckpoint(op);
-    if (takes) {
-      const here = { checkpoints: this.taken, hash: this.afterLast };
-      if (op.op === 'checkpoint' && (op.boundary === 'before_model_call' || op.boundary === 'before_prompt_build')) {
-        this.mark = { boundary: op.boundary, ...here };
-        this.closingFrom = undefined;
-      } else if (closing(op)) this.closingFrom ??= here;
-      else this.closingFrom = undefined;
+    if (!takesCheckpoint(op)) {
+      this.since.push(opText(op));
+      return;
     }
+    // `hash` is the digest up to and with the last op that took a checkpoint: planDigest(plan, taken).
+    if (op.op === 'checkpoint' && op.boundary === 'before_model_call') {
+      this.mark = { boundary: op.boundary, checkpoints: this.taken, hash: this.hash.copy() };
+      this.closingFrom = undefined;
+    } else if (op.op === 'checkpoint' && op.boundary === 'before_prompt_build') {
+      this.mark = { boundary: op.boundary, checkpoints: this.taken };
+      this.closingFrom = undefined;
+    } else if (closing(op)) this.closingFrom ??= { checkpoints: this.taken, hash: this.hash.copy() };
+    else this.closingFrom = undefined;
+    for (const text of this.since) this.hash.update(text);
+    this.since = [];
     this.hash.update(opText(op));
-    if (takes) {
-      this.taken++;
-      this.afterLast = this.hash.copy();
-    }
+    this.taken++;
   }
 
   /** What `resumePoint` and `planDigest` answer for the plan of the ops seen. */
   result(): { checkpoints: number; digest: string } {
     const at =
-      this.mark?.boundary === 'before_model_call'
-        ? this.mark
-        : (this.closingFrom ?? { checkpoints: this.taken, hash: this.afterLast });
+      this.mark?.boundary === 'before_model_call' && this.mark.hash
+        ? { checkpoints: this.mark.checkpoints, hash: this.mark.hash }
+        : (this.closingFrom ?? { checkpoints: this.taken, hash: this.hash });
     return { checkpoints: at.checkpoints, digest: at.hash.copy().digest('hex') };
   }
 }

@@ -307,10 +307,14 @@ export class RunWriter {
   private atomic<T>(fn: () => T): T {
     const taken: CheckpointSummary[] = [];
     this.taken = taken;
+    const lastBefore = this.lastCheckpointId;
     try {
       const result = this.timeline.atomically(() => this.store.transaction(fn));
       if (this.onCheckpoint) for (const summary of taken) this.onCheckpoint(summary);
       return result;
+    } catch (e) {
+      this.lastCheckpointId = lastBefore; // what was taken in the failed transaction is gone
+      throw e;
     } finally {
       this.taken = undefined;
     }
@@ -320,6 +324,8 @@ export class RunWriter {
   /** The lists the first checkpoint continues (CreateRunWrite.listsFrom), until it is written. */
   private listsFrom: ListsFrom | undefined;
 
+  /** The last checkpoint this writer took. */
+  private lastCheckpointId: string | undefined;
   /** True when the timeline changed since the last checkpoint (a call opened or closed without one, a live edit). */
   private changedSinceCheckpoint = false;
 
@@ -331,11 +337,11 @@ export class RunWriter {
    */
   rebase(): void {
     const count = this.timeline.checkpointCount;
-    if (count === 0 || this.ended || this.changedSinceCheckpoint || this.listsFrom) return;
-    const lastId = this.store.listCheckpoints(this.runId, { offset: count - 1, limit: 1 })[0]?.checkpointId;
-    if (lastId === undefined) return;
+    const lastId = this.lastCheckpointId;
+    if (lastId === undefined || this.ended || this.changedSinceCheckpoint || this.listsFrom) return;
     const last = this.store.getCheckpointState(lastId);
     const before = this.timeline;
+    const ledgerIds = before.ledgerIds;
     this.timeline = new RunTimeline(this.runId, {
       state: stateOf(last),
       stepIndex: before.stepIndex,
@@ -344,6 +350,7 @@ export class RunWriter {
       begun: before.begunIds,
       checkpointCount: count,
       pendingArtifacts: before.pendingArtifacts,
+      ...(ledgerIds ? { ledgerIds } : {}),
     });
     // The next checkpoint continues the stored lists: their nodes are reused, nothing is hashed again.
     this.listsFrom = {
@@ -364,6 +371,7 @@ export class RunWriter {
     this.listsFrom = undefined;
     this.timeline.adopt(cp);
     this.changedSinceCheckpoint = false;
+    this.lastCheckpointId = cp.checkpointId;
     this.taken?.push(summary);
     return summary;
   }

@@ -15,33 +15,39 @@ function blockOf(raw: unknown): ContentBlock {
   return Object.assign({ type: b.type }, b);
 }
 
-function messageContent(source: LineSource, start: number, length: number): unknown {
+/** The last line read of each source: a mapper looks at an entry's content a few times in a row. */
+const lastRead = new WeakMap<LineSource, { start: number; content: unknown }>();
+
+function messageContent(source: LineSource, start: number, length: number, shape: (c: unknown) => unknown): unknown {
+  const last = lastRead.get(source);
+  if (last?.start === start) return last.content;
   const value = sessionEntryOf(JSON.parse(source.text(start, length))) as { message: { content: unknown } };
-  return value.message.content;
+  const content = shape(value.message.content);
+  lastRead.set(source, { start, content });
+  return content;
 }
+
+const userContent = (c: unknown): string | ContentBlock[] =>
+  typeof c === 'string' ? c : (c as unknown[]).map(blockOf);
+const assistantBlocks = (c: unknown): ContentBlock[] =>
+  typeof c === 'string' ? [{ type: 'text', text: c }] : (c as unknown[]).map(blockOf);
 
 /**
  * Makes `entry`'s content (a user line's `content`, an assistant line's `blocks`) read from its line when asked;
- * entries of other kinds carry none. Each read parses the line again: callers read it once per use.
+ * entries of other kinds carry none. The line last read of a file is remembered (the same content again).
  */
 export function lazyContent(entry: Entry, source: LineSource, start: number, length: number): void {
   if (entry.kind === 'user') {
     Object.defineProperty(entry, 'content', {
       enumerable: true,
       configurable: true,
-      get: (): string | ContentBlock[] => {
-        const c = messageContent(source, start, length);
-        return typeof c === 'string' ? c : (c as unknown[]).map(blockOf);
-      },
+      get: () => messageContent(source, start, length, userContent) as string | ContentBlock[],
     });
   } else if (entry.kind === 'assistant') {
     Object.defineProperty(entry, 'blocks', {
       enumerable: true,
       configurable: true,
-      get: (): ContentBlock[] => {
-        const c = messageContent(source, start, length);
-        return typeof c === 'string' ? [{ type: 'text', text: c }] : (c as unknown[]).map(blockOf);
-      },
+      get: () => messageContent(source, start, length, assistantBlocks) as ContentBlock[],
     });
   }
 }

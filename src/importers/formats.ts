@@ -5,10 +5,10 @@
  * format is one entry here and its name in IMPORT_FORMATS (types.ts). No I/O
  * of its own.
  */
-import { readClaudeCodeSession } from './claudeCode/importSession';
+import { prepareClaudeCodeSession, readClaudeCodeSession } from './claudeCode/importSession';
 import { isCodexLine, readCodexRollout } from './codex/importCodexRollout';
 import { isGeminiChat, readGeminiChat } from './gemini/importGeminiChat';
-import type { ReadPlans, ReaderOptions } from './importFile';
+import type { PreparedRead, ReadPlans, ReaderOptions } from './importFile';
 import { readOpenAiChat } from './openai/importOpenAiChat';
 import { isResponsesRecord, readOpenAiResponses } from './openai/importResponses';
 import { isAgentsTrace, readAgentsTrace } from './openaiAgents/importAgentsTrace';
@@ -28,6 +28,11 @@ export interface FormatSpec {
   recognisedBy: string;
   recognise: (input: SniffInput) => boolean;
   read: (file: string, options: ReaderOptions) => Promise<ReadPlans>;
+  /**
+   * Reads the file for its structure only, to map it once — what lets a new file's runs be written while they
+   * are mapped (importFile `importStreamed`), so memory does not grow with the file. `read` is `prepare` + `build`.
+   */
+  prepare?: (file: string, options: ReaderOptions) => Promise<PreparedRead>;
   /**
    * The file grows while its producer runs (a session log): run ids come from the session, not the content, and
    * a re-import of the grown file continues its runs (growth.ts). The reader appends `ReaderOptions.idSuffix`
@@ -92,6 +97,7 @@ export const FORMAT_SPECS: readonly FormatSpec[] = [
       'JSON Lines whose lines have a Claude Code `type` (user, assistant, system, summary, ...) and `uuid` / `sessionId`; or stored session rows `{ sessionId, entry }` (open-agent-kernel)',
     recognise: claudeCode,
     read: readClaudeCodeSession,
+    prepare: prepareClaudeCodeSession,
     grows: true,
   },
   {

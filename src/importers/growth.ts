@@ -11,11 +11,11 @@
  * is imported as a new run and the warning says why. Pure but for reading
  * the file's first bytes; no store writes (importFile and writePlan do them).
  */
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import { closeSync, openSync, readSync } from 'node:fs';
 import type { RuntimeContextSnapshot } from '../model';
 import type { RunStore, RunSummary } from '../store';
-import type { PlanOp, RunPlan } from './runPlan';
+import type { PlanHead, PlanOp, RunPlan } from './runPlan';
 
 /** What `metadata.source` holds for a run that can grow. */
 export interface GrowableSource {
@@ -101,22 +101,87 @@ export function resumePoint(plan: RunPlan): { checkpoints: number; fromOp: numbe
  * whole file (tools used, title, version), which a grown file may change; `contextSegments` carries them over.
  */
 export function planDigest(plan: RunPlan, checkpoints: number): string | undefined {
-  const hash = createHash('sha256');
-  const { runId, sessionId, agentId, mode, parentRunId, forkFromCheckpointId, startedAt, initial } = plan;
-  hash.update(JSON.stringify({ runId, sessionId, agentId, mode, parentRunId, forkFromCheckpointId, startedAt }));
-  hash.update(JSON.stringify({ ...initial, runtimeContext: undefined }));
+  const hash = headDigest(plan);
   let taken = 0;
   for (const op of plan.ops) {
     if (taken === checkpoints) break;
-    hash.update(op.op === 'context' ? '{"op":"context"}' : JSON.stringify(op));
+    hash.update(opText(op));
     if (takesCheckpoint(op)) taken++;
   }
   return taken === checkpoints ? hash.digest('hex') : undefined;
 }
 
-/** Adds the source facts a later import recognises a grown file by (bytes read per file: what the reader read). */
-export function noteGrowable(plans: RunPlan[], bytesRead: ReadonlyMap<string, number>): void {
-  const shas = new Map<string, string | undefined>();
+/** The digest of a plan's run facts and start, which its ops' digest continues. */
+function headDigest(plan: PlanHead): Hash {
+  const hash = createHash('sha256');
+  const { runId, sessionId, agentId, mode, parentRunId, forkFromCheckpointId, startedAt, initial } = plan;
+  hash.update(JSON.stringify({ runId, sessionId, agentId, mode, parentRunId, forkFromCheckpointId, startedAt }));
+  hash.update(JSON.stringify({ ...initial, runtimeContext: undefined }));
+  return hash;
+}
+
+const opText = (op: PlanOp): string => (op.op === 'context' ? '{"op":"context"}' : JSON.stringify(op));
+
+/**
+ * `resumePoint` and `planDigest` of a plan whose ops stream past (`RunPlanBuilder.streamTo`): fed each op as it
+ * is made, it answers at the end what they answer for the same plan in memory, keeping a copy of the digest at
+ * the checkpoints where the run's own part may end (before the last model call, before a closing part).
+ */
+export class StreamedResume {
+  private readonly hash: Hash;
+  private taken = 0;
+  /** Ops since the last one that took a checkpoint: digested when the next one comes (the digest there is kept). */
+  private since: string[] = [];
+  /** The last before_model_call or before_prompt_build; a model call's with the digest before it. */
+  private mark: { boundary: 'before_model_call' | 'before_prompt_build'; checkpoints: number; hash?: Hash } | undefined;
+  /** Where the run's closing part (agent_end, calls cancelled) at its end starts. */
+  private closingFrom: { checkpoints: number; hash: Hash } | undefined;
+
+  constructor(head: PlanHead) {
+    this.hash = headDigest(head);
+  }
+
+  op(op: PlanOp): void {
+    if (!takesCheckpoint(op)) {
+      this.since.push(opText(op));
+      return;
+    }
+    // `hash` is the digest up to and with the last op that took a checkpoint: planDigest(plan, taken).
+    if (op.op === 'checkpoint' && op.boundary === 'before_model_call') {
+      this.mark = { boundary: op.boundary, checkpoints: this.taken, hash: this.hash.copy() };
+      this.closingFrom = undefined;
+    } else if (op.op === 'checkpoint' && op.boundary === 'before_prompt_build') {
+      this.mark = { boundary: op.boundary, checkpoints: this.taken };
+      this.closingFrom = undefined;
+    } else if (closing(op)) this.closingFrom ??= { checkpoints: this.taken, hash: this.hash.copy() };
+    else this.closingFrom = undefined;
+    for (const text of this.since) this.hash.update(text);
+    this.since = [];
+    this.hash.update(opText(op));
+    this.taken++;
+  }
+
+  /** What `resumePoint` and `planDigest` answer for the plan of the ops seen. */
+  result(): { checkpoints: number; digest: string } {
+    const at =
+      this.mark?.boundary === 'before_model_call' && this.mark.hash
+        ? { checkpoints: this.mark.checkpoints, hash: this.mark.hash }
+        : (this.closingFrom ?? { checkpoints: this.taken, hash: this.hash });
+    return { checkpoints: at.checkpoints, digest: at.hash.copy().digest('hex') };
+  }
+}
+
+/**
+ * Adds the source facts a later import recognises a grown file by (bytes read per file: what the reader read).
+ * `resumeOf`: where a plan's own part ends and its digest there, for a plan whose ops streamed (StreamedResume);
+ * `shas`: the sha256 of each file's bytes read, when known.
+ */
+export function noteGrowable(
+  plans: RunPlan[],
+  bytesRead: ReadonlyMap<string, number>,
+  resumeOf?: (plan: RunPlan) => { checkpoints: number; digest: string | undefined },
+  shas = new Map<string, string | undefined>(),
+): void {
   for (const plan of plans) {
     const source = plan.metadata.source as Partial<GrowableSource> | undefined;
     if (!source?.file) continue;
@@ -124,8 +189,9 @@ export function noteGrowable(plans: RunPlan[], bytesRead: ReadonlyMap<string, nu
     if (bytes === undefined) continue;
     if (!shas.has(source.file)) shas.set(source.file, prefixSha256(source.file, bytes));
     const sha256 = shas.get(source.file);
-    const { checkpoints } = resumePoint(plan);
-    const digest = planDigest(plan, checkpoints);
+    const { checkpoints, digest } = resumeOf
+      ? resumeOf(plan)
+      : (({ checkpoints: c }) => ({ checkpoints: c, digest: planDigest(plan, c) }))(resumePoint(plan));
     if (sha256 === undefined || digest === undefined) continue;
     plan.metadata.source = { ...source, bytes, sha256, resume: { checkpoints, digest } };
   }

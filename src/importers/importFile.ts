@@ -9,19 +9,31 @@
  */
 import { statSync } from 'node:fs';
 import { OcdbError, errorMessage, isOcdbError } from '../model';
-import type { RunStore } from '../store';
+import type { RunStore, RunSummary } from '../store';
 import { formatSpec } from './formats';
-import type { RunPlan } from './runPlan';
+import type { PlanOutput, RunPlan } from './runPlan';
 import { sideEffectOf } from './sideEffects';
 import { formatsHelp, sniffFormat } from './sniff';
 import type { FileResult, ImportFormat, ImportOptions, SkippedRecord } from './types';
 import { growthOf, noteGrowable, type Growth } from './growth';
-import { continueRunPlan, writeRunPlan } from './writePlan';
+import { StreamedPlans, continueRunPlan, writeRunPlan } from './writePlan';
+import type { FormatSpec } from './formats';
 
 export interface ReadPlans {
   plans: RunPlan[];
   primaryRunId: string;
   extraFiles: string[];
+}
+
+/** A trace read for its structure, ready to be mapped once: into plans kept whole, or streamed to an output. */
+export interface PreparedRead {
+  primaryRunId: string;
+  /** The content part of the file's legacy run ids. */
+  contentHash: string;
+  build(output?: PlanOutput): ReadPlans;
+  /** The sha256 of the bytes each file was read with; throws when a file changed since it was read. */
+  verify(): Map<string, string | undefined>;
+  close(): void;
 }
 
 /** The context every format reader gets. */
@@ -88,12 +100,89 @@ function noteSkipped(plans: RunPlan[], skipped: SkippedRecord[]): void {
   }
 }
 
+/** The runs a file's write gave, as FileResult lists them. */
+function runsOf(writes: { summary: RunSummary; appended: number | undefined }[]): FileResult['runs'] {
+  return writes.map(({ summary: s, appended }) => ({
+    runId: s.runId,
+    agentId: s.agentId,
+    mode: s.mode === 'fork' ? 'fork' : 'live',
+    ...(s.parentRunId ? { parentRunId: s.parentRunId } : {}),
+    checkpointCount: s.checkpointCount,
+    toolCallCount: s.toolCallCount,
+    ...(appended !== undefined ? { appended } : {}),
+  }));
+}
+
+/**
+ * The common case of a format that can stream (`FormatSpec.prepare`): no run of the file is in the store yet, so
+ * its runs are written while they are mapped — the file read for its structure first, its content again line by
+ * line — in one transaction, never held whole. Answers undefined when a run of the file is in the store already
+ * (the caller then reads the plans whole and compares them with it: growth.ts) and, with `result` filled in, the
+ * outcome otherwise.
+ */
+async function importStreamed(
+  store: RunStore,
+  file: string,
+  spec: FormatSpec & { prepare: NonNullable<FormatSpec['prepare']> },
+  options: ImportOptions,
+  result: FileResult,
+  readerOptions: () => ReaderOptions,
+  bytesRead: ReadonlyMap<string, number>,
+  onWrite?: (written: number, total?: number) => void,
+): Promise<FileResult | undefined> {
+  const prepared = await spec.prepare(file, readerOptions());
+  try {
+    if (store.hasRun(prepared.primaryRunId) || store.hasRun(`${prepared.primaryRunId}-${prepared.contentHash}`)) {
+      return undefined;
+    }
+    if (options.signal?.aborted) throw new OcdbError('Cancelled', `Import of ${file} was cancelled.`, { file });
+    let written = 0;
+    const tick = onWrite
+      ? () => {
+          written++;
+          if (written % 256 === 0) onWrite(written);
+        }
+      : undefined;
+    let writes: RunSummary[] | undefined;
+    try {
+      writes = store.transaction(() => {
+        const output = new StreamedPlans(store, {
+          grows: spec.grows === true,
+          ...(tick ? { onCheckpoint: tick } : {}),
+        });
+        const read = prepared.build(output);
+        if (read.plans.length === 0) return undefined;
+        noteSkipped(read.plans, result.skippedRecords);
+        // The content was read again from the file: it must be the file that was read.
+        const shas = prepared.verify();
+        if (spec.grows) noteGrowable(read.plans, bytesRead, (plan) => output.resumeOf(plan), shas);
+        return read.plans.map((plan) => output.close(plan));
+      });
+    } catch (e) {
+      // A run of the file (not its first) is in the store: nothing was written; compare the plans with it.
+      if (isOcdbError(e, 'RunAlreadyExists')) return undefined;
+      throw e;
+    }
+    if (onWrite && written % 256 !== 0) onWrite(written);
+    if (!writes) {
+      result.outcome = 'skipped';
+      result.reason = result.bytes === 0 ? 'empty file' : 'no conversation in the file';
+      return result;
+    }
+    result.runs = runsOf(writes.map((summary) => ({ summary, appended: undefined })));
+    result.outcome = 'imported';
+    return result;
+  } finally {
+    prepared.close();
+  }
+}
+
 export async function importFile(
   store: RunStore,
   file: string,
   options: ImportOptions,
   onBytes?: (file: string, bytesRead: number) => void,
-  onWrite?: (written: number, total: number) => void,
+  onWrite?: (written: number, total?: number) => void,
 ): Promise<FileResult> {
   const result: FileResult = {
     file,
@@ -128,11 +217,11 @@ export async function importFile(
     result.format = format;
     const spec = formatSpec(format);
     const bytesRead = new Map<string, number>();
-    const readWith = async (idSuffix?: string) => {
+    const readerOptions = (idSuffix?: string): ReaderOptions => {
       result.warnings = [];
       result.unknownTypes = {};
       result.skippedRecords = [];
-      const read = await spec.read(file, {
+      return {
         signal: options.signal,
         warnings: result.warnings,
         unknownTypes: result.unknownTypes,
@@ -144,7 +233,24 @@ export async function importFile(
         strict: options.strict === true,
         skip: skipperFor(result, options.strict === true),
         ...(idSuffix !== undefined ? { idSuffix } : {}),
-      });
+      };
+    };
+    if (spec.prepare) {
+      const { prepare } = spec;
+      const streamed = await importStreamed(
+        store,
+        file,
+        { ...spec, prepare },
+        options,
+        result,
+        () => readerOptions(),
+        bytesRead,
+        onWrite,
+      );
+      if (streamed) return streamed;
+    }
+    const readWith = async (idSuffix?: string) => {
+      const read = await spec.read(file, readerOptions(idSuffix));
       noteSkipped(read.plans, result.skippedRecords);
       if (spec.grows) noteGrowable(read.plans, bytesRead);
       return read;
@@ -242,15 +348,7 @@ export async function importFile(
       continued = false;
     }
     if (continued) result.continued = true;
-    result.runs = writes.map(({ summary: s, appended }) => ({
-      runId: s.runId,
-      agentId: s.agentId,
-      mode: s.mode === 'fork' ? 'fork' : 'live',
-      ...(s.parentRunId ? { parentRunId: s.parentRunId } : {}),
-      checkpointCount: s.checkpointCount,
-      toolCallCount: s.toolCallCount,
-      ...(appended !== undefined ? { appended } : {}),
-    }));
+    result.runs = runsOf(writes);
     result.outcome = 'imported';
     return result;
   } catch (e) {

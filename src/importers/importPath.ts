@@ -77,7 +77,7 @@ export async function importPath(store: RunStore, path: string, options: ImportO
         filesTotal: files.length,
       });
     };
-    const writing = (checkpointsWritten: number, checkpointsTotal: number) =>
+    const writing = (checkpointsWritten: number, checkpointsTotal?: number) =>
       options.onProgress?.({
         phase: 'write',
         file,
@@ -86,7 +86,7 @@ export async function importPath(store: RunStore, path: string, options: ImportO
         allBytesRead: doneBytes + size,
         allBytesTotal,
         checkpointsWritten,
-        checkpointsTotal,
+        ...(checkpointsTotal !== undefined ? { checkpointsTotal } : {}),
         filesDone: i,
         filesTotal: files.length,
       });

@@ -15,6 +15,9 @@ export interface JsonLine {
   value: unknown;
   /** Length of the line in bytes (approximate for invalid UTF-8). */
   bytes: number;
+  /** Where the line's bytes are in the file (without its LF): what `readLineAt` reads again. */
+  start: number;
+  length: number;
 }
 
 export interface JsonLinesOptions {
@@ -29,6 +32,8 @@ export interface JsonLinesOptions {
   strict?: boolean;
   /** Called for each corrupt line skipped (not for a cut-off last line). */
   onSkip?: (lineNo: number, reason: string) => void;
+  /** Fed the file's bytes as read. */
+  onChunk?: (chunk: Buffer) => void;
 }
 
 function shorten(text: string): string {
@@ -42,13 +47,19 @@ export async function* readJsonLines(file: string, options: JsonLinesOptions): A
   const every = options.progressEvery ?? 1 << 20;
   let lastReported = 0;
   let bytes = 0;
-  for await (const line of readLines(file, { signal: options.signal })) {
+  for await (const line of readLines(file, {
+    signal: options.signal,
+    ...(options.onChunk ? { onChunk: options.onChunk } : {}),
+  })) {
     bytes = line.bytesRead;
     if (options.onBytes && bytes - lastReported >= every) {
       lastReported = bytes;
       options.onBytes(bytes);
     }
-    options.onText?.(line.text + '\n');
+    if (options.onText) {
+      options.onText(line.text);
+      options.onText('\n');
+    }
     const text = line.lineNo === 1 ? line.text.replace(/^\uFEFF/, '') : line.text;
     if (text.trim() === '') continue;
     if (failed) {
@@ -75,7 +86,7 @@ export async function* readJsonLines(file: string, options: JsonLinesOptions): A
       continue;
     }
     assertJsonDepth(value, `${file}: line ${line.lineNo}`); // MAX_JSON_DEPTH, named by line
-    yield { lineNo: line.lineNo, value, bytes: line.text.length };
+    yield { lineNo: line.lineNo, value, bytes: line.text.length, start: line.start, length: line.length };
   }
   if (failed) {
     options.warnings.push({

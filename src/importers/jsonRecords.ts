@@ -14,6 +14,9 @@ export interface JsonRecord {
   value: unknown;
   /** `line N` for JSONL, `[i]` or '' for a document: prefix of error paths. */
   where: string;
+  /** For a JSONL record: where its line is in the file (jsonLines.ts), to read it again. */
+  start?: number;
+  length?: number;
 }
 
 const MAX_DOCUMENT = 512 * 1024 * 1024;
@@ -70,7 +73,9 @@ export async function* readJsonRecords(
   options: JsonLinesOptions & { spread: boolean },
 ): AsyncGenerator<JsonRecord> {
   if (isJsonLines(file)) {
-    for await (const { lineNo, value } of readJsonLines(file, options)) yield { value, where: `line ${lineNo}` };
+    for await (const { lineNo, value, start, length } of readJsonLines(file, options)) {
+      yield { value, where: `line ${lineNo}`, start, length };
+    }
     return;
   }
   const size = statSync(file).size;

@@ -4,7 +4,7 @@
  * Lines that are not valid UTF-8 are decoded with U+FFFD replacements and
  * flagged so the caller can warn. Depends on node:fs only.
  */
-import { createReadStream } from 'node:fs';
+import { closeSync, createReadStream, openSync, readSync } from 'node:fs';
 import { isUtf8 } from 'node:buffer';
 import { OcdbError } from '../model';
 
@@ -18,11 +18,16 @@ export interface FileLine {
   last: boolean;
   /** Bytes of the file consumed up to and including this line. */
   bytesRead: number;
+  /** Where the line's bytes start in the file, and how many there are (without the LF): to read it again. */
+  start: number;
+  length: number;
 }
 
 export interface ReadLinesOptions {
   signal?: AbortSignal;
   highWaterMark?: number;
+  /** Fed every chunk of the file's bytes as read (e.g. to hash what was read). */
+  onChunk?: (chunk: Buffer) => void;
 }
 
 function decode(buf: Buffer): { text: string; invalidUtf8: boolean } {
@@ -44,11 +49,13 @@ export async function* readLines(file: string, options: ReadLinesOptions = {}): 
   let pendingLen = 0;
   let lineNo = 0;
   let consumed = 0;
+  let lineStart = 0;
   // A line is held back one step so that we know whether it is the last one.
   let held: Omit<FileLine, 'last'> | undefined;
   try {
     for await (const chunk of stream as AsyncIterable<Buffer>) {
       throwIfAborted(options.signal, file);
+      options.onChunk?.(chunk);
       let start = 0;
       for (;;) {
         const nl = chunk.indexOf(0x0a, start);
@@ -60,7 +67,8 @@ export async function* readLines(file: string, options: ReadLinesOptions = {}): 
         consumed += nl - start + 1;
         lineNo++;
         if (held) yield { ...held, last: false };
-        held = { lineNo, ...decode(buf), bytesRead: consumed };
+        held = { lineNo, ...decode(buf), bytesRead: consumed, start: lineStart, length: buf.length };
+        lineStart = consumed;
         start = nl + 1;
       }
       if (start < chunk.length) {
@@ -73,10 +81,50 @@ export async function* readLines(file: string, options: ReadLinesOptions = {}): 
     if (pendingLen > 0) {
       lineNo++;
       if (held) yield { ...held, last: false };
-      held = { lineNo, ...decode(Buffer.concat(pending, pendingLen)), bytesRead: consumed };
+      held = {
+        lineNo,
+        ...decode(Buffer.concat(pending, pendingLen)),
+        bytesRead: consumed,
+        start: lineStart,
+        length: pendingLen,
+      };
     }
     if (held) yield { ...held, last: true };
   } finally {
     stream.destroy();
+  }
+}
+
+/**
+ * The lines of a file read again by where `readLines` found them (start, length), synchronously: what lets an
+ * importer keep a line's position instead of its content until it writes it. Decoded as `readLines` decodes
+ * (a trailing CR dropped, a BOM at the file's start dropped). Close it when done.
+ */
+export class LineSource {
+  private fd: number | undefined;
+  constructor(readonly file: string) {}
+
+  text(start: number, length: number): string {
+    this.fd ??= openSync(this.file, 'r');
+    const buf = Buffer.allocUnsafe(length);
+    let done = 0;
+    while (done < length) {
+      const n = readSync(this.fd, buf, done, length - done, start + done);
+      if (n === 0) {
+        throw new OcdbError(
+          'ImportFailed',
+          `${this.file} got shorter while it was imported (${start + done} bytes); nothing of it was imported. Import it again.`,
+          { file: this.file },
+        );
+      }
+      done += n;
+    }
+    const { text } = decode(buf);
+    return start === 0 ? text.replace(/^\uFEFF/, '') : text;
+  }
+
+  close(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
   }
 }

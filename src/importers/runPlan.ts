@@ -89,12 +89,38 @@ export interface RunPlan {
   error?: unknown;
   metadata: Record<string, unknown>;
   initial: PlanState;
+  /** The run's operations; empty when they were handed on as they were made (`RunPlanBuilder.streamTo`). */
   ops: PlanOp[];
+  /** True when `ops` went to a sink (the run was written while its trace was read), not into this plan. */
+  streamed?: true;
   checkpointCount: number;
   toolCallCount: number;
 }
 
 export { deepFreeze };
+
+/** What a plan's run is created with: everything known before its ops. */
+export type PlanHead = Pick<
+  RunPlan,
+  | 'runId'
+  | 'sessionId'
+  | 'agentId'
+  | 'mode'
+  | 'parentRunId'
+  | 'forkFromCheckpointId'
+  | 'startedAt'
+  | 'metadata'
+  | 'initial'
+>;
+
+/**
+ * Where a reader's plans go as they are built: each plan's ops handed on as the mapper makes them (`streamTo`),
+ * so the run is written while its trace is read. Without one, a reader keeps its plans whole.
+ */
+export interface PlanOutput {
+  /** A plan starts: `head` is what its run is created with; its ops follow through `builder`. */
+  stream(builder: RunPlanBuilder, head: PlanHead): void;
+}
 
 /**
  * Checks that `value`, as the store will keep it (JSON), parses with the schema the store reads it back with —
@@ -163,6 +189,11 @@ export class RunPlanBuilder {
   private ownToolCalls = 0;
   private lastCheckpointId: string | undefined;
   private lastAt: number;
+  /** Where ops go when the plan streams (streamTo); otherwise they are kept in `ops`. */
+  private sink: ((op: PlanOp) => void) | undefined;
+  private observer: ((op: PlanOp) => void) | undefined;
+  /** Keep finished calls without their arguments and outcome (see `forgetFinished`). */
+  private light = false;
 
   constructor(
     readonly runId: string,
@@ -184,6 +215,41 @@ export class RunPlanBuilder {
     this.model = start.model;
     this.lastCheckpointId = start.lastCheckpointId;
     this.lastAt = start.at;
+  }
+
+  /** The state the run starts from (what a writer of its ops starts with). */
+  get start(): PlanState {
+    return this.initial;
+  }
+
+  /**
+   * Hands every op from now on — and those made so far — to `sink` instead of keeping them in the plan, so a
+   * long run costs memory for its current state, not its history (the plan's `ops` stay empty).
+   */
+  streamTo(sink: (op: PlanOp) => void): void {
+    for (const op of this.ops) sink(op);
+    this.ops.length = 0;
+    this.sink = sink;
+  }
+
+  /**
+   * From now on a finished call is kept without its arguments and outcome (its ids, name, times and hash stay):
+   * a streamed plan hands them on and no fork starts from this run's ledger (a `snapshot` would need them), so
+   * the builder's memory does not grow with every result the run had.
+   */
+  forgetFinished(): void {
+    this.light = true;
+  }
+
+  /** `observer` sees every op from now on, before it is kept or handed on (what a reader notes of the run). */
+  observe(observer: (op: PlanOp) => void): void {
+    this.observer = observer;
+  }
+
+  private emit(op: PlanOp): void {
+    this.observer?.(op);
+    if (this.sink) this.sink(op);
+    else this.ops.push(op);
   }
 
   /** The state now, to start a fork from (the fork point is the last checkpoint taken). */
@@ -240,37 +306,37 @@ export class RunPlanBuilder {
     storable(MessageSchema, message, `messages[${this.messages.length}]`);
     deepFreeze(message);
     this.messages.push(message);
-    this.ops.push({ op: 'message', message });
+    this.emit({ op: 'message', message });
   }
 
   resetMessages(messages: Message[]): void {
     messages.forEach((m, i) => storable(MessageSchema, m, `messages[${i}]`));
     messages.forEach((m) => deepFreeze(m));
     this.messages = [...messages];
-    this.ops.push({ op: 'resetMessages', messages: [...messages] });
+    this.emit({ op: 'resetMessages', messages: [...messages] });
   }
 
   setContext(runtimeContext: RuntimeContextSnapshot): void {
     storable(RuntimeContextSnapshotSchema, runtimeContext, 'runtimeContext');
     this.runtimeContext = deepFreeze(runtimeContext);
-    this.ops.push({ op: 'context', runtimeContext });
+    this.emit({ op: 'context', runtimeContext });
   }
 
   setSystemPrompt(systemPrompt: string): void {
     if (systemPrompt === this.systemPrompt) return;
     this.systemPrompt = systemPrompt;
-    this.ops.push({ op: 'systemPrompt', systemPrompt });
+    this.emit({ op: 'systemPrompt', systemPrompt });
   }
 
   setModel(model: ModelConfig): void {
     if (this.model && this.model.provider === model.provider && this.model.model === model.model) return;
     storable(ModelConfigSchema, model, 'model');
     this.model = deepFreeze(model);
-    this.ops.push({ op: 'model', model });
+    this.emit({ op: 'model', model });
   }
 
   setArtifacts(artifactRefs: ArtifactRef[]): void {
-    this.ops.push({ op: 'artifacts', artifactRefs: deepFreeze(artifactRefs) });
+    this.emit({ op: 'artifacts', artifactRefs: deepFreeze(artifactRefs) });
   }
 
   private checkpointOp(
@@ -295,7 +361,7 @@ export class RunPlanBuilder {
     input: { at?: number; toolCallId?: string; finishReason?: string; usage?: Usage; newStep?: boolean } = {},
   ): string {
     const op = this.checkpointOp(boundary, input);
-    this.ops.push(op);
+    this.emit(op);
     return op.checkpointId;
   }
 
@@ -304,6 +370,7 @@ export class RunPlanBuilder {
    * rollouts do); the timeline does not depend on usage, so nothing else changes.
    */
   setUsage(checkpointId: string, usage: Usage): void {
+    if (this.sink) throw new Error(`setUsage: the plan of ${this.runId} streams; its checkpoints are written`);
     const op = this.ops.find((o): o is CheckpointOp => o.op === 'checkpoint' && o.checkpointId === checkpointId);
     if (!op) throw new Error(`setUsage: no checkpoint ${checkpointId} in this plan`);
     storable(UsageSchema, usage, `${checkpointId}: usage`);
@@ -319,7 +386,7 @@ export class RunPlanBuilder {
     this.timeline.setRecord(record, true);
     this.ownToolCalls++;
     const checkpoint = this.checkpointOp('before_tool_call', { at: input.startedAt, toolCallId: input.toolCallId });
-    this.ops.push({ op: 'beginTool', call, checkpoint });
+    this.emit({ op: 'beginTool', call, checkpoint });
     return record;
   }
 
@@ -336,7 +403,10 @@ export class RunPlanBuilder {
     if (!record) throw new Error(`finishTool: ${toolCallId} was never begun`);
     if (!this.timeline.begunHere(toolCallId)) this.ownToolCalls++;
     storable(ToolCallRecordSchema, record, `tool call ${toolCallId}`);
-    this.timeline.setRecord(record, true);
+    if (this.light) {
+      const { args: _args, result: _result, error: _error, ...facts } = record;
+      this.timeline.setRecord(deepFreeze(facts as ToolCallRecord), true);
+    } else this.timeline.setRecord(record, true);
     const appendMessage = options.appendMessage !== false;
     if (appendMessage) {
       const message = toolResultMessage(toolCallId, record.toolName, outcomeOf(record), storedValue(kind, value));
@@ -345,7 +415,7 @@ export class RunPlanBuilder {
       this.messages.push(message);
     }
     const checkpoint = this.checkpointOp('after_tool_call', { at: outcome.endedAt, toolCallId });
-    this.ops.push({ op: 'finishTool', toolCallId, outcome: kind, value, endedAt, appendMessage, checkpoint });
+    this.emit({ op: 'finishTool', toolCallId, outcome: kind, value, endedAt, appendMessage, checkpoint });
   }
 
   /**
@@ -373,6 +443,7 @@ export class RunPlanBuilder {
       endedAt: meta.endedAt ?? this.lastAt,
       initial: this.initial,
       ops: this.ops,
+      ...(this.sink ? { streamed: true as const } : {}),
       checkpointCount: this.timeline.checkpointCount,
       toolCallCount: this.ownToolCalls,
     };

@@ -38,7 +38,7 @@ export interface ImportProgress {
   /** 'read': parsing the file (bytes move); 'write': writing its runs in one transaction (checkpoints move). */
   phase: 'read' | 'write';
   file: string;
-  /** During 'write': checkpoints written of the file's total. */
+  /** During 'write': checkpoints written of the file's total (no total when the runs are written as they are read). */
   checkpointsWritten?: number;
   checkpointsTotal?: number;
   bytesRead: number;

@@ -7,7 +7,8 @@
 import type { Message } from '../model';
 import { extendList, type ReopenRunInput, type RunStore, type RunSummary } from '../store';
 import { RunWriter, type CheckpointInput, type RunState, type StateUpdate } from '../writer';
-import type { CheckpointOp, PlanOp, RunPlan } from './runPlan';
+import { StreamedResume } from './growth';
+import type { CheckpointOp, PlanHead, PlanOp, PlanOutput, RunPlan, RunPlanBuilder } from './runPlan';
 
 function factsOf(op: CheckpointOp): CheckpointInput {
   const facts: CheckpointInput = { checkpointId: op.checkpointId, stepIndex: op.stepIndex, createdAt: op.createdAt };
@@ -18,8 +19,7 @@ function factsOf(op: CheckpointOp): CheckpointInput {
 }
 
 /** The state a plan's run starts from (promptVersion: the context's). */
-function initialState(plan: RunPlan): RunState {
-  const { initial } = plan;
+function initialState(initial: RunPlan['initial']): RunState {
   const version = initial.runtimeContext.model.promptVersion || undefined;
   return {
     messages: [...initial.messages],
@@ -30,26 +30,156 @@ function initialState(plan: RunPlan): RunState {
   };
 }
 
+export type { PlanHead };
+
+/** How a plan's run ends: known once its trace is read. */
+export type PlanEnd = Pick<RunPlan, 'status' | 'error' | 'endedAt'>;
+
+/**
+ * Writes a plan's ops through one RunWriter as they come — from a plan in memory, or from a mapper while it
+ * reads the trace (`RunPlanBuilder.streamTo`) — keeping only the state changed since the last checkpoint. The
+ * run's `agent_end` waits for `close`, which may give the run's final metadata (facts known only at the end of
+ * the trace: its source digest, its subagents).
+ */
+export class PlanWriter {
+  // State changed since the last checkpoint; `messages` is copied on the first change after one.
+  private pending: StateUpdate = {};
+  private messages: Message[] | undefined;
+  /** The agent_end checkpoint the ops ended with (written by close); nothing after it is written. */
+  private endCheckpoint: CheckpointInput | undefined;
+
+  /** Checkpoints written since the writer last let go of the run's history (RunWriter.rebase). */
+  private sinceRebase = 0;
+
+  private constructor(
+    private readonly writer: RunWriter,
+    /** Every how many checkpoints the writer lets go of what it wrote (0: never; a plan in memory holds it all). */
+    private readonly rebaseEvery = 0,
+  ) {}
+
+  /**
+   * Creates the run of `head` (status running); `onCheckpoint` is called after each checkpoint written;
+   * `rebaseEvery`: see the field.
+   */
+  static create(store: RunStore, head: PlanHead, onCheckpoint?: () => void, rebaseEvery = 0): PlanWriter {
+    const writer = RunWriter.create(
+      store,
+      {
+        runId: head.runId,
+        sessionId: head.sessionId,
+        agentId: head.agentId,
+        mode: head.mode,
+        ...(head.parentRunId !== undefined ? { parentRunId: head.parentRunId } : {}),
+        ...(head.forkFromCheckpointId !== undefined ? { forkFromCheckpointId: head.forkFromCheckpointId } : {}),
+        startedAt: head.startedAt,
+        metadata: head.metadata,
+        state: initialState(head.initial),
+        start: { stepIndex: head.initial.stepIndex, ledger: head.initial.ledger },
+      },
+      { now: () => head.startedAt, ...(onCheckpoint ? { onCheckpoint: () => onCheckpoint() } : {}) },
+    );
+    return new PlanWriter(writer, rebaseEvery);
+  }
+
+  /** Continues a run already in the store (`continueRunPlan`). */
+  static over(writer: RunWriter): PlanWriter {
+    return new PlanWriter(writer);
+  }
+
+  get runId(): string {
+    return this.writer.runId;
+  }
+
+  private conversation(): Message[] {
+    // Made from the writer's conversation (store extendList): the store takes the shared part by identity.
+    this.messages ??= extendList(this.writer.state?.messages ?? [], []);
+    this.pending.messages = this.messages;
+    return this.messages;
+  }
+
+  private flush(): StateUpdate {
+    const update = this.pending;
+    this.pending = {};
+    this.messages = undefined;
+    return update;
+  }
+
+  /** Writes one op (a checkpoint, a tool call) or notes the state it changes for the next checkpoint. */
+  op(op: PlanOp): void {
+    if (this.endCheckpoint) return;
+    switch (op.op) {
+      case 'message':
+        this.conversation().push(op.message);
+        break;
+      case 'resetMessages':
+        this.messages = [...op.messages];
+        this.pending.messages = this.messages;
+        break;
+      case 'context': {
+        this.pending.runtimeContext = op.runtimeContext;
+        const version = op.runtimeContext.model.promptVersion || undefined;
+        if (version !== undefined) this.pending.promptVersion = version;
+        break;
+      }
+      case 'systemPrompt':
+        this.pending.systemPrompt = op.systemPrompt;
+        break;
+      case 'model':
+        this.pending.model = op.model;
+        break;
+      case 'artifacts':
+        this.pending.artifactRefs = op.artifactRefs;
+        break;
+      case 'beginTool':
+        this.writer.beginTool(op.call, { checkpoint: { ...this.flush(), ...factsOf(op.checkpoint) } });
+        this.written();
+        break;
+      case 'finishTool':
+        this.writer.finishTool(op.toolCallId, op.outcome, op.value, {
+          endedAt: op.endedAt,
+          appendMessage: op.appendMessage,
+          checkpoint: { ...this.flush(), ...factsOf(op.checkpoint) },
+        });
+        this.written();
+        break;
+      case 'checkpoint':
+        if (op.boundary === 'agent_end') this.endCheckpoint = { ...this.flush(), ...factsOf(op) };
+        else {
+          this.writer.checkpoint(op.boundary, { ...this.flush(), ...factsOf(op) });
+          this.written();
+        }
+        break;
+      default: {
+        const unreachable: never = op;
+        throw new Error(`unknown plan op ${JSON.stringify(unreachable)}`);
+      }
+    }
+  }
+
+  /** After a checkpoint: nothing is pending, so the writer may let go of the history it holds. */
+  private written(): void {
+    if (this.rebaseEvery <= 0 || ++this.sinceRebase < this.rebaseEvery) return;
+    this.sinceRebase = 0;
+    this.writer.rebase();
+  }
+
+  /** Ends the run as `end` says, with the agent_end its ops ended with; `metadata`: the run's from now on. */
+  close(end: PlanEnd, metadata?: Record<string, unknown>): RunSummary {
+    return this.writer.end({
+      status: end.status,
+      ...(end.error !== undefined ? { error: end.error } : {}),
+      endedAt: end.endedAt,
+      ...(this.endCheckpoint ? { checkpoint: this.endCheckpoint } : {}),
+      ...(metadata !== undefined ? { metadata } : {}),
+    });
+  }
+}
+
 /** Writes `plan`; `onCheckpoint` is called after each checkpoint (progress of a long write). */
 export function writeRunPlan(store: RunStore, plan: RunPlan, onCheckpoint?: () => void): RunSummary {
-  const { initial } = plan;
-  const writer = RunWriter.create(
-    store,
-    {
-      runId: plan.runId,
-      sessionId: plan.sessionId,
-      agentId: plan.agentId,
-      mode: plan.mode,
-      ...(plan.parentRunId !== undefined ? { parentRunId: plan.parentRunId } : {}),
-      ...(plan.forkFromCheckpointId !== undefined ? { forkFromCheckpointId: plan.forkFromCheckpointId } : {}),
-      startedAt: plan.startedAt,
-      metadata: plan.metadata,
-      state: initialState(plan),
-      start: { stepIndex: initial.stepIndex, ledger: initial.ledger },
-    },
-    { now: () => plan.startedAt, ...(onCheckpoint ? { onCheckpoint: () => onCheckpoint() } : {}) },
-  );
-  return writeOps(writer, plan, plan.ops);
+  const writer = PlanWriter.create(store, plan, onCheckpoint);
+  for (const op of plan.ops) writer.op(op);
+  return writer.close(plan);
 }
 
 /**
@@ -72,86 +202,66 @@ export function continueRunPlan(
     // Reopened from its very start: the run starts where a new one would (a fork: at its parent's step).
     ...(keep === 0
       ? {
-          start: { state: initialState(plan), ledger: plan.initial.ledger },
+          start: { state: initialState(plan.initial), ledger: plan.initial.ledger },
           position: { stepIndex: plan.initial.stepIndex },
         }
       : {}),
   });
-  return writeOps(writer, plan, plan.ops.slice(fromOp));
+  const out = PlanWriter.over(writer);
+  for (const op of plan.ops.slice(fromOp)) out.op(op);
+  return out.close(plan);
 }
 
-/** Writes `ops` of `plan` through `writer` and ends the run as the plan says. */
-function writeOps(writer: RunWriter, plan: RunPlan, ops: readonly PlanOp[]): RunSummary {
-  const promptVersionOf = (ctx: RunPlan['initial']['runtimeContext']) => ctx.model.promptVersion || undefined;
-  // State changed since the last checkpoint; `messages` is copied on the first change after one.
-  let pending: StateUpdate = {};
-  let messages: Message[] | undefined;
-  const conversation = (): Message[] => {
-    // Made from the writer's conversation (store extendList): the store takes the shared part by identity.
-    messages ??= extendList(writer.state?.messages ?? [], []);
-    pending.messages = messages;
-    return messages;
-  };
-  const flush = (): StateUpdate => {
-    const update = pending;
-    pending = {};
-    messages = undefined;
-    return update;
-  };
-  for (const op of ops) {
-    switch (op.op) {
-      case 'message':
-        conversation().push(op.message);
-        break;
-      case 'resetMessages':
-        messages = [...op.messages];
-        pending.messages = messages;
-        break;
-      case 'context': {
-        pending.runtimeContext = op.runtimeContext;
-        const version = promptVersionOf(op.runtimeContext);
-        if (version !== undefined) pending.promptVersion = version;
-        break;
-      }
-      case 'systemPrompt':
-        pending.systemPrompt = op.systemPrompt;
-        break;
-      case 'model':
-        pending.model = op.model;
-        break;
-      case 'artifacts':
-        pending.artifactRefs = op.artifactRefs;
-        break;
-      case 'beginTool':
-        writer.beginTool(op.call, { checkpoint: { ...flush(), ...factsOf(op.checkpoint) } });
-        break;
-      case 'finishTool':
-        writer.finishTool(op.toolCallId, op.outcome, op.value, {
-          endedAt: op.endedAt,
-          appendMessage: op.appendMessage,
-          checkpoint: { ...flush(), ...factsOf(op.checkpoint) },
-        });
-        break;
-      case 'checkpoint':
-        if (op.boundary === 'agent_end') {
-          return writer.end({
-            status: plan.status,
-            ...(plan.error !== undefined ? { error: plan.error } : {}),
-            endedAt: plan.endedAt,
-            checkpoint: { ...flush(), ...factsOf(op) },
-          });
-        }
-        writer.checkpoint(op.boundary, { ...flush(), ...factsOf(op) });
-        break;
-      default: {
-        const unreachable: never = op;
-        throw new Error(`unknown plan op ${JSON.stringify(unreachable)}`);
-      }
-    }
+/**
+ * Every how many checkpoints a streamed run's writer lets go of what it wrote (RunWriter.rebase): what bounds an
+ * import's memory by the run's current state — a few MB of history at most — whatever the file's length.
+ */
+export const REBASE_EVERY = 512;
+
+/**
+ * A PlanOutput that writes each plan while its trace is read: a PlanWriter per run, created when the plan starts
+ * and fed its ops as the mapper makes them; the runs end (`close`) once the whole trace is read, with their final
+ * metadata. For a format that grows, each run's resume point and digest are taken as its ops pass
+ * (StreamedResume). Call everything inside one `store.transaction`: a file's runs land whole or not at all.
+ */
+export class StreamedPlans implements PlanOutput {
+  private readonly runs = new Map<string, { writer: PlanWriter; resume: StreamedResume | undefined }>();
+
+  constructor(
+    private readonly store: RunStore,
+    private readonly options: { grows: boolean; onCheckpoint?: () => void; rebaseEvery?: number },
+  ) {}
+
+  stream(builder: RunPlanBuilder, head: PlanHead): void {
+    if (this.runs.has(head.runId)) throw new Error(`the plan of ${head.runId} is streamed twice`);
+    const writer = PlanWriter.create(
+      this.store,
+      head,
+      this.options.onCheckpoint,
+      this.options.rebaseEvery ?? REBASE_EVERY,
+    );
+    const resume = this.options.grows ? new StreamedResume(head) : undefined;
+    builder.streamTo(
+      resume
+        ? (op) => {
+            resume.op(op);
+            writer.op(op);
+          }
+        : (op) => writer.op(op),
+    );
+    this.runs.set(head.runId, { writer, resume });
   }
-  return writer.end({
-    status: plan.status,
-    ...(plan.error !== undefined ? { error: plan.error } : {}),
-    endedAt: plan.endedAt,
-  });
+
+  /** Where the run's own part ends and its digest there (growth.ts `noteGrowable`). */
+  resumeOf(plan: RunPlan): { checkpoints: number; digest: string | undefined } {
+    const resume = this.runs.get(plan.runId)?.resume;
+    return resume ? resume.result() : { checkpoints: plan.checkpointCount, digest: undefined };
+  }
+
+  /** Ends the run of `plan` (read whole now) as it says, with its metadata. */
+  close(plan: RunPlan): RunSummary {
+    const run = this.runs.get(plan.runId);
+    if (!run) throw new Error(`the plan of ${plan.runId} was not streamed`);
+    return run.writer.close(plan, plan.metadata);
+  }
 }

@@ -165,6 +165,8 @@ export interface FinishRunInput {
   status: RunEndStatus;
   error?: unknown;
   endedAt: number;
+  /** The run's metadata from now on, replacing what it was created with (default: kept). */
+  metadata?: Record<string, unknown>;
 }
 
 /** What listConfirmations filters on. */

@@ -427,6 +427,9 @@ export class SqliteRunStore implements RunStore {
         this.heartbeatTime(),
         runId,
       );
+      if (input.metadata !== undefined) {
+        this.sql('UPDATE runs SET metadata_json = ? WHERE run_id = ?').run(JSON.stringify(input.metadata), runId);
+      }
       this.touchRun(runId);
       return this.getRun(runId);
     });

@@ -90,6 +90,8 @@ export interface TimelineStart {
   checkpointCount?: number;
   /** Artifacts recorded after the last checkpoint, which the next one carries (a run continued by `resume`). */
   pendingArtifacts?: readonly ArtifactRef[];
+  /** The toolCallId of each record of `ledger` by position, when known (RunWriter.rebase): no record is read to find one. */
+  ledgerIds?: readonly string[];
 }
 
 /**
@@ -228,10 +230,28 @@ class Ledger {
   /** The first position changed since `snapshot` was taken. */
   private dirtyFrom = Infinity;
 
-  constructor(start: readonly ToolCallRecord[]) {
+  constructor(start: readonly ToolCallRecord[], ids?: readonly string[]) {
     this.items = start.map((r) => (isStoredItem(r) ? r : deepFreeze(r)));
     this.startLength = this.items.length;
     this.unsearched = this.startLength;
+    if (ids && ids.length === this.startLength) {
+      // The ids by position are known (a writer letting go of its history): nothing needs searching.
+      for (let at = ids.length - 1; at >= 0; at--) {
+        const id = ids[at] as string;
+        if (!this.startIndex.has(id)) this.startIndex.set(id, at);
+      }
+      this.unsearched = 0;
+    }
+  }
+
+  /** The id of each record by position, when every position is known without reading a record; else undefined. */
+  ids(): string[] | undefined {
+    if (this.unsearched > 0) return undefined;
+    const out = new Array<string>(this.items.length);
+    for (const [id, at] of this.startIndex) out[at] = id;
+    for (const [id, at] of this.addedIndex) out[at] = id;
+    for (let at = 0; at < out.length; at++) if (out[at] === undefined) return undefined;
+    return out;
   }
 
   private positionOf(id: string): number | undefined {
@@ -312,7 +332,7 @@ export class RunTimeline {
     this.step = start.stepIndex ?? -1;
     this.last = start.lastBoundary;
     this.count = start.checkpointCount ?? 0;
-    this.records = new Ledger(start.ledger ?? []);
+    this.records = new Ledger(start.ledger ?? [], start.ledgerIds);
     for (const id of start.begun ?? []) this.own.add(id);
     this.pending = [...(start.pendingArtifacts ?? [])];
   }
@@ -368,6 +388,21 @@ export class RunTimeline {
   /** Tool calls begun in this run itself (the store's toolCallCount). */
   get ownToolCallCount(): number {
     return this.own.size;
+  }
+
+  /** The calls begun in this run itself (what a timeline continuing it starts with: `TimelineStart.begun`). */
+  get begunIds(): Iterable<string> {
+    return this.own;
+  }
+
+  /** The toolCallId of each ledger record by position, when known without reading one (`TimelineStart.ledgerIds`). */
+  get ledgerIds(): string[] | undefined {
+    return this.records.ids();
+  }
+
+  /** Artifacts recorded since the last checkpoint, which the next one carries. */
+  get pendingArtifacts(): readonly ArtifactRef[] {
+    return this.pending;
   }
 
   /** True when `toolCallId` was begun in this run (not inherited from the source of a fork). */

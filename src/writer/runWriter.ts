@@ -114,6 +114,8 @@ export interface EndRunWrite {
   /** The state of the agent_end checkpoint (default: carried over). */
   checkpoint?: CheckpointInput;
   endedAt?: number;
+  /** The run's metadata from now on (an importer that wrote the run while reading its trace knows it only now). */
+  metadata?: Record<string, unknown>;
 }
 
 /** An artifact to record: its content as bytes (text is its UTF-8). */
@@ -148,7 +150,7 @@ export class RunWriter {
 
   private constructor(
     private readonly store: RunStore,
-    private readonly timeline: RunTimeline,
+    private timeline: RunTimeline,
     options: WriterOptions,
     /** The run's agent (what a live debugger may attach to). */
     readonly agentId: string,
@@ -305,10 +307,14 @@ export class RunWriter {
   private atomic<T>(fn: () => T): T {
     const taken: CheckpointSummary[] = [];
     this.taken = taken;
+    const lastBefore = this.lastCheckpointId;
     try {
       const result = this.timeline.atomically(() => this.store.transaction(fn));
       if (this.onCheckpoint) for (const summary of taken) this.onCheckpoint(summary);
       return result;
+    } catch (e) {
+      this.lastCheckpointId = lastBefore; // what was taken in the failed transaction is gone
+      throw e;
     } finally {
       this.taken = undefined;
     }
@@ -317,6 +323,42 @@ export class RunWriter {
   private taken: CheckpointSummary[] | undefined;
   /** The lists the first checkpoint continues (CreateRunWrite.listsFrom), until it is written. */
   private listsFrom: ListsFrom | undefined;
+
+  /** The last checkpoint this writer took. */
+  private lastCheckpointId: string | undefined;
+  /** True when the timeline changed since the last checkpoint (a call opened or closed without one, a live edit). */
+  private changedSinceCheckpoint = false;
+
+  /**
+   * Lets go of what the writer holds of the run written so far: it goes on from its last checkpoint as the store
+   * has it — stored items, read on first use — exactly as `resume` would, so a long write (an import of a long
+   * transcript) holds the run's current state, not every message and ledger record it wrote. Does nothing when
+   * the run has no checkpoint yet or changed since its last one (call it right after a checkpoint).
+   */
+  rebase(): void {
+    const count = this.timeline.checkpointCount;
+    const lastId = this.lastCheckpointId;
+    if (lastId === undefined || this.ended || this.changedSinceCheckpoint || this.listsFrom) return;
+    const last = this.store.getCheckpointState(lastId);
+    const before = this.timeline;
+    const ledgerIds = before.ledgerIds;
+    this.timeline = new RunTimeline(this.runId, {
+      state: stateOf(last),
+      stepIndex: before.stepIndex,
+      ...(before.lastBoundary !== undefined ? { lastBoundary: before.lastBoundary } : {}),
+      ledger: last.toolLedgerSnapshot,
+      begun: before.begunIds,
+      checkpointCount: count,
+      pendingArtifacts: before.pendingArtifacts,
+      ...(ledgerIds ? { ledgerIds } : {}),
+    });
+    // The next checkpoint continues the stored lists: their nodes are reused, nothing is hashed again.
+    this.listsFrom = {
+      checkpointId: lastId,
+      messages: this.timeline.state?.messages ?? [],
+      ledger: last.toolLedgerSnapshot,
+    };
+  }
 
   private take(boundary: CheckpointBoundary, input: CheckpointInput): CheckpointSummary {
     if (input.checkpointId !== undefined) assertId(input.checkpointId, 'checkpointId');
@@ -328,6 +370,8 @@ export class RunWriter {
     const summary = listsFrom ? this.store.appendCheckpoint(cp, { listsFrom }) : this.store.appendCheckpoint(cp);
     this.listsFrom = undefined;
     this.timeline.adopt(cp);
+    this.changedSinceCheckpoint = false;
+    this.lastCheckpointId = cp.checkpointId;
     this.taken?.push(summary);
     return summary;
   }
@@ -355,6 +399,7 @@ export class RunWriter {
       startedAt: call.startedAt ?? this.now(),
     });
     this.timeline.setRecord(record, true);
+    this.changedSinceCheckpoint = true;
     if (options.checkpoint === false) return { record };
     return { record, checkpoint: this.take('before_tool_call', { ...options.checkpoint, toolCallId }) };
   }
@@ -379,6 +424,7 @@ export class RunWriter {
         endedAt,
       });
       this.timeline.setRecord(record, true);
+      this.changedSinceCheckpoint = true;
       if (options.checkpoint === false) return { record };
       const input: CheckpointInput = { ...options.checkpoint, toolCallId };
       if (options.appendMessage !== false) {
@@ -416,6 +462,7 @@ export class RunWriter {
     if (edits.paths) applied.paths = edits.paths;
     const appliedAt = this.now();
     return this.atomic(() => {
+      this.changedSinceCheckpoint = true;
       if (this.timeline.state) {
         this.timeline.amend({
           ...(applied.runtimeContext !== undefined ? { runtimeContext: applied.runtimeContext } : {}),
@@ -477,6 +524,7 @@ export class RunWriter {
         input.content,
       );
       this.timeline.addArtifact(ref);
+      this.changedSinceCheckpoint = true;
       return ref;
     });
   }
@@ -495,6 +543,7 @@ export class RunWriter {
         status,
         ...(input.error !== undefined ? { error: serializeError(input.error) } : {}),
         endedAt: input.endedAt ?? this.now(),
+        ...(input.metadata !== undefined ? { metadata: input.metadata } : {}),
       });
     });
     this.ended = true;

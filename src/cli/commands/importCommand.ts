@@ -72,7 +72,7 @@ export const importCommand: CliCommand = {
           const pct = p.allBytesTotal > 0 ? Math.floor((100 * p.allBytesRead) / p.allBytesTotal) : 100;
           const what =
             p.phase === 'write'
-              ? `writing ${p.checkpointsWritten ?? 0} of ${p.checkpointsTotal ?? 0} checkpoints`
+              ? `writing ${p.checkpointsWritten ?? 0}${p.checkpointsTotal !== undefined ? ` of ${p.checkpointsTotal}` : ''} checkpoints`
               : `reading ${mib(p.allBytesRead)} of ${mib(p.allBytesTotal)}`;
           const files = p.filesTotal > 1 ? `file ${Math.min(p.filesDone + 1, p.filesTotal)} of ${p.filesTotal}, ` : '';
           process.stderr.write(`\r\x1b[Kimporting ${pct}% (${files}${what}) ${p.file}`);

@@ -34,13 +34,7 @@ function isConversation(e: Entry): boolean {
 
 /** The tool_use ids a tool-result-only user entry answers, or undefined when it holds anything else. */
 export function toolResultIds(e: Entry): string[] | undefined {
-  if (e.kind !== 'user' || typeof e.content === 'string' || e.content.length === 0) return undefined;
-  const ids: string[] = [];
-  for (const b of e.content) {
-    if (b.type !== 'tool_result') return undefined;
-    ids.push(String(b.tool_use_id));
-  }
-  return ids;
+  return e.kind === 'user' ? e.toolResults : undefined;
 }
 
 /** A prompt the user typed (not a tool result, not an injected reminder, not a compaction summary). */

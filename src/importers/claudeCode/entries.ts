@@ -115,6 +115,8 @@ export interface UserEntry extends EntryBase {
   isMeta: boolean;
   /** `toolUseResult.agentId` of an Agent/Task tool result: the subagent it ran. */
   subagentId?: string;
+  /** The tool_use ids the line answers when its content is tool results only (branches.ts `toolResultIds`). */
+  toolResults?: string[];
 }
 
 export interface AssistantEntry extends EntryBase {
@@ -164,6 +166,9 @@ export interface ParsedLine {
   skipped?: string;
 }
 
+/** Every line's type (made once: zod compiles a schema at its first parse, which costs more than the parse). */
+const HeadSchema = z.looseObject({ type: z.string() });
+
 const TreeNodeSchema = z.looseObject({
   uuid: z.string().nullish(),
   parentUuid: z.string().nullish(),
@@ -185,6 +190,17 @@ function agentIdInText(content: string | ContentBlock[]): string | undefined {
     }
   }
   return undefined;
+}
+
+/** The tool_use ids `content` answers when it holds tool results and nothing else. */
+function onlyToolResults(content: string | ContentBlock[]): string[] | undefined {
+  if (typeof content === 'string' || content.length === 0) return undefined;
+  const ids: string[] = [];
+  for (const b of content) {
+    if (b.type !== 'tool_result') return undefined;
+    ids.push(String(b.tool_use_id));
+  }
+  return ids;
 }
 
 function time(ts: string | null | undefined): number | undefined {
@@ -237,7 +253,7 @@ function blocksWithCheckedTools(blocks: ContentBlock[], where: string): ContentB
  * line) and the field when a known line type is malformed.
  */
 export function parseTranscriptLine(value: unknown, lineNo: number, where: string, facts: SessionFacts): ParsedLine {
-  const head = parseWith(z.looseObject({ type: z.string() }), value, where);
+  const head = parseWith(HeadSchema, value, where);
   switch (head.type) {
     case 'user': {
       const line = parseWith(UserLineSchema, value, where);
@@ -257,8 +273,10 @@ export function parseTranscriptLine(value: unknown, lineNo: number, where: strin
             (line.isSidechain !== true && typeof content !== 'string' && content.some((b) => b.type === 'tool_result')
               ? (line.agentId ?? undefined)
               : undefined));
+      const toolResults = onlyToolResults(content);
       return {
         entry: {
+          ...(toolResults ? { toolResults } : {}),
           kind: 'user',
           lineNo,
           uuid: line.uuid,

@@ -4,16 +4,25 @@
  * of it, and the subagent transcripts in `<session>/subagents/agent-*.jsonl`
  * as child runs linked to the tool call that started them (metadata
  * `subagentOf`). Synthesises the RuntimeContextSnapshot the format lacks
- * (see `sessionContext`). Reads files; writes nothing.
+ * (see `sessionContext`). A session is read twice: `prepareClaudeCodeSession`
+ * reads every line (validated once, with zod: entries.ts) for the tree and
+ * the session's facts, keeping each line's position instead of its content
+ * (lazyEntries.ts); `build` maps the runs, reading the content again line by
+ * line — into plans kept whole, or handed to a PlanOutput that writes them as
+ * they are made, so memory stays the tree's and the current conversation's.
+ * Reads files; writes nothing itself.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { OcdbError, errorMessage, type RuntimeContextSnapshot, type SideEffectLevel } from '../../model';
-import { RunPlanBuilder, planEnd, type RunPlan } from '../runPlan';
+import { RunPlanBuilder, planEnd, type PlanOp, type PlanOutput, type RunPlan } from '../runPlan';
+import { LineSource } from '../lineReader';
+import { prefixSha256 } from '../growth';
 import type { ReaderOptions } from '../importFile';
 import type { ImportWarning } from '../types';
 import { splitBranches } from './branches';
+import { lazyContent } from './lazyEntries';
 import { newSessionFacts, parseTranscriptLine, type Entry, type SessionFacts } from './entries';
 import { SessionMapper } from './sessionMapper';
 import { readSessionRows } from './sessionRows';
@@ -80,19 +89,33 @@ interface ReadResult {
   facts: SessionFacts;
   hash: string;
   lines: number;
+  /** sha256 (hex) of the bytes read, when the file was read as lines (its entries' content is read again). */
+  rawSha?: string;
+  /** Bytes read. */
+  bytes: number;
 }
 
-async function readTranscript(file: string, options: SessionReadOptions): Promise<ReadResult> {
+async function readTranscript(file: string, options: SessionReadOptions, source: LineSource): Promise<ReadResult> {
   const facts = newSessionFacts();
   const entries: Entry[] = [];
   const sidechains: Entry[] = [];
   const hash = createHash('sha256');
+  const raw = createHash('sha256');
+  let asLines = false;
   let lines = 0;
-  for await (const { lineNo, value, where } of readSessionRows(file, {
+  let bytes = 0;
+  for await (const { lineNo, value, where, start, length } of readSessionRows(file, {
     signal: options.signal,
     warnings: options.warnings,
-    onBytes: (b) => options.onBytes?.(file, b),
+    onBytes: (b) => {
+      bytes = b;
+      options.onBytes?.(file, b);
+    },
     onText: (t) => hash.update(t),
+    onChunk: (c) => {
+      asLines = true;
+      raw.update(c);
+    },
     strict: options.strict,
     onSkip: (line, reason) => options.skip({ file, line }, new Error(reason)),
   })) {
@@ -106,6 +129,8 @@ async function readTranscript(file: string, options: SessionReadOptions): Promis
     }
     if (parsed.skipped) options.unknownTypes[parsed.skipped] = (options.unknownTypes[parsed.skipped] ?? 0) + 1;
     if (!parsed.entry) continue;
+    // The content is read again when the run is mapped: the tree is what stays in memory.
+    if (start !== undefined && length !== undefined) lazyContent(parsed.entry, source, start, length);
     (parsed.entry.sidechain ? sidechains : entries).push(parsed.entry);
   }
   const subagentOnly = entries.length === 0 && sidechains.length > 0;
@@ -116,6 +141,8 @@ async function readTranscript(file: string, options: SessionReadOptions): Promis
     facts,
     hash: hash.digest('hex').slice(0, 10),
     lines,
+    ...(asLines ? { rawSha: raw.digest('hex') } : {}),
+    bytes,
   };
 }
 
@@ -167,28 +194,36 @@ interface TaskCall {
 
 const TASK_TOOLS = new Set(['Task', 'Agent']);
 
-function taskCalls(plans: RunPlan[]): TaskCall[] {
-  const out: TaskCall[] = [];
-  for (const plan of plans) {
-    const mine = new Map<string, TaskCall>();
-    for (const op of plan.ops) {
-      if (op.op === 'beginTool' && TASK_TOOLS.has(op.call.toolName)) {
-        const args = op.call.args as { prompt?: unknown } | undefined;
-        const call: TaskCall = {
-          runId: plan.runId,
-          toolCallId: op.call.toolCallId,
-          startedAt: op.call.startedAt,
-          ...(typeof args?.prompt === 'string' ? { prompt: args.prompt } : {}),
-        };
-        mine.set(call.toolCallId, call);
-        out.push(call);
-      } else if (op.op === 'finishTool') {
-        const call = mine.get(op.toolCallId);
-        if (call) call.endedAt = op.endedAt;
-      }
+/** What the session's runs are linked by, noted from their ops as they are made (kept or streamed). */
+class RunNotes {
+  /** Task / Agent calls of the runs, in the order they were begun. */
+  readonly calls: TaskCall[] = [];
+  private readonly open = new Map<string, Map<string, TaskCall>>();
+  /** Each run's before_prompt_build checkpoints (compactions). */
+  readonly promptBuilds = new Map<string, { checkpointId: string; createdAt: number }[]>();
+
+  note(runId: string, op: PlanOp): void {
+    if (op.op === 'beginTool' && TASK_TOOLS.has(op.call.toolName)) {
+      const args = op.call.args as { prompt?: unknown } | undefined;
+      const call: TaskCall = {
+        runId,
+        toolCallId: op.call.toolCallId,
+        startedAt: op.call.startedAt,
+        ...(typeof args?.prompt === 'string' ? { prompt: args.prompt } : {}),
+      };
+      const mine = this.open.get(runId) ?? new Map<string, TaskCall>();
+      mine.set(call.toolCallId, call);
+      this.open.set(runId, mine);
+      this.calls.push(call);
+    } else if (op.op === 'finishTool') {
+      const call = this.open.get(runId)?.get(op.toolCallId);
+      if (call) call.endedAt = op.endedAt;
+    } else if (op.op === 'checkpoint' && op.boundary === 'before_prompt_build') {
+      const list = this.promptBuilds.get(runId) ?? [];
+      list.push({ checkpointId: op.checkpointId, createdAt: op.createdAt });
+      this.promptBuilds.set(runId, list);
     }
   }
-  return out;
 }
 
 function firstPrompt(entries: Entry[]): string | undefined {
@@ -242,6 +277,8 @@ interface BuildInput {
   metadata: Record<string, unknown>;
   options: SessionReadOptions;
   onSubagent?: (agentId: string, runId: string, toolCallId: string) => void;
+  notes: RunNotes;
+  output?: PlanOutput;
 }
 
 /** An unexpected error while mapping a line, naming the file and line. */
@@ -286,6 +323,22 @@ function buildPlans(input: BuildInput): RunPlan[] {
         env,
         context,
       );
+    const isFork = branch.index > 0 && branch.parentIndex !== undefined;
+    mapper.builder.observe((op) => input.notes.note(runId, op));
+    input.output?.stream(mapper.builder, {
+      runId,
+      sessionId: read.facts.sessionId ?? basename(file, '.jsonl'),
+      agentId: input.agentId,
+      mode: isFork ? 'fork' : 'live',
+      ...(isFork ? { parentRunId: runIds[branch.parentIndex as number] as string } : {}),
+      ...(isFork && start?.from !== undefined ? { forkFromCheckpointId: start.from } : {}),
+      startedAt: start?.at ?? branch.entries[0]?.at ?? startAt,
+      // What is known before the run is mapped; the whole metadata comes with its end (PlanOutput).
+      metadata: { ...input.metadata },
+      initial: mapper.builder.start,
+    });
+    // Written as it is mapped, and no fork starts from it: its finished calls need not stay whole in memory.
+    if (input.output && !branches.some((b) => b.parentIndex === branch.index)) mapper.builder.forgetFinished();
     const forksHere = new Map<string, number[]>();
     for (const other of branches) {
       if (other.parentIndex === branch.index && other.branchPointUuid) {
@@ -325,7 +378,6 @@ function buildPlans(input: BuildInput): RunPlan[] {
     }
     const open = mapper.builder.closeUnanswered('the transcript ends before its result');
     const apiError = mapper.apiError;
-    const isFork = branch.index > 0 && branch.parentIndex !== undefined;
     const metadata: Record<string, unknown> = { ...input.metadata, compactions: mapper.compactions };
     if (isFork) metadata.rewoundAt = branch.branchPointUuid;
     if (branch.index > 0 && !isFork) metadata.detachedBranch = true;
@@ -356,15 +408,147 @@ function subagentFiles(sessionFile: string): string[] {
     .map((n) => join(dir, n));
 }
 
-/** Reads a session (and its subagents when `file` is a session, not itself a subagent file). */
+/**
+ * Reader options whose reports (warnings, skipped lines, unknown types) wait for `replay`: a subagent file is read
+ * before the session is mapped, and its reports come where they came when it was read after (the same order).
+ * Strict reading fails at once.
+ */
+function deferredOptions(options: SessionReadOptions): { options: SessionReadOptions; replay: () => void } {
+  const warnings: ImportWarning[] = [];
+  const skips: { at: number; record: Parameters<ReaderOptions['skip']>[0]; error: unknown }[] = [];
+  const unknownTypes: Record<string, number> = {};
+  const deferred: SessionReadOptions = {
+    ...options,
+    warnings,
+    unknownTypes,
+    skip: options.strict
+      ? options.skip
+      : (record, error) => {
+          skips.push({ at: warnings.length, record, error });
+        },
+  };
+  const replay = () => {
+    let next = 0;
+    warnings.forEach((w, i) => {
+      for (; next < skips.length && (skips[next] as { at: number }).at <= i; next++) {
+        const s = skips[next] as (typeof skips)[number];
+        options.skip(s.record, s.error);
+      }
+      options.warnings.push(w);
+    });
+    for (; next < skips.length; next++) {
+      const s = skips[next] as (typeof skips)[number];
+      options.skip(s.record, s.error);
+    }
+    for (const [type, n] of Object.entries(unknownTypes))
+      options.unknownTypes[type] = (options.unknownTypes[type] ?? 0) + n;
+  };
+  return { options: deferred, replay };
+}
+
+/** A session read for its tree and facts (and its subagent files), ready to be mapped into runs once. */
+export interface PreparedSession {
+  /** The run id whose presence in the store means "already imported". */
+  primaryRunId: string;
+  /** The content part of the file's legacy run ids (the first 10 hex digits of its text's sha256). */
+  contentHash: string;
+  /** Maps the runs: kept whole in the plans, or streamed to `output` (their plans' ops then stay empty). */
+  build(output?: PlanOutput): SessionPlans;
+  /**
+   * The sha256 of the bytes each file was read with, by file — throwing ImportFailed when a file's first bytes
+   * changed since (its content was read again from them): call it after `build`, before the runs are kept.
+   */
+  verify(): Map<string, string | undefined>;
+  close(): void;
+}
+
+/** Reads a session (and its subagents when `file` is a session, not itself a subagent file) for mapping. */
+export async function prepareClaudeCodeSession(file: string, options: SessionReadOptions): Promise<PreparedSession> {
+  const sources: LineSource[] = [];
+  const reads: { file: string; read: ReadResult }[] = [];
+  const open = (f: string) => {
+    const src = new LineSource(f);
+    sources.push(src);
+    return src;
+  };
+  const close = () => sources.forEach((src) => src.close());
+  try {
+    const read = await readTranscript(file, options, open(file));
+    reads.push({ file, read });
+    const isSubagentFile = /^agent-.+\.jsonl$/.test(basename(file)) || read.subagentOnly;
+    const subs: { file: string; read: ReadResult; replay: () => void }[] = [];
+    // Subagent files are read only for a session with a conversation (they are mapped after it).
+    if (!isSubagentFile && read.entries.length > 0) {
+      for (const sub of subagentFiles(file)) {
+        const deferred = deferredOptions(options);
+        const subRead = await readTranscript(sub, deferred.options, open(sub));
+        reads.push({ file: sub, read: subRead });
+        subs.push({ file: sub, read: subRead, replay: deferred.replay });
+      }
+    }
+    const sessionId = read.facts.sessionId ?? basename(file, '.jsonl');
+    const ownAgent = isSubagentFile
+      ? (read.facts.agentId ?? basename(file, '.jsonl').replace(/^agent-/, ''))
+      : undefined;
+    // From the session, not the content: a re-import of the grown file continues the run (growth.ts).
+    const suffix = options.idSuffix !== undefined ? `-${options.idSuffix}` : '';
+    const runId = ownAgent ? `cc-${sessionId}-agent-${ownAgent}${suffix}` : `cc-${sessionId}${suffix}`;
+    let built = false;
+    return {
+      primaryRunId: runId,
+      contentHash: read.hash,
+      build: (output) => {
+        if (built) throw new Error(`${file}: a prepared session is mapped once`);
+        built = true;
+        return buildSession({ file, read, subs, isSubagentFile, ownAgent, runId, options, output });
+      },
+      verify: () => {
+        const shas = new Map<string, string | undefined>();
+        for (const { file: f, read: r } of reads) {
+          const now = prefixSha256(f, r.bytes);
+          if (r.rawSha !== undefined && now !== r.rawSha) {
+            throw new OcdbError(
+              'ImportFailed',
+              `${f} changed while it was imported (its first ${r.bytes} bytes are not those read); nothing of it was imported. Import it again.`,
+              { file: f },
+            );
+          }
+          shas.set(f, now);
+        }
+        return shas;
+      },
+      close,
+    };
+  } catch (e) {
+    close();
+    throw e;
+  }
+}
+
+/** Reads a session (and its subagents when `file` is a session, not itself a subagent file) into plans. */
 export async function readClaudeCodeSession(file: string, options: SessionReadOptions): Promise<SessionPlans> {
-  const read = await readTranscript(file, options);
-  const isSubagentFile = /^agent-.+\.jsonl$/.test(basename(file)) || read.subagentOnly;
-  const sessionId = read.facts.sessionId ?? basename(file, '.jsonl');
-  const ownAgent = isSubagentFile ? (read.facts.agentId ?? basename(file, '.jsonl').replace(/^agent-/, '')) : undefined;
-  // From the session, not the content: a re-import of the grown file continues the run (growth.ts).
-  const suffix = options.idSuffix !== undefined ? `-${options.idSuffix}` : '';
-  const runId = ownAgent ? `cc-${sessionId}-agent-${ownAgent}${suffix}` : `cc-${sessionId}${suffix}`;
+  const prepared = await prepareClaudeCodeSession(file, options);
+  try {
+    const plans = prepared.build();
+    prepared.verify();
+    return plans;
+  } finally {
+    prepared.close();
+  }
+}
+
+function buildSession(input: {
+  file: string;
+  read: ReadResult;
+  subs: { file: string; read: ReadResult; replay: () => void }[];
+  isSubagentFile: boolean;
+  ownAgent: string | undefined;
+  runId: string;
+  options: SessionReadOptions;
+  output: PlanOutput | undefined;
+}): SessionPlans {
+  const { file, read, isSubagentFile, ownAgent, runId, options, output } = input;
+  const notes = new RunNotes();
   const links = new Map<string, { runId: string; toolCallId: string }>();
   const source = (f: string, r: ReadResult) => ({
     format: 'claude-code',
@@ -384,11 +568,15 @@ export async function readClaudeCodeSession(file: string, options: SessionReadOp
     metadata,
     options,
     onSubagent: (agentId, parentRunId, toolCallId) => links.set(agentId, { runId: parentRunId, toolCallId }),
+    notes,
+    ...(output ? { output } : {}),
   });
   const extraFiles: string[] = [];
   if (isSubagentFile || plans.length === 0) return { plans, primaryRunId: runId, extraFiles };
   const main = plans[0] as RunPlan;
-  const calls = taskCalls(plans);
+  // The session's own calls (subagent runs mapped next add theirs to the notes, not to these).
+  const calls = [...notes.calls];
+  const compactions = [...(notes.promptBuilds.get(main.runId) ?? [])];
   const subagents: Record<string, unknown>[] = [];
   const addSubagent = (
     agentId: string,
@@ -418,6 +606,8 @@ export async function readClaudeCodeSession(file: string, options: SessionReadOp
         agentId: 'claude-code/subagent',
         metadata: subMeta,
         options,
+        notes,
+        ...(output ? { output } : {}),
       }),
     );
   };
@@ -425,17 +615,13 @@ export async function readClaudeCodeSession(file: string, options: SessionReadOp
     const subRead: ReadResult = { ...read, entries: group.entries, sidechains: [], subagentOnly: true };
     addSubagent(group.key, subRead, file, linkSubagent(group.agentId, group.entries, links, calls), true, group.runKey);
   }
-  for (const sub of subagentFiles(file)) {
-    const subRead = await readTranscript(sub, options);
+  for (const { file: sub, read: subRead, replay } of input.subs) {
+    replay();
     const agentId = subRead.facts.agentId ?? basename(sub, '.jsonl').slice('agent-'.length);
     extraFiles.push(sub);
     if (agentId.startsWith('acompact')) {
       // A compaction's summariser: linked to the compaction it wrote (the first one after it started).
       const at = subRead.entries.find((e) => e.at !== undefined)?.at ?? 0;
-      const compactions = main.ops.filter(
-        (op): op is Extract<typeof op, { op: 'checkpoint' }> =>
-          op.op === 'checkpoint' && op.boundary === 'before_prompt_build',
-      );
       const cp = compactions.find((op) => op.createdAt >= at) ?? compactions.at(-1);
       addSubagent(
         agentId,

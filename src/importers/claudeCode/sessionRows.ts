@@ -37,12 +37,13 @@ export function sessionEntryOf(value: unknown): unknown {
 export async function* readSessionRows(
   file: string,
   options: JsonLinesOptions,
-): AsyncGenerator<{ lineNo: number; value: unknown; where: string }> {
+): AsyncGenerator<{ lineNo: number; value: unknown; where: string; start?: number; length?: number }> {
   let n = 0;
   for await (const rec of readJsonRecords(file, { ...options, spread: true })) {
     n++;
     const m = /^line (\d+)$/.exec(rec.where);
     const lineNo = m ? Number(m[1]) : n;
-    yield { lineNo, value: sessionEntryOf(rec.value), where: `${file}: ${rec.where || `row ${n}`}` };
+    const at = rec.start !== undefined && rec.length !== undefined ? { start: rec.start, length: rec.length } : {};
+    yield { lineNo, value: sessionEntryOf(rec.value), where: `${file}: ${rec.where || `row ${n}`}`, ...at };
   }
 }

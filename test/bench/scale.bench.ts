@@ -22,7 +22,7 @@
  * PostgreSQL: OCDB_BENCH_PG_URL, else OCDB_TEST_PG_URL; each scale gets a database of its own on that server
  * (advisory locks, hence the store's write lock, are per database: the long seeding transactions never hold up
  * another store on a shared server), dropped after. OCDB_BENCH_SCALE_KEEP=<folder> keeps the seeded stores (SQLite
- * files in the folder, databases named ocdb_scale_<runs>r_<checkpoints>c) and continues seeding one that was cut
+ * files in the folder, databases named ocdb_scale_<runs>r_<checkpoints>c, the scale's own counts) and continues seeding one that was cut
  * short. Figures only; nothing is asserted but that the store checks out and the writers lost nothing.
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -319,12 +319,19 @@ export async function run(): Promise<void> {
   const columns: Column[] = [];
   try {
     for (const runs of scales) {
-      const f = await measure(join(dir, `runs-${runs}r-${total}c.db`), `SQLite ${runs}`, families, runs);
+      const f = await measure(
+        join(dir, `runs-${runs}r-${Math.round(runs * perRun)}c.db`),
+        `SQLite ${runs}`,
+        families,
+        runs,
+      );
       columns.push({ engine: 'SQLite', runs, f });
     }
     if (pgUrl) {
       for (const runs of scales) {
-        const name = keepDir ? `ocdb_scale_${runs}r_${total}c` : `ocdb_scale_${process.pid}_${runs}r`;
+        const name = keepDir
+          ? `ocdb_scale_${runs}r_${Math.round(runs * perRun)}c`
+          : `ocdb_scale_${process.pid}_${runs}r`;
         const pg = pgDatabase(pgUrl, name, keepDir !== undefined);
         try {
           columns.push({

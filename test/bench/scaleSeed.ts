@@ -22,13 +22,13 @@ export function copyRunId(copy: number, family: number, index = 0): string {
 }
 
 /** A family's template ids (run ids, then checkpoint ids) and the pattern that finds any of them in its texts. */
-interface FamilyTokens {
+export interface FamilyTokens {
   pattern: RegExp;
   /** token -> what it becomes in copy `copy`. */
   rename: Map<string, (copy: number) => string>;
 }
 
-function tokensOf(family: TemplateFamily, f: number): FamilyTokens {
+export function tokensOf(family: TemplateFamily, f: number): FamilyTokens {
   const rename = new Map<string, (copy: number) => string>();
   family.runIds.forEach((id, i) => rename.set(id, (copy) => copyRunId(copy, f, i)));
   family.texts.forEach((text, i) => {
@@ -41,7 +41,7 @@ function tokensOf(family: TemplateFamily, f: number): FamilyTokens {
   return { pattern: new RegExp(escaped.join('|'), 'g'), rename };
 }
 
-function copyText(text: string, tokens: FamilyTokens, copy: number): string {
+export function copyText(text: string, tokens: FamilyTokens, copy: number): string {
   const shift = copy * 60_000;
   return text
     .replace(tokens.pattern, (token) => (tokens.rename.get(token) as (copy: number) => string)(copy))

@@ -14,7 +14,8 @@
  *     `listRuns({ parentRunId })` (a run's forks, when it is expanded), p50 / p95 of 30;
  *   - `ocdb runs` (dist/cli.js, a process of its own each time: start, open, list 50, print), p50 / p95 of 5;
  *   - a step in a real `ocdb dap` process: launch on the long run, next -> stopped -> stackTrace 20 -> scopes ->
- *     variables of every scope, p50 / p95 of 20 steps at its start and 20 at its end;
+ *     variables of every scope, p50 / p95 of 20 steps at its start and 20 at its end; and every step of a seeded
+ *     fork (from its first checkpoint to its end: a loaded run replays);
  *   - append under OCDB_BENCH_SCALE_WRITERS writer processes at once (default 8; sharedWriter.ts, the SDK), each
  *     OCDB_BENCH_SCALE_APPENDS checkpoints (default 100): per checkpoint p50 / p95, throughput, and the
  *     checkpoints in the store afterwards against those expected.
@@ -54,6 +55,8 @@ interface Figures {
   cliRuns: Summary;
   stepStart: Summary;
   stepEnd: Summary;
+  /** Stepping a seeded fork from its first checkpoint to its end (any seeded run replays). */
+  stepSeeded: Summary;
   longCheckpoints: number;
   writers: number;
   append: Summary;
@@ -233,6 +236,13 @@ async function measure(
     const stepStart = await steps(location, LONG_RUN, (long[1] ?? long[0])?.checkpointId ?? '', stepCount);
     const endAt = long[long.length - 2 - stepCount];
     const stepEnd = await steps(location, LONG_RUN, endAt?.checkpointId ?? '', stepCount);
+    const seededFork = copyRunId(
+      mid,
+      families.findIndex((f) => f.runIds.length > 1),
+      1,
+    );
+    const seededCps = store.listCheckpoints(seededFork);
+    const stepSeeded = await steps(location, seededFork, seededCps[0]?.checkpointId ?? '', seededCps.length - 1);
     const ids = Array.from({ length: writerCount }, (_, w) => `scale-writer-${process.pid}-${runs}-${w}`);
     const w = await writers(location, ids, appends);
     let written = 0;
@@ -248,6 +258,7 @@ async function measure(
       cliRuns: cli,
       stepStart,
       stepEnd,
+      stepSeeded,
       longCheckpoints: long.length,
       writers: writerCount,
       append: summarize(w.perCheckpoint),
@@ -292,6 +303,7 @@ const MEASURES: [string, (f: Figures) => string, (f: Figures) => number][] = [
   ['`ocdb runs` wall p50 / p95 (ms, a process each)', (f) => ms(f.cliRuns), (f) => f.cliRuns.p50],
   ['debugger step, start of the long run p50 / p95 (ms)', (f) => ms(f.stepStart), (f) => f.stepStart.p50],
   ['debugger step, end of the long run p50 / p95 (ms)', (f) => ms(f.stepEnd), (f) => f.stepEnd.p50],
+  ['debugger step across a seeded fork p50 / p95 (ms)', (f) => ms(f.stepSeeded), (f) => f.stepSeeded.p50],
   [
     'append under concurrent writers p50 / p95 (ms per checkpoint)',
     (f) => `${ms(f.append)} (${f.writers} processes)`,
@@ -374,7 +386,7 @@ function report(columns: readonly Column[], full: number): void {
     if (cols.length === 0) continue;
     line([engine, ...cols.map((c) => `${c.runs} runs`), 'growth']);
     line(['---', ...cols.map(() => '---'), '---']);
-    for (const [what, , value] of MEASURES.slice(1, 7)) {
+    for (const [what, , value] of MEASURES.slice(1, 8)) {
       const first = cols[0]?.f;
       const last = cols.at(-1)?.f;
       line([

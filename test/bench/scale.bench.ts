@@ -14,7 +14,7 @@
  *     `listRuns({ parentRunId })` (a run's forks, when it is expanded), p50 / p95 of 30;
  *   - `ocdb runs` (dist/cli.js, a process of its own each time: start, open, list 50, print), p50 / p95 of 5;
  *   - a step in a real `ocdb dap` process: launch on the long run, next -> stopped -> stackTrace 20 -> scopes ->
- *     variables of every scope, p50 / p95 of 20 steps at its start and 20 at its end; and every step of a seeded
+ *     variables of every scope, p50 / p95 of 20 steps from its checkpoint 100 and 20 at its end; and every step of a seeded
  *     fork (from its first checkpoint to its end: a loaded run replays);
  *   - append under OCDB_BENCH_SCALE_WRITERS writer processes at once (default 8; sharedWriter.ts, the SDK), each
  *     OCDB_BENCH_SCALE_APPENDS checkpoints (default 100): per checkpoint p50 / p95, throughput, and the
@@ -233,7 +233,9 @@ async function measure(
     const cli = cliRuns(location, 5);
     const long = store.listCheckpoints(LONG_RUN);
     const stepCount = Math.min(20, Math.floor(long.length / 2) - 1);
-    const stepStart = await steps(location, LONG_RUN, (long[1] ?? long[0])?.checkpointId ?? '', stepCount);
+    // from checkpoint 100 (as dap.bench.ts): a page of 100 messages to show at the start as at the end
+    const startAt = long[Math.min(100, Math.floor(long.length / 4))] ?? long[0];
+    const stepStart = await steps(location, LONG_RUN, startAt?.checkpointId ?? '', stepCount);
     const endAt = long[long.length - 2 - stepCount];
     const stepEnd = await steps(location, LONG_RUN, endAt?.checkpointId ?? '', stepCount);
     const seededFork = copyRunId(
@@ -301,8 +303,8 @@ const MEASURES: [string, (f: Figures) => string, (f: Figures) => number][] = [
   ['tree page p50 / p95 (ms, 200 top-level runs)', (f) => ms(f.tree), (f) => f.tree.p50],
   ["a run's forks p50 / p95 (ms)", (f) => ms(f.forks), (f) => f.forks.p50],
   ['`ocdb runs` wall p50 / p95 (ms, a process each)', (f) => ms(f.cliRuns), (f) => f.cliRuns.p50],
-  ['debugger step, start of the long run p50 / p95 (ms)', (f) => ms(f.stepStart), (f) => f.stepStart.p50],
-  ['debugger step, end of the long run p50 / p95 (ms)', (f) => ms(f.stepEnd), (f) => f.stepEnd.p50],
+  ['debugger step at checkpoint 100 of the long run p50 / p95 (ms)', (f) => ms(f.stepStart), (f) => f.stepStart.p50],
+  ['debugger step at the end of the long run p50 / p95 (ms)', (f) => ms(f.stepEnd), (f) => f.stepEnd.p50],
   ['debugger step across a seeded fork p50 / p95 (ms)', (f) => ms(f.stepSeeded), (f) => f.stepSeeded.p50],
   [
     'append under concurrent writers p50 / p95 (ms per checkpoint)',

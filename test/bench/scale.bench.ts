@@ -202,33 +202,50 @@ async function writers(
   return { perCheckpoint, wallUs };
 }
 
+interface Seeded {
+  seconds: number;
+  checkpoints: number;
+  integrity: string;
+}
+
+/** Seeds the store at `location` to `runs` runs (and the long run), then runs its integrity check. */
+async function prepare(
+  location: string,
+  label: string,
+  families: readonly TemplateFamily[],
+  runs: number,
+): Promise<Seeded> {
+  const copies = Math.ceil(runs / runsPerCopy(families));
+  const seeder = openRunStore(location, { create: true });
+  try {
+    process.stdout.write(`${label}: seeding ${copies * runsPerCopy(families)} runs…\n`);
+    const seeded = await seed(seeder, location, families, copies, int(process.env.OCDB_BENCH_SCALE_LONG, 2000), label);
+    const integrity = seeder.integrityCheck();
+    process.stdout.write(
+      `${label}: seeded ${seeded.checkpoints} checkpoints in ${fmt(seeded.seconds, 1)} s; integrity ${integrity}\n`,
+    );
+    return { ...seeded, integrity };
+  } finally {
+    seeder.close();
+  }
+}
+
 async function measure(
   location: string,
   label: string,
   families: readonly TemplateFamily[],
   runs: number,
+  seeded: Seeded,
 ): Promise<Figures> {
-  const longCheckpoints = int(process.env.OCDB_BENCH_SCALE_LONG, 2000);
   const writerCount = int(process.env.OCDB_BENCH_SCALE_WRITERS, 8);
   const appends = int(process.env.OCDB_BENCH_SCALE_APPENDS, 100);
   const copies = Math.ceil(runs / runsPerCopy(families));
-  const seeder = openRunStore(location, { create: true });
-  let seeded: { seconds: number; checkpoints: number };
-  let integrity: string;
-  try {
-    process.stdout.write(`${label}: seeding ${copies * runsPerCopy(families)} runs…\n`);
-    seeded = await seed(seeder, location, families, copies, longCheckpoints, label);
-    integrity = seeder.integrityCheck();
-  } finally {
-    seeder.close();
-  }
+  const integrity = seeded.integrity;
   // measured as the next process to open the store finds it (SQLite: the seeding's WAL folded in at close)
   const store = openRunStore(location, { create: false });
   try {
     const counted = countCheckpoints(store);
-    process.stdout.write(
-      `${label}: ${counted.runs} runs / ${counted.checkpoints} checkpoints; seeded ${seeded.checkpoints} in ${fmt(seeded.seconds, 1)} s; integrity ${integrity}\n`,
-    );
+    process.stdout.write(`${label}: measuring (${counted.runs} runs / ${counted.checkpoints} checkpoints)…\n`);
     const mid = Math.floor(copies / 2);
     const forked = copyRunId(
       mid,
@@ -339,36 +356,29 @@ export async function run(): Promise<void> {
   process.stdout.write(`recording the template runs (~${fmt(perRun, 1)} checkpoints a run)…\n`);
   const families = await recordTemplates(perRun);
   const columns: Column[] = [];
-  try {
+  // every store seeded first, then every one measured: no seeding of ours runs beside a measure
+  const stores: { engine: string; runs: number; location: string; drop: () => void; seeded?: Seeded }[] = [];
+  for (const runs of scales) {
+    const location = join(dir, `runs-${runs}r-${Math.round(runs * perRun)}c.db`);
+    stores.push({ engine: 'SQLite', runs, location, drop: () => undefined });
+  }
+  if (pgUrl) {
     for (const runs of scales) {
-      const f = await measure(
-        join(dir, `runs-${runs}r-${Math.round(runs * perRun)}c.db`),
-        `SQLite ${runs}`,
-        families,
-        runs,
-      );
-      columns.push({ engine: 'SQLite', runs, f });
+      const name = keepDir ? `ocdb_scale_${runs}r_${Math.round(runs * perRun)}c` : `ocdb_scale_${process.pid}_${runs}r`;
+      stores.push({ engine: 'PostgreSQL', runs, ...pgDatabase(pgUrl, name, keepDir !== undefined) });
     }
-    if (pgUrl) {
-      for (const runs of scales) {
-        const name = keepDir
-          ? `ocdb_scale_${runs}r_${Math.round(runs * perRun)}c`
-          : `ocdb_scale_${process.pid}_${runs}r`;
-        const pg = pgDatabase(pgUrl, name, keepDir !== undefined);
-        try {
-          columns.push({
-            engine: 'PostgreSQL',
-            runs,
-            f: await measure(pg.location, `PostgreSQL ${runs}`, families, runs),
-          });
-        } finally {
-          pg.drop();
-        }
-      }
-    } else {
-      console.log('PostgreSQL: not measured (set OCDB_BENCH_PG_URL=postgres://user:pw@host:port/db to add its column)');
+  } else {
+    console.log('PostgreSQL: not measured (set OCDB_BENCH_PG_URL=postgres://user:pw@host:port/db to add its column)');
+  }
+  try {
+    for (const s of stores) s.seeded = await prepare(s.location, `${s.engine} ${s.runs}`, families, s.runs);
+    for (const s of stores) {
+      const label = `${s.engine} ${s.runs}`;
+      const f = await measure(s.location, label, families, s.runs, s.seeded as Seeded);
+      columns.push({ engine: s.engine, runs: s.runs, f });
     }
   } finally {
+    for (const s of stores) s.drop();
     if (!keepDir) rmSync(dir, { recursive: true, force: true });
   }
   report(columns, full);

@@ -26,9 +26,10 @@
  *
  * PostgreSQL: OCDB_BENCH_PG_URL, else OCDB_TEST_PG_URL; each scale gets a database of its own on that server
  * (advisory locks, hence the store's write lock, are per database: the long seeding transactions never hold up
- * another store on a shared server), dropped after. OCDB_BENCH_SCALE_KEEP=<folder> keeps the seeded stores (SQLite
- * files in the folder, databases named ocdb_scale_<runs>r_<checkpoints>c, the scale's own counts) and continues seeding one that was cut
- * short. Figures only; nothing is asserted but that the store checks out and the writers lost nothing.
+ * another store on a shared server), dropped after; `VACUUM (ANALYZE)` once seeded, as autovacuum would in time.
+ * OCDB_BENCH_SCALE_KEEP=<folder> keeps the seeded stores (SQLite files in the folder, databases named
+ * ocdb_scale_<runs>r_<checkpoints>c, the scale's own counts) and continues seeding one that was cut short.
+ * Figures only; nothing is asserted but that the store checks out and the writers lost nothing.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -304,7 +305,11 @@ async function measure(
 }
 
 /** A database of its own on the server of `url` (dropped by the returned function unless kept). */
-function pgDatabase(url: string, name: string, keep: boolean): { location: string; drop: () => void } {
+function pgDatabase(
+  url: string,
+  name: string,
+  keep: boolean,
+): { location: string; settle: () => void; drop: () => void } {
   const admin = new PgDriver({ url, location: 'the bench server' });
   const exists = admin.prepare('SELECT 1 AS x FROM pg_database WHERE datname = ?').get(name);
   if (!exists) admin.exec(`CREATE DATABASE ${name}`);
@@ -312,6 +317,16 @@ function pgDatabase(url: string, name: string, keep: boolean): { location: strin
   at.pathname = `/${name}`;
   return {
     location: at.toString(),
+    // after a bulk load, what autovacuum does to a store that has been in use for a while: the planner's statistics
+    // and the visibility map (without it a COUNT reads the heap of every run the load just wrote and updated)
+    settle: () => {
+      const db = new PgDriver({ url: at.toString(), location: `the bench database ${name}` });
+      try {
+        db.exec('VACUUM (ANALYZE)');
+      } finally {
+        db.close();
+      }
+    },
     drop: () => {
       if (!keep) admin.exec(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       admin.close();
@@ -361,7 +376,14 @@ export async function run(): Promise<void> {
   const families = await recordTemplates(perRun);
   const columns: Column[] = [];
   // every store seeded first, then every one measured: no seeding of ours runs beside a measure
-  const stores: { engine: string; runs: number; location: string; drop: () => void; seeded?: Seeded }[] = [];
+  const stores: {
+    engine: string;
+    runs: number;
+    location: string;
+    settle?: () => void;
+    drop: () => void;
+    seeded?: Seeded;
+  }[] = [];
   for (const runs of scales) {
     const location = join(dir, `runs-${runs}r-${Math.round(runs * perRun)}c.db`);
     stores.push({ engine: 'SQLite', runs, location, drop: () => undefined });
@@ -375,7 +397,10 @@ export async function run(): Promise<void> {
     console.log('PostgreSQL: not measured (set OCDB_BENCH_PG_URL=postgres://user:pw@host:port/db to add its column)');
   }
   try {
-    for (const s of stores) s.seeded = await prepare(s.location, `${s.engine} ${s.runs}`, families, s.runs);
+    for (const s of stores) {
+      s.seeded = await prepare(s.location, `${s.engine} ${s.runs}`, families, s.runs);
+      s.settle?.();
+    }
     for (const s of stores) {
       const label = `${s.engine} ${s.runs}`;
       const f = await measure(s.location, label, families, s.runs, s.seeded as Seeded);

@@ -4,7 +4,8 @@
  * poller of changesSince sees every change once and in order; a transaction left open does not hold up writers of
  * other runs, and the change it commits later is not missed; two forks of one parent writing the same list node
  * at once both succeed (the second waits for the first and takes its row); two stores in two schemas of one
- * database never wait for each other's locks.
+ * database never wait for each other's locks; a host whose clock is off records runs others read alive; deleteRun's
+ * garbage collection waits for a writer in flight that reuses the deleted run's content.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';

@@ -4,10 +4,13 @@
  * by included) — hashes as `importGolden.json` says, which was recorded from main before the change. Paths and
  * the store's volatile fields (owner, heartbeat) are normalised. A failure names the run and its first checkpoint
  * that differs. Re-record with UPDATE_GOLDEN=1 only when a change of the imported runs is intended.
+ * The fixtures are imported from a copy whose files all carry one fixed mtime: formats without timestamps (OpenAI
+ * chat logs, replay turns) date their runs by the file's mtime, which a checkout sets to the time of the clone.
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { importPath } from '../../../src/importers';
@@ -26,8 +29,8 @@ interface RunDigest {
 const sha = (v: unknown) => createHash('sha256').update(JSON.stringify(v)).digest('hex').slice(0, 16);
 
 /** The export with what differs between two stores of the same runs taken out. */
-function normalised(value: unknown): unknown {
-  const text = JSON.stringify(value).split(FIXTURES).join('<fixtures>');
+function normalised(value: unknown, root: string): unknown {
+  const text = JSON.stringify(value).split(root).join('<fixtures>');
   return JSON.parse(text, (key, v: unknown) =>
     key === 'ownerPid' || key === 'ownerHost' || key === 'heartbeatAt' ? undefined : v,
   );
@@ -36,12 +39,18 @@ function normalised(value: unknown): unknown {
 describe('imports match the runs recorded before the import streamed', () => {
   it('exports every run of every fixture as before', async () => {
     const t = tempStore();
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ocdb-golden-'));
     try {
-      const summary = await importPath(t.store, FIXTURES);
+      fs.cpSync(FIXTURES, root, { recursive: true });
+      const fixed = new Date('2025-01-01T00:00:00Z');
+      for (const f of fs.readdirSync(root, { recursive: true, withFileTypes: true })) {
+        if (f.isFile()) fs.utimesSync(path.join(f.parentPath, f.name), fixed, fixed);
+      }
+      const summary = await importPath(t.store, root);
       assert.equal(summary.failed, 0, JSON.stringify(summary.files.filter((f) => f.outcome === 'failed')));
       const now: Record<string, RunDigest> = {};
       for (const runId of [...summary.runIds].sort()) {
-        const exported = normalised(t.store.exportRun(runId)) as {
+        const exported = normalised(t.store.exportRun(runId), root) as {
           checkpoints: unknown[];
           toolLedger: unknown[];
           [k: string]: unknown;
@@ -73,6 +82,7 @@ describe('imports match the runs recorded before the import streamed', () => {
       }
     } finally {
       t.close();
+      fs.rmSync(root, { recursive: true, force: true });
     }
   });
 });

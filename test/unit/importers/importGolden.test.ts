@@ -1,17 +1,38 @@
 /**
  * Every fixture imports to exactly the runs it imported to before the import streamed (issue 11, item 6): the
  * export of each run — checkpoints, ledger, tool calls, metadata (the source facts a grown file is recognised
- * by included) — hashes as `importGolden.json` says, which was recorded from main before the change. Paths and
- * the store's volatile fields (owner, heartbeat) are normalised. A failure names the run and its first checkpoint
+ * by included) — hashes as `importGolden.json` says, which was recorded from main before the change. The fixtures
+ * are imported from a copy whose files all have one fixed mtime (a log without times, as one OpenAI fixture is,
+ * takes its times from its file's mtime: a checkout's own otherwise). Paths and the store's volatile fields
+ * (owner, heartbeat) are normalised. A failure names the run and its first checkpoint
  * that differs. Re-record with UPDATE_GOLDEN=1 only when a change of the imported runs is intended.
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
+import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { importPath } from '../../../src/importers';
 import { FIXTURES, tempStore } from './helpers';
+
+/** The mtime every copied fixture gets (2026-01-01T00:00:00Z). */
+const FIXED_MTIME = new Date(Date.UTC(2026, 0, 1));
+
+/** A copy of the fixtures whose files all have FIXED_MTIME. */
+function fixturesCopy(): string {
+  const dir = path.join(fs.mkdtempSync(path.join(tmpdir(), 'ocdb-golden-')), 'fixtures');
+  fs.cpSync(FIXTURES, dir, { recursive: true });
+  const walk = (d: string): void => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else fs.utimesSync(p, FIXED_MTIME, FIXED_MTIME);
+    }
+  };
+  walk(dir);
+  return dir;
+}
 
 const GOLDEN = path.join(__dirname, 'importGolden.json');
 
@@ -26,8 +47,8 @@ interface RunDigest {
 const sha = (v: unknown) => createHash('sha256').update(JSON.stringify(v)).digest('hex').slice(0, 16);
 
 /** The export with what differs between two stores of the same runs taken out. */
-function normalised(value: unknown): unknown {
-  const text = JSON.stringify(value).split(FIXTURES).join('<fixtures>');
+function normalised(value: unknown, fixtures: string): unknown {
+  const text = JSON.stringify(value).split(fixtures).join('<fixtures>');
   return JSON.parse(text, (key, v: unknown) =>
     key === 'ownerPid' || key === 'ownerHost' || key === 'heartbeatAt' ? undefined : v,
   );
@@ -36,12 +57,13 @@ function normalised(value: unknown): unknown {
 describe('imports match the runs recorded before the import streamed', () => {
   it('exports every run of every fixture as before', async () => {
     const t = tempStore();
+    const fixtures = fixturesCopy();
     try {
-      const summary = await importPath(t.store, FIXTURES);
+      const summary = await importPath(t.store, fixtures);
       assert.equal(summary.failed, 0, JSON.stringify(summary.files.filter((f) => f.outcome === 'failed')));
       const now: Record<string, RunDigest> = {};
       for (const runId of [...summary.runIds].sort()) {
-        const exported = normalised(t.store.exportRun(runId)) as {
+        const exported = normalised(t.store.exportRun(runId), fixtures) as {
           checkpoints: unknown[];
           toolLedger: unknown[];
           [k: string]: unknown;
@@ -73,6 +95,7 @@ describe('imports match the runs recorded before the import streamed', () => {
       }
     } finally {
       t.close();
+      fs.rmSync(path.dirname(fixtures), { recursive: true, force: true });
     }
   });
 });

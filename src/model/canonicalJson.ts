@@ -145,12 +145,71 @@ function expand(value: unknown, depth: number, stack: Frame[], out: string[], pa
   }
 }
 
+/** How deeply `writeShallow` recurses before it leaves a value to the iterative walk. */
+const SHALLOW_DEPTH = 32;
+
+/** Writes `value` as `expand` does, recursively; false (and `out` unfinished) when it nests deeper than SHALLOW_DEPTH. */
+function writeShallow(value: unknown, depth: number, out: string[]): boolean {
+  if (value === null || value === undefined) {
+    out.push('null');
+    return true;
+  }
+  switch (typeof value) {
+    case 'string':
+      out.push(JSON.stringify(value));
+      return true;
+    case 'number':
+      out.push(Number.isFinite(value) ? JSON.stringify(value) : 'null');
+      return true;
+    case 'boolean':
+      out.push(value ? 'true' : 'false');
+      return true;
+    case 'bigint':
+      out.push(value.toString());
+      return true;
+    case 'object': {
+      const withToJson = value as { toJSON?: () => unknown };
+      if (typeof withToJson.toJSON === 'function') return writeShallow(withToJson.toJSON(), depth, out);
+      if (depth >= SHALLOW_DEPTH) return false;
+      if (Array.isArray(value)) {
+        out.push('[');
+        for (let i = 0; i < value.length; i++) {
+          if (i > 0) out.push(',');
+          const item = value[i] as unknown;
+          if (!writeShallow(item === undefined || typeof item === 'function' ? null : item, depth + 1, out))
+            return false;
+        }
+        out.push(']');
+      } else {
+        const record = value as Record<string, unknown>;
+        out.push('{');
+        let first = true;
+        for (const key of Object.keys(record).sort()) {
+          const v = record[key];
+          if (v === undefined || typeof v === 'function' || typeof v === 'symbol') continue;
+          out.push(`${first ? '' : ','}${JSON.stringify(key)}:`);
+          first = false;
+          if (!writeShallow(v, depth + 1, out)) return false;
+        }
+        out.push('}');
+      }
+      return true;
+    }
+    default:
+      out.push('null');
+      return true;
+  }
+}
+
 /**
  * JSON with object keys sorted at every level and no whitespace; `undefined`
  * members are dropped as JSON.stringify does. Iterative; a value nested
  * deeper than MAX_JSON_DEPTH throws a located InvalidInput (`tooDeep`).
  */
 export function canonicalJson(value: unknown): string {
+  // Most values nest a few levels: written by recursion, as `expand` writes them; a deeper one by the walk below.
+  const shallow: string[] = [];
+  if (writeShallow(value, 0, shallow)) return shallow.join('');
   const out: string[] = [];
   const stack: Frame[] = [{ kind: 'value', value, depth: 0 }];
   // the path is only needed for the error: found again by a depth walk when it happens

@@ -244,8 +244,7 @@ export class ContentStore {
       const member = record[key];
       if (typeof member !== 'object' && typeof member !== 'string') continue;
       if (member === null) continue;
-      const memberText = canonicalJson(member);
-      if (memberText.length < SHARED_PART_MIN) continue;
+      // An array's large elements first: a member holding one is large itself, and is then not serialised whole.
       if (Array.isArray(member)) {
         const copy: unknown[] = [...member];
         let extracted = false;
@@ -262,6 +261,8 @@ export class ContentStore {
           continue;
         }
       }
+      const memberText = canonicalJson(member);
+      if (memberText.length < SHARED_PART_MIN) continue;
       refs.push([[key], this.putText(memberText)]);
       holed[key] = null;
     }

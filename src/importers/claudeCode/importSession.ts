@@ -22,7 +22,7 @@ import { prefixSha256 } from '../growth';
 import type { ReaderOptions } from '../importFile';
 import type { ImportWarning } from '../types';
 import { splitBranches } from './branches';
-import { lazyContent } from './lazyEntries';
+import { EntryStrings, lazyEntry } from './lazyEntries';
 import { newSessionFacts, parseTranscriptLine, type Entry, type SessionFacts } from './entries';
 import { SessionMapper } from './sessionMapper';
 import { readSessionRows } from './sessionRows';
@@ -99,6 +99,7 @@ async function readTranscript(file: string, options: SessionReadOptions, source:
   const facts = newSessionFacts();
   const entries: Entry[] = [];
   const sidechains: Entry[] = [];
+  const strings = new EntryStrings();
   const hash = createHash('sha256');
   const raw = createHash('sha256');
   let asLines = false;
@@ -130,8 +131,10 @@ async function readTranscript(file: string, options: SessionReadOptions, source:
     if (parsed.skipped) options.unknownTypes[parsed.skipped] = (options.unknownTypes[parsed.skipped] ?? 0) + 1;
     if (!parsed.entry) continue;
     // The content is read again when the run is mapped: the tree is what stays in memory.
-    if (start !== undefined && length !== undefined) lazyContent(parsed.entry, source, start, length);
-    (parsed.entry.sidechain ? sidechains : entries).push(parsed.entry);
+    const entry = strings.share(
+      start !== undefined && length !== undefined ? lazyEntry(parsed.entry, source, start, length) : parsed.entry,
+    );
+    (entry.sidechain ? sidechains : entries).push(entry);
   }
   const subagentOnly = entries.length === 0 && sidechains.length > 0;
   return {

@@ -13,6 +13,15 @@ test('canonical JSON sorts keys at every depth and has no whitespace', () => {
   assert.equal(canonicalJson('é"\n'), JSON.stringify('é"\n'));
 });
 
+test('canonical JSON of a value nested deeper than 32 levels is written as a shallow one is', () => {
+  // Up to 32 levels the text is written by recursion, deeper by an iterative walk: the same text either way.
+  let deep: unknown = { b: [undefined, new Date(0)], a: 1 };
+  for (let i = 0; i < 40; i++) deep = i % 2 === 0 ? [deep, 'x'] : { z: NaN, y: deep };
+  let want = '{"a":1,"b":[null,"1970-01-01T00:00:00.000Z"]}';
+  for (let i = 0; i < 40; i++) want = i % 2 === 0 ? `[${want},"x"]` : `{"y":${want},"z":null}`;
+  assert.equal(canonicalJson(deep), want);
+});
+
 test('argsHash is 16 hex chars of SHA-256 of the canonical JSON, whatever the key order', () => {
   const a = argsHash({ orderId: 'A-1', amount: 10, meta: { x: 1, y: [1, 2] } });
   const b = argsHash({ meta: { y: [1, 2], x: 1 }, amount: 10, orderId: 'A-1' });

@@ -4,12 +4,24 @@
  * `<appends>` checkpoints (model calls of two checkpoints each, ~1 KB messages) and prints one JSON line with the
  * time of each model call and its wall time.
  *   node --import tsx test/bench/sharedWriter.ts <store> <runId> <appends>
+ * With OCDB_BENCH_SHARED_DISTINCT=1 each writer writes content of its own (see `distinct` below).
  */
 import { once } from 'node:events';
 import { openRecorder } from '../../src/recorder';
 import { testContext } from '../helpers/context';
 import { assistantMessage } from './record.bench';
 import { us } from './stats';
+
+/** The step's assistant message with this writer's run id in its text: no two writers write the same content. */
+function ownMessage(runId: string, step: number): ReturnType<typeof assistantMessage> {
+  const m = assistantMessage(step);
+  const [text, ...rest] = m.content as [{ type: 'text'; text: string }, ...unknown[]];
+  return { ...m, content: [{ ...text, text: `${runId}: ${text.text}` }, ...rest] };
+}
+
+// OCDB_BENCH_SHARED_DISTINCT=1: each writer's content is its own (agents on different tasks); else every writer
+// writes the same assistant messages in lockstep (agents on one task: shared blobs wait on each other's commits)
+const distinct = process.env.OCDB_BENCH_SHARED_DISTINCT === '1';
 
 async function main(): Promise<void> {
   const [store, runId, appendsText] = process.argv.slice(2);
@@ -31,7 +43,7 @@ async function main(): Promise<void> {
     const t = process.hrtime.bigint();
     await run.modelCall({}, () =>
       Promise.resolve({
-        message: assistantMessage(step),
+        message: distinct ? ownMessage(runId, step) : assistantMessage(step),
         finishReason: 'stop',
         usage: { inputTokens: 100 + step, outputTokens: 20 },
       }),

@@ -32,8 +32,11 @@ async function launched(file: string, checkpointId?: string): Promise<{ dc: Ocdb
   return { dc, ms: us(t) / 1000 };
 }
 
-/** next -> stopped -> stackTrace 20 -> scopes -> every scope's variables (paged at 100). */
-async function steps(dc: OcdbDebugClient, n: number): Promise<number[]> {
+/**
+ * One debugger step as the user sees it, `n` times, µs each: next -> stopped -> stackTrace 20 -> scopes -> every
+ * scope's variables (paged at 100). shared.bench.ts and scale.bench.ts time their steps with it too.
+ */
+export async function steps(dc: OcdbDebugClient, n: number): Promise<number[]> {
   const out: number[] = [];
   for (let i = 0; i < n; i++) {
     const t = process.hrtime.bigint();

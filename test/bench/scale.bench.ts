@@ -40,6 +40,7 @@ import { PgDriver } from '../../src/store/pgDriver';
 import { OcdbDebugClient } from '../dap/support/dapClient';
 import { copyRunId, firstMissingCopy, loadCopies, runsPerCopy } from './scaleSeed';
 import { recordLongRun, recordTemplates, type TemplateFamily } from './scaleTemplates';
+import { steps as dapSteps } from './dap.bench';
 import { fmt, summarize, us } from './stats';
 
 const ROOT = join(__dirname, '..', '..');
@@ -147,21 +148,7 @@ async function steps(location: string, runId: string, checkpointId: string, coun
   await dc.start();
   try {
     await dc.launchAndStop({ runId, store: location, stopOnEntry: true, checkpointId });
-    const samples: number[] = [];
-    for (let i = 0; i < count; i++) {
-      const t = process.hrtime.bigint();
-      await dc.stepAndStop(() => dc.nextRequest({ threadId: 1 }));
-      const frames = await dc.stackTraceRequest({ threadId: 1, startFrame: 0, levels: 20 });
-      const top = frames.body.stackFrames[0];
-      if (!top) throw new Error('no frames');
-      const scopes = await dc.scopesRequest({ frameId: top.id });
-      for (const s of scopes.body.scopes) {
-        const paged = s.indexedVariables !== undefined ? { start: 0, count: 100 } : {};
-        await dc.variablesRequest({ variablesReference: s.variablesReference, ...paged });
-      }
-      samples.push(us(t));
-    }
-    return summarize(samples);
+    return summarize(await dapSteps(dc, count));
   } finally {
     await dc.stop();
   }

@@ -31,7 +31,7 @@
  * ocdb_scale_<runs>r_<checkpoints>c, the scale's own counts) and continues seeding one that was cut short.
  * Figures only; nothing is asserted but that the store checks out and the writers lost nothing.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,11 +41,11 @@ import { OcdbDebugClient } from '../dap/support/dapClient';
 import { copyRunId, firstMissingCopy, loadCopies, runsPerCopy } from './scaleSeed';
 import { recordLongRun, recordTemplates, type TemplateFamily } from './scaleTemplates';
 import { steps as dapSteps } from './dap.bench';
-import { fmt, summarize, us } from './stats';
+import { concurrentAppends } from './shared.bench';
+import { envInt, fmt, summarize, us } from './stats';
 
 const ROOT = join(__dirname, '..', '..');
 const CLI = join(ROOT, 'dist', 'cli.js');
-const WRITER = join(__dirname, 'sharedWriter.ts');
 const LONG_RUN = 'scale-long-run';
 
 type Summary = ReturnType<typeof summarize>;
@@ -70,11 +70,6 @@ interface Figures {
   written: number;
   expected: number;
 }
-
-const int = (v: string | undefined, d: number) => {
-  const n = Number(v);
-  return Number.isInteger(n) && n > 0 ? n : d;
-};
 
 function sample(n: number, fn: () => void): Summary {
   const samples: number[] = [];
@@ -154,46 +149,6 @@ async function steps(location: string, runId: string, checkpointId: string, coun
   }
 }
 
-/** `writers` sharedWriter.ts processes recording `appends` checkpoints each, told to go at once. */
-async function writers(
-  location: string,
-  runIds: readonly string[],
-  appends: number,
-): Promise<{ perCheckpoint: number[]; wallUs: number }> {
-  const procs = runIds.map((runId) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', WRITER, location, runId, String(appends)], {
-      cwd: ROOT,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-    const ready = new Promise<void>((resolve, reject) => {
-      child.stdout.on('data', (c: Buffer) => {
-        out += c.toString();
-        if (out.includes('ready\n')) resolve();
-      });
-      void exited.then((code) => reject(new Error(`writer ${runId} exited ${code} before ready: ${err}`)));
-    });
-    const done = exited.then((code) => {
-      if (code !== 0) throw new Error(`writer ${runId} exited ${code}: ${err}`);
-      return out;
-    });
-    return { child, ready, done };
-  });
-  await Promise.all(procs.map((p) => p.ready));
-  const t0 = process.hrtime.bigint();
-  for (const p of procs) p.child.stdin.end('go\n');
-  const texts = await Promise.all(procs.map((p) => p.done));
-  const wallUs = us(t0);
-  const perCheckpoint = texts.flatMap((text) => {
-    const { perCall } = JSON.parse(text.trim().split('\n').at(-1) ?? '{}') as { perCall: number[] };
-    return perCall.map((call) => call / 2); // a model call is two checkpoints
-  });
-  return { perCheckpoint, wallUs };
-}
-
 interface Seeded {
   seconds: number;
   checkpoints: number;
@@ -211,7 +166,14 @@ async function prepare(
   const seeder = openRunStore(location, { create: true });
   try {
     process.stdout.write(`${label}: seeding ${copies * runsPerCopy(families)} runs…\n`);
-    const seeded = await seed(seeder, location, families, copies, int(process.env.OCDB_BENCH_SCALE_LONG, 2000), label);
+    const seeded = await seed(
+      seeder,
+      location,
+      families,
+      copies,
+      envInt(process.env.OCDB_BENCH_SCALE_LONG, 2000),
+      label,
+    );
     const integrity = seeder.integrityCheck();
     process.stdout.write(
       `${label}: seeded ${seeded.checkpoints} checkpoints in ${fmt(seeded.seconds, 1)} s; integrity ${integrity}\n`,
@@ -229,8 +191,8 @@ async function measure(
   runs: number,
   seeded: Seeded,
 ): Promise<Figures> {
-  const writerCount = int(process.env.OCDB_BENCH_SCALE_WRITERS, 8);
-  const appends = int(process.env.OCDB_BENCH_SCALE_APPENDS, 100);
+  const writerCount = envInt(process.env.OCDB_BENCH_SCALE_WRITERS, 8);
+  const appends = envInt(process.env.OCDB_BENCH_SCALE_APPENDS, 100);
   const copies = Math.ceil(runs / runsPerCopy(families));
   const integrity = seeded.integrity;
   // measured as the next process to open the store finds it (SQLite: the seeding's WAL folded in at close)
@@ -263,7 +225,7 @@ async function measure(
     const seededCps = store.listCheckpoints(seededFork);
     const stepSeeded = await steps(location, seededFork, seededCps[0]?.checkpointId ?? '', seededCps.length - 1);
     const ids = Array.from({ length: writerCount }, (_, w) => `scale-writer-${process.pid}-${runs}-${w}`);
-    const w = await writers(location, ids, appends);
+    const w = await concurrentAppends(location, ids, appends);
     let written = 0;
     for (const id of ids) written += store.getRun(id).checkpointCount;
     return {
@@ -347,8 +309,8 @@ const MEASURES: [string, (f: Figures) => string, (f: Figures) => number][] = [
 ];
 
 export async function run(): Promise<void> {
-  const full = int(process.env.OCDB_BENCH_SCALE_RUNS, 10_000);
-  const total = int(process.env.OCDB_BENCH_SCALE_CHECKPOINTS, 100_000);
+  const full = envInt(process.env.OCDB_BENCH_SCALE_RUNS, 10_000);
+  const total = envInt(process.env.OCDB_BENCH_SCALE_CHECKPOINTS, 100_000);
   const growth = (process.env.OCDB_BENCH_SCALE_GROWTH ?? '1000')
     .split(',')
     .map(Number)

@@ -25,7 +25,7 @@ import { OcdbDebugClient } from '../dap/support/dapClient';
 import { testContext } from '../helpers/context';
 import { assistantMessage, toolResult } from './record.bench';
 import { steps as dapSteps } from './dap.bench';
-import { fmt, summarize, us } from './stats';
+import { envInt, fmt, summarize, us } from './stats';
 
 const ROOT = join(__dirname, '..', '..');
 const WRITER = join(__dirname, 'sharedWriter.ts');
@@ -43,11 +43,6 @@ interface Figures {
   written: number;
   expected: number;
 }
-
-const int = (v: string | undefined, d: number) => {
-  const n = Number(v);
-  return Number.isInteger(n) && n > 0 ? n : d;
-};
 
 /** Records `runs` runs of about `perRun` checkpoints through the SDK. */
 async function populate(store: RunStore, runs: number, perRun: number): Promise<void> {
@@ -105,19 +100,24 @@ async function debuggerSteps(location: string, runId: string, count: number): Pr
   }
 }
 
-/** `writers` processes recording `appends` checkpoints each, started together. */
-async function concurrentAppends(
+/**
+ * One sharedWriter.ts process per run id, each recording `appends` checkpoints, told to go at once once all are
+ * ready; the time of each of their checkpoints (a model call is two) and the wall time from "go" to the last exit.
+ * scale.bench.ts runs its writers with it too.
+ */
+export async function concurrentAppends(
   location: string,
-  writers: number,
+  runIds: readonly string[],
   appends: number,
 ): Promise<{ perCheckpoint: number[]; wallUs: number }> {
-  const children = Array.from({ length: writers }, (_, w) =>
-    spawn(process.execPath, ['--import', 'tsx', WRITER, location, `writer-${w}`, String(appends)], {
+  const children = runIds.map((runId) =>
+    spawn(process.execPath, ['--import', 'tsx', WRITER, location, runId, String(appends)], {
       cwd: ROOT,
       stdio: ['pipe', 'pipe', 'pipe'],
     }),
   );
-  const outputs = children.map((child) => {
+  const outputs = children.map((child, i) => {
+    const runId = runIds[i] as string;
     let out = '';
     let err = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
@@ -125,13 +125,13 @@ async function concurrentAppends(
     const ready = new Promise<void>((resolve, reject) => {
       const check = () => (out.includes('ready\n') ? resolve() : undefined);
       child.stdout.on('data', check);
-      child.once('exit', (code) => reject(new Error(`writer exited ${code} before ready: ${err}`)));
+      child.once('exit', (code) => reject(new Error(`writer ${runId} exited ${code} before ready: ${err}`)));
     });
     const done = new Promise<string>((resolve, reject) =>
       child.once('exit', (code) =>
         code === 0 && out.trim().split('\n').at(-1)?.startsWith('{')
           ? resolve(out)
-          : reject(new Error(`writer exited ${code} without its figures: ${err || out}`)),
+          : reject(new Error(`writer ${runId} exited ${code} without its figures: ${err || out}`)),
       ),
     );
     ready.catch(() => undefined);
@@ -142,20 +142,18 @@ async function concurrentAppends(
   for (const child of children) child.stdin.end('go\n');
   const texts = await Promise.all(outputs.map((o) => o.done));
   const wallUs = us(t0);
-  const perCheckpoint: number[] = [];
-  for (const text of texts) {
-    const line = text.trim().split('\n').at(-1) ?? '{}';
-    const { perCall } = JSON.parse(line) as { perCall: number[] };
-    for (const call of perCall) perCheckpoint.push(call / 2);
-  }
+  const perCheckpoint = texts.flatMap((text) => {
+    const { perCall } = JSON.parse(text.trim().split('\n').at(-1) ?? '{}') as { perCall: number[] };
+    return perCall.map((call) => call / 2); // a model call is two checkpoints
+  });
   return { perCheckpoint, wallUs };
 }
 
 async function measure(location: string, label: string): Promise<Figures> {
-  const runs = int(process.env.OCDB_BENCH_SHARED_RUNS, 1000);
-  const total = int(process.env.OCDB_BENCH_SHARED_CHECKPOINTS, 10_000);
-  const writers = int(process.env.OCDB_BENCH_SHARED_WRITERS, 8);
-  const appends = int(process.env.OCDB_BENCH_SHARED_APPENDS, 200);
+  const runs = envInt(process.env.OCDB_BENCH_SHARED_RUNS, 1000);
+  const total = envInt(process.env.OCDB_BENCH_SHARED_CHECKPOINTS, 10_000);
+  const writers = envInt(process.env.OCDB_BENCH_SHARED_WRITERS, 8);
+  const appends = envInt(process.env.OCDB_BENCH_SHARED_APPENDS, 200);
   const perRun = Math.max(4, Math.floor(total / runs));
   process.stdout.write(`${label}: recording ${runs} runs of ~${perRun} checkpoints…\n`);
   const store = openRunStore(location, { create: true });
@@ -172,7 +170,11 @@ async function measure(location: string, label: string): Promise<Figures> {
     process.stdout.write(`${label}: debugger steps on ${middle}…\n`);
     const step = await debuggerSteps(location, middle, store.getRun(middle).checkpointCount);
     process.stdout.write(`${label}: ${writers} writer processes × ${appends} checkpoints…\n`);
-    const { perCheckpoint, wallUs } = await concurrentAppends(location, writers, appends);
+    const { perCheckpoint, wallUs } = await concurrentAppends(
+      location,
+      Array.from({ length: writers }, (_, w) => `writer-${w}`),
+      appends,
+    );
     let written = 0;
     for (let w = 0; w < writers; w++) written += store.getRun(`writer-${w}`).checkpointCount;
     const s = summarize(perCheckpoint);

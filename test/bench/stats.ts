@@ -20,3 +20,9 @@ export const fmt = (n: number, digits = 1): string => n.toFixed(digits);
 export function kb(bytes: number): string {
   return bytes >= 1 << 20 ? `${(bytes / (1 << 20)).toFixed(2)} MiB` : `${(bytes / 1024).toFixed(1)} KiB`;
 }
+
+/** A positive integer from an environment variable, else `dflt`. */
+export function envInt(value: string | undefined, dflt: number): number {
+  const n = Number(value);
+  return Number.isInteger(n) && n > 0 ? n : dflt;
+}

@@ -20,6 +20,7 @@ import {
   activityBarItem,
   callStackFrames,
   debugToolbarButton,
+  expandRow,
   row,
   rowLabels,
   runCommand,
@@ -135,18 +136,6 @@ async function waitForTopFrame(page: Page, top: RegExp, minFrames = 1, timeoutMs
     await page.waitForTimeout(100);
   }
   throw new Error(`timed out waiting for the top frame ${String(top)}; Call Stack: ${frames.join(' | ')}`);
-}
-
-/** Expands a tree row (a scope or a variable) unless it is expanded already. */
-async function expandRow(target: Locator): Promise<void> {
-  await target.waitFor({ timeout: 15_000 });
-  if ((await target.getAttribute('aria-expanded')) === 'true') return;
-  await target.click();
-  const deadline = Date.now() + 10_000;
-  while ((await target.getAttribute('aria-expanded')) !== 'true') {
-    if (Date.now() > deadline) throw new Error(`could not expand ${await target.getAttribute('aria-label')}`);
-    await target.page().waitForTimeout(100);
-  }
 }
 
 export const tests: UiTest[] = [

@@ -12,7 +12,9 @@ import {
   callStackFrames,
   chooseOption,
   clickInlineAction,
+  collapseRow,
   debugToolbarButton,
+  expandRow,
   openAgentRuns,
   row,
   rowLabels,
@@ -227,11 +229,12 @@ export const tests: UiTest[] = [
       // Select the frame (the debugger focuses that checkpoint and the Variables view shows its scopes)...
       await frame.click();
       // ...and set Runtime Context › user › roleId there, as a user does: double-click the value, type, Enter.
+      // The view redraws when that frame's scopes arrive: wait for them before opening rows that would be replaced.
       const variables = viewPane(page, 'Variables');
+      await row(variables, 'checkpointIndex, value 0').first().waitFor({ timeout: 15_000 });
       await collapseRow(row(variables, 'Scope Checkpoint').first()); // room for the Runtime Context rows
-      await expandRow(row(variables, 'Scope Runtime Context').first());
-      const user = row(variables, 'user, value').first();
-      await expandRow(user);
+      await expandRow(row(variables, 'Scope Runtime Context').first(), row(variables, 'user, value'));
+      await expandRow(row(variables, 'user, value').first(), row(variables, 'roleId, value'));
       // double-clicking a value edits it (Set Value)
       await row(variables, 'roleId, value').first().dblclick();
       const input = variables.locator('.monaco-inputbox input').first();
@@ -302,24 +305,6 @@ async function assertToolRows(editor: FrameLocator, layout: 'stacked' | 'beside'
     assert.ok(name && picker, 'name and picker are shown');
     if (layout === 'stacked') assert.ok(picker.y >= name.y + name.height - 1, `row ${i}: picker below the name`);
     else assert.ok(picker.x >= name.x + name.width && Math.abs(picker.y - name.y) < 24, `row ${i}: picker beside`);
-  }
-}
-
-/** Collapses a tree row unless it is collapsed already. */
-async function collapseRow(target: Locator): Promise<void> {
-  await target.waitFor({ timeout: 15_000 });
-  if ((await target.getAttribute('aria-expanded')) === 'true') await target.click();
-}
-
-/** Expands a tree row (a scope or a variable) unless it is expanded already. */
-async function expandRow(target: Locator): Promise<void> {
-  await target.waitFor({ timeout: 15_000 });
-  if ((await target.getAttribute('aria-expanded')) === 'true') return;
-  await target.click();
-  const deadline = Date.now() + 10_000;
-  while ((await target.getAttribute('aria-expanded')) !== 'true') {
-    if (Date.now() > deadline) throw new Error(`could not expand ${await target.getAttribute('aria-label')}`);
-    await target.page().waitForTimeout(100);
   }
 }
 

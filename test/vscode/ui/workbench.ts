@@ -39,6 +39,45 @@ export function row(scope: Page | Locator, text: string): Locator {
   return scope.locator(`.monaco-list-row[aria-label*="${text.replace(/"/g, '\\"')}"]`);
 }
 
+/** Collapses a tree row unless it is collapsed already, and waits until it is. */
+export async function collapseRow(target: Locator): Promise<void> {
+  await target.waitFor({ timeout: 15_000 });
+  if ((await target.getAttribute('aria-expanded')) !== 'true') return;
+  await target.click();
+  await waitForAttribute(target, 'aria-expanded', 'false', 'collapse');
+}
+
+/**
+ * Expands a tree row (a scope or a variable) unless it is expanded already. With `child`, waits for that row to be
+ * drawn too: when the view refreshes under the click (another frame's scopes arriving), a row can read expanded with
+ * its children not yet fetched, and it is toggled again.
+ */
+export async function expandRow(target: Locator, child?: Locator): Promise<void> {
+  await target.waitFor({ timeout: 15_000 });
+  for (let attempt = 1; ; attempt++) {
+    if ((await target.getAttribute('aria-expanded')) !== 'true') {
+      await target.click();
+      await waitForAttribute(target, 'aria-expanded', 'true', 'expand');
+    }
+    if (!child) return;
+    try {
+      await child.first().waitFor({ timeout: 5_000 });
+      return;
+    } catch (e) {
+      if (attempt === 3) throw e;
+      await collapseRow(target);
+    }
+  }
+}
+
+async function waitForAttribute(target: Locator, name: string, value: string, what: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while ((await target.getAttribute(name)) !== value) {
+    if (Date.now() > deadline) throw new Error(`could not ${what} ${await target.getAttribute('aria-label')}`);
+    await target.page().waitForTimeout(100);
+  }
+}
+
 /** The accessible labels of the visible rows of a view pane, top to bottom. */
 export async function rowLabels(pane: Locator): Promise<string[]> {
   return pane.locator('.monaco-list-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('aria-label') ?? ''));

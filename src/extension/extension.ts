@@ -64,10 +64,15 @@ function wire(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): A
   describeStore();
   subs.push(connection.onDidChange((e) => e.kind === 'reset' && describeStore()));
 
-  /** Reveals a node; retried briefly because a run just written may not be in the view's refreshed children yet. */
-  const reveal = async (node: RunsNode | undefined, select: boolean) => {
+  /**
+   * Reveals a node; retried briefly because a run just written may not be in the view's refreshed children yet.
+   * `whileVisible` (following the debugger): give up once the tree is hidden, so a retry never takes the side bar
+   * back from the view the user switched to (Run and Debug) in the meantime.
+   */
+  const reveal = async (node: RunsNode | undefined, select: boolean, whileVisible = false) => {
     if (!node) return;
     for (let attempt = 1; ; attempt++) {
+      if (whileVisible && !treeView.visible) return;
       try {
         await treeView.reveal(node, { select, focus: false, expand: node.kind === 'run' ? false : true });
         return;
@@ -90,7 +95,7 @@ function wire(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): A
       tree.relist(runId);
       await reveal(tree.runNode(runId), true);
     },
-    revealCheckpoint: (runId, checkpointId) => reveal(tree.checkpointNodeOf(runId, checkpointId), true),
+    revealCheckpoint: (runId, checkpointId) => reveal(tree.checkpointNodeOf(runId, checkpointId), true, true),
     startReplay: async (runId, checkpointId) =>
       vscode.debug.startDebugging(
         vscode.workspace.workspaceFolders?.[0],

@@ -17,10 +17,10 @@ import { openRunStore, type RunStore } from '../../../src/store';
 import { REPO_ROOT } from '../codeServer';
 import type { UiTest } from './uiTest';
 import {
-  activityBarItem,
   callStackFrames,
   debugToolbarButton,
   expandRow,
+  openRunAndDebug,
   row,
   rowLabels,
   runCommand,
@@ -116,13 +116,6 @@ async function statusBarItem(page: Page, text: RegExp): Promise<Locator> {
 async function settle(page: Page): Promise<void> {
   await page.mouse.move(900, 450);
   await page.waitForTimeout(600);
-}
-
-/** Shows the Run and Debug view (clicking its activity bar entry when it shows already would hide the side bar). */
-async function openRunAndDebug(page: Page): Promise<void> {
-  const title = page.locator('.part.sidebar .composite.title h2', { hasText: /^Run and Debug/i });
-  if (!(await title.isVisible())) await activityBarItem(page, 'Run and Debug').click();
-  await title.waitFor({ timeout: 10_000 });
 }
 
 /** Polls the Call Stack until its top frame matches. */

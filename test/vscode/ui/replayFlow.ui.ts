@@ -8,7 +8,6 @@ import * as assert from 'node:assert/strict';
 import type { FrameLocator, Locator, Page } from 'playwright-core';
 import type { UiTest } from './uiTest';
 import {
-  activityBarItem,
   callStackFrames,
   chooseOption,
   clickInlineAction,
@@ -16,6 +15,7 @@ import {
   debugToolbarButton,
   expandRow,
   openAgentRuns,
+  openRunAndDebug,
   row,
   rowLabels,
   waitForRuns,
@@ -221,7 +221,7 @@ export const tests: UiTest[] = [
   {
     name: 'a Runtime Context value set in the Variables view opens with Fork from this checkpoint as a changed field',
     async run({ page, screenshot }) {
-      await activityBarItem(page, 'Run and Debug').click();
+      await openRunAndDebug(page);
       await widenSideBar(page, 480); // room for the Variables rows
       const frame = viewPane(page, 'Call Stack')
         .locator('.monaco-list-row', { hasText: 'before_prompt_build' })

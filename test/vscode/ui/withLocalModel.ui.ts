@@ -11,12 +11,12 @@ import type { Page } from 'playwright-core';
 import { startFakeModelServer, type FakeModelServer } from '../../fixtures/agents/fakeModelServer';
 import type { UiTest } from './uiTest';
 import {
-  activityBarItem,
   callStackFrames,
   chooseOption,
   clickInlineAction,
   debugToolbarButton,
   openAgentRuns,
+  openRunAndDebug,
   row,
   viewPane,
   waitForRuns,
@@ -134,7 +134,7 @@ export const tests: UiTest[] = [
           const tabs = await page.locator('.tab').allInnerTexts();
           throw new Error(`${String(e)}; tabs: ${tabs.join(' | ')}`);
         });
-      await activityBarItem(page, 'Run and Debug').click();
+      await openRunAndDebug(page);
       const frames = await callStackFrames(page);
       // its frame is the focused one: the Variables view shows the fork's checkpoint
       await row(viewPane(page, 'Variables'), `runId, value "${forkRunId}"`).first().waitFor({ timeout: 15_000 });

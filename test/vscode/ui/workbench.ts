@@ -27,6 +27,22 @@ export async function openAgentRuns(page: Page): Promise<void> {
   await title.waitFor({ timeout: 10_000 });
 }
 
+/**
+ * Shows the Run and Debug view container unless it is showing, and makes sure it stays: the extension reveals the
+ * replay's checkpoint in the Agent Runs tree while that tree is visible, which can take the side bar back right
+ * after a click.
+ */
+export async function openRunAndDebug(page: Page): Promise<void> {
+  const title = page.locator('.part.sidebar .composite.title h2', { hasText: /^Run and Debug/i });
+  for (let attempt = 1; ; attempt++) {
+    if (!(await title.isVisible())) await activityBarItem(page, 'Run and Debug').click();
+    await title.waitFor({ timeout: 10_000 });
+    await page.waitForTimeout(500);
+    if (await title.isVisible()) return;
+    if (attempt === 3) throw new Error('the Run and Debug view did not stay in the side bar');
+  }
+}
+
 /** The pane of one view in the side bar, by its title ("Runs", "Context & Fork", "Call Stack"). */
 export function viewPane(page: Page, title: string): Locator {
   return page.locator('.pane', {

@@ -35,7 +35,7 @@ export const tests: VTest[] = [
         await waitFor(
           'the page to plan the shown checkpoint',
           () => seen.find((m) => m.type === 'plan' && m.config.sourceCheckpointId === at.checkpointId),
-          20_000,
+          45_000, // a first webview load on a loaded machine can take 20 s
         ).catch((e: unknown) => {
           const got = seen.map((m) => (m.type === 'plan' ? `plan(${m.config.sourceCheckpointId})` : m.type)).join(', ');
           throw new Error(`${String(e)}; the page sent: ${got || 'nothing'}; wanted ${at.checkpointId}`);

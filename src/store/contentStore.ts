@@ -4,7 +4,7 @@
  * lists that share a prefix share its rows. Reads are cached: blobs and nodes
  * are immutable once written, so a cache entry can never go stale.
  */
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { brotliCompressSync, brotliDecompressSync, constants as zlib, deflateRawSync, inflateRawSync } from 'node:zlib';
 import { artifactContentHash, canonicalJson, contentHash, isTextContent } from '../model';
 import type { SqlDriver, SqlStatement } from './sqlDriver';
 import { extensionOf, isSealedList } from './listIdentity';
@@ -20,8 +20,8 @@ export const EMPTY_LIST = 0;
  */
 export const SHARED_PART_MIN = 512;
 
-/** Blob texts at least this long are stored deflated (a BLOB in `blobs.data`) when that saves a tenth or more. */
-export const COMPRESS_MIN = 256;
+/** Blob texts at least this long are stored compressed (a BLOB in `blobs.data`) when that saves a tenth or more. */
+export const COMPRESS_MIN = 128;
 
 /** Items this close to a list's end are found by walking up from it; further back, the whole chain is read. */
 const SUFFIX_WALK = 256;
@@ -30,19 +30,39 @@ const SUFFIX_WALK = 256;
 const RECENT_WRITES = 16;
 
 /**
- * What `blobs.data` holds for `text`: the text itself, or its raw deflate when that is worth it. `bytesOnly` (an
- * engine whose columns hold one type, PostgreSQL): always the deflate.
+ * The first byte of a brotli blob (branch i11bytes): a raw deflate stream never starts with it (its block type bits
+ * would be 11, which deflate reserves), so a BLOB of `blobs.data` is brotli after this byte, raw deflate otherwise
+ * (every compressed blob written before, and artifact bytes).
+ */
+const BROTLI_MARK = 0xff;
+const BROTLI_PARAMS = { [zlib.BROTLI_PARAM_QUALITY]: 5, [zlib.BROTLI_PARAM_MODE]: zlib.BROTLI_MODE_TEXT };
+
+/** `text` brotli-compressed, behind its mark (brotli at quality 5 is smaller than deflate and no slower). */
+function pack(text: string): Buffer {
+  const body = brotliCompressSync(text, { params: { ...BROTLI_PARAMS, [zlib.BROTLI_PARAM_SIZE_HINT]: text.length } });
+  return Buffer.concat([MARK_BYTE, body]);
+}
+const MARK_BYTE = Buffer.from([BROTLI_MARK]);
+
+/**
+ * What `blobs.data` holds for `text`: the text itself, or its compression when that is worth it. `bytesOnly` (an
+ * engine whose columns hold one type, PostgreSQL): always compressed.
  */
 function encodeData(text: string, bytesOnly = false): string | Buffer {
   if (text.length < COMPRESS_MIN && !bytesOnly) return text;
-  const packed = deflateRawSync(text, { level: 4 });
+  const packed = pack(text);
   return bytesOnly || packed.length <= Buffer.byteLength(text) * 0.9 ? packed : text;
 }
 
-/** The text of a `blobs.data` cell: TEXT as it is (every blob of schema 3), a BLOB inflated. */
+/** The bytes of a compressed `blobs.data` cell: brotli behind its mark, or raw deflate. */
+export function unpackData(data: Uint8Array): Buffer {
+  return data[0] === BROTLI_MARK ? brotliDecompressSync(data.subarray(1)) : inflateRawSync(data);
+}
+
+/** The text of a `blobs.data` cell: TEXT as it is (every blob of schema 3), a BLOB decompressed. */
 function decodeData(data: unknown): string {
   if (typeof data === 'string') return data;
-  if (data instanceof Uint8Array) return inflateRawSync(data).toString('utf8');
+  if (data instanceof Uint8Array) return unpackData(data).toString('utf8');
   return String(data);
 }
 
@@ -294,7 +314,7 @@ export class ContentStore {
     if (!row) return undefined;
     if (row.refs !== null && row.refs !== undefined) return Buffer.from(this.getText(hash), 'utf8');
     if (typeof row.data === 'string') return Buffer.from(row.data, 'utf8');
-    if (row.data instanceof Uint8Array) return inflateRawSync(row.data);
+    if (row.data instanceof Uint8Array) return unpackData(row.data);
     return Buffer.from(String(row.data), 'utf8');
   }
 

@@ -2,17 +2,17 @@ import assert from 'node:assert/strict';
 import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { inflateRawSync } from 'node:zlib';
 import Database from 'better-sqlite3';
 import { openRecorder } from '../../../src/recorder';
 import { openRunStore } from '../../../src/store';
+import { unpackData } from '../../../src/store/contentStore';
 import { MIGRATIONS } from '../../../src/store/migrations';
 import { testContext } from '../../helpers/context';
 import { tmpDir } from '../../helpers/tmp';
 
 const FIXTURES = join(__dirname, '../../fixtures/stores');
 
-/** Every blob's text as stored (plain TEXT, or a deflated BLOB). */
+/** Every blob's text as stored (plain TEXT, or a compressed BLOB). */
 function blobTexts(file: string): string[] {
   const db = new Database(file, { readonly: true });
   try {
@@ -21,7 +21,7 @@ function blobTexts(file: string): string[] {
       .all()
       .map((r) => {
         const data = (r as { data: unknown }).data;
-        return Buffer.isBuffer(data) ? inflateRawSync(data).toString('utf8') : String(data);
+        return Buffer.isBuffer(data) ? unpackData(data).toString('utf8') : String(data);
       });
   } finally {
     db.close();

@@ -23,7 +23,13 @@ export const EMPTY_LIST = 0;
 export const SHARED_PART_MIN = 512;
 
 /** Blob texts at least this long are stored compressed (a BLOB in `blobs.data`) when that saves a tenth or more. */
-export const COMPRESS_MIN = 128;
+export const COMPRESS_MIN = 32;
+
+/** A text at least this long is looked up before it is compressed and written (a shorter one costs less to write). */
+const LOOKUP_MIN = 256;
+
+/** Texts at least this long are compressed with brotli; shorter ones with raw deflate and `DICTIONARY_1`. */
+const BROTLI_MIN = 512;
 
 /** Items this close to a list's end are found by walking up from it; further back, the whole chain is read. */
 const SUFFIX_WALK = 256;
@@ -32,19 +38,54 @@ const SUFFIX_WALK = 256;
 const RECENT_WRITES = 16;
 
 /**
- * The first byte of a brotli blob (branch i11bytes): a raw deflate stream never starts with it (its block type bits
- * would be 11, which deflate reserves), so a BLOB of `blobs.data` is brotli after this byte, raw deflate otherwise
- * (every compressed blob written before, and artifact bytes).
+ * The first byte of a compressed `blobs.data` cell written from branch i11bytes on: brotli after `BROTLI_MARK`, raw
+ * deflate with `DICTIONARY_1` after `DICTIONARY_MARK`. A raw deflate stream never starts with either (its block type
+ * bits would be 11, which deflate reserves), so a BLOB without a mark is raw deflate (every compressed blob written
+ * before, and artifact bytes).
  */
 const BROTLI_MARK = 0xff;
+const DICTIONARY_MARK = 0xfe;
 const BROTLI_PARAMS = { [zlib.BROTLI_PARAM_QUALITY]: 5, [zlib.BROTLI_PARAM_MODE]: zlib.BROTLI_MODE_TEXT };
 
-/** `text` brotli-compressed, behind its mark (brotli at quality 5 is smaller than deflate and no slower). */
+/**
+ * The preset dictionary of short blobs: the keys and enum values of ledger records and messages as canonical JSON
+ * writes them (most frequent last), so a ledger record or a tool message of a few hundred bytes compresses to a
+ * third. Never change it: blobs written with it read with it. A better one is `DICTIONARY_2` behind a mark of its own.
+ */
+const DICTIONARY_1 = Buffer.from(
+  [
+    '"none","expensive_read","write","external_irreversible","re_execute","mock_result","manual_confirm",',
+    '"forbid_replay",{"error":{"message":"Cancelled","name":"',
+    '"liveEdit":{"at":',
+    '"editedBy":"',
+    '"stopId":"',
+    '"mocked":true,"originalArgsHash":"',
+    '{"content":[{"text":"',
+    '"type":"text"},{"args":{',
+    '"type":"tool_call"}],"role":"assistant"}',
+    '"role":"user"}',
+    '"role":"system"}',
+    '{"content":null,"role":"tool","toolCallId":"',
+    '"toolName":"',
+    '"result":null,',
+    '{"endedAt":17',
+    '{"args":{',
+    '"argsHash":"',
+    '"replayPolicy":"reuse_result","sideEffectLevel":"read_only","startedAt":17',
+    '"toolCallId":"call_',
+    '"toolName":"',
+  ].join(''),
+);
+const DEFLATE_PARAMS = { level: 6, dictionary: DICTIONARY_1, windowBits: 11, memLevel: 4 };
+
+/** `text` compressed behind its mark: brotli (quality 5: smaller than deflate and no slower), or short texts deflated with the dictionary. */
 function pack(text: string): Buffer {
+  if (text.length < BROTLI_MIN) return Buffer.concat([DICTIONARY_MARK_BYTE, deflateRawSync(text, DEFLATE_PARAMS)]);
   const body = brotliCompressSync(text, { params: { ...BROTLI_PARAMS, [zlib.BROTLI_PARAM_SIZE_HINT]: text.length } });
-  return Buffer.concat([MARK_BYTE, body]);
+  return Buffer.concat([BROTLI_MARK_BYTE, body]);
 }
-const MARK_BYTE = Buffer.from([BROTLI_MARK]);
+const BROTLI_MARK_BYTE = Buffer.from([BROTLI_MARK]);
+const DICTIONARY_MARK_BYTE = Buffer.from([DICTIONARY_MARK]);
 
 /**
  * What `blobs.data` holds for `text`: the text itself, or its compression when that is worth it. `bytesOnly` (an
@@ -56,9 +97,11 @@ function encodeData(text: string, bytesOnly = false): string | Buffer {
   return bytesOnly || packed.length <= Buffer.byteLength(text) * 0.9 ? packed : text;
 }
 
-/** The bytes of a compressed `blobs.data` cell: brotli behind its mark, or raw deflate. */
+/** The bytes of a compressed `blobs.data` cell: brotli or dictionary deflate behind its mark, or raw deflate. */
 export function unpackData(data: Uint8Array): Buffer {
-  return data[0] === BROTLI_MARK ? brotliDecompressSync(data.subarray(1)) : inflateRawSync(data);
+  if (data[0] === BROTLI_MARK) return brotliDecompressSync(data.subarray(1));
+  if (data[0] === DICTIONARY_MARK) return inflateRawSync(data.subarray(1), { dictionary: DICTIONARY_1 });
+  return inflateRawSync(data);
 }
 
 /** The text of a `blobs.data` cell: TEXT as it is (every blob of schema 3), a BLOB decompressed. */
@@ -283,7 +326,7 @@ export class ContentStore {
     const hash = contentHash(text);
     // A blob worth deflating is looked up first: the same result arrives as the call's result and in its message.
     this.written.set(hash, text);
-    if (text.length >= COMPRESS_MIN && this.hasBlob.get(hashKey(hash))) return hash;
+    if (text.length >= LOOKUP_MIN && this.hasBlob.get(hashKey(hash))) return hash;
     this.insertBlob.run(hashKey(hash), encodeData(text, this.bytesOnly));
     return hash;
   }

@@ -3,7 +3,7 @@
  * at open under an advisory lock, so several processes opening a new store at once apply each step once. The
  * layout mirrors the SQLite one (migrations.ts) table for table and column for column — the table
  * modules' DML runs on both (pgDialect.ts) — with PostgreSQL types: content-addressed `blobs` (bytea, always
- * deflated: one column holds one type here), hash-consed `list_nodes` (bytes per checkpoint flat), runs with a
+ * compressed: one column holds one type here), hash-consed `list_nodes` (bytes per checkpoint flat), runs with a
  * `rowid` for the tree's tie-break, the top-level run count kept by a trigger, and a trigger that NOTIFYs the
  * change feed's channel whenever the change counter moves (delivered at commit). `json_each` / `json_extract`
  * are SQL functions with SQLite's meaning for the one statement that uses them (garbage collection).

@@ -29,7 +29,7 @@ test('a ReAct run takes at most 1.3x its unique content, and the same bytes per 
   const first = { role: 'user' as const, content: 'Survey the literature on replay debugging for LLM agents.' };
   const systemPrompt = 'You are a research agent. Use the search tool, then answer.';
   const run = recorder.startRun({ agentId: 'bytes', runtimeContext: ctx, systemPrompt, messages: [first] });
-  const search = run.tool('search', { sideEffectLevel: 'read_only' }, (args: { step: number }) =>
+  const search = run.tool('search', { sideEffectLevel: 'read_only' }, (args: { q: string; step: number }) =>
     toolResult(args.step),
   );
   const unique: string[] = [canonicalJson(ctx), canonicalJson(systemPrompt), canonicalJson(first)];

@@ -32,6 +32,8 @@ const POSTGRES_SUITE = [
   'test/unit/writer/resume.test.ts',
   // many runs loaded in one transaction, the scale bench's seeding path (i16scale)
   'test/unit/store/bulkLoad.test.ts',
+  // checkpoint ids of every kind found by themselves, heads, usages (schema 7, i11bytes)
+  'test/unit/store/checkpointIds.test.ts',
 ];
 
 const args = process.argv.slice(2);

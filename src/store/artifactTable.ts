@@ -67,7 +67,8 @@ export class ArtifactTable {
     const lists: ArtifactRef[][] = [parseWith(RefsSchema, json(row.artifact_refs_json) ?? [], where, ['artifactRefs'])];
     const rows = this.ctx
       .sql(
-        'SELECT DISTINCT artifact_refs_json AS refs FROM checkpoints WHERE run_id = ? AND artifact_refs_json IS NOT NULL',
+        `SELECT h.artifact_refs_json AS refs FROM checkpoints c JOIN checkpoint_heads h ON h.head_id = c.head_id
+          WHERE c.run_key = (SELECT run_key FROM runs WHERE run_id = ?) AND h.artifact_refs_json IS NOT NULL GROUP BY h.artifact_refs_json ORDER BY MIN(c.seq)`,
       )
       .all(runId);
     for (const r of rows) lists.push(parseWith(RefsSchema, json(r.refs), where, ['checkpoints', 'artifactRefs']));

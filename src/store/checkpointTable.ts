@@ -11,10 +11,22 @@ import {
   type Message,
   type ToolCallRecord,
 } from '../model';
-import { hashKey, hashOf, isDeepFrozen } from './contentStore';
+import { hashKey, hashOf, hashOrUndefined, isDeepFrozen } from './contentStore';
 import { lazyList } from './lazyList';
 import { storedItems } from './storedItems';
-import { compact, json, rowToCheckpointSummary, str, toJson } from './rowCodec';
+import {
+  BOUNDARY_CODES,
+  boundaryOf,
+  checkpointIdOf,
+  checkpointKey,
+  compact,
+  json,
+  rowToCheckpointSummary,
+  str,
+  toJson,
+  usageColumn,
+  usageOf,
+} from './rowCodec';
 import type { CheckpointSummary, ListsFrom } from './runStore';
 import type { SqlRow } from './sqlDriver';
 import type { StoreContext } from './storeContext';
@@ -89,8 +101,148 @@ const parseMessage = (raw: unknown, i: number) => parseWith(MessageSchema, raw, 
 const parseLedgerRecord = (raw: unknown, i: number) =>
   parseWith(ToolCallRecordSchema, raw, WHERE, ['toolLedgerSnapshot', i]);
 
+/**
+ * A checkpoint's row with its head (schema 7, branch i11bytes): what a run carries over from checkpoint to
+ * checkpoint — system prompt, model, prompt version, runtime context, artifact refs — is a row of
+ * `checkpoint_heads` that every checkpoint with the same head refers to by number, not five columns per checkpoint.
+ */
+const ROW = `SELECT c.*, r.run_id, h.system_prompt_hash, h.model_json, h.prompt_version, h.context_hash,
+    h.artifact_refs_json
+  FROM checkpoints c JOIN runs r ON r.run_key = c.run_key LEFT JOIN checkpoint_heads h ON h.head_id = c.head_id`;
+
+/**
+ * A run's number in checkpoint rows (schema 7: `runs.run_key`, not its id repeated in every row and index entry),
+ * for a statement given the run's id.
+ */
+const RUN_KEY = '(SELECT run_key FROM runs WHERE run_id = ?)';
+
+/** The head columns of a checkpoint, as its row of checkpoint_heads holds them. */
+interface Head {
+  systemPromptHash: string | null;
+  modelJson: string | null;
+  promptVersion: string | null;
+  contextHash: string;
+  artifactRefsJson: string | null;
+}
+
+/** The head a run's last checkpoint written here has, and where: the next one with the same head reuses it. */
+interface HeadMemo {
+  key: string;
+  id: number;
+  seq: number;
+}
+
+const headKey = (h: Head): string =>
+  JSON.stringify([h.systemPromptHash, h.modelJson, h.promptVersion, h.contextHash, h.artifactRefsJson]);
+
+const headOfRow = (row: SqlRow): Head => ({
+  systemPromptHash: hashOrUndefined(row.system_prompt_hash) ?? null,
+  modelJson: str(row.model_json) ?? null,
+  promptVersion: str(row.prompt_version) ?? null,
+  contextHash: hashOf(row.context_hash),
+  artifactRefsJson: str(row.artifact_refs_json) ?? null,
+});
+
 export class CheckpointTable {
   constructor(private readonly ctx: StoreContext) {}
+
+  /** The `checkpoint_id` cell of an id (see rowCodec checkpointKey). */
+  key(checkpointId: string): string | Buffer {
+    return checkpointKey(checkpointId, this.ctx.content.bytesOnly);
+  }
+
+  /**
+   * The head row a checkpoint at `index` of its run refers to: the run's previous checkpoint's when it is the same
+   * (known without a read when this process wrote that checkpoint), a new row otherwise.
+   */
+  private headId(runId: string, index: number, head: Head): number {
+    const memoKey = `h:${runId}`;
+    const key = headKey(head);
+    const memo = this.ctx.content.rowMemo<HeadMemo>(memoKey);
+    let id: number | undefined;
+    if (memo && memo.seq === index - 1) {
+      if (memo.key === key) id = memo.id;
+    } else if (index > 0) {
+      // the run's last checkpoint was written elsewhere (another process, a resumed or loaded run): read its head
+      const prev = this.ctx.sql(`${ROW} WHERE c.run_key = ${RUN_KEY} AND c.seq = ?`).get(runId, index - 1);
+      if (prev && prev.head_id !== null && headKey(headOfRow(prev)) === key) id = Number(prev.head_id);
+    }
+    id ??= Number(
+      this.ctx
+        .sql(
+          `INSERT INTO checkpoint_heads (system_prompt_hash, model_json, prompt_version, context_hash,
+           artifact_refs_json) VALUES (?, ?, ?, ?, ?)`,
+        )
+        .run(
+          head.systemPromptHash === null ? null : hashKey(head.systemPromptHash),
+          head.modelJson,
+          head.promptVersion,
+          hashKey(head.contextHash),
+          head.artifactRefsJson,
+        ).lastInsertRowid,
+    );
+    this.ctx.content.setRowMemo(memoKey, { key, id, seq: index } satisfies HeadMemo);
+    return id;
+  }
+
+  /**
+   * Gives checkpoints `from` … `to - 1` of a run the runtime context `contextHash` (their other head columns
+   * kept): a continued run whose kept part reads its context anew.
+   */
+  setContext(runId: string, from: number, to: number, contextHash: string): void {
+    const heads = this.ctx
+      .sql(
+        `SELECT DISTINCT h.* FROM checkpoints c JOIN checkpoint_heads h ON h.head_id = c.head_id
+          WHERE c.run_key = ${RUN_KEY} AND c.seq >= ? AND c.seq < ?`,
+      )
+      .all(runId, from, to);
+    for (const old of heads) {
+      const id = this.ctx
+        .sql(
+          `INSERT INTO checkpoint_heads (system_prompt_hash, model_json, prompt_version, context_hash,
+           artifact_refs_json) VALUES (?, ?, ?, ?, ?)`,
+        )
+        .run(
+          old.system_prompt_hash ?? null,
+          old.model_json ?? null,
+          old.prompt_version ?? null,
+          hashKey(contextHash),
+          old.artifact_refs_json ?? null,
+        ).lastInsertRowid;
+      this.ctx
+        .sql(`UPDATE checkpoints SET head_id = ? WHERE run_key = ${RUN_KEY} AND seq >= ? AND seq < ? AND head_id = ?`)
+        .run(Number(id), runId, from, to, Number(old.head_id));
+    }
+    this.ctx.content.forgetRowMemo(`h:${runId}`);
+  }
+
+  /** The run of checkpoint `checkpointId`, undefined when the store has none. */
+  runOf(checkpointId: string): string | undefined {
+    const row = this.ctx
+      .sql('SELECT r.run_id FROM checkpoints c JOIN runs r ON r.run_key = c.run_key WHERE c.checkpoint_id = ?')
+      .get(this.key(checkpointId));
+    return row ? String(row.run_id) : undefined;
+  }
+
+  /** The checkpoints of a run from index `from` on: their ids, boundaries and tool call ids (a cut of the run). */
+  from(runId: string, from: number): { checkpointId: string; boundary: unknown; toolCallId: string | null }[] {
+    return this.ctx
+      .sql(`SELECT checkpoint_id, boundary, tool_call_id FROM checkpoints WHERE run_key = ${RUN_KEY} AND seq >= ?`)
+      .all(runId, from)
+      .map((r) => ({
+        checkpointId: checkpointIdOf(r.checkpoint_id),
+        boundary: boundaryOf(r.boundary),
+        toolCallId: str(r.tool_call_id) ?? null,
+      }));
+  }
+
+  /** The usages of a run's checkpoints that have one. */
+  usages(runId: string): unknown[] {
+    return this.ctx
+      .sql(`SELECT usage_json FROM checkpoints WHERE run_key = ${RUN_KEY} AND usage_json IS NOT NULL`)
+      .all(runId)
+      .map((r) => usageOf(r.usage_json));
+  }
 
   /**
    * Inserts a checkpoint at the end of its run (inside the caller's
@@ -103,7 +255,10 @@ export class CheckpointTable {
     listsFrom?: ListsFrom,
     runRow?: SqlRow,
   ): CheckpointSummary {
-    const existing = this.ctx.sql('SELECT run_id FROM checkpoints WHERE checkpoint_id = ?').get(cp.checkpointId);
+    const key = this.key(cp.checkpointId);
+    const existing = this.ctx
+      .sql('SELECT r.run_id FROM checkpoints c JOIN runs r ON r.run_key = c.run_key WHERE c.checkpoint_id = ?')
+      .get(key);
     if (existing) {
       throw new OcdbError(
         'InvalidInput',
@@ -128,31 +283,34 @@ export class CheckpointTable {
     const contextHash = this.ctx.content.putValueMemo(cp.runtimeContext, `c:${cp.runId}`);
     const promptHash =
       cp.systemPrompt === undefined ? null : this.ctx.content.putValueMemo(cp.systemPrompt, `p:${cp.runId}`);
+    const headId = this.headId(cp.runId, index, {
+      systemPromptHash: promptHash,
+      modelJson: toJson(cp.model),
+      promptVersion: cp.promptVersion ?? null,
+      contextHash,
+      artifactRefsJson: toJson(cp.artifactRefs),
+    });
+    const usage = usageColumn(cp.usage);
     this.ctx
       .sql(
-        `INSERT INTO checkpoints (checkpoint_id, run_id, seq, boundary, step_index, messages_node, message_count,
-         system_prompt_hash, model_json, prompt_version, context_hash, tool_call_id, ledger_node, ledger_count,
-         artifact_refs_json, finish_reason, usage_json, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO checkpoints (checkpoint_id, run_key, seq, boundary, step_index, messages_node, message_count,
+         head_id, tool_call_id, ledger_node, ledger_count, finish_reason, usage_json, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
-        cp.checkpointId,
-        cp.runId,
+        key,
+        Number(run.run_key),
         index,
-        cp.boundary,
+        BOUNDARY_CODES[cp.boundary],
         cp.stepIndex,
         messagesNode,
         cp.messages.length,
-        promptHash === null ? null : hashKey(promptHash),
-        toJson(cp.model),
-        cp.promptVersion ?? null,
-        hashKey(contextHash),
+        headId,
         cp.toolCallId ?? null,
         ledgerNode,
         cp.toolLedgerSnapshot.length,
-        toJson(cp.artifactRefs),
         cp.finishReason ?? null,
-        toJson(cp.usage),
+        usage,
         cp.createdAt,
       );
     const usageIn = cp.usage && !cp.usage.captured ? cp.usage.inputTokens : 0;
@@ -173,7 +331,7 @@ export class CheckpointTable {
       step_index: cp.stepIndex,
       tool_call_id: cp.toolCallId ?? null,
       finish_reason: cp.finishReason ?? null,
-      usage_json: toJson(cp.usage),
+      usage_json: usage,
       message_count: cp.messages.length,
       prompt_version: cp.promptVersion ?? null,
       created_at: cp.createdAt,
@@ -185,7 +343,7 @@ export class CheckpointTable {
   private adoptLists(runId: string, from: ListsFrom): void {
     const row = this.ctx
       .sql('SELECT messages_node, message_count, ledger_node, ledger_count FROM checkpoints WHERE checkpoint_id = ?')
-      .get(from.checkpointId);
+      .get(this.key(from.checkpointId));
     if (!row) return;
     if (Number(row.message_count) === from.messages.length) {
       this.ctx.content.seedList(`m:${runId}`, from.messages, Number(row.messages_node));
@@ -198,7 +356,9 @@ export class CheckpointTable {
   /** How many leading messages checkpoints `a` and `b` share (the same items), at the cost of those they do not. */
   sharedMessages(a: string, b: string): number {
     const rowOf = (id: string) => {
-      const row = this.ctx.sql('SELECT messages_node, message_count FROM checkpoints WHERE checkpoint_id = ?').get(id);
+      const row = this.ctx
+        .sql('SELECT messages_node, message_count FROM checkpoints WHERE checkpoint_id = ?')
+        .get(this.key(id));
       if (!row)
         throw new OcdbError('CheckpointNotFound', `No checkpoint ${id} in ${this.ctx.path}.`, { checkpointId: id });
       return row;
@@ -219,10 +379,11 @@ export class CheckpointTable {
     const rows = this.ctx
       .sql(
         `SELECT t.tool_name AS name, COUNT(*) AS n
-           FROM checkpoints c JOIN tool_calls t ON t.run_id = c.run_id AND t.tool_call_id = c.tool_call_id
-          WHERE c.run_id = ? AND c.seq > ? AND c.boundary = 'before_tool_call' GROUP BY t.tool_name`,
+           FROM checkpoints c JOIN tool_calls t ON t.run_id = ? AND t.tool_call_id = c.tool_call_id
+          WHERE c.run_key = ${RUN_KEY} AND c.seq > ? AND c.boundary = ${BOUNDARY_CODES.before_tool_call}
+          GROUP BY t.tool_name`,
       )
-      .all(runId, after);
+      .all(runId, runId, after);
     return new Map(rows.map((r) => [String(r.name), Number(r.n)]));
   }
 
@@ -230,12 +391,13 @@ export class CheckpointTable {
   summary(checkpointId: string): CheckpointSummary {
     const row = this.ctx
       .sql(
-        `SELECT c.checkpoint_id, c.run_id, c.seq, c.boundary, c.step_index, c.tool_call_id, c.finish_reason, c.usage_json,
-              c.message_count, c.prompt_version, c.created_at, t.tool_name
-         FROM checkpoints c LEFT JOIN tool_calls t ON t.run_id = c.run_id AND t.tool_call_id = c.tool_call_id
+        `SELECT c.checkpoint_id, r.run_id, c.seq, c.boundary, c.step_index, c.tool_call_id, c.finish_reason, c.usage_json,
+              c.message_count, h.prompt_version, c.created_at, t.tool_name
+         FROM checkpoints c JOIN runs r ON r.run_key = c.run_key LEFT JOIN checkpoint_heads h ON h.head_id = c.head_id
+         LEFT JOIN tool_calls t ON t.run_id = r.run_id AND t.tool_call_id = c.tool_call_id
         WHERE c.checkpoint_id = ?`,
       )
-      .get(checkpointId);
+      .get(this.key(checkpointId));
     if (!row) {
       throw new OcdbError('CheckpointNotFound', `No checkpoint ${checkpointId} in ${this.ctx.path}.`, { checkpointId });
     }
@@ -248,17 +410,18 @@ export class CheckpointTable {
     const limit = range.limit === undefined ? -1 : Math.max(0, range.limit);
     return this.ctx
       .sql(
-        `SELECT c.checkpoint_id, c.run_id, c.seq, c.boundary, c.step_index, c.tool_call_id, c.finish_reason, c.usage_json,
-              c.message_count, c.prompt_version, c.created_at, t.tool_name
-         FROM checkpoints c LEFT JOIN tool_calls t ON t.run_id = c.run_id AND t.tool_call_id = c.tool_call_id
-        WHERE c.run_id = ? ORDER BY c.seq LIMIT ? OFFSET ?`,
+        `SELECT c.checkpoint_id, r.run_id, c.seq, c.boundary, c.step_index, c.tool_call_id, c.finish_reason, c.usage_json,
+              c.message_count, h.prompt_version, c.created_at, t.tool_name
+         FROM checkpoints c JOIN runs r ON r.run_key = c.run_key LEFT JOIN checkpoint_heads h ON h.head_id = c.head_id
+         LEFT JOIN tool_calls t ON t.run_id = r.run_id AND t.tool_call_id = c.tool_call_id
+        WHERE c.run_key = ${RUN_KEY} ORDER BY c.seq LIMIT ? OFFSET ?`,
       )
       .all(runId, limit, offset)
       .map((r) => rowToCheckpointSummary(r));
   }
 
   get(checkpointId: string): Checkpoint {
-    const row = this.ctx.sql('SELECT * FROM checkpoints WHERE checkpoint_id = ?').get(checkpointId);
+    const row = this.ctx.sql(`${ROW} WHERE c.checkpoint_id = ?`).get(this.key(checkpointId));
     if (!row) {
       throw new OcdbError('CheckpointNotFound', `No checkpoint ${checkpointId} in ${this.ctx.path}.`, { checkpointId });
     }
@@ -266,7 +429,7 @@ export class CheckpointTable {
   }
 
   getAt(runId: string, index: number): Checkpoint {
-    const row = this.ctx.sql('SELECT * FROM checkpoints WHERE run_id = ? AND seq = ?').get(runId, index);
+    const row = this.ctx.sql(`${ROW} WHERE c.run_key = ${RUN_KEY} AND c.seq = ?`).get(runId, index);
     if (!row) {
       this.ctx.requireRunRow(runId);
       throw new OcdbError('CheckpointNotFound', `Run ${runId} has no checkpoint at index ${index}.`, { runId, index });
@@ -279,7 +442,9 @@ export class CheckpointTable {
    * long runs list thousands of checkpoints and must not rebuild every conversation.
    */
   lastMessage(checkpointId: string): Message | undefined {
-    const row = this.ctx.sql('SELECT messages_node FROM checkpoints WHERE checkpoint_id = ?').get(checkpointId);
+    const row = this.ctx
+      .sql('SELECT messages_node FROM checkpoints WHERE checkpoint_id = ?')
+      .get(this.key(checkpointId));
     if (!row) {
       throw new OcdbError('CheckpointNotFound', `No checkpoint ${checkpointId} in ${this.ctx.path}.`, { checkpointId });
     }
@@ -290,11 +455,11 @@ export class CheckpointTable {
 
   /** Rebuilds a whole Checkpoint from its row and blobs, validating what comes back from disk. */
   private toCheckpoint(row: SqlRow): Checkpoint {
-    const where = `store checkpoint ${String(row.checkpoint_id)}`;
+    const where = `store checkpoint ${checkpointIdOf(row.checkpoint_id)}`;
     const cp = compact({
-      checkpointId: String(row.checkpoint_id),
+      checkpointId: checkpointIdOf(row.checkpoint_id),
       runId: String(row.run_id),
-      boundary: row.boundary,
+      boundary: boundaryOf(row.boundary),
       stepIndex: Number(row.step_index),
       messages: this.ctx.content.getList(Number(row.messages_node)),
       systemPrompt:
@@ -306,7 +471,7 @@ export class CheckpointTable {
       toolLedgerSnapshot: this.ctx.content.getList(Number(row.ledger_node)),
       artifactRefs: json(row.artifact_refs_json),
       finishReason: str(row.finish_reason),
-      usage: json(row.usage_json),
+      usage: usageOf(row.usage_json),
       createdAt: Number(row.created_at),
     });
     return parseWith(CheckpointSchema, cp, where);
@@ -318,7 +483,7 @@ export class CheckpointTable {
    * costs is then what Variables, hover or an expression touch, not the conversation's length.
    */
   view(checkpointId: string): Checkpoint {
-    const row = this.ctx.sql('SELECT * FROM checkpoints WHERE checkpoint_id = ?').get(checkpointId);
+    const row = this.ctx.sql(`${ROW} WHERE c.checkpoint_id = ?`).get(this.key(checkpointId));
     if (!row) {
       throw new OcdbError('CheckpointNotFound', `No checkpoint ${checkpointId} in ${this.ctx.path}.`, { checkpointId });
     }
@@ -339,7 +504,7 @@ export class CheckpointTable {
    * checkpoint, a resumed run's last) without reading the conversation it carries over.
    */
   state(checkpointId: string): Checkpoint {
-    const row = this.ctx.sql('SELECT * FROM checkpoints WHERE checkpoint_id = ?').get(checkpointId);
+    const row = this.ctx.sql(`${ROW} WHERE c.checkpoint_id = ?`).get(this.key(checkpointId));
     if (!row) {
       throw new OcdbError('CheckpointNotFound', `No checkpoint ${checkpointId} in ${this.ctx.path}.`, { checkpointId });
     }
@@ -372,12 +537,12 @@ export class CheckpointTable {
     ledgerAt: (i: number) => string | undefined;
     where: string;
   } {
-    const where = `store checkpoint ${String(row.checkpoint_id)}`;
+    const where = `store checkpoint ${checkpointIdOf(row.checkpoint_id)}`;
     const content = this.ctx.content;
     const head = compact({
-      checkpointId: String(row.checkpoint_id),
+      checkpointId: checkpointIdOf(row.checkpoint_id),
       runId: String(row.run_id),
-      boundary: row.boundary,
+      boundary: boundaryOf(row.boundary),
       stepIndex: Number(row.step_index),
       messages: [],
       systemPrompt: row.system_prompt_hash === null ? undefined : content.getValue(hashOf(row.system_prompt_hash)),
@@ -388,7 +553,7 @@ export class CheckpointTable {
       toolLedgerSnapshot: [],
       artifactRefs: json(row.artifact_refs_json),
       finishReason: str(row.finish_reason),
-      usage: json(row.usage_json),
+      usage: usageOf(row.usage_json),
       createdAt: Number(row.created_at),
     });
     return {
@@ -402,7 +567,7 @@ export class CheckpointTable {
   /** Every checkpoint of a run, whole, in order. */
   allOf(runId: string): Checkpoint[] {
     return this.ctx
-      .sql('SELECT * FROM checkpoints WHERE run_id = ? ORDER BY seq')
+      .sql(`${ROW} WHERE c.run_key = ${RUN_KEY} ORDER BY c.seq`)
       .all(runId)
       .map((r) => this.toCheckpoint(r));
   }

@@ -4,7 +4,7 @@
  * lists that share a prefix share its rows. Reads are cached: blobs and nodes
  * are immutable once written, so a cache entry can never go stale.
  */
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { brotliCompressSync, brotliDecompressSync, constants as zlib, deflateRawSync, inflateRawSync } from 'node:zlib';
 import { artifactContentHash, canonicalJson, contentHash, isTextContent } from '../model';
 import type { SqlDriver, SqlStatement } from './sqlDriver';
 import { extensionOf, isSealedList } from './listIdentity';
@@ -14,14 +14,22 @@ import { isStoredItem } from './storedItems';
 export const EMPTY_LIST = 0;
 
 /**
- * A list item's member (or an element of a member array) whose canonical JSON is at least this long is stored as
- * a blob of its own and referred to by hash (schema 4, `blobs.refs`): a tool result that is the `content` of the
- * tool message, the `result` of the ledger record and the call's `result_ref` is then one blob, not three.
+ * A member (or an element of a member array) of a list item with a `toolCallId` — a tool message, a ledger record —
+ * whose canonical JSON is at least this long is stored as a blob of its own and referred to by hash (schema 4,
+ * `blobs.refs`): a tool result that is the `content` of the tool message, the `result` of the ledger record and the
+ * call's `result_ref` is then one blob, not three. Other items are stored whole (branch i11bytes): their parts are
+ * nowhere else, and a blob of their own would only add its row, its index entry and its ref.
  */
 export const SHARED_PART_MIN = 512;
 
-/** Blob texts at least this long are stored deflated (a BLOB in `blobs.data`) when that saves a tenth or more. */
-export const COMPRESS_MIN = 256;
+/** Blob texts at least this long are stored compressed (a BLOB in `blobs.data`) when that saves a tenth or more. */
+export const COMPRESS_MIN = 32;
+
+/** A text at least this long is looked up before it is compressed and written (a shorter one costs less to write). */
+const LOOKUP_MIN = 256;
+
+/** Texts at least this long are compressed with brotli; shorter ones with raw deflate and `DICTIONARY_1`. */
+const BROTLI_MIN = 512;
 
 /** Items this close to a list's end are found by walking up from it; further back, the whole chain is read. */
 const SUFFIX_WALK = 256;
@@ -30,19 +38,76 @@ const SUFFIX_WALK = 256;
 const RECENT_WRITES = 16;
 
 /**
- * What `blobs.data` holds for `text`: the text itself, or its raw deflate when that is worth it. `bytesOnly` (an
- * engine whose columns hold one type, PostgreSQL): always the deflate.
+ * The first byte of a compressed `blobs.data` cell written from branch i11bytes on: brotli after `BROTLI_MARK`, raw
+ * deflate with `DICTIONARY_1` after `DICTIONARY_MARK`. A raw deflate stream never starts with either (its block type
+ * bits would be 11, which deflate reserves), so a BLOB without a mark is raw deflate (every compressed blob written
+ * before, and artifact bytes).
+ */
+const BROTLI_MARK = 0xff;
+const DICTIONARY_MARK = 0xfe;
+const BROTLI_PARAMS = { [zlib.BROTLI_PARAM_QUALITY]: 5, [zlib.BROTLI_PARAM_MODE]: zlib.BROTLI_MODE_TEXT };
+
+/**
+ * The preset dictionary of short blobs: the keys and enum values of ledger records and messages as canonical JSON
+ * writes them (most frequent last), so a ledger record or a tool message of a few hundred bytes compresses to a
+ * third. Never change it: blobs written with it read with it. A better one is `DICTIONARY_2` behind a mark of its own.
+ */
+const DICTIONARY_1 = Buffer.from(
+  [
+    '"none","expensive_read","write","external_irreversible","re_execute","mock_result","manual_confirm",',
+    '"forbid_replay",{"error":{"message":"Cancelled","name":"',
+    '"liveEdit":{"at":',
+    '"editedBy":"',
+    '"stopId":"',
+    '"mocked":true,"originalArgsHash":"',
+    '{"content":[{"text":"',
+    '"type":"text"},{"args":{',
+    '"type":"tool_call"}],"role":"assistant"}',
+    '"role":"user"}',
+    '"role":"system"}',
+    '{"content":null,"role":"tool","toolCallId":"',
+    '"toolName":"',
+    '"result":null,',
+    '{"endedAt":17',
+    '{"args":{',
+    '"argsHash":"',
+    '"replayPolicy":"reuse_result","sideEffectLevel":"read_only","startedAt":17',
+    '"toolCallId":"call_',
+    '"toolName":"',
+  ].join(''),
+);
+const DEFLATE_PARAMS = { level: 6, dictionary: DICTIONARY_1, windowBits: 11, memLevel: 4 };
+
+/** `text` compressed behind its mark: brotli (quality 5: smaller than deflate and no slower), or short texts deflated with the dictionary. */
+function pack(text: string): Buffer {
+  if (text.length < BROTLI_MIN) return Buffer.concat([DICTIONARY_MARK_BYTE, deflateRawSync(text, DEFLATE_PARAMS)]);
+  const body = brotliCompressSync(text, { params: { ...BROTLI_PARAMS, [zlib.BROTLI_PARAM_SIZE_HINT]: text.length } });
+  return Buffer.concat([BROTLI_MARK_BYTE, body]);
+}
+const BROTLI_MARK_BYTE = Buffer.from([BROTLI_MARK]);
+const DICTIONARY_MARK_BYTE = Buffer.from([DICTIONARY_MARK]);
+
+/**
+ * What `blobs.data` holds for `text`: the text itself, or its compression when that is worth it. `bytesOnly` (an
+ * engine whose columns hold one type, PostgreSQL): always compressed.
  */
 function encodeData(text: string, bytesOnly = false): string | Buffer {
   if (text.length < COMPRESS_MIN && !bytesOnly) return text;
-  const packed = deflateRawSync(text, { level: 4 });
+  const packed = pack(text);
   return bytesOnly || packed.length <= Buffer.byteLength(text) * 0.9 ? packed : text;
 }
 
-/** The text of a `blobs.data` cell: TEXT as it is (every blob of schema 3), a BLOB inflated. */
+/** The bytes of a compressed `blobs.data` cell: brotli or dictionary deflate behind its mark, or raw deflate. */
+export function unpackData(data: Uint8Array): Buffer {
+  if (data[0] === BROTLI_MARK) return brotliDecompressSync(data.subarray(1));
+  if (data[0] === DICTIONARY_MARK) return inflateRawSync(data.subarray(1), { dictionary: DICTIONARY_1 });
+  return inflateRawSync(data);
+}
+
+/** The text of a `blobs.data` cell: TEXT as it is (every blob of schema 3), a BLOB decompressed. */
 function decodeData(data: unknown): string {
   if (typeof data === 'string') return data;
-  if (data instanceof Uint8Array) return inflateRawSync(data).toString('utf8');
+  if (data instanceof Uint8Array) return unpackData(data).toString('utf8');
   return String(data);
 }
 
@@ -68,8 +133,42 @@ export function hashOrUndefined(value: unknown): string | undefined {
   return value === null || value === undefined ? undefined : hashOf(value);
 }
 
-/** Where a member of a stored value sits: `[key]` or `[key, index]`. */
-type PartPath = [string] | [string, number];
+/**
+ * Where a member of a stored value sits: `[key]` or `[key, index]`; `[]` (branch i11bytes) names the value's base,
+ * a blob whose members the value has too (a finished ledger record's open record): only the members it adds are
+ * stored with it.
+ */
+type PartPath = [] | [string] | [string, number];
+
+/** A finished ledger record of at least this many characters is stored as what it adds to its open record. */
+const DELTA_MIN = 256;
+
+/** An open ledger record stored lately: its hash and value (deep-frozen, or a private parse). */
+interface OpenRecord {
+  hash: string;
+  value: Record<string, unknown>;
+}
+
+/** The toolCallId of a ledger record (one with a toolCallId and an argsHash); undefined for anything else. */
+function recordCallId(record: Record<string, unknown>): string | undefined {
+  return typeof record.toolCallId === 'string' && typeof record.argsHash === 'string' ? record.toolCallId : undefined;
+}
+
+/** True when member values `a` and `b` are the same value. */
+function sameMember(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  return canonicalJson(a) === canonicalJson(b);
+}
+
+/** The members of `base` and `own` (own's where both have one) in canonical key order. */
+function merged(base: Record<string, unknown>, own: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of [...new Set([...Object.keys(base), ...Object.keys(own)])].sort()) {
+    out[key] = Object.hasOwn(own, key) ? own[key] : base[key];
+  }
+  return out;
+}
 
 /** A small LRU map. */
 class Lru<K, V> {
@@ -90,6 +189,9 @@ class Lru<K, V> {
       const oldest = this.map.keys().next();
       if (!oldest.done) this.map.delete(oldest.value);
     }
+  }
+  delete(key: K): void {
+    this.map.delete(key);
   }
   clear(): void {
     this.map.clear();
@@ -184,8 +286,13 @@ export class ContentStore {
   private readonly memos = new Map<string, ListMemo>();
   private readonly valueMemos = new Map<string, { value: unknown; hash: string }>();
 
-  /** Blob data always bytes (SqlDriver.strictColumnTypes). */
-  private readonly bytesOnly: boolean;
+  /** Open ledger records stored lately, by toolCallId (putItem: a finished record is stored as what it adds). */
+  private readonly openRecords = new Lru<string, OpenRecord>(256);
+  /** Small values a table module keeps per run between its writes (a checkpoint's head): gone with the memos. */
+  private readonly rowMemos = new Map<string, unknown>();
+
+  /** Blob data always bytes, and every column one type (SqlDriver.strictColumnTypes). */
+  readonly bytesOnly: boolean;
 
   constructor(db: SqlDriver) {
     this.bytesOnly = db.strictColumnTypes === true;
@@ -219,29 +326,38 @@ export class ContentStore {
     const hash = contentHash(text);
     // A blob worth deflating is looked up first: the same result arrives as the call's result and in its message.
     this.written.set(hash, text);
-    if (text.length >= COMPRESS_MIN && this.hasBlob.get(hashKey(hash))) return hash;
+    if (text.length >= LOOKUP_MIN && this.hasBlob.get(hashKey(hash))) return hash;
     this.insertBlob.run(hashKey(hash), encodeData(text, this.bytesOnly));
     return hash;
   }
 
   /**
    * Stores a list item (a message, a ledger record) once: like putValue, with the same hash (of the whole
-   * value's canonical JSON), but its large members — and the large elements of its member arrays — are blobs of
-   * their own, so a tool result in the conversation, the ledger and the call's result is stored once.
+   * value's canonical JSON), but the large members of a tool message or a ledger record — and the large elements of
+   * their member arrays — are blobs of their own, so a tool result in the conversation, the ledger and the call's
+   * result is stored once; and a finished ledger record is stored as what it adds to its open one (its base).
    */
   putItem(value: unknown): string {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return this.putValue(value);
     if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return this.putValue(value);
+    const record = value as Record<string, unknown>;
     const text = canonicalJson(value);
-    if (text.length < 2 * SHARED_PART_MIN) return this.putText(text);
+    const base = text.length >= DELTA_MIN ? this.openRecordOf(record) : undefined;
+    // Only what can be shared is worth a blob of its own: the members of a tool message or a ledger record (its
+    // result is the call's result too, its arguments the call's); a part of another message is nowhere else.
+    const shared = typeof record.toolCallId === 'string' && text.length >= SHARED_PART_MIN;
+    if (!shared && !base) return this.remember(record, text, this.putText(text));
     const hash = contentHash(text);
     this.written.set(hash, text);
-    if (this.hasBlob.get(hashKey(hash))) return hash;
-    const record = value as Record<string, unknown>;
-    const holed: Record<string, unknown> = { ...record };
-    const refs: [PartPath, string][] = [];
+    if (this.hasBlob.get(hashKey(hash))) return this.remember(record, text, hash);
+    // the members its base holds are not stored again
+    const holed: Record<string, unknown> = {};
+    const refs: [PartPath, string][] = base ? [[[], base.hash]] : [];
     for (const key of Object.keys(record)) {
+      if (base && Object.hasOwn(base.value, key)) continue;
       const member = record[key];
+      holed[key] = member;
+      if (!shared) continue;
       if (typeof member !== 'object' && typeof member !== 'string') continue;
       if (member === null) continue;
       // An array's large elements first: a member holding one is large itself, and is then not serialised whole.
@@ -273,6 +389,34 @@ export class ContentStore {
         encodeData(canonicalJson(holed), this.bytesOnly),
         JSON.stringify(refs),
       );
+    return this.remember(record, text, hash);
+  }
+
+  /**
+   * The open ledger record stored lately that a finished `record` (one with `endedAt`) continues: same toolCallId,
+   * and every member of the open one the same in `record`. Undefined for anything else.
+   */
+  private openRecordOf(record: Record<string, unknown>): OpenRecord | undefined {
+    const id = recordCallId(record);
+    if (id === undefined || record.endedAt === undefined) return undefined;
+    const open = this.openRecords.get(id);
+    if (!open) return undefined;
+    for (const key of Object.keys(open.value)) {
+      if (!Object.hasOwn(record, key) || !sameMember(open.value[key], record[key])) return undefined;
+    }
+    return open;
+  }
+
+  /** Keeps an open ledger record (stored under `hash`) for the finished one that follows it; returns `hash`. */
+  private remember(record: Record<string, unknown>, text: string, hash: string): string {
+    const id = recordCallId(record);
+    if (id === undefined) return hash;
+    if (record.endedAt !== undefined) this.openRecords.delete(id);
+    else {
+      // a private copy unless nothing in it can change
+      const value = isDeepFrozen(record) ? record : (JSON.parse(text) as Record<string, unknown>);
+      this.openRecords.set(id, { hash, value });
+    }
     return hash;
   }
 
@@ -294,7 +438,7 @@ export class ContentStore {
     if (!row) return undefined;
     if (row.refs !== null && row.refs !== undefined) return Buffer.from(this.getText(hash), 'utf8');
     if (typeof row.data === 'string') return Buffer.from(row.data, 'utf8');
-    if (row.data instanceof Uint8Array) return inflateRawSync(row.data);
+    if (row.data instanceof Uint8Array) return unpackData(row.data);
     return Buffer.from(String(row.data), 'utf8');
   }
 
@@ -325,17 +469,26 @@ export class ContentStore {
    * what a ledger walk needs of a record (ids, names, times) without reading its arguments or result.
    */
   getInline(hash: string): { value: Record<string, unknown>; omitted: string[] } {
+    return this.inlineOf(hash);
+  }
+
+  /** getInline of one blob, and of its base (a finished record's open one) as part of the same read. */
+  private inlineOf(hash: string): { value: Record<string, unknown>; omitted: string[] } {
     const cached = this.textCache.get(hash) ?? this.written.get(hash);
     if (cached !== undefined) return { value: JSON.parse(cached) as Record<string, unknown>, omitted: [] };
     const row = this.readBlob(hash);
     const value = JSON.parse(row.text) as Record<string, unknown>;
     const omitted: string[] = [];
-    for (const [path] of row.refs ?? []) {
-      if (path.length === 1) delete value[path[0]];
-      else delete value[path[0]];
-      omitted.push(path[0]);
+    let base: { value: Record<string, unknown>; omitted: string[] } | undefined;
+    for (const [path, ref] of row.refs ?? []) {
+      if (path.length === 0) base = this.inlineOf(ref);
+      else {
+        delete value[path[0]];
+        omitted.push(path[0]);
+      }
     }
-    return { value, omitted };
+    if (!base) return { value, omitted };
+    return { value: merged(base.value, value), omitted: [...base.omitted, ...omitted] };
   }
 
   /** A blob's row: its (inflated) text and the refs of its large members (schema 4), cached briefly. */
@@ -353,14 +506,16 @@ export class ContentStore {
 
   /** The value of a blob with refs: its inline text with each large member put back in place. */
   private assemble(row: { text: string; refs: [PartPath, string][] | undefined }): Record<string, unknown> {
-    // Key order is the canonical one already (the holes were written in place).
+    // Key order is the canonical one already (the holes were written in place; a base's members merged in order).
     const value = JSON.parse(row.text) as Record<string, unknown>;
+    let base: Record<string, unknown> | undefined;
     for (const [path, ref] of row.refs ?? []) {
       const part = this.getValue(ref);
-      if (path.length === 1) value[path[0]] = part;
+      if (path.length === 0) base = part as Record<string, unknown>;
+      else if (path.length === 1) value[path[0]] = part;
       else (value[path[0]] as unknown[])[path[1]] = part;
     }
-    return value;
+    return base ? merged(base, value) : value;
   }
 
   /**
@@ -583,6 +738,8 @@ export class ContentStore {
 
   /** Forget list memos (after garbage collection or a failed transaction). */
   forgetMemos(): void {
+    this.openRecords.clear();
+    this.rowMemos.clear();
     this.written.clear();
     this.memos.clear();
     this.nodeOwner.clear();
@@ -591,7 +748,21 @@ export class ContentStore {
   }
 
   forgetMemo(memoKey: string): void {
+    this.rowMemos.delete(memoKey);
     this.memos.delete(memoKey);
     this.valueMemos.delete(memoKey);
+  }
+
+  /** A value kept under `key` since the last write that set it (see rowMemos); undefined once memos are forgotten. */
+  rowMemo<T>(key: string): T | undefined {
+    return this.rowMemos.get(key) as T | undefined;
+  }
+
+  setRowMemo(key: string, value: unknown): void {
+    this.rowMemos.set(key, value);
+  }
+
+  forgetRowMemo(key: string): void {
+    this.rowMemos.delete(key);
   }
 }

@@ -11,6 +11,10 @@
  */
 import type { SqlDriver } from './sqlDriver';
 
+/** SQLite's GLOB for a UUID in its canonical form (lowercase, 8-4-4-4-12): stored as its 16 bytes from schema 7. */
+const HEX = '[0-9a-f]';
+const UUID_GLOB = [8, 4, 4, 4, 12].map((n) => HEX.repeat(n)).join('-');
+
 export const MIGRATIONS: readonly string[] = [
   // 1: runs, checkpoints, tool calls, blobs, list nodes, fork requests, change feed
   `
@@ -276,6 +280,71 @@ export const MIGRATIONS: readonly string[] = [
   DROP TABLE tool_calls;
   ALTER TABLE tool_calls_new RENAME TO tool_calls;
   CREATE INDEX tool_calls_by_cassette_key ON tool_calls (tool_name, args_hash);
+  `,
+  // (branch i11bytes) smaller checkpoint rows, data kept in place (rowCodec.ts, checkpointTable.ts): a checkpoint
+  // names its run by the run's number (runs.run_key, given by a trigger), not its id in every row and index entry;
+  // what a run carries over from checkpoint to checkpoint (system prompt, model, prompt version, context, artifact
+  // refs) is a row of checkpoint_heads every checkpoint with that head refers to by number; a UUID checkpoint id is
+  // its 16 bytes (any other id stays text); the boundary a small number; a usage of input and output tokens only
+  // `[in,out]`; created_at an integer when it is one (INTEGER affinity; a fraction stays REAL).
+  `
+  ALTER TABLE runs ADD COLUMN run_key INTEGER;
+  UPDATE runs SET run_key = rowid;
+  CREATE UNIQUE INDEX runs_by_key ON runs (run_key);
+  CREATE TRIGGER runs_key_insert AFTER INSERT ON runs WHEN NEW.run_key IS NULL
+    BEGIN UPDATE runs SET run_key = (SELECT COALESCE(MAX(run_key), 0) + 1 FROM runs) WHERE run_id = NEW.run_id; END;
+
+  CREATE TABLE checkpoint_heads (
+    head_id INTEGER PRIMARY KEY,
+    system_prompt_hash BLOB,
+    model_json TEXT,
+    prompt_version TEXT,
+    context_hash BLOB NOT NULL,
+    artifact_refs_json TEXT
+  );
+  INSERT INTO checkpoint_heads (system_prompt_hash, model_json, prompt_version, context_hash, artifact_refs_json)
+    SELECT DISTINCT system_prompt_hash, model_json, prompt_version, context_hash, artifact_refs_json FROM checkpoints;
+  CREATE INDEX checkpoint_heads_migrating ON checkpoint_heads (context_hash);
+
+  CREATE TABLE checkpoints_new (
+    run_key INTEGER NOT NULL REFERENCES runs (run_key) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    checkpoint_id BLOB NOT NULL UNIQUE,
+    boundary INTEGER NOT NULL,
+    step_index INTEGER NOT NULL,
+    messages_node INTEGER NOT NULL,
+    message_count INTEGER NOT NULL,
+    head_id INTEGER NOT NULL,
+    tool_call_id TEXT,
+    ledger_node INTEGER NOT NULL,
+    ledger_count INTEGER NOT NULL,
+    finish_reason TEXT,
+    usage_json TEXT,
+    created_at INTEGER NOT NULL,
+    PRIMARY KEY (run_key, seq)
+  ) WITHOUT ROWID;
+  INSERT INTO checkpoints_new (run_key, seq, checkpoint_id, boundary, step_index, messages_node, message_count, head_id,
+      tool_call_id, ledger_node, ledger_count, finish_reason, usage_json, created_at)
+    SELECT (SELECT r.run_key FROM runs r WHERE r.run_id = c.run_id), c.seq,
+      CASE WHEN c.checkpoint_id GLOB '${UUID_GLOB}' THEN unhex(replace(c.checkpoint_id, '-', '')) ELSE c.checkpoint_id END,
+      CASE c.boundary WHEN 'before_prompt_build' THEN 0 WHEN 'before_model_call' THEN 1 WHEN 'after_model_call' THEN 2
+        WHEN 'before_tool_call' THEN 3 WHEN 'after_tool_call' THEN 4 WHEN 'agent_end' THEN 5 ELSE c.boundary END,
+      c.step_index, c.messages_node, c.message_count,
+      (SELECT h.head_id FROM checkpoint_heads h WHERE h.context_hash = c.context_hash
+          AND h.system_prompt_hash IS c.system_prompt_hash AND h.model_json IS c.model_json
+          AND h.prompt_version IS c.prompt_version AND h.artifact_refs_json IS c.artifact_refs_json),
+      c.tool_call_id, c.ledger_node, c.ledger_count, c.finish_reason,
+      CASE WHEN json_type(c.usage_json) = 'object' AND (SELECT COUNT(*) FROM json_each(c.usage_json)) = 2
+          AND json_type(c.usage_json, '$.inputTokens') = 'integer' AND json_type(c.usage_json, '$.outputTokens') = 'integer'
+          AND abs(json_extract(c.usage_json, '$.inputTokens')) < 1000000000000000
+          AND abs(json_extract(c.usage_json, '$.outputTokens')) < 1000000000000000
+        THEN '[' || json_extract(c.usage_json, '$.inputTokens') || ',' || json_extract(c.usage_json, '$.outputTokens') || ']'
+        ELSE c.usage_json END,
+      c.created_at
+    FROM checkpoints c;
+  DROP TABLE checkpoints;
+  ALTER TABLE checkpoints_new RENAME TO checkpoints;
+  DROP INDEX checkpoint_heads_migrating;
   `,
 ];
 

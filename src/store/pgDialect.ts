@@ -31,6 +31,7 @@
  */
 export const ROWID_TABLES: Readonly<Record<string, { id: string; unique?: readonly string[] }>> = {
   list_nodes: { id: 'id', unique: ['parent', 'item'] },
+  checkpoint_heads: { id: 'head_id' },
 };
 
 /**
@@ -64,7 +65,8 @@ export const INTEGRITY_CHECK = `SELECT CASE WHEN n = 0 THEN 'ok' ELSE n || ' dan
   + (SELECT count(*) FROM list_nodes l WHERE l.parent <> 0
        AND NOT EXISTS (SELECT 1 FROM list_nodes p WHERE p.id = l.parent))
   + (SELECT count(*) FROM list_nodes l WHERE NOT EXISTS (SELECT 1 FROM blobs b WHERE b.hash = l.item))
-  + (SELECT count(*) FROM checkpoints c WHERE NOT EXISTS (SELECT 1 FROM blobs b WHERE b.hash = c.context_hash))
+  + (SELECT count(*) FROM checkpoints c WHERE NOT EXISTS (SELECT 1 FROM checkpoint_heads h WHERE h.head_id = c.head_id))
+  + (SELECT count(*) FROM checkpoint_heads h WHERE NOT EXISTS (SELECT 1 FROM blobs b WHERE b.hash = h.context_hash))
   + (SELECT count(*) FROM tool_calls t WHERE NOT EXISTS (SELECT 1 FROM blobs b WHERE b.hash = t.args_ref))
   + (SELECT count(*) FROM tool_calls t WHERE t.result_ref IS NOT NULL
        AND NOT EXISTS (SELECT 1 FROM blobs b WHERE b.hash = t.result_ref)) AS n) AS counts`;

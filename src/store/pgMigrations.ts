@@ -3,7 +3,7 @@
  * at open under an advisory lock, so several processes opening a new store at once apply each step once. The
  * layout mirrors the SQLite one (migrations.ts) table for table and column for column — the table
  * modules' DML runs on both (pgDialect.ts) — with PostgreSQL types: content-addressed `blobs` (bytea, always
- * deflated: one column holds one type here), hash-consed `list_nodes` (bytes per checkpoint flat), runs with a
+ * compressed: one column holds one type here), hash-consed `list_nodes` (bytes per checkpoint flat), runs with a
  * `rowid` for the tree's tie-break, the top-level run count kept by a trigger, and a trigger that NOTIFYs the
  * change feed's channel whenever the change counter moves (delivered at commit). `json_each` / `json_extract`
  * are SQL functions with SQLite's meaning for the one statement that uses them (garbage collection).
@@ -241,6 +241,54 @@ export const PG_MIGRATIONS: readonly string[] = [
   CREATE FUNCTION unhex(doc TEXT) RETURNS BYTEA LANGUAGE sql IMMUTABLE AS $$
     SELECT CASE WHEN doc ~ '^([0-9a-fA-F]{2})*$' THEN decode(doc, 'hex') END
   $$;
+  `,
+  // 4 (branch i11bytes; SQLite migration 7): a checkpoint names its run by runs.run_key (a sequence); checkpoint heads (system prompt, model, prompt version, context,
+  // artifact refs) a row of checkpoint_heads referred to by number; checkpoint ids bytes (a UUID its 16, any other id
+  // its UTF-8, with a 0xff after one of exactly 16 bytes: rowCodec.ts checkpointKey); the boundary a small number; a
+  // usage of input and output tokens only [in,out]
+  `
+  CREATE TABLE checkpoint_heads (
+    head_id BIGSERIAL PRIMARY KEY,
+    system_prompt_hash BYTEA,
+    model_json TEXT,
+    prompt_version TEXT,
+    context_hash BYTEA NOT NULL,
+    artifact_refs_json TEXT
+  );
+  INSERT INTO checkpoint_heads (system_prompt_hash, model_json, prompt_version, context_hash, artifact_refs_json)
+    SELECT DISTINCT system_prompt_hash, model_json, prompt_version, context_hash, artifact_refs_json FROM checkpoints;
+  ALTER TABLE checkpoints ADD COLUMN head_id BIGINT;
+  UPDATE checkpoints c SET head_id = h.head_id FROM checkpoint_heads h
+   WHERE h.context_hash = c.context_hash AND h.system_prompt_hash IS NOT DISTINCT FROM c.system_prompt_hash
+     AND h.model_json IS NOT DISTINCT FROM c.model_json AND h.prompt_version IS NOT DISTINCT FROM c.prompt_version
+     AND h.artifact_refs_json IS NOT DISTINCT FROM c.artifact_refs_json;
+  ALTER TABLE checkpoints ALTER COLUMN head_id SET NOT NULL;
+  ALTER TABLE runs ADD COLUMN run_key BIGSERIAL;
+  ALTER TABLE runs ADD CONSTRAINT runs_run_key_key UNIQUE (run_key);
+  ALTER TABLE checkpoints ADD COLUMN run_key BIGINT;
+  UPDATE checkpoints c SET run_key = r.run_key FROM runs r WHERE r.run_id = c.run_id;
+  ALTER TABLE checkpoints ALTER COLUMN run_key SET NOT NULL;
+  ALTER TABLE checkpoints DROP CONSTRAINT checkpoints_pkey;
+  ALTER TABLE checkpoints DROP COLUMN run_id;
+  ALTER TABLE checkpoints ADD PRIMARY KEY (run_key, seq);
+  ALTER TABLE checkpoints ADD FOREIGN KEY (run_key) REFERENCES runs (run_key) ON DELETE CASCADE;
+  ALTER TABLE checkpoints DROP COLUMN system_prompt_hash, DROP COLUMN model_json, DROP COLUMN prompt_version,
+    DROP COLUMN context_hash, DROP COLUMN artifact_refs_json;
+  ALTER TABLE checkpoints ALTER COLUMN checkpoint_id TYPE BYTEA USING (CASE
+    WHEN checkpoint_id ~ '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
+      THEN decode(replace(checkpoint_id, '-', ''), 'hex')
+    WHEN octet_length(checkpoint_id) = 16 THEN convert_to(checkpoint_id, 'UTF8') || '\\xff'::bytea
+    ELSE convert_to(checkpoint_id, 'UTF8') END);
+  ALTER TABLE checkpoints ALTER COLUMN boundary TYPE SMALLINT USING (CASE boundary
+    WHEN 'before_prompt_build' THEN 0 WHEN 'before_model_call' THEN 1 WHEN 'after_model_call' THEN 2
+    WHEN 'before_tool_call' THEN 3 WHEN 'after_tool_call' THEN 4 WHEN 'agent_end' THEN 5 END);
+  UPDATE checkpoints SET usage_json = '[' || (usage_json::jsonb ->> 'inputTokens') || ','
+      || (usage_json::jsonb ->> 'outputTokens') || ']'
+   WHERE usage_json IS NOT NULL AND CASE WHEN jsonb_typeof(usage_json::jsonb) = 'object'
+     THEN (SELECT COUNT(*) FROM jsonb_object_keys(usage_json::jsonb)) = 2
+       AND COALESCE(usage_json::jsonb ->> 'inputTokens', '') ~ '^-?[0-9]{1,15}$'
+       AND COALESCE(usage_json::jsonb ->> 'outputTokens', '') ~ '^-?[0-9]{1,15}$'
+     ELSE false END;
   `,
 ];
 

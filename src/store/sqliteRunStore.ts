@@ -34,7 +34,7 @@ import { z } from 'zod';
 import { ArtifactTable } from './artifactTable';
 import { CheckpointTable, parseCheckpointShell } from './checkpointTable';
 import { ConfirmationTable } from './confirmationTable';
-import { ContentStore, hashKey } from './contentStore';
+import { ContentStore } from './contentStore';
 import { ForkRequestTable } from './forkRequestTable';
 import { LiveTable } from './liveTable';
 import { CLOCK_SKEW_MS, isCrashed, THIS_HOST } from './liveness';
@@ -451,10 +451,10 @@ export class SqliteRunStore implements RunStore {
           },
         );
       }
-      const cut = this.sql(
-        'SELECT checkpoint_id, boundary, tool_call_id FROM checkpoints WHERE run_id = ? AND seq >= ?',
-      ).all(runId, keep);
-      const ids = cut.map((c) => String(c.checkpoint_id));
+      const cut = this.checkpoints
+        .from(runId, keep)
+        .map((c) => ({ checkpoint_id: c.checkpointId, boundary: c.boundary, tool_call_id: c.toolCallId }));
+      const ids = cut.map((c) => c.checkpoint_id);
       const marks = ids.map(() => '?').join(', ');
       const forks =
         ids.length === 0
@@ -499,25 +499,21 @@ export class SqliteRunStore implements RunStore {
           this.sql('UPDATE runs SET tool_error_count = tool_error_count - ? WHERE run_id = ?').run(failed, runId);
         }
       }
-      this.sql('DELETE FROM checkpoints WHERE run_id = ? AND seq >= ?').run(runId, keep);
+      this.sql(`DELETE FROM checkpoints WHERE run_key = (SELECT run_key FROM runs WHERE run_id = ?) AND seq >= ?`).run(
+        runId,
+        keep,
+      );
       this.live.removeEditsAt(runId, ids);
       const segments = input.runtimeContexts ?? [];
       segments.forEach((segment, i) => {
         const context = parseWith(RuntimeContextSnapshotSchema, segment.runtimeContext, 'runtimeContext');
         const to = Math.min(segments[i + 1]?.fromCheckpoint ?? keep, keep);
-        this.sql('UPDATE checkpoints SET context_hash = ? WHERE run_id = ? AND seq >= ? AND seq < ?').run(
-          hashKey(this.content.putValue(context)),
-          runId,
-          segment.fromCheckpoint,
-          to,
-        );
+        this.checkpoints.setContext(runId, segment.fromCheckpoint, to, this.content.putValue(context));
       });
       // The run's counters over what is kept (usage counted as appendCheckpoint counts it: when not captured).
       const tokens = { inputTokens: 0, outputTokens: 0 };
-      for (const c of this.sql('SELECT usage_json FROM checkpoints WHERE run_id = ? AND usage_json IS NOT NULL').all(
-        runId,
-      )) {
-        const usage = json(c.usage_json) as { inputTokens?: number; outputTokens?: number; captured?: boolean } | null;
+      for (const u of this.checkpoints.usages(runId)) {
+        const usage = u as { inputTokens?: number; outputTokens?: number; captured?: boolean } | null;
         if (!usage || usage.captured) continue;
         tokens.inputTokens += Number(usage.inputTokens ?? 0);
         tokens.outputTokens += Number(usage.outputTokens ?? 0);
@@ -525,8 +521,8 @@ export class SqliteRunStore implements RunStore {
       this.sql(
         `UPDATE runs SET status = 'running', ended_at = NULL, error_json = NULL, metadata_json = ?, owner_pid = ?,
            owner_host = ?, heartbeat_at = ?, checkpoint_count = ?,
-           max_step = (SELECT COALESCE(MAX(step_index), -1) FROM checkpoints WHERE run_id = ?),
-           last_checkpoint_at = (SELECT MAX(created_at) FROM checkpoints WHERE run_id = ?),
+           max_step = (SELECT COALESCE(MAX(step_index), -1) FROM checkpoints WHERE run_key = runs.run_key),
+           last_checkpoint_at = (SELECT MAX(created_at) FROM checkpoints WHERE run_key = runs.run_key),
            input_tokens = ?, output_tokens = ?
          WHERE run_id = ?`,
       ).run(
@@ -535,8 +531,6 @@ export class SqliteRunStore implements RunStore {
         THIS_HOST,
         this.heartbeatTime(),
         keep,
-        runId,
-        runId,
         tokens.inputTokens,
         tokens.outputTokens,
         runId,
@@ -588,6 +582,7 @@ export class SqliteRunStore implements RunStore {
    * reference — its shared write lock keeps this collection waiting until it has committed or rolled back).
    */
   private collectGarbage(): void {
+    this.sql('DELETE FROM checkpoint_heads WHERE head_id NOT IN (SELECT head_id FROM checkpoints)').run();
     this.sql(
       `WITH RECURSIVE live(id) AS (
          SELECT messages_node FROM checkpoints UNION SELECT ledger_node FROM checkpoints
@@ -598,12 +593,12 @@ export class SqliteRunStore implements RunStore {
     this.sql(
       `WITH RECURSIVE live(hash) AS (
          SELECT item FROM list_nodes
-         UNION SELECT context_hash FROM checkpoints
-         UNION SELECT system_prompt_hash FROM checkpoints WHERE system_prompt_hash IS NOT NULL
+         UNION SELECT context_hash FROM checkpoint_heads
+         UNION SELECT system_prompt_hash FROM checkpoint_heads WHERE system_prompt_hash IS NOT NULL
          UNION SELECT args_ref FROM tool_calls
          UNION SELECT result_ref FROM tool_calls WHERE result_ref IS NOT NULL
          UNION SELECT unhex(json_extract(a.value, '$.contentHash')) FROM runs r, json_each(r.artifact_refs_json) a
-         UNION SELECT unhex(json_extract(a.value, '$.contentHash')) FROM checkpoints c, json_each(c.artifact_refs_json) a
+         UNION SELECT unhex(json_extract(a.value, '$.contentHash')) FROM checkpoint_heads c, json_each(c.artifact_refs_json) a
           WHERE c.artifact_refs_json IS NOT NULL
          UNION SELECT unhex(json_extract(r.value, '$[1]')) FROM blobs b JOIN live ON b.hash = live.hash, json_each(b.refs) r
           WHERE b.refs IS NOT NULL)
@@ -788,8 +783,7 @@ export class SqliteRunStore implements RunStore {
       checkLoadedRun(
         run,
         {
-          checkpointOwner: (id) =>
-            this.sql('SELECT run_id FROM checkpoints WHERE checkpoint_id = ?').get(id)?.run_id as string | undefined,
+          checkpointOwner: (id) => this.checkpoints.runOf(id),
           parentOf: (id) => {
             const row = this.sql('SELECT parent_run_id FROM runs WHERE run_id = ?').get(id);
             return row ? (row.parent_run_id as string | null) : undefined;

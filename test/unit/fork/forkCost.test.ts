@@ -12,6 +12,7 @@ import { runFork } from '../../../src/fork/runner';
 import type { Checkpoint, Message } from '../../../src/model';
 import { openRecorder } from '../../../src/recorder';
 import { ContentStore } from '../../../src/store/contentStore';
+import { checkpointKey } from '../../../src/store/rowCodec';
 import type { SqliteRunStore } from '../../../src/store';
 import { testContext } from '../../helpers/context';
 import { tmpStore } from '../../helpers/tmp';
@@ -63,7 +64,7 @@ function listNodes(store: SqliteRunStore, checkpointId: string): { messages: num
   try {
     const row = db
       .prepare('SELECT messages_node, ledger_node FROM checkpoints WHERE checkpoint_id = ?')
-      .get(checkpointId) as { messages_node: number; ledger_node: number };
+      .get(checkpointKey(checkpointId)) as { messages_node: number; ledger_node: number };
     return { messages: row.messages_node, ledger: row.ledger_node };
   } finally {
     db.close();

@@ -285,7 +285,8 @@ test("two forks of one parent writing the same list node at once both succeed: t
     assert.match(rb.out, /committed 2/);
     // one list node and one blob for both
     const nodes = pgAdminQuery(
-      `SELECT messages_node AS n FROM ${schema}.checkpoints WHERE run_id IN ('fork-a', 'fork-b') ORDER BY run_id`,
+      `SELECT c.messages_node AS n FROM ${schema}.checkpoints c JOIN ${schema}.runs r ON r.run_key = c.run_key
+        WHERE r.run_id IN ('fork-a', 'fork-b') ORDER BY r.run_id`,
     ).map((r) => Number(r.n));
     assert.equal(nodes.length, 2);
     assert.equal(nodes[0], nodes[1], 'the two forks share the node');

@@ -2,17 +2,17 @@ import assert from 'node:assert/strict';
 import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { inflateRawSync } from 'node:zlib';
 import Database from 'better-sqlite3';
 import { openRecorder } from '../../../src/recorder';
 import { openRunStore } from '../../../src/store';
+import { unpackData } from '../../../src/store/contentStore';
 import { MIGRATIONS } from '../../../src/store/migrations';
 import { testContext } from '../../helpers/context';
 import { tmpDir } from '../../helpers/tmp';
 
 const FIXTURES = join(__dirname, '../../fixtures/stores');
 
-/** Every blob's text as stored (plain TEXT, or a deflated BLOB). */
+/** Every blob's text as stored (plain TEXT, or a compressed BLOB). */
 function blobTexts(file: string): string[] {
   const db = new Database(file, { readonly: true });
   try {
@@ -21,7 +21,7 @@ function blobTexts(file: string): string[] {
       .all()
       .map((r) => {
         const data = (r as { data: unknown }).data;
-        return Buffer.isBuffer(data) ? inflateRawSync(data).toString('utf8') : String(data);
+        return Buffer.isBuffer(data) ? unpackData(data).toString('utf8') : String(data);
       });
   } finally {
     db.close();
@@ -162,4 +162,40 @@ test('the page of top-level runs is read from an index, newest first, without so
   db.close();
   assert.match(plan, /runs_roots_by_start/);
   assert.doesNotMatch(plan, /TEMP B-TREE/);
+});
+
+test('a finished ledger record stores only what it adds to its open record, and reads back whole', async () => {
+  const file = join(tmpDir(), 'runs.db');
+  const recorder = openRecorder({ store: file, heartbeatMs: 0 });
+  const run = recorder.startRun({ runId: 'delta', agentId: 'once', runtimeContext: testContext() });
+  const note = `ARGS-MARK ${'consectetur adipiscing '.repeat(12)}`;
+  const write = run.tool('write', { sideEffectLevel: 'write' }, () => ({ ok: true, page: 'RESULT-MARK '.repeat(60) }));
+  await run.modelCall({}, () =>
+    Promise.resolve({
+      message: {
+        role: 'assistant',
+        content: [{ type: 'tool_call', toolCallId: 'w1', toolName: 'write', args: { note } }],
+      },
+    }),
+  );
+  await write({ note }, { toolCallId: 'w1' });
+  run.end();
+  recorder.close();
+  // the arguments: in the assistant message, the call's args blob and the open record — not the finished one too
+  assert.equal(blobTexts(file).filter((t) => t.includes('ARGS-MARK')).length, 3);
+  assert.equal(blobTexts(file).filter((t) => t.includes('RESULT-MARK')).length, 1);
+  const store = openRunStore(file, { create: false });
+  try {
+    const exported = store.exportRun('delta');
+    const finished = exported.checkpoints.at(-1)?.toolLedgerSnapshot[0];
+    assert.deepEqual(finished?.args, { note });
+    assert.match(JSON.stringify(finished?.result), /RESULT-MARK/);
+    assert.equal(typeof finished?.endedAt, 'number');
+    assert.deepEqual(Object.keys(finished ?? {}), Object.keys(exported.toolLedger[0] ?? {}));
+    assert.deepEqual(finished, exported.toolLedger[0]);
+    const facts = store.listToolCallFacts('delta')[0];
+    assert.equal(facts?.toolName, 'write');
+  } finally {
+    store.close();
+  }
 });

@@ -103,14 +103,8 @@ export class CheckpointTable {
     listsFrom?: ListsFrom,
     runRow?: SqlRow,
   ): CheckpointSummary {
-    const existing = this.ctx.sql('SELECT run_id FROM checkpoints WHERE checkpoint_id = ?').get(cp.checkpointId);
-    if (existing) {
-      throw new OcdbError(
-        'InvalidInput',
-        `checkpointId ${cp.checkpointId} is already used (run ${String(existing.run_id)}); checkpoint ids are unique in a store.`,
-        { path: 'checkpointId', checkpointId: cp.checkpointId },
-      );
-    }
+    // SQLite: the unique index refuses a used id at the INSERT below (no read first); PostgreSQL: read first
+    if (!this.ctx.uniqueErrorKeepsTransaction) this.assertNewId(cp.checkpointId);
     // the caller's row of the run when it has just read it in this transaction (appendCheckpoint): not read twice
     const run = runRow ?? this.ctx.requireRunRow(cp.runId);
     const index = Number(run.checkpoint_count);
@@ -128,14 +122,14 @@ export class CheckpointTable {
     const contextHash = this.ctx.content.putValueMemo(cp.runtimeContext, `c:${cp.runId}`);
     const promptHash =
       cp.systemPrompt === undefined ? null : this.ctx.content.putValueMemo(cp.systemPrompt, `p:${cp.runId}`);
-    this.ctx
-      .sql(
-        `INSERT INTO checkpoints (checkpoint_id, run_id, seq, boundary, step_index, messages_node, message_count,
+    const row = this.ctx.sql(
+      `INSERT INTO checkpoints (checkpoint_id, run_id, seq, boundary, step_index, messages_node, message_count,
          system_prompt_hash, model_json, prompt_version, context_hash, tool_call_id, ledger_node, ledger_count,
          artifact_refs_json, finish_reason, usage_json, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
+    );
+    try {
+      row.run(
         cp.checkpointId,
         cp.runId,
         index,
@@ -155,6 +149,11 @@ export class CheckpointTable {
         toJson(cp.usage),
         cp.createdAt,
       );
+    } catch (e) {
+      // the failed INSERT alone is undone: the id's owner is read for the message (the caller's transaction rolls back)
+      if (this.ctx.uniqueErrorKeepsTransaction) this.assertNewId(cp.checkpointId);
+      throw e;
+    }
     const usageIn = cp.usage && !cp.usage.captured ? cp.usage.inputTokens : 0;
     const usageOut = cp.usage && !cp.usage.captured ? cp.usage.outputTokens : 0;
     this.ctx
@@ -179,6 +178,18 @@ export class CheckpointTable {
       created_at: cp.createdAt,
       tool_name: null,
     });
+  }
+
+  /** InvalidInput when `checkpointId` is already a checkpoint's id (of any run: ids are unique in a store). */
+  private assertNewId(checkpointId: string): void {
+    const existing = this.ctx.sql('SELECT run_id FROM checkpoints WHERE checkpoint_id = ?').get(checkpointId);
+    if (existing) {
+      throw new OcdbError(
+        'InvalidInput',
+        `checkpointId ${checkpointId} is already used (run ${String(existing.run_id)}); checkpoint ids are unique in a store.`,
+        { path: 'checkpointId', checkpointId },
+      );
+    }
   }
 
   /** Makes the run's next lists continue those of checkpoint `from.checkpointId` (a fork's first checkpoint). */

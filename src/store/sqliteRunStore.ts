@@ -142,12 +142,14 @@ export class SqliteRunStore implements RunStore {
     const ctx: StoreContext = {
       path,
       content: this.content,
+      uniqueErrorKeepsTransaction: db.name !== 'pg',
       sql: (text) => this.sql(text),
       transaction: (fn) => this.transaction(fn),
       touchRun: (runId) => this.touchRun(runId),
       hasRun: (runId) => this.hasRun(runId),
       requireRunRow: (runId) => this.requireRunRow(runId),
       requireRunning: (runId) => this.requireRunning(runId),
+      requireRunCounts: (runId, running) => this.requireRunCounts(runId, running),
     };
     this.checkpoints = new CheckpointTable(ctx);
     this.toolCalls = new ToolCallTable(ctx);
@@ -343,7 +345,10 @@ export class SqliteRunStore implements RunStore {
   }
 
   private requireRunRow(runId: string): SqlRow {
-    const row = this.sql('SELECT * FROM runs WHERE run_id = ?').get(runId);
+    return this.runRowOrThrow(runId, this.sql('SELECT * FROM runs WHERE run_id = ?').get(runId));
+  }
+
+  private runRowOrThrow(runId: string, row: SqlRow | undefined): SqlRow {
     if (!row) {
       throw new OcdbError('RunNotFound', `No run ${runId} in ${this.path}. \`ocdb runs\` lists the runs there.`, {
         runId,
@@ -353,7 +358,10 @@ export class SqliteRunStore implements RunStore {
   }
 
   private requireRunning(runId: string): SqlRow {
-    const row = this.requireRunRow(runId);
+    return this.runningOrThrow(runId, this.requireRunRow(runId));
+  }
+
+  private runningOrThrow(runId: string, row: SqlRow): SqlRow {
     if (row.status !== 'running') {
       throw new OcdbError(
         'RunNotRunning',
@@ -365,6 +373,18 @@ export class SqliteRunStore implements RunStore {
       );
     }
     return row;
+  }
+
+  /**
+   * What a write of a checkpoint or a tool call reads of its run: its status and counters, not the whole row (the
+   * hot path of recording reads it once or twice per write). RunNotFound, or RunNotRunning when `running`.
+   */
+  private requireRunCounts(runId: string, running: boolean): SqlRow {
+    const row = this.runRowOrThrow(
+      runId,
+      this.sql('SELECT status, checkpoint_count, tool_call_count FROM runs WHERE run_id = ?').get(runId),
+    );
+    return running ? this.runningOrThrow(runId, row) : row;
   }
 
   hasRun(runId: string): boolean {
@@ -616,7 +636,7 @@ export class SqliteRunStore implements RunStore {
   appendCheckpoint(input: Checkpoint, options: { listsFrom?: ListsFrom } = {}): CheckpointSummary {
     const cp = parseCheckpointShell(input);
     return this.writeRun(cp.runId, () => {
-      const run = this.requireRunning(cp.runId);
+      const run = this.requireRunCounts(cp.runId, true);
       const summary = this.checkpoints.insert(cp, true, options.listsFrom, run);
       // the heartbeat a checkpoint writes is this host's clock: the server's instead when this host's is off
       if (this.clockSkewed()) {

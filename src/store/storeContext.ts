@@ -5,6 +5,12 @@ import type { SqlRow, SqlStatement } from './sqlDriver';
 export interface StoreContext {
   readonly path: string;
   readonly content: ContentStore;
+  /**
+   * A statement that breaks a unique constraint fails alone and the transaction goes on (SQLite): a write may then
+   * let the constraint find a used id and read its owner afterwards. False on PostgreSQL, whose transaction is
+   * aborted by the failed statement (and whose writes are sent later, in a batch): it reads first.
+   */
+  readonly uniqueErrorKeepsTransaction: boolean;
   /** A cached prepared statement. */
   sql(text: string): SqlStatement;
   transaction<T>(fn: () => T): T;
@@ -15,4 +21,6 @@ export interface StoreContext {
   requireRunRow(runId: string): SqlRow;
   /** The run's row when it is still `running`, or RunNotRunning / RunNotFound. */
   requireRunning(runId: string): SqlRow;
+  /** The run's status, checkpoint_count and tool_call_count only (a write's read); RunNotRunning too when `running`. */
+  requireRunCounts(runId: string, running: boolean): SqlRow;
 }

@@ -31,7 +31,7 @@ export class ToolCallTable {
 
   begin(runId: string, input: BeginToolCallInput): ToolCallRecord {
     return this.ctx.transaction(() => {
-      const run = this.ctx.requireRunning(runId);
+      const run = this.ctx.requireRunCounts(runId, true);
       const exists = this.ctx
         .sql('SELECT 1 AS x FROM tool_calls WHERE run_id = ? AND tool_call_id = ?')
         .get(runId, input.toolCallId);
@@ -94,7 +94,7 @@ export class ToolCallTable {
 
   finish(runId: string, toolCallId: string, input: FinishToolCallInput): ToolCallRecord {
     return this.ctx.transaction(() => {
-      this.ctx.requireRunRow(runId);
+      this.ctx.requireRunCounts(runId, false);
       const row = this.requireToolCallRow(runId, toolCallId);
       if (row.state !== 'running') {
         throw new OcdbError(
@@ -115,9 +115,12 @@ export class ToolCallTable {
           { runId, toolCallId, path: 'error' },
         );
       }
+      // The result as stored, deep-frozen: its canonical text is known by identity to the ledger record and the
+      // tool message that carry it next (written once, not serialised and hashed again for each).
+      const stored = !isError && input.result !== undefined ? this.ctx.content.putFrozenValue(input.result) : undefined;
       const finished = {
         ...row,
-        result_ref: !isError && input.result !== undefined ? this.ctx.content.putValue(input.result) : null,
+        result_ref: stored ? stored.hash : null,
         error_json: isError ? JSON.stringify(error ?? null) : null,
         ended_at: input.endedAt,
         state: input.outcome,
@@ -137,7 +140,7 @@ export class ToolCallTable {
       if (isError) this.ctx.sql('UPDATE runs SET tool_error_count = tool_error_count + 1 WHERE run_id = ?').run(runId);
       this.ctx.touchRun(runId);
       // The record as it reads back, from the row read above and what was just written (no second read).
-      return this.toToolCall(finished);
+      return this.toToolCall(finished, stored?.value);
     });
   }
 
@@ -149,7 +152,8 @@ export class ToolCallTable {
     return row;
   }
 
-  private toToolCall(row: SqlRow): ToolCallRecord {
+  /** A record from its row; `result`: its result as just stored (frozen), instead of a read of `result_ref`. */
+  private toToolCall(row: SqlRow, result?: unknown): ToolCallRecord {
     return parseWith(
       ToolCallRecordSchema,
       compact({
@@ -157,7 +161,12 @@ export class ToolCallTable {
         toolName: String(row.tool_name),
         args: this.ctx.content.getValue(hashOf(row.args_ref)),
         argsHash: String(row.args_hash),
-        result: row.result_ref === null ? undefined : this.ctx.content.getValue(hashOf(row.result_ref)),
+        result:
+          row.result_ref === null
+            ? undefined
+            : result !== undefined
+              ? result
+              : this.ctx.content.getValue(hashOf(row.result_ref)),
         error: json(row.error_json),
         sideEffectLevel: row.side_effect_level,
         replayPolicy: row.replay_policy,

@@ -160,10 +160,10 @@ export class CheckpointTable {
       .sql(
         `UPDATE runs SET checkpoint_count = checkpoint_count + 1, max_step = MAX(max_step, ?),
          input_tokens = input_tokens + ?, output_tokens = output_tokens + ?, heartbeat_at = ?,
-         last_checkpoint_at = MAX(COALESCE(last_checkpoint_at, ?), ?) WHERE run_id = ?`,
+         last_checkpoint_at = MAX(COALESCE(last_checkpoint_at, ?), ?)${this.ctx.inlineStamp} WHERE run_id = ?`,
       )
       .run(cp.stepIndex, usageIn, usageOut, Date.now(), cp.createdAt, cp.createdAt, cp.runId);
-    this.ctx.touchRun(cp.runId);
+    this.ctx.touchRun(cp.runId, this.ctx.inlineStamp !== '');
     return rowToCheckpointSummary({
       checkpoint_id: cp.checkpointId,
       run_id: cp.runId,

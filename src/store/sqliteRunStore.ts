@@ -118,6 +118,12 @@ export function openRunStore(file: string, options: OpenStoreOptions = {}): Sqli
   return new SqliteRunStore(abs, db);
 }
 
+/**
+ * The change counter a SQLite transaction commits with, as a SET clause (StoreContext.inlineStamp): one writer at a
+ * time, and stampChanges bumps the counter once at the end, so it is the counter now plus one.
+ */
+const INLINE_STAMP = ", change_seq = (SELECT CAST(value AS INTEGER) + 1 FROM meta WHERE key = 'change_seq')";
+
 export class SqliteRunStore implements RunStore {
   readonly driverName: string;
   private readonly content: ContentStore;
@@ -143,9 +149,10 @@ export class SqliteRunStore implements RunStore {
       path,
       content: this.content,
       uniqueErrorKeepsTransaction: db.name !== 'pg',
+      inlineStamp: db.lockChanges ? '' : INLINE_STAMP,
       sql: (text) => this.sql(text),
       transaction: (fn) => this.transaction(fn),
-      touchRun: (runId) => this.touchRun(runId),
+      touchRun: (runId, stamped) => this.touchRun(runId, stamped),
       hasRun: (runId) => this.hasRun(runId),
       requireRunRow: (runId) => this.requireRunRow(runId),
       requireRunning: (runId) => this.requireRunning(runId),
@@ -191,6 +198,7 @@ export class SqliteRunStore implements RunStore {
     }
     this.depth++;
     this.txTouched.clear();
+    this.txStamped.clear();
     this.txDeleted.length = 0;
     try {
       const result = fn();
@@ -213,6 +221,8 @@ export class SqliteRunStore implements RunStore {
 
   /** The runs the current transaction changed: stamped with its change counter at its end. */
   private readonly txTouched = new Set<string>();
+  /** Of those, the runs whose row an UPDATE stamped already (StoreContext.inlineStamp): not written again at the end. */
+  private readonly txStamped = new Set<string>();
   /** The runs the current transaction deleted: listed in deleted_runs with its change counter at its end. */
   private readonly txDeleted: string[] = [];
 
@@ -241,12 +251,16 @@ export class SqliteRunStore implements RunStore {
     });
   }
 
-  /** Marks `runId` changed by this transaction (the change feed); its counter is stamped at COMMIT. */
-  private touchRun(runId: string): void {
+  /**
+   * Marks `runId` changed by this transaction (the change feed); its counter is stamped at COMMIT, unless `stamped`:
+   * an UPDATE of its row carried the stamp (inlineStamp, SQLite) — the counter is still bumped at COMMIT.
+   */
+  private touchRun(runId: string, stamped = false): void {
     if (this.depth === 0) {
       this.transaction(() => this.touchRun(runId));
       return;
     }
+    if (stamped) this.txStamped.add(runId);
     if (this.txTouched.has(runId)) return;
     // the run's lock before the commit tail: stamping its row there then never waits for another writer
     this.lockRun(runId);
@@ -265,6 +279,7 @@ export class SqliteRunStore implements RunStore {
     this.db.lockChanges?.();
     this.sql("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'change_seq'").run();
     for (const runId of this.txTouched) {
+      if (this.txStamped.has(runId)) continue;
       this.sql(
         "UPDATE runs SET change_seq = (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'change_seq') WHERE run_id = ?",
       ).run(runId);

@@ -14,8 +14,17 @@ export interface StoreContext {
   /** A cached prepared statement. */
   sql(text: string): SqlStatement;
   transaction<T>(fn: () => T): T;
-  /** Bumps the store's change counter and stamps the run with it (live views refresh from it). */
-  touchRun(runId: string): void;
+  /**
+   * Bumps the store's change counter and stamps the run with it (live views refresh from it). `stamped`: an UPDATE
+   * of the run's row in this transaction carried `inlineStamp` already (its stamp at commit is not written again).
+   */
+  touchRun(runId: string, stamped?: boolean): void;
+  /**
+   * A `, change_seq = …` to append to the SET of an UPDATE of a run's row: the change counter this transaction
+   * commits with, known in advance where writers are serialised and the counter is bumped once at the end (SQLite);
+   * '' on PostgreSQL, where the stamp is written at commit, in commit order. Then pass `stamped` to touchRun.
+   */
+  readonly inlineStamp: string;
   hasRun(runId: string): boolean;
   /** The run's row, or RunNotFound. */
   requireRunRow(runId: string): SqlRow;

@@ -32,15 +32,8 @@ export class ToolCallTable {
   begin(runId: string, input: BeginToolCallInput): ToolCallRecord {
     return this.ctx.transaction(() => {
       const run = this.ctx.requireRunCounts(runId, true);
-      const exists = this.ctx
-        .sql('SELECT 1 AS x FROM tool_calls WHERE run_id = ? AND tool_call_id = ?')
-        .get(runId, input.toolCallId);
-      if (exists) {
-        throw new OcdbError('ToolCallAlreadyExists', `Tool call ${input.toolCallId} already exists in run ${runId}.`, {
-          runId,
-          toolCallId: input.toolCallId,
-        });
-      }
+      // SQLite: the primary key refuses a used id at the INSERT (no read first); PostgreSQL: read first
+      if (!this.ctx.uniqueErrorKeepsTransaction) this.assertNewCall(runId, input.toolCallId);
       const record: ToolCallRecord = {
         toolCallId: input.toolCallId,
         toolName: input.toolName,
@@ -51,11 +44,28 @@ export class ToolCallTable {
         startedAt: input.startedAt,
       };
       const parsed = parseWith(ToolCallRecordSchema, record, 'tool call');
-      const argsRef = this.insert(runId, parsed, 'running', Number(run.tool_call_count));
-      this.ctx.touchRun(runId);
+      let argsRef: string;
+      try {
+        argsRef = this.insert(runId, parsed, 'running', Number(run.tool_call_count));
+      } catch (e) {
+        // the failed INSERT alone is undone; the caller's transaction rolls back with the error
+        if (this.ctx.uniqueErrorKeepsTransaction) this.assertNewCall(runId, input.toolCallId);
+        throw e;
+      }
+      this.ctx.touchRun(runId, this.ctx.inlineStamp !== '');
       // The record as it reads back (args as stored, a fresh parse: the caller's objects are not handed out).
       return { ...parsed, args: this.ctx.content.getValue(argsRef) };
     });
+  }
+
+  /** ToolCallAlreadyExists when run `runId` has a call `toolCallId` already. */
+  private assertNewCall(runId: string, toolCallId: string): void {
+    if (this.ctx.sql('SELECT 1 AS x FROM tool_calls WHERE run_id = ? AND tool_call_id = ?').get(runId, toolCallId)) {
+      throw new OcdbError('ToolCallAlreadyExists', `Tool call ${toolCallId} already exists in run ${runId}.`, {
+        runId,
+        toolCallId,
+      });
+    }
   }
 
   /** Inserts a record into a run's ledger (inside the caller's transaction); `seq`: its index, when the caller knows it. */
@@ -86,7 +96,7 @@ export class ToolCallTable {
       );
     this.ctx
       .sql(
-        'UPDATE runs SET tool_call_count = tool_call_count + 1, tool_error_count = tool_error_count + ? WHERE run_id = ?',
+        `UPDATE runs SET tool_call_count = tool_call_count + 1, tool_error_count = tool_error_count + ?${this.ctx.inlineStamp} WHERE run_id = ?`,
       )
       .run(record.error === undefined ? 0 : 1, runId);
     return argsRef;

@@ -63,6 +63,39 @@ test('a checkpoint id already used is refused with the clear message; the refuse
   }
 });
 
+test('a tool call id already used in the run is refused and the refused begin keeps nothing', () => {
+  const store = openRunStore(tmpLocation());
+  try {
+    const w = RunWriter.create(store, { runId: 'run', agentId: 'a', state: { runtimeContext: testContext() } });
+    const args = { q: bigText(2) };
+    w.beginTool({ toolCallId: 'call-1', toolName: 'search', args, sideEffectLevel: 'read_only' });
+    const before = { bytes: store.contentBytes(), seq: store.changeSeq(), run: store.getRun('run') };
+    assert.throws(
+      () =>
+        w.beginTool({
+          toolCallId: 'call-1',
+          toolName: 'search',
+          args: { q: bigText(3) },
+          sideEffectLevel: 'read_only',
+        }),
+      (e: unknown) =>
+        e instanceof OcdbError &&
+        e.code === 'ToolCallAlreadyExists' &&
+        e.message === 'Tool call call-1 already exists in run run.',
+    );
+    assert.deepEqual(store.contentBytes(), before.bytes);
+    assert.equal(store.changeSeq(), before.seq);
+    const run = store.getRun('run');
+    assert.equal(run.toolCallCount, 1);
+    assert.equal(run.checkpointCount, before.run.checkpointCount);
+    assert.deepEqual(store.getToolCall('run', 'call-1').args, args, 'the first call is as it was');
+    w.finishTool('call-1', 'success', { ok: true });
+    assert.equal(store.getRun('run').checkpointCount, before.run.checkpointCount + 1);
+  } finally {
+    store.close();
+  }
+});
+
 test('the change feed sees every write of two runs recorded through the SDK once, in order, and a deletion once', async () => {
   const location = tmpLocation();
   const reader = openRunStore(location);
@@ -78,6 +111,7 @@ test('the change feed sees every write of two runs recorded through the SDK once
         [runId],
         what,
       );
+      assert.equal(changes.changedRuns[0]?.changeSeq, changes.changeSeq, `${what}: the run stamped with the counter`);
       assert.deepEqual(changes.deletedRunIds, []);
       assert.deepEqual(reader.changesSince(changes.changeSeq).changedRuns, [], `${what}: not reported twice`);
       seq = changes.changeSeq;

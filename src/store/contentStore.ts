@@ -188,6 +188,8 @@ export class ContentStore {
   private readonly written = new Lru<string, string>(RECENT_WRITES);
   /** The hashes of the last few texts written (text → hash): a tool result is written as a blob three times over. */
   private readonly hashes = new Lru<string, string>(RECENT_WRITES);
+  /** Blobs the current write transaction stored or found (putText): there until it ends, not looked up again. */
+  private readonly inTransaction = new Set<string>();
   private readonly chainCache = new Lru<number, readonly string[]>(512);
   /** Rows of blobs with refs (their inline text): a record read again is put together without a read. */
   private readonly rowCache = new Lru<string, { text: string; refs: [PartPath, string][] | undefined }>(20_000);
@@ -248,9 +250,20 @@ export class ContentStore {
     }
     // A blob worth deflating is looked up first: the same result arrives as the call's result and in its message.
     this.written.set(hash, text);
-    if (text.length >= COMPRESS_MIN && this.hasBlob.get(hashKey(hash))) return hash;
-    this.insertBlob.run(hashKey(hash), encodeData(text, this.bytesOnly));
+    if (this.inTransaction.has(hash)) return hash;
+    if (text.length < COMPRESS_MIN || !this.hasBlob.get(hashKey(hash))) {
+      this.insertBlob.run(hashKey(hash), encodeData(text, this.bytesOnly));
+    }
+    this.inTransaction.add(hash);
     return hash;
+  }
+
+  /**
+   * The transaction ended (committed or rolled back): what it wrote or found is no longer known to be there (another
+   * process's garbage collection may remove a blob no run refers to between two transactions, never during one).
+   */
+  transactionEnded(): void {
+    this.inTransaction.clear();
   }
 
   /**
@@ -612,6 +625,7 @@ export class ContentStore {
 
   /** Forget list memos (after garbage collection or a failed transaction). */
   forgetMemos(): void {
+    this.inTransaction.clear();
     this.written.clear();
     this.memos.clear();
     this.nodeOwner.clear();

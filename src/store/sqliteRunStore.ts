@@ -216,6 +216,7 @@ export class SqliteRunStore implements RunStore {
       throw translateSqliteError(e, this.path);
     } finally {
       this.depth--;
+      this.content.transactionEnded();
     }
   }
 

@@ -148,6 +148,44 @@ function expand(value: unknown, depth: number, stack: Frame[], out: string[], pa
 /** How deeply `writeShallow` recurses before it leaves a value to the iterative walk. */
 const SHALLOW_DEPTH = 32;
 
+/**
+ * Canonical JSON of deep-frozen values written before, by identity: a frozen value cannot change, so its text is
+ * the same wherever it appears again (a tool's result in the ledger record, in the call's result and in the tool
+ * message). `depth`: how deeply the value nests (an object alone is 1), so a remembered text is only used where
+ * the recursion would have reached it without leaving for the iterative walk — the output and the nesting limit's
+ * error are exactly those of a full walk.
+ */
+const remembered = new WeakMap<object, { text: string; depth: number }>();
+
+/**
+ * Remembers `text` as the canonical JSON of `value`, which the caller has deep-frozen (every object in it frozen,
+ * nothing with toJSON) and whose canonicalJson `text` is — the caller's word, e.g. `value` was parsed from
+ * `text`. Later serialisations of anything holding `value` write `text` in its place.
+ */
+export function rememberCanonical(value: object, text: string): void {
+  const depth = nestingOf(value, 0);
+  if (depth !== undefined) remembered.set(value, { text, depth });
+}
+
+/** How deeply `value` nests (0 for a primitive); undefined past SHALLOW_DEPTH (not worth remembering). */
+function nestingOf(value: unknown, depth: number): number | undefined {
+  if (typeof value !== 'object' || value === null) return 0;
+  if (depth >= SHALLOW_DEPTH) return undefined;
+  let max = 0;
+  for (const v of Array.isArray(value) ? value : Object.values(value)) {
+    const d = nestingOf(v, depth + 1);
+    if (d === undefined) return undefined;
+    if (d > max) max = d;
+  }
+  return max + 1;
+}
+
+/** The remembered canonical text of `value` when the recursion at `depth` would have written all of it. */
+function rememberedText(value: object, depth: number): string | undefined {
+  const known = remembered.get(value);
+  return known !== undefined && depth + known.depth <= SHALLOW_DEPTH ? known.text : undefined;
+}
+
 /** Writes `value` as `expand` does, recursively; false (and `out` unfinished) when it nests deeper than SHALLOW_DEPTH. */
 function writeShallow(value: unknown, depth: number, out: string[]): boolean {
   if (value === null || value === undefined) {
@@ -168,6 +206,11 @@ function writeShallow(value: unknown, depth: number, out: string[]): boolean {
       out.push(value.toString());
       return true;
     case 'object': {
+      const known = rememberedText(value, depth);
+      if (known !== undefined) {
+        out.push(known);
+        return true;
+      }
       const withToJson = value as { toJSON?: () => unknown };
       if (typeof withToJson.toJSON === 'function') return writeShallow(withToJson.toJSON(), depth, out);
       if (depth >= SHALLOW_DEPTH) return false;
@@ -207,6 +250,10 @@ function writeShallow(value: unknown, depth: number, out: string[]): boolean {
  * deeper than MAX_JSON_DEPTH throws a located InvalidInput (`tooDeep`).
  */
 export function canonicalJson(value: unknown): string {
+  if (typeof value === 'object' && value !== null) {
+    const known = rememberedText(value, 0);
+    if (known !== undefined) return known;
+  }
   // Most values nest a few levels: written by recursion, as `expand` writes them; a deeper one by the walk below.
   const shallow: string[] = [];
   if (writeShallow(value, 0, shallow)) return shallow.join('');

@@ -25,13 +25,23 @@ export function betterSqliteLoadError(): unknown {
   return loadError;
 }
 
+/** The statements that begin and end a write transaction (sqliteRunStore.ts `write`). */
+const TRANSACTION_CONTROL = new Set(['BEGIN IMMEDIATE', 'BEGIN EXCLUSIVE', 'COMMIT', 'ROLLBACK']);
+
 export function openBetterSqlite(path: string, create: boolean): SqlDriver {
   const Database = loadBetterSqlite();
   if (!Database) throw betterSqliteLoadError();
   const db = new Database(path, { fileMustExist: !create });
+  // A transaction's BEGIN and COMMIT run once per write: prepared once, not compiled again at every call by exec.
+  const control = new Map<string, { run(): unknown }>();
   return {
     name: 'better-sqlite3',
-    exec: (sql) => void db.exec(sql),
+    exec: (sql) => {
+      if (!TRANSACTION_CONTROL.has(sql)) return void db.exec(sql);
+      let stmt = control.get(sql);
+      if (!stmt) control.set(sql, (stmt = db.prepare(sql)));
+      stmt.run();
+    },
     prepare(sql): SqlStatement {
       const stmt = db.prepare(sql);
       const returnsData = stmt.reader;

@@ -256,16 +256,8 @@ export class CheckpointTable {
     runRow?: SqlRow,
   ): CheckpointSummary {
     const key = this.key(cp.checkpointId);
-    const existing = this.ctx
-      .sql('SELECT r.run_id FROM checkpoints c JOIN runs r ON r.run_key = c.run_key WHERE c.checkpoint_id = ?')
-      .get(key);
-    if (existing) {
-      throw new OcdbError(
-        'InvalidInput',
-        `checkpointId ${cp.checkpointId} is already used (run ${String(existing.run_id)}); checkpoint ids are unique in a store.`,
-        { path: 'checkpointId', checkpointId: cp.checkpointId },
-      );
-    }
+    // SQLite: the unique index refuses a used id at the INSERT below (no read first); PostgreSQL: read first
+    if (!this.ctx.uniqueErrorKeepsTransaction) this.assertNewId(cp.checkpointId);
     // the caller's row of the run when it has just read it in this transaction (appendCheckpoint): not read twice
     const run = runRow ?? this.ctx.requireRunRow(cp.runId);
     const index = Number(run.checkpoint_count);
@@ -291,13 +283,13 @@ export class CheckpointTable {
       artifactRefsJson: toJson(cp.artifactRefs),
     });
     const usage = usageColumn(cp.usage);
-    this.ctx
-      .sql(
-        `INSERT INTO checkpoints (checkpoint_id, run_key, seq, boundary, step_index, messages_node, message_count,
+    const row = this.ctx.sql(
+      `INSERT INTO checkpoints (checkpoint_id, run_key, seq, boundary, step_index, messages_node, message_count,
          head_id, tool_call_id, ledger_node, ledger_count, finish_reason, usage_json, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
+    );
+    try {
+      row.run(
         key,
         Number(run.run_key),
         index,
@@ -313,16 +305,21 @@ export class CheckpointTable {
         usage,
         cp.createdAt,
       );
+    } catch (e) {
+      // the failed INSERT alone is undone: the id's owner is read for the message (the caller's transaction rolls back)
+      if (this.ctx.uniqueErrorKeepsTransaction) this.assertNewId(cp.checkpointId);
+      throw e;
+    }
     const usageIn = cp.usage && !cp.usage.captured ? cp.usage.inputTokens : 0;
     const usageOut = cp.usage && !cp.usage.captured ? cp.usage.outputTokens : 0;
     this.ctx
       .sql(
         `UPDATE runs SET checkpoint_count = checkpoint_count + 1, max_step = MAX(max_step, ?),
          input_tokens = input_tokens + ?, output_tokens = output_tokens + ?, heartbeat_at = ?,
-         last_checkpoint_at = MAX(COALESCE(last_checkpoint_at, ?), ?) WHERE run_id = ?`,
+         last_checkpoint_at = MAX(COALESCE(last_checkpoint_at, ?), ?)${this.ctx.inlineStamp} WHERE run_id = ?`,
       )
       .run(cp.stepIndex, usageIn, usageOut, Date.now(), cp.createdAt, cp.createdAt, cp.runId);
-    this.ctx.touchRun(cp.runId);
+    this.ctx.touchRun(cp.runId, this.ctx.inlineStamp !== '');
     return rowToCheckpointSummary({
       checkpoint_id: cp.checkpointId,
       run_id: cp.runId,
@@ -337,6 +334,20 @@ export class CheckpointTable {
       created_at: cp.createdAt,
       tool_name: null,
     });
+  }
+
+  /** InvalidInput when `checkpointId` is already a checkpoint's id (of any run: ids are unique in a store). */
+  private assertNewId(checkpointId: string): void {
+    const existing = this.ctx
+      .sql('SELECT r.run_id FROM checkpoints c JOIN runs r ON r.run_key = c.run_key WHERE c.checkpoint_id = ?')
+      .get(this.key(checkpointId));
+    if (existing) {
+      throw new OcdbError(
+        'InvalidInput',
+        `checkpointId ${checkpointId} is already used (run ${String(existing.run_id)}); checkpoint ids are unique in a store.`,
+        { path: 'checkpointId', checkpointId },
+      );
+    }
   }
 
   /** Makes the run's next lists continue those of checkpoint `from.checkpointId` (a fork's first checkpoint). */

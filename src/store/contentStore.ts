@@ -5,7 +5,7 @@
  * are immutable once written, so a cache entry can never go stale.
  */
 import { brotliCompressSync, brotliDecompressSync, constants as zlib, deflateRawSync, inflateRawSync } from 'node:zlib';
-import { artifactContentHash, canonicalJson, contentHash, isTextContent } from '../model';
+import { artifactContentHash, canonicalJson, contentHash, isTextContent, rememberCanonical } from '../model';
 import type { SqlDriver, SqlStatement } from './sqlDriver';
 import { extensionOf, isSealedList } from './listIdentity';
 import { isStoredItem } from './storedItems';
@@ -228,6 +228,16 @@ export function isDeepFrozen(value: unknown): boolean {
   return true;
 }
 
+/** Freezes a value parsed from JSON all the way down (it is the store's own: nobody else holds it). */
+function freezeDeep<T>(value: T): T {
+  if (typeof value === 'object' && value !== null) {
+    for (const v of Object.values(value)) freezeDeep(v);
+    Object.freeze(value);
+    deepFrozen.add(value);
+  }
+  return value;
+}
+
 /** Validates (and normalises) one new item of a list; gets its index for located errors. */
 export type ItemParser = (raw: unknown, index: number) => unknown;
 
@@ -278,6 +288,10 @@ export class ContentStore {
    * results does not keep them (the read cache is not filled by writes).
    */
   private readonly written = new Lru<string, string>(RECENT_WRITES);
+  /** The hashes of the last few texts written (text → hash): a tool result is written as a blob three times over. */
+  private readonly hashes = new Lru<string, string>(RECENT_WRITES);
+  /** Blobs the current write transaction stored or found (putText): there until it ends, not looked up again. */
+  private readonly inTransaction = new Set<string>();
   private readonly chainCache = new Lru<number, readonly string[]>(512);
   /** Rows of blobs with refs (their inline text): a record read again is put together without a read. */
   private readonly rowCache = new Lru<string, { text: string; refs: [PartPath, string][] | undefined }>(20_000);
@@ -322,13 +336,41 @@ export class ContentStore {
     return hash;
   }
 
+  /**
+   * Stores `value` once and returns it as stored: a deep-frozen parse of its canonical JSON, which later
+   * serialisations of anything holding it (the list item it is a member of) write by identity, without walking it
+   * again (`rememberCanonical`), and its hash. Call inside a write transaction.
+   */
+  putFrozenValue(value: unknown): { hash: string; value: unknown } {
+    const text = canonicalJson(value);
+    const stored = freezeDeep(JSON.parse(text) as unknown);
+    if (typeof stored === 'object' && stored !== null) rememberCanonical(stored, text);
+    return { hash: this.putText(text), value: stored };
+  }
+
   putText(text: string): string {
-    const hash = contentHash(text);
+    // The same text (the same string, often: a remembered value's canonical JSON) hashed once, not at every use.
+    let hash = this.hashes.get(text);
+    if (hash === undefined) {
+      hash = contentHash(text);
+      this.hashes.set(text, hash);
+    }
     // A blob worth deflating is looked up first: the same result arrives as the call's result and in its message.
     this.written.set(hash, text);
-    if (text.length >= LOOKUP_MIN && this.hasBlob.get(hashKey(hash))) return hash;
-    this.insertBlob.run(hashKey(hash), encodeData(text, this.bytesOnly));
+    if (this.inTransaction.has(hash)) return hash;
+    if (text.length < LOOKUP_MIN || !this.hasBlob.get(hashKey(hash))) {
+      this.insertBlob.run(hashKey(hash), encodeData(text, this.bytesOnly));
+    }
+    this.inTransaction.add(hash);
     return hash;
+  }
+
+  /**
+   * The transaction ended (committed or rolled back): what it wrote or found is no longer known to be there (another
+   * process's garbage collection may remove a blob no run refers to between two transactions, never during one).
+   */
+  transactionEnded(): void {
+    this.inTransaction.clear();
   }
 
   /**
@@ -740,6 +782,7 @@ export class ContentStore {
   forgetMemos(): void {
     this.openRecords.clear();
     this.rowMemos.clear();
+    this.inTransaction.clear();
     this.written.clear();
     this.memos.clear();
     this.nodeOwner.clear();

@@ -118,6 +118,12 @@ export function openRunStore(file: string, options: OpenStoreOptions = {}): Sqli
   return new SqliteRunStore(abs, db);
 }
 
+/**
+ * The change counter a SQLite transaction commits with, as a SET clause (StoreContext.inlineStamp): one writer at a
+ * time, and stampChanges bumps the counter once at the end, so it is the counter now plus one.
+ */
+const INLINE_STAMP = ", change_seq = (SELECT CAST(value AS INTEGER) + 1 FROM meta WHERE key = 'change_seq')";
+
 export class SqliteRunStore implements RunStore {
   readonly driverName: string;
   private readonly content: ContentStore;
@@ -142,12 +148,15 @@ export class SqliteRunStore implements RunStore {
     const ctx: StoreContext = {
       path,
       content: this.content,
+      uniqueErrorKeepsTransaction: db.name !== 'pg',
+      inlineStamp: db.lockChanges ? '' : INLINE_STAMP,
       sql: (text) => this.sql(text),
       transaction: (fn) => this.transaction(fn),
-      touchRun: (runId) => this.touchRun(runId),
+      touchRun: (runId, stamped) => this.touchRun(runId, stamped),
       hasRun: (runId) => this.hasRun(runId),
       requireRunRow: (runId) => this.requireRunRow(runId),
       requireRunning: (runId) => this.requireRunning(runId),
+      requireRunCounts: (runId, running) => this.requireRunCounts(runId, running),
     };
     this.checkpoints = new CheckpointTable(ctx);
     this.toolCalls = new ToolCallTable(ctx);
@@ -189,6 +198,7 @@ export class SqliteRunStore implements RunStore {
     }
     this.depth++;
     this.txTouched.clear();
+    this.txStamped.clear();
     this.txDeleted.length = 0;
     try {
       const result = fn();
@@ -206,11 +216,14 @@ export class SqliteRunStore implements RunStore {
       throw translateSqliteError(e, this.path);
     } finally {
       this.depth--;
+      this.content.transactionEnded();
     }
   }
 
   /** The runs the current transaction changed: stamped with its change counter at its end. */
   private readonly txTouched = new Set<string>();
+  /** Of those, the runs whose row an UPDATE stamped already (StoreContext.inlineStamp): not written again at the end. */
+  private readonly txStamped = new Set<string>();
   /** The runs the current transaction deleted: listed in deleted_runs with its change counter at its end. */
   private readonly txDeleted: string[] = [];
 
@@ -239,12 +252,16 @@ export class SqliteRunStore implements RunStore {
     });
   }
 
-  /** Marks `runId` changed by this transaction (the change feed); its counter is stamped at COMMIT. */
-  private touchRun(runId: string): void {
+  /**
+   * Marks `runId` changed by this transaction (the change feed); its counter is stamped at COMMIT, unless `stamped`:
+   * an UPDATE of its row carried the stamp (inlineStamp, SQLite) — the counter is still bumped at COMMIT.
+   */
+  private touchRun(runId: string, stamped = false): void {
     if (this.depth === 0) {
       this.transaction(() => this.touchRun(runId));
       return;
     }
+    if (stamped) this.txStamped.add(runId);
     if (this.txTouched.has(runId)) return;
     // the run's lock before the commit tail: stamping its row there then never waits for another writer
     this.lockRun(runId);
@@ -263,6 +280,7 @@ export class SqliteRunStore implements RunStore {
     this.db.lockChanges?.();
     this.sql("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'change_seq'").run();
     for (const runId of this.txTouched) {
+      if (this.txStamped.has(runId)) continue;
       this.sql(
         "UPDATE runs SET change_seq = (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'change_seq') WHERE run_id = ?",
       ).run(runId);
@@ -343,7 +361,10 @@ export class SqliteRunStore implements RunStore {
   }
 
   private requireRunRow(runId: string): SqlRow {
-    const row = this.sql('SELECT * FROM runs WHERE run_id = ?').get(runId);
+    return this.runRowOrThrow(runId, this.sql('SELECT * FROM runs WHERE run_id = ?').get(runId));
+  }
+
+  private runRowOrThrow(runId: string, row: SqlRow | undefined): SqlRow {
     if (!row) {
       throw new OcdbError('RunNotFound', `No run ${runId} in ${this.path}. \`ocdb runs\` lists the runs there.`, {
         runId,
@@ -353,7 +374,10 @@ export class SqliteRunStore implements RunStore {
   }
 
   private requireRunning(runId: string): SqlRow {
-    const row = this.requireRunRow(runId);
+    return this.runningOrThrow(runId, this.requireRunRow(runId));
+  }
+
+  private runningOrThrow(runId: string, row: SqlRow): SqlRow {
     if (row.status !== 'running') {
       throw new OcdbError(
         'RunNotRunning',
@@ -365,6 +389,18 @@ export class SqliteRunStore implements RunStore {
       );
     }
     return row;
+  }
+
+  /**
+   * What a write of a checkpoint or a tool call reads of its run: its status and counters, not the whole row (the
+   * hot path of recording reads it once or twice per write). RunNotFound, or RunNotRunning when `running`.
+   */
+  private requireRunCounts(runId: string, running: boolean): SqlRow {
+    const row = this.runRowOrThrow(
+      runId,
+      this.sql('SELECT run_key, status, checkpoint_count, tool_call_count FROM runs WHERE run_id = ?').get(runId),
+    );
+    return running ? this.runningOrThrow(runId, row) : row;
   }
 
   hasRun(runId: string): boolean {
@@ -611,7 +647,7 @@ export class SqliteRunStore implements RunStore {
   appendCheckpoint(input: Checkpoint, options: { listsFrom?: ListsFrom } = {}): CheckpointSummary {
     const cp = parseCheckpointShell(input);
     return this.writeRun(cp.runId, () => {
-      const run = this.requireRunning(cp.runId);
+      const run = this.requireRunCounts(cp.runId, true);
       const summary = this.checkpoints.insert(cp, true, options.listsFrom, run);
       // the heartbeat a checkpoint writes is this host's clock: the server's instead when this host's is off
       if (this.clockSkewed()) {

@@ -31,16 +31,9 @@ export class ToolCallTable {
 
   begin(runId: string, input: BeginToolCallInput): ToolCallRecord {
     return this.ctx.transaction(() => {
-      const run = this.ctx.requireRunning(runId);
-      const exists = this.ctx
-        .sql('SELECT 1 AS x FROM tool_calls WHERE run_id = ? AND tool_call_id = ?')
-        .get(runId, input.toolCallId);
-      if (exists) {
-        throw new OcdbError('ToolCallAlreadyExists', `Tool call ${input.toolCallId} already exists in run ${runId}.`, {
-          runId,
-          toolCallId: input.toolCallId,
-        });
-      }
+      const run = this.ctx.requireRunCounts(runId, true);
+      // SQLite: the primary key refuses a used id at the INSERT (no read first); PostgreSQL: read first
+      if (!this.ctx.uniqueErrorKeepsTransaction) this.assertNewCall(runId, input.toolCallId);
       const record: ToolCallRecord = {
         toolCallId: input.toolCallId,
         toolName: input.toolName,
@@ -51,11 +44,28 @@ export class ToolCallTable {
         startedAt: input.startedAt,
       };
       const parsed = parseWith(ToolCallRecordSchema, record, 'tool call');
-      const argsRef = this.insert(runId, parsed, 'running', Number(run.tool_call_count));
-      this.ctx.touchRun(runId);
+      let argsRef: string;
+      try {
+        argsRef = this.insert(runId, parsed, 'running', Number(run.tool_call_count));
+      } catch (e) {
+        // the failed INSERT alone is undone; the caller's transaction rolls back with the error
+        if (this.ctx.uniqueErrorKeepsTransaction) this.assertNewCall(runId, input.toolCallId);
+        throw e;
+      }
+      this.ctx.touchRun(runId, this.ctx.inlineStamp !== '');
       // The record as it reads back (args as stored, a fresh parse: the caller's objects are not handed out).
       return { ...parsed, args: this.ctx.content.getValue(argsRef) };
     });
+  }
+
+  /** ToolCallAlreadyExists when run `runId` has a call `toolCallId` already. */
+  private assertNewCall(runId: string, toolCallId: string): void {
+    if (this.ctx.sql('SELECT 1 AS x FROM tool_calls WHERE run_id = ? AND tool_call_id = ?').get(runId, toolCallId)) {
+      throw new OcdbError('ToolCallAlreadyExists', `Tool call ${toolCallId} already exists in run ${runId}.`, {
+        runId,
+        toolCallId,
+      });
+    }
   }
 
   /** Inserts a record into a run's ledger (inside the caller's transaction); `seq`: its index, when the caller knows it. */
@@ -86,7 +96,7 @@ export class ToolCallTable {
       );
     this.ctx
       .sql(
-        'UPDATE runs SET tool_call_count = tool_call_count + 1, tool_error_count = tool_error_count + ? WHERE run_id = ?',
+        `UPDATE runs SET tool_call_count = tool_call_count + 1, tool_error_count = tool_error_count + ?${this.ctx.inlineStamp} WHERE run_id = ?`,
       )
       .run(record.error === undefined ? 0 : 1, runId);
     return argsRef;
@@ -94,7 +104,7 @@ export class ToolCallTable {
 
   finish(runId: string, toolCallId: string, input: FinishToolCallInput): ToolCallRecord {
     return this.ctx.transaction(() => {
-      this.ctx.requireRunRow(runId);
+      this.ctx.requireRunCounts(runId, false);
       const row = this.requireToolCallRow(runId, toolCallId);
       if (row.state !== 'running') {
         throw new OcdbError(
@@ -115,9 +125,12 @@ export class ToolCallTable {
           { runId, toolCallId, path: 'error' },
         );
       }
+      // The result as stored, deep-frozen: its canonical text is known by identity to the ledger record and the
+      // tool message that carry it next (written once, not serialised and hashed again for each).
+      const stored = !isError && input.result !== undefined ? this.ctx.content.putFrozenValue(input.result) : undefined;
       const finished = {
         ...row,
-        result_ref: !isError && input.result !== undefined ? this.ctx.content.putValue(input.result) : null,
+        result_ref: stored ? stored.hash : null,
         error_json: isError ? JSON.stringify(error ?? null) : null,
         ended_at: input.endedAt,
         state: input.outcome,
@@ -137,7 +150,7 @@ export class ToolCallTable {
       if (isError) this.ctx.sql('UPDATE runs SET tool_error_count = tool_error_count + 1 WHERE run_id = ?').run(runId);
       this.ctx.touchRun(runId);
       // The record as it reads back, from the row read above and what was just written (no second read).
-      return this.toToolCall(finished);
+      return this.toToolCall(finished, stored?.value);
     });
   }
 
@@ -149,7 +162,8 @@ export class ToolCallTable {
     return row;
   }
 
-  private toToolCall(row: SqlRow): ToolCallRecord {
+  /** A record from its row; `result`: its result as just stored (frozen), instead of a read of `result_ref`. */
+  private toToolCall(row: SqlRow, result?: unknown): ToolCallRecord {
     return parseWith(
       ToolCallRecordSchema,
       compact({
@@ -157,7 +171,12 @@ export class ToolCallTable {
         toolName: String(row.tool_name),
         args: this.ctx.content.getValue(hashOf(row.args_ref)),
         argsHash: String(row.args_hash),
-        result: row.result_ref === null ? undefined : this.ctx.content.getValue(hashOf(row.result_ref)),
+        result:
+          row.result_ref === null
+            ? undefined
+            : result !== undefined
+              ? result
+              : this.ctx.content.getValue(hashOf(row.result_ref)),
         error: json(row.error_json),
         sideEffectLevel: row.side_effect_level,
         replayPolicy: row.replay_policy,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { test } from 'node:test';
-import { argsHash, canonicalJson } from '../../../src/model';
+import { argsHash, canonicalJson, MAX_JSON_DEPTH, rememberCanonical } from '../../../src/model';
 
 test('canonical JSON sorts keys at every depth and has no whitespace', () => {
   assert.equal(
@@ -31,4 +31,55 @@ test('argsHash is 16 hex chars of SHA-256 of the canonical JSON, whatever the ke
   assert.equal(a, expected.slice(0, 16));
   assert.notEqual(argsHash({ amount: 10 }), argsHash({ amount: 11 }));
   assert.notEqual(argsHash([1, 2]), argsHash([2, 1]), 'array order matters');
+});
+
+/** A deep-frozen copy of JSON data. */
+function frozenCopy<T>(value: T): T {
+  const copy = JSON.parse(JSON.stringify(value)) as T;
+  const freeze = (v: unknown): void => {
+    if (typeof v === 'object' && v !== null) {
+      Object.values(v).forEach(freeze);
+      Object.freeze(v);
+    }
+  };
+  freeze(copy);
+  return copy;
+}
+
+test('a remembered frozen value is written from its text wherever it sits, and the output is that of a full walk', () => {
+  const result = frozenCopy({ z: 1, hits: [{ id: 'a', snippet: 'x'.repeat(600) }], a: { b: [true, null] } });
+  const full = canonicalJson(result);
+  rememberCanonical(result, full);
+  assert.equal(canonicalJson(result), full);
+  const message = { role: 'tool', toolCallId: 't1', content: result };
+  assert.equal(canonicalJson(message), canonicalJson(JSON.parse(JSON.stringify(message))));
+  // at every depth up to and past the point where the recursion leaves for the iterative walk
+  for (let depth = 0; depth < 40; depth++) {
+    let wrapped: unknown = result;
+    for (let i = 0; i < depth; i++) wrapped = i % 2 === 0 ? [wrapped] : { k: wrapped };
+    assert.equal(canonicalJson(wrapped), canonicalJson(JSON.parse(JSON.stringify(wrapped))), `at depth ${depth}`);
+  }
+  // the nesting limit's error is the full walk's, a remembered value inside or not
+  let deep: unknown = result;
+  for (let i = 0; i < MAX_JSON_DEPTH; i++) deep = [deep];
+  assert.throws(() => canonicalJson(deep), /nested deeper than 256 levels/);
+});
+
+test('a remembered value is not walked again: what holds it is written with its text (the append path relies on it)', () => {
+  let reads = 0;
+  const value = Object.freeze(
+    Object.defineProperty({}, 'a', {
+      enumerable: true,
+      get: () => {
+        reads++;
+        return 1;
+      },
+    }),
+  );
+  rememberCanonical(value, '{"a":1}');
+  reads = 0;
+  assert.equal(canonicalJson({ v: value, w: [value] }), '{"v":{"a":1},"w":[{"a":1}]}');
+  assert.equal(reads, 0, 'the remembered value was not read');
+  // an unremembered object with the same content is walked
+  assert.equal(canonicalJson({ v: { a: 1 } }), '{"v":{"a":1}}');
 });

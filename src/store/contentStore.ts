@@ -176,6 +176,12 @@ export class ContentStore {
    * results does not keep them (the read cache is not filled by writes).
    */
   private readonly written = new Lru<string, string>(RECENT_WRITES);
+  /**
+   * The hashes of the last few large texts put, by text: a tool result is put as the call's result, then as a
+   * member of its tool message and of its ledger record — hashed once, not three times (issue 11 item 6, branch
+   * i11import3). A hash depends on the text alone, so an entry never goes stale (a rollback does not touch it).
+   */
+  private readonly hashes = new Lru<string, string>(RECENT_WRITES);
   private readonly chainCache = new Lru<number, readonly string[]>(512);
   /** Rows of blobs with refs (their inline text): a record read again is put together without a read. */
   private readonly rowCache = new Lru<string, { text: string; refs: [PartPath, string][] | undefined }>(20_000);
@@ -215,8 +221,18 @@ export class ContentStore {
     return hash;
   }
 
-  putText(text: string): string {
+  /** `contentHash(text)`, remembered for the last few large texts (see `hashes`). */
+  private hashText(text: string): string {
+    if (text.length < SHARED_PART_MIN) return contentHash(text);
+    const known = this.hashes.get(text);
+    if (known !== undefined) return known;
     const hash = contentHash(text);
+    this.hashes.set(text, hash);
+    return hash;
+  }
+
+  putText(text: string): string {
+    const hash = this.hashText(text);
     // A blob worth deflating is looked up first: the same result arrives as the call's result and in its message.
     this.written.set(hash, text);
     if (text.length >= COMPRESS_MIN && this.hasBlob.get(hashKey(hash))) return hash;

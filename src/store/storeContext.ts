@@ -13,6 +13,6 @@ export interface StoreContext {
   hasRun(runId: string): boolean;
   /** The run's row, or RunNotFound. */
   requireRunRow(runId: string): SqlRow;
-  /** The run's row when it is still `running`, or RunNotRunning / RunNotFound. */
+  /** The run's status, counts and artifacts (not its whole row) when it is still `running`, or RunNotRunning / RunNotFound. */
   requireRunning(runId: string): SqlRow;
 }

@@ -181,7 +181,8 @@ export class ContentStore {
    * member of its tool message and of its ledger record — hashed once, not three times (issue 11 item 6, branch
    * i11import3). A hash depends on the text alone, so an entry never goes stale (a rollback does not touch it).
    */
-  private readonly hashes = new Lru<string, string>(RECENT_WRITES);
+  private readonly hashes: { text: string; hash: string }[] = [];
+  private nextHash = 0;
   private readonly chainCache = new Lru<number, readonly string[]>(512);
   /** Rows of blobs with refs (their inline text): a record read again is put together without a read. */
   private readonly rowCache = new Lru<string, { text: string; refs: [PartPath, string][] | undefined }>(20_000);
@@ -224,10 +225,11 @@ export class ContentStore {
   /** `contentHash(text)`, remembered for the last few large texts (see `hashes`). */
   private hashText(text: string): string {
     if (text.length < SHARED_PART_MIN) return contentHash(text);
-    const known = this.hashes.get(text);
-    if (known !== undefined) return known;
+    // A ring, not a Map: a lookup compares lengths, and only a text of the same length as a whole (no hashing).
+    for (const known of this.hashes) if (known.text.length === text.length && known.text === text) return known.hash;
     const hash = contentHash(text);
-    this.hashes.set(text, hash);
+    this.hashes[this.nextHash] = { text, hash };
+    this.nextHash = (this.nextHash + 1) % RECENT_WRITES;
     return hash;
   }
 
@@ -248,45 +250,62 @@ export class ContentStore {
   putItem(value: unknown): string {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return this.putValue(value);
     if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return this.putValue(value);
-    const text = canonicalJson(value);
+    // Each member serialised once: the item's canonical JSON is put together from its members' (canonical JSON
+    // is member by member), and so is the text with the large ones left out (issue 11 item 6, branch i11import3).
+    const record = value as Record<string, unknown>;
+    const parts = new Map<string, { key: string; text: string; elements?: string[] }>();
+    for (const key of Object.keys(record).sort()) {
+      const member = record[key];
+      if (member === undefined || typeof member === 'function' || typeof member === 'symbol') continue;
+      const part: { key: string; text: string; elements?: string[] } = { key: JSON.stringify(key), text: '' };
+      if (Array.isArray(member) && typeof (member as { toJSON?: unknown }).toJSON !== 'function') {
+        part.elements = member.map((element) => canonicalJson(element));
+        part.text = `[${part.elements.join(',')}]`;
+      } else part.text = canonicalJson(member);
+      parts.set(key, part);
+    }
+    type Part = typeof parts extends Map<string, infer P> ? P : never;
+    const whole = (text: (p: Part) => string) => `{${[...parts.values()].map((p) => `${p.key}:${text(p)}`).join(',')}}`;
+    const text = whole((p) => p.text);
     if (text.length < 2 * SHARED_PART_MIN) return this.putText(text);
     const hash = contentHash(text);
     this.written.set(hash, text);
     if (this.hasBlob.get(hashKey(hash))) return hash;
-    const record = value as Record<string, unknown>;
-    const holed: Record<string, unknown> = { ...record };
     const refs: [PartPath, string][] = [];
+    const holes = new Map<Part, string>();
+    // In the record's own key order (the order of `refs`, as before).
     for (const key of Object.keys(record)) {
+      const part = parts.get(key);
       const member = record[key];
-      if (typeof member !== 'object' && typeof member !== 'string') continue;
-      if (member === null) continue;
-      // An array's large elements first: a member holding one is large itself, and is then not serialised whole.
-      if (Array.isArray(member)) {
-        const copy: unknown[] = [...member];
+      if (!part || (typeof member !== 'object' && typeof member !== 'string')) continue;
+      // An array's large elements first: a member holding one is large itself, and is then not stored whole.
+      if (part.elements) {
         let extracted = false;
-        member.forEach((element, i) => {
-          if (typeof element !== 'object' && typeof element !== 'string') return;
-          const elementText = canonicalJson(element);
-          if (elementText.length < SHARED_PART_MIN) return;
+        const elements = part.elements.map((elementText, i) => {
+          const element: unknown = (member as unknown[])[i];
+          if (typeof element !== 'object' && typeof element !== 'string') return elementText;
+          if (elementText.length < SHARED_PART_MIN) return elementText;
           refs.push([[key, i], this.putText(elementText)]);
-          copy[i] = null;
           extracted = true;
+          return 'null';
         });
         if (extracted) {
-          holed[key] = copy;
+          holes.set(part, `[${elements.join(',')}]`);
           continue;
         }
       }
-      const memberText = canonicalJson(member);
-      if (memberText.length < SHARED_PART_MIN) continue;
-      refs.push([[key], this.putText(memberText)]);
-      holed[key] = null;
+      if (part.text.length < SHARED_PART_MIN) continue;
+      refs.push([[key], this.putText(part.text)]);
+      holes.set(part, 'null');
     }
     if (refs.length === 0) this.insertBlob.run(hashKey(hash), encodeData(text, this.bytesOnly));
     else
       this.insertBlobWithRefs.run(
         hashKey(hash),
-        encodeData(canonicalJson(holed), this.bytesOnly),
+        encodeData(
+          whole((p) => holes.get(p) ?? p.text),
+          this.bytesOnly,
+        ),
         JSON.stringify(refs),
       );
     return hash;

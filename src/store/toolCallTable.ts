@@ -94,7 +94,8 @@ export class ToolCallTable {
 
   finish(runId: string, toolCallId: string, input: FinishToolCallInput): ToolCallRecord {
     return this.ctx.transaction(() => {
-      this.ctx.requireRunRow(runId);
+      // the run's existence (its whole row only for the error): every finish of an import passes here
+      if (!this.ctx.hasRun(runId)) this.ctx.requireRunRow(runId);
       const row = this.requireToolCallRow(runId, toolCallId);
       if (row.state !== 'running') {
         throw new OcdbError(

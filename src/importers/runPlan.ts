@@ -22,6 +22,7 @@ import type {
   Usage,
 } from '../model';
 import {
+  ArtifactRefSchema,
   MessageSchema,
   ModelConfigSchema,
   RuntimeContextSnapshotSchema,
@@ -29,7 +30,7 @@ import {
   UsageSchema,
   parseWith,
 } from '../model';
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { ImportedRunMode } from './types';
 import { RunTimeline, deepFreeze, outcomeOf, storedValue, toolResultMessage, type ToolCallInput } from '../writer';
 
@@ -158,6 +159,8 @@ function isPlainJson(value: unknown): boolean {
       return false;
   }
 }
+
+const ARTIFACT_REFS = z.array(ArtifactRefSchema);
 
 export interface BeginToolInput {
   toolCallId: string;
@@ -336,6 +339,7 @@ export class RunPlanBuilder {
   }
 
   setArtifacts(artifactRefs: ArtifactRef[]): void {
+    storable(ARTIFACT_REFS, artifactRefs, 'artifactRefs');
     this.emit({ op: 'artifacts', artifactRefs: deepFreeze(artifactRefs) });
   }
 

@@ -60,7 +60,7 @@ import type {
   FinishToolCallInput,
   ForkRequestRecord,
   ListRunsOptions,
-  ListsFrom,
+  AppendOptions,
   NewArtifact,
   RunStore,
   RunSummary,
@@ -621,11 +621,12 @@ export class SqliteRunStore implements RunStore {
 
   // ---- checkpoints ------------------------------------------------------------
 
-  appendCheckpoint(input: Checkpoint, options: { listsFrom?: ListsFrom } = {}): CheckpointSummary {
-    const cp = parseCheckpointShell(input);
+  appendCheckpoint(input: Checkpoint, options: AppendOptions = {}): CheckpointSummary {
+    // validated by the caller (AppendOptions.validated): taken as it is, its new items too
+    const cp = options.validated ? input : parseCheckpointShell(input);
     return this.writeRun(cp.runId, () => {
       const run = this.requireRunning(cp.runId);
-      const summary = this.checkpoints.insert(cp, true, options.listsFrom, run);
+      const summary = this.checkpoints.insert(cp, !options.validated, options.listsFrom, run);
       // the heartbeat a checkpoint writes is this host's clock: the server's instead when this host's is off
       if (this.clockSkewed()) {
         this.sql('UPDATE runs SET heartbeat_at = ? WHERE run_id = ?').run(this.heartbeatTime(), cp.runId);

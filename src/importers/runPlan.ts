@@ -126,7 +126,8 @@ export interface PlanOutput {
 /**
  * Checks that `value`, as the store will keep it (JSON), parses with the schema the store reads it back with —
  * so no trace can produce a checkpoint that export or replay rejects. Every part of a checkpoint passes here
- * once, when it enters the plan (a message when added, a ledger record when it changes), not once per checkpoint.
+ * once, when it enters the plan (a message when added, a ledger record when it changes), not once per checkpoint —
+ * and only here: the plan's checkpoints are written `validated` (writePlan.ts), the store does not parse them again.
  */
 function storable(schema: z.ZodType, value: unknown, where: string): void {
   // Plain JSON (what the parsers build from JSON lines) reads back as it is: no round trip through a string.

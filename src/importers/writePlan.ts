@@ -176,7 +176,10 @@ export class PlanWriter {
   }
 }
 
-/** Writes `plan`; `onCheckpoint` is called after each checkpoint (progress of a long write). */
+/**
+ * Writes `plan` — as a RunPlanBuilder made it: its parts were validated there, and the store takes them as they are
+ * (`WriterOptions.validated`); `onCheckpoint` is called after each checkpoint (progress of a long write).
+ */
 export function writeRunPlan(store: RunStore, plan: RunPlan, onCheckpoint?: () => void): RunSummary {
   const writer = PlanWriter.create(store, plan, onCheckpoint);
   for (const op of plan.ops) writer.op(op);

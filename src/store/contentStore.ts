@@ -174,6 +174,44 @@ function sameValue(a: unknown, b: unknown): boolean {
   return true;
 }
 
+/** A member of a list item as putItem writes it: its key's JSON, its canonical JSON (an array's by element). */
+interface ItemPart {
+  key: string;
+  text: string;
+  elements?: string[];
+  /** What the item's inline text holds for it when it is stored apart (null, or its array with holes). */
+  hole?: string;
+}
+
+/** The members of `record` that canonical JSON writes, in its (sorted) order, each serialised once. */
+function itemParts(record: Record<string, unknown>): Map<string, ItemPart> {
+  const parts = new Map<string, ItemPart>();
+  for (const key of Object.keys(record).sort()) {
+    const member = record[key];
+    if (member === undefined || typeof member === 'function' || typeof member === 'symbol') continue;
+    const part: ItemPart = { key: JSON.stringify(key), text: '' };
+    if (Array.isArray(member) && typeof (member as { toJSON?: unknown }).toJSON !== 'function') {
+      const elements: string[] = new Array<string>(member.length);
+      for (let i = 0; i < member.length; i++) elements[i] = canonicalJson(member[i]);
+      part.elements = elements;
+      part.text = `[${elements.join(',')}]`;
+    } else part.text = canonicalJson(member);
+    parts.set(key, part);
+  }
+  return parts;
+}
+
+/** canonicalJson of the item of `parts` (`holed`: with each member stored apart written as its hole). */
+function joinParts(parts: Map<string, ItemPart>, holed = false): string {
+  let out = '{';
+  let first = true;
+  for (const part of parts.values()) {
+    out += `${first ? '' : ','}${part.key}:${holed && part.hole !== undefined ? part.hole : part.text}`;
+    first = false;
+  }
+  return `${out}}`;
+}
+
 export class ContentStore {
   private readonly insertBlob: SqlStatement;
   private readonly selectBlob: SqlStatement;
@@ -266,26 +304,13 @@ export class ContentStore {
     // Each member serialised once: the item's canonical JSON is put together from its members' (canonical JSON
     // is member by member), and so is the text with the large ones left out (issue 11 item 6, branch i11import3).
     const record = value as Record<string, unknown>;
-    const parts = new Map<string, { key: string; text: string; elements?: string[] }>();
-    for (const key of Object.keys(record).sort()) {
-      const member = record[key];
-      if (member === undefined || typeof member === 'function' || typeof member === 'symbol') continue;
-      const part: { key: string; text: string; elements?: string[] } = { key: JSON.stringify(key), text: '' };
-      if (Array.isArray(member) && typeof (member as { toJSON?: unknown }).toJSON !== 'function') {
-        part.elements = member.map((element) => canonicalJson(element));
-        part.text = `[${part.elements.join(',')}]`;
-      } else part.text = canonicalJson(member);
-      parts.set(key, part);
-    }
-    type Part = typeof parts extends Map<string, infer P> ? P : never;
-    const whole = (text: (p: Part) => string) => `{${[...parts.values()].map((p) => `${p.key}:${text(p)}`).join(',')}}`;
-    const text = whole((p) => p.text);
+    const parts = itemParts(record);
+    const text = joinParts(parts);
     if (text.length < 2 * SHARED_PART_MIN) return this.putText(text);
     const hash = contentHash(text);
     this.written.set(hash, text);
     if (this.hasBlob.get(hashKey(hash))) return hash;
     const refs: [PartPath, string][] = [];
-    const holes = new Map<Part, string>();
     // In the record's own key order (the order of `refs`, as before).
     for (const key of Object.keys(record)) {
       const part = parts.get(key);
@@ -293,34 +318,30 @@ export class ContentStore {
       if (!part || (typeof member !== 'object' && typeof member !== 'string')) continue;
       // An array's large elements first: a member holding one is large itself, and is then not stored whole.
       if (part.elements) {
-        let extracted = false;
-        const elements = part.elements.map((elementText, i) => {
+        let holed: string[] | undefined;
+        for (let i = 0; i < part.elements.length; i++) {
+          const elementText = part.elements[i] as string;
           const element: unknown = (member as unknown[])[i];
-          if (typeof element !== 'object' && typeof element !== 'string') return elementText;
-          if (elementText.length < SHARED_PART_MIN) return elementText;
+          if (typeof element !== 'object' && typeof element !== 'string') continue;
+          if (elementText.length < SHARED_PART_MIN) continue;
           refs.push([[key, i], this.putText(elementText)]);
-          extracted = true;
-          return 'null';
-        });
-        if (extracted) {
-          holes.set(part, `[${elements.join(',')}]`);
+          holed ??= [...part.elements];
+          holed[i] = 'null';
+        }
+        if (holed) {
+          part.hole = `[${holed.join(',')}]`;
           continue;
         }
       }
       if (part.text.length < SHARED_PART_MIN) continue;
       refs.push([[key], this.putText(part.text)]);
-      holes.set(part, 'null');
+      part.hole = 'null';
     }
     if (refs.length === 0) this.insertBlob.run(hashKey(hash), encodeData(text, this.bytesOnly));
-    else
-      this.insertBlobWithRefs.run(
-        hashKey(hash),
-        encodeData(
-          whole((p) => holes.get(p) ?? p.text),
-          this.bytesOnly,
-        ),
-        JSON.stringify(refs),
-      );
+    else {
+      const inline = joinParts(parts, true);
+      this.insertBlobWithRefs.run(hashKey(hash), encodeData(inline, this.bytesOnly), JSON.stringify(refs));
+    }
     return hash;
   }
 

@@ -3,7 +3,8 @@
  * putItem serialise each member once and deflate short texts with a window their size): the item's hash is the
  * SHA-256 of its canonical JSON, its row holds that JSON with its large members left out (null) in canonical
  * order, `refs` names those members in the item's own key order, each large member is a blob of its own, every
- * deflated cell is exactly what zlib's default window gives, and the item reads back as it was put.
+ * deflated cell is exactly what zlib's default window gives, and the item reads back as it was put. The summary
+ * an append returns (made from what it wrote, not parsed again) is the one read back.
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -16,6 +17,7 @@ import { canonicalJson, contentHash } from '../../../src/model';
 import { openRunStore } from '../../../src/store';
 import { openBetterSqlite } from '../../../src/store/betterSqliteDriver';
 import { COMPRESS_MIN, ContentStore, SHARED_PART_MIN, hashKey } from '../../../src/store/contentStore';
+import { testContext } from '../../helpers/context';
 
 const big = (tag: string, n = 1200) => `${tag}: ${'héllo wörld → ✓ '.repeat(Math.ceil(n / 16))}`.slice(0, n);
 
@@ -111,6 +113,40 @@ test('an item is stored as its canonical JSON with its large members as blobs of
       db.close();
     }
   } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the summary an append returns is the one the store reads back', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ocdb-summary-'));
+  const store = openRunStore(path.join(dir, 'runs.db'), { create: true });
+  try {
+    const runId = 'r-summary';
+    store.createRun({ runId, sessionId: 's', agentId: 'a', mode: 'live', startedAt: 1 });
+    const ctx = JSON.parse(JSON.stringify(testContext())) as Parameters<
+      typeof store.appendCheckpoint
+    >[0]['runtimeContext'];
+    const base = { runId, messages: [], toolLedgerSnapshot: [], runtimeContext: ctx, createdAt: 5 };
+    const appended = [
+      store.appendCheckpoint({ ...base, checkpointId: `${runId}#0`, boundary: 'before_model_call', stepIndex: 0 }),
+      store.appendCheckpoint({
+        ...base,
+        checkpointId: `${runId}#1`,
+        boundary: 'after_model_call',
+        stepIndex: 0,
+        messages: [{ role: 'assistant', content: 'hi' }],
+        finishReason: 'stop',
+        usage: { inputTokens: 3, outputTokens: 4, cached: { read: 1 } },
+        promptVersion: 'v2',
+      }),
+    ];
+    for (const summary of appended) {
+      const read = store.getCheckpointSummary(summary.checkpointId);
+      assert.deepEqual(summary, read);
+      assert.deepEqual(Object.keys(summary), Object.keys(read), 'the same keys in the same order');
+    }
+  } finally {
+    store.close();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -26,8 +26,11 @@ export interface JsonLinesOptions {
   /** Called with the bytes consumed so far, at most every `progressEvery` bytes and at the end. */
   onBytes?: (bytesRead: number) => void;
   progressEvery?: number;
-  /** Fed every line's text (with its LF), e.g. to hash the content for a stable run id. */
-  onText?: (text: string) => void;
+  /**
+   * Fed every line's text (with its LF), e.g. to hash the content for a stable run id; `bytes`, when given, are
+   * the text's UTF-8 exactly (the line as read): hash those, the text need not be encoded again.
+   */
+  onText?: (text: string, bytes?: Buffer) => void;
   /** Fail on a corrupt line in the middle instead of skipping it. */
   strict?: boolean;
   /** Called for each corrupt line skipped (not for a cut-off last line). */
@@ -57,7 +60,7 @@ export async function* readJsonLines(file: string, options: JsonLinesOptions): A
       options.onBytes(bytes);
     }
     if (options.onText) {
-      options.onText(line.text);
+      options.onText(line.text, line.invalidUtf8 ? undefined : line.bytes);
       options.onText('\n');
     }
     const text = line.lineNo === 1 ? line.text.replace(/^\uFEFF/, '') : line.text;

@@ -127,7 +127,7 @@ export async function readRecordsWithDigest(
     signal: options.signal,
     warnings: options.warnings,
     onBytes: (b) => options.onBytes?.(file, b),
-    onText: (t) => hash.update(t),
+    onText: (t, bytes) => hash.update(bytes ?? t),
     strict: options.strict,
     onSkip: (line, reason) => options.skip({ file, line }, new Error(reason)),
   })) {

@@ -14,6 +14,11 @@ export interface FileLine {
   text: string;
   /** True when the raw bytes were not valid UTF-8 (invalid sequences became U+FFFD). */
   invalidUtf8: boolean;
+  /**
+   * The bytes `text` was decoded from (a trailing CR dropped): its UTF-8 exactly unless `invalidUtf8`, so a
+   * caller hashing the text may hash these instead, without encoding it again.
+   */
+  bytes: Buffer;
   /** True for the last line of the file (nothing, or only an empty line, follows). */
   last: boolean;
   /** Bytes of the file consumed up to and including this line. */
@@ -30,12 +35,12 @@ export interface ReadLinesOptions {
   onChunk?: (chunk: Buffer) => void;
 }
 
-function decode(buf: Buffer): { text: string; invalidUtf8: boolean } {
+function decode(buf: Buffer): { text: string; invalidUtf8: boolean; bytes: Buffer } {
   let end = buf.length;
   if (end > 0 && buf[end - 1] === 0x0d) end--;
   const slice = end === buf.length ? buf : buf.subarray(0, end);
   const invalidUtf8 = !isUtf8(slice);
-  return { text: slice.toString('utf8'), invalidUtf8 };
+  return { text: slice.toString('utf8'), invalidUtf8, bytes: slice };
 }
 
 export function throwIfAborted(signal: AbortSignal | undefined, file: string): void {

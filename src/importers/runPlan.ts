@@ -22,6 +22,7 @@ import type {
   Usage,
 } from '../model';
 import {
+  ArtifactRefSchema,
   MessageSchema,
   ModelConfigSchema,
   RuntimeContextSnapshotSchema,
@@ -29,7 +30,7 @@ import {
   UsageSchema,
   parseWith,
 } from '../model';
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { ImportedRunMode } from './types';
 import { RunTimeline, deepFreeze, outcomeOf, storedValue, toolResultMessage, type ToolCallInput } from '../writer';
 
@@ -125,7 +126,8 @@ export interface PlanOutput {
 /**
  * Checks that `value`, as the store will keep it (JSON), parses with the schema the store reads it back with —
  * so no trace can produce a checkpoint that export or replay rejects. Every part of a checkpoint passes here
- * once, when it enters the plan (a message when added, a ledger record when it changes), not once per checkpoint.
+ * once, when it enters the plan (a message when added, a ledger record when it changes), not once per checkpoint —
+ * and only here: the plan's checkpoints are written `validated` (writePlan.ts), the store does not parse them again.
  */
 function storable(schema: z.ZodType, value: unknown, where: string): void {
   // Plain JSON (what the parsers build from JSON lines) reads back as it is: no round trip through a string.
@@ -158,6 +160,8 @@ function isPlainJson(value: unknown): boolean {
       return false;
   }
 }
+
+const ARTIFACT_REFS = z.array(ArtifactRefSchema);
 
 export interface BeginToolInput {
   toolCallId: string;
@@ -336,6 +340,7 @@ export class RunPlanBuilder {
   }
 
   setArtifacts(artifactRefs: ArtifactRef[]): void {
+    storable(ARTIFACT_REFS, artifactRefs, 'artifactRefs');
     this.emit({ op: 'artifacts', artifactRefs: deepFreeze(artifactRefs) });
   }
 

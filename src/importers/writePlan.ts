@@ -76,7 +76,8 @@ export class PlanWriter {
         state: initialState(head.initial),
         start: { stepIndex: head.initial.stepIndex, ledger: head.initial.ledger },
       },
-      { now: () => head.startedAt, ...(onCheckpoint ? { onCheckpoint: () => onCheckpoint() } : {}) },
+      // every part of a plan was checked against the store's schemas as it entered the plan (runPlan.ts storable)
+      { now: () => head.startedAt, validated: true, ...(onCheckpoint ? { onCheckpoint: () => onCheckpoint() } : {}) },
     );
     return new PlanWriter(writer, rebaseEvery);
   }
@@ -175,7 +176,10 @@ export class PlanWriter {
   }
 }
 
-/** Writes `plan`; `onCheckpoint` is called after each checkpoint (progress of a long write). */
+/**
+ * Writes `plan` — as a RunPlanBuilder made it: its parts were validated there, and the store takes them as they are
+ * (`WriterOptions.validated`); `onCheckpoint` is called after each checkpoint (progress of a long write).
+ */
 export function writeRunPlan(store: RunStore, plan: RunPlan, onCheckpoint?: () => void): RunSummary {
   const writer = PlanWriter.create(store, plan, onCheckpoint);
   for (const op of plan.ops) writer.op(op);
@@ -198,6 +202,7 @@ export function continueRunPlan(
   store.reopenRun(plan.runId, { ...reopen, keepCheckpoints: keep, metadata: plan.metadata });
   const writer = RunWriter.resume(store, plan.runId, {
     now: () => plan.startedAt,
+    validated: true,
     ...(onCheckpoint ? { onCheckpoint: () => onCheckpoint() } : {}),
     // Reopened from its very start: the run starts where a new one would (a fork: at its parent's step).
     ...(keep === 0

@@ -49,6 +49,37 @@ export function tooDeep(
  * MAX_JSON_DEPTH. Iterative: any depth is checked without recursion.
  */
 export function assertJsonDepth(value: unknown, where?: string, basePath: readonly (string | number)[] = []): void {
+  // The depth alone first (no path per node: every imported line passes here); the path only for the error.
+  const values: unknown[] = [value];
+  const depths: number[] = [basePath.length];
+  while (values.length > 0) {
+    const v = values.pop();
+    const depth = depths.pop() as number;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth >= MAX_JSON_DEPTH) return throwTooDeep(value, where, basePath);
+    if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) {
+        const item: unknown = v[i];
+        if (item !== null && typeof item === 'object') {
+          values.push(item);
+          depths.push(depth + 1);
+        }
+      }
+    } else {
+      for (const key in v) {
+        if (!Object.hasOwn(v, key)) continue;
+        const item = (v as Record<string, unknown>)[key];
+        if (item !== null && typeof item === 'object') {
+          values.push(item);
+          depths.push(depth + 1);
+        }
+      }
+    }
+  }
+}
+
+/** Throws the error for `value` nested too deep, with the path of its first node past MAX_JSON_DEPTH. */
+function throwTooDeep(value: unknown, where: string | undefined, basePath: readonly (string | number)[]): never {
   const stack: { value: unknown; path: (string | number)[] }[] = [{ value, path: [] }];
   while (stack.length > 0) {
     const { value: v, path } = stack.pop() as { value: unknown; path: (string | number)[] };
@@ -57,6 +88,7 @@ export function assertJsonDepth(value: unknown, where?: string, basePath: readon
     if (Array.isArray(v)) v.forEach((item, i) => stack.push({ value: item, path: [...path, i] }));
     else for (const [k, item] of Object.entries(v)) stack.push({ value: item, path: [...path, k] });
   }
+  throw tooDeep([], where, basePath);
 }
 
 /**

@@ -320,20 +320,22 @@ export class CheckpointTable {
       )
       .run(cp.stepIndex, usageIn, usageOut, Date.now(), cp.createdAt, cp.createdAt, cp.runId);
     this.ctx.touchRun(cp.runId, this.ctx.inlineStamp !== '');
-    return rowToCheckpointSummary({
-      checkpoint_id: cp.checkpointId,
-      run_id: cp.runId,
-      seq: index,
+    // The summary rowToCheckpointSummary reads back, made from what was just written (validated above, or by the
+    // caller: AppendOptions.validated) without parsing it again; usage a copy as read back (issue 11 item 6).
+    // (its keys in rowToCheckpointSummary's order: a summary is sent as JSON over HTTP)
+    return {
+      checkpointId: cp.checkpointId,
+      runId: cp.runId,
+      index,
       boundary: cp.boundary,
-      step_index: cp.stepIndex,
-      tool_call_id: cp.toolCallId ?? null,
-      finish_reason: cp.finishReason ?? null,
-      usage_json: usage,
-      message_count: cp.messages.length,
-      prompt_version: cp.promptVersion ?? null,
-      created_at: cp.createdAt,
-      tool_name: null,
-    });
+      stepIndex: cp.stepIndex,
+      ...(cp.toolCallId !== undefined ? { toolCallId: cp.toolCallId } : {}),
+      ...(cp.finishReason !== undefined ? { finishReason: cp.finishReason } : {}),
+      ...(cp.usage !== undefined ? { usage: json(toJson(cp.usage)) as CheckpointSummary['usage'] } : {}),
+      messageCount: cp.messages.length,
+      ...(cp.promptVersion !== undefined ? { promptVersion: cp.promptVersion } : {}),
+      createdAt: cp.createdAt,
+    };
   }
 
   /** InvalidInput when `checkpointId` is already a checkpoint's id (of any run: ids are unique in a store). */

@@ -223,6 +223,12 @@ export interface ListsFrom {
   ledger?: readonly ToolCallRecord[];
 }
 
+/** How a checkpoint is appended (RunStore.appendCheckpoint). */
+export interface AppendOptions {
+  listsFrom?: ListsFrom;
+  validated?: boolean;
+}
+
 export interface RunStore {
   readonly path: string;
   readonly driverName: string;
@@ -232,8 +238,11 @@ export interface RunStore {
    * Appends a checkpoint at the end of its (running) run. `options.listsFrom` says the run's lists continue those
    * of another checkpoint (a fork's first checkpoint continues its source's): its nodes are reused for the items
    * the new lists share with the given ones by identity, so they are neither hashed nor written again.
+   * `options.validated`: the caller checked every part of the checkpoint against the schemas the store reads it
+   * back with, as it came in (the importers' plan does: `importers/runPlan.ts` `storable`), so the store does not
+   * parse it again.
    */
-  appendCheckpoint(checkpoint: Checkpoint, options?: { listsFrom?: ListsFrom }): CheckpointSummary;
+  appendCheckpoint(checkpoint: Checkpoint, options?: AppendOptions): CheckpointSummary;
   beginToolCall(runId: string, input: BeginToolCallInput): ToolCallRecord;
   finishToolCall(runId: string, toolCallId: string, input: FinishToolCallInput): ToolCallRecord;
   finishRun(runId: string, input: FinishRunInput): RunSummary;

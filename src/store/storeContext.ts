@@ -28,7 +28,7 @@ export interface StoreContext {
   hasRun(runId: string): boolean;
   /** The run's row, or RunNotFound. */
   requireRunRow(runId: string): SqlRow;
-  /** The run's row when it is still `running`, or RunNotRunning / RunNotFound. */
+  /** The run's status, counts and artifacts (not its whole row) when it is still `running`, or RunNotRunning / RunNotFound. */
   requireRunning(runId: string): SqlRow;
   /** The run's key, status, checkpoint_count and tool_call_count only (a write's read); RunNotRunning too when `running`. */
   requireRunCounts(runId: string, running: boolean): SqlRow;

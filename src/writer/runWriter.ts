@@ -53,6 +53,12 @@ export interface WriterOptions {
   heartbeatMs?: number;
   /** Called after each checkpoint written (live progress). */
   onCheckpoint?: (summary: CheckpointSummary) => void;
+  /**
+   * Every state and outcome this writer is given was checked against the store's schemas as it came in (an
+   * importer's plan: `importers/runPlan.ts` `storable`): its checkpoints are appended `validated`, not parsed
+   * again by the store.
+   */
+  validated?: boolean;
 }
 
 export interface CreateRunWrite {
@@ -145,6 +151,7 @@ export class RunWriter {
   private readonly now: () => number;
   private readonly newId: (kind: IdKind) => string;
   private readonly onCheckpoint: ((summary: CheckpointSummary) => void) | undefined;
+  private readonly validated: boolean;
   private timer: NodeJS.Timeout | undefined;
   private ended = false;
 
@@ -158,6 +165,7 @@ export class RunWriter {
     this.now = options.now ?? Date.now;
     this.newId = options.newId ?? (() => randomUUID());
     this.onCheckpoint = options.onCheckpoint;
+    this.validated = options.validated === true;
     if (options.heartbeatMs && options.heartbeatMs > 0) {
       this.timer = setInterval(() => this.heartbeat(), options.heartbeatMs);
       this.timer.unref();
@@ -367,7 +375,10 @@ export class RunWriter {
       createdAt: input.createdAt ?? this.now(),
     });
     const listsFrom = this.listsFrom;
-    const summary = listsFrom ? this.store.appendCheckpoint(cp, { listsFrom }) : this.store.appendCheckpoint(cp);
+    const summary = this.store.appendCheckpoint(cp, {
+      ...(listsFrom ? { listsFrom } : {}),
+      ...(this.validated ? { validated: true } : {}),
+    });
     this.listsFrom = undefined;
     this.timeline.adopt(cp);
     this.changedSinceCheckpoint = false;

@@ -253,7 +253,12 @@ function blocksWithCheckedTools(blocks: ContentBlock[], where: string): ContentB
  * line) and the field when a known line type is malformed.
  */
 export function parseTranscriptLine(value: unknown, lineNo: number, where: string, facts: SessionFacts): ParsedLine {
-  const head = parseWith(HeadSchema, value, where);
+  // A line's type read as HeadSchema checks it, without zod's copy of the whole line (HeadSchema names what is wrong).
+  const type =
+    typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as { type?: unknown }).type
+      : undefined;
+  const head = typeof type === 'string' ? { type } : parseWith(HeadSchema, value, where);
   switch (head.type) {
     case 'user': {
       const line = parseWith(UserLineSchema, value, where);

@@ -112,7 +112,7 @@ async function readTranscript(file: string, options: SessionReadOptions, source:
       bytes = b;
       options.onBytes?.(file, b);
     },
-    onText: (t) => hash.update(t),
+    onText: (t, bytes) => hash.update(bytes ?? t),
     onChunk: (c) => {
       asLines = true;
       raw.update(c);

@@ -70,7 +70,7 @@ export async function readCodexRollout(file: string, options: ReaderOptions): Pr
     signal: options.signal,
     warnings: options.warnings,
     onBytes: (b) => options.onBytes?.(file, b),
-    onText: (t) => hash.update(t),
+    onText: (t, bytes) => hash.update(bytes ?? t),
     strict: options.strict,
     onSkip: (line, reason) => options.skip({ file, line }, new Error(reason)),
   })) {

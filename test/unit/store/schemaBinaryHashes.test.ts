@@ -11,15 +11,13 @@ import { createHash } from 'node:crypto';
 import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { deflateRawSync } from 'node:zlib';
 import Database from 'better-sqlite3';
 import { openRecorder } from '../../../src/recorder';
 import { openRunStore, type RunStore } from '../../../src/store';
 import { MIGRATIONS } from '../../../src/store/migrations';
-import { PgDriver } from '../../../src/store/pgDriver';
-import { PG_MIGRATIONS } from '../../../src/store/pgMigrations';
 import { PG_URL, pgSchemaUrl } from '../../helpers/engines';
 import { testContext } from '../../helpers/context';
+import { loadSqliteFixtureIntoPg } from '../../helpers/pgFixtureStore';
 import { tmpDir } from '../../helpers/tmp';
 
 const FIXTURES = join(__dirname, '../../fixtures/stores');
@@ -103,52 +101,7 @@ test(
   { skip: !PG_URL },
   async () => {
     const location = pgSchemaUrl();
-    const pg = new PgDriver({ url: location, location: 'schema 2' });
-    const copy = join(tmpDir(), 'schema5.db'); // read from a copy: opening the fixture itself would write beside it
-    copyFileSync(join(FIXTURES, 'schema5.db'), copy);
-    const old = new Database(copy, { readonly: true });
-    try {
-      pg.exec('BEGIN');
-      pg.exec(
-        'CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())',
-      );
-      for (let v = 0; v < 2; v++) {
-        pg.exec(PG_MIGRATIONS[v] as string);
-        pg.prepare('INSERT INTO schema_migrations (version) VALUES (?)').run(v + 1);
-      }
-      // the rows of the SQLite store at schema 5 as PostgreSQL's schema 2 holds them (blob data always deflated)
-      const tables = (
-        old.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as {
-          name: string;
-        }[]
-      ).map((t) => t.name);
-      for (const table of tables) {
-        const withoutRowid = /WITHOUT ROWID/i.test(
-          String((old.prepare('SELECT sql FROM sqlite_master WHERE name = ?').get(table) as { sql: string }).sql),
-        );
-        const rows = old.prepare(`SELECT * FROM ${table}${withoutRowid ? '' : ' ORDER BY rowid'}`).all() as Record<
-          string,
-          unknown
-        >[];
-        for (const row of rows) {
-          if (table === 'blobs' && typeof row.data === 'string') row.data = deflateRawSync(row.data);
-          const cols = Object.keys(row);
-          const sql =
-            table === 'meta'
-              ? 'UPDATE meta SET value = ? WHERE key = ?'
-              : `INSERT INTO ${table} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`;
-          const params = table === 'meta' ? [row.value, row.key] : cols.map((c) => row[c]);
-          pg.prepare(sql).run(...(params as (string | number | null | Uint8Array)[]));
-        }
-      }
-      pg.prepare("SELECT setval(pg_get_serial_sequence('list_nodes', 'id'), ?)").get(
-        Number((old.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'list_nodes'").get() as { seq: number }).seq),
-      );
-      pg.exec('COMMIT');
-    } finally {
-      old.close();
-      pg.close();
-    }
+    loadSqliteFixtureIntoPg(location, join(FIXTURES, 'schema5.db'), 2);
     const store = openRunStore(location, { create: false });
     try {
       assertExportsUnchanged(store);

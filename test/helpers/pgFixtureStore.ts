@@ -13,7 +13,7 @@ import { tmpDir } from './tmp';
 /**
  * Applies PostgreSQL migrations 1…`pgVersion` at `location` and copies every row of the SQLite store `fixture` into
  * them: blob text as raw deflate (PostgreSQL's blob data is always bytes), `meta` by key, the list-node sequence
- * where SQLite's AUTOINCREMENT left it. One transaction.
+ * where SQLite's AUTOINCREMENT left it, every other sequence past the rows copied. One transaction.
  */
 export function loadSqliteFixtureIntoPg(location: string, fixture: string, pgVersion: number): void {
   const pg = new PgDriver({ url: location, location: `schema ${pgVersion}` });
@@ -56,6 +56,18 @@ export function loadSqliteFixtureIntoPg(location: string, fixture: string, pgVer
     pg.prepare("SELECT setval(pg_get_serial_sequence('list_nodes', 'id'), ?)").get(
       Number((old.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'list_nodes'").get() as { seq: number }).seq),
     );
+    // The other sequences (runs.run_key, checkpoint_heads.head_id from PostgreSQL schema 4 on) past the rows copied.
+    const serials = pg
+      .prepare(
+        `SELECT table_name AS t, column_name AS c FROM information_schema.columns
+          WHERE table_schema = current_schema() AND column_default LIKE 'nextval(%' AND table_name <> 'list_nodes'`,
+      )
+      .all() as { t: string; c: string }[];
+    for (const { t, c } of serials) {
+      pg.prepare(
+        `SELECT setval(pg_get_serial_sequence('${t}', '${c}'), COALESCE((SELECT MAX(${c}) FROM ${t}), 0) + 1, false)`,
+      ).get();
+    }
     pg.exec('COMMIT');
   } finally {
     old.close();

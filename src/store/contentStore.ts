@@ -28,9 +28,6 @@ export const COMPRESS_MIN = 32;
 /** A text at least this long is looked up before it is compressed and written (a shorter one costs less to write). */
 const LOOKUP_MIN = 256;
 
-/** Texts shorter than this are deflated with `DICTIONARY_1`; longer ones with raw deflate, a window their size. */
-const DICTIONARY_MAX = 512;
-
 /** Items this close to a list's end are found by walking up from it; further back, the whole chain is read. */
 const SUFFIX_WALK = 256;
 
@@ -38,18 +35,19 @@ const SUFFIX_WALK = 256;
 const RECENT_WRITES = 16;
 
 /**
- * The first byte of a compressed `blobs.data` cell: raw deflate with `DICTIONARY_1` after `DICTIONARY_MARK`; brotli
- * after `BROTLI_MARK` (long texts written by schema 7's first releases: still read, no longer written). A raw deflate
- * stream never starts with either (its block type bits would be 11, which deflate reserves), so a BLOB without a mark
- * is raw deflate (long texts, every compressed blob written before schema 7, and artifact bytes).
+ * The first byte of a compressed `blobs.data` cell: raw deflate with `DICTIONARY_1` after `DICTIONARY_MARK` (every
+ * text blob written now); brotli after `BROTLI_MARK` (texts of 512 characters or more written by schema 7's first
+ * release: still read, no longer written). A raw deflate stream never starts with either (its block type bits would
+ * be 11, which deflate reserves), so a BLOB without a mark is raw deflate (every compressed blob written before
+ * schema 7, and artifact bytes).
  */
 const BROTLI_MARK = 0xff;
 const DICTIONARY_MARK = 0xfe;
 
 /**
- * The preset dictionary of short blobs: the keys and enum values of ledger records and messages as canonical JSON
+ * The preset dictionary of blob texts: the keys and enum values of ledger records and messages as canonical JSON
  * writes them (most frequent last), so a ledger record or a tool message of a few hundred bytes compresses to a
- * third. Never change it: blobs written with it read with it. A better one is `DICTIONARY_2` behind a mark of its own.
+ * third, and a long message starts with its keys known. Never change it: blobs written with it read with it. A better one is `DICTIONARY_2` behind a mark of its own.
  */
 const DICTIONARY_1 = Buffer.from(
   [
@@ -75,18 +73,21 @@ const DICTIONARY_1 = Buffer.from(
     '"toolName":"',
   ].join(''),
 );
-const DEFLATE_PARAMS = { level: 6, dictionary: DICTIONARY_1, windowBits: 11, memLevel: 4 };
 
 /**
- * `text` compressed: a short text deflated with the dictionary behind its mark; a long one raw-deflated with a window
- * just over its size (no mark). Raw deflate, not brotli: brotli (quality 5) made long texts ~12 % smaller but took
- * 2–4× as long, a third of an append's time (issue 11), and each call set up ~1 MiB of encoder state.
+ * `text` deflated with `DICTIONARY_1` behind its mark, with a window just over the dictionary and the text (plus
+ * deflate's 262-byte lookahead: every match the 32 KiB one would find) and hash tables to match — a short text's
+ * zlib state is a few KiB, not 256. Deflate, not brotli: brotli (quality 5) took 2–4× as long (each call sets up
+ * ~1 MiB of encoder state), a third of an append's time (issue 11), for long texts no smaller than the dictionary's
+ * deflate makes them (0.46 against 0.45 of the bench's messages; raw deflate: 0.52).
  */
 function pack(text: string): Buffer {
-  if (text.length < DICTIONARY_MAX) return Buffer.concat([DICTIONARY_MARK_BYTE, deflateRawSync(text, DEFLATE_PARAMS)]);
-  // A window over the text's bytes (plus deflate's 262-byte lookahead) finds every match the 32 KiB one would.
-  const windowBits = Math.min(15, Math.ceil(Math.log2(Buffer.byteLength(text) + 262)));
-  return deflateRawSync(text, { level: 6, windowBits });
+  const windowBits = Math.min(
+    15,
+    Math.max(9, Math.ceil(Math.log2(Buffer.byteLength(text) + DICTIONARY_1.length + 262))),
+  );
+  const body = deflateRawSync(text, { level: 6, dictionary: DICTIONARY_1, windowBits, memLevel: windowBits - 7 });
+  return Buffer.concat([DICTIONARY_MARK_BYTE, body]);
 }
 const DICTIONARY_MARK_BYTE = Buffer.from([DICTIONARY_MARK]);
 

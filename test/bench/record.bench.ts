@@ -142,6 +142,14 @@ function floorOf(file: string, newBytes: readonly string[]): number[] {
   return samples;
 }
 
+/** The bytes of a store with no run: its schema's tables and indexes, a page each (the same for every store). */
+function emptyStoreBytes(file: string): number {
+  const store = openRunStore(file);
+  store.checkpointWal();
+  store.close();
+  return statSync(file).size;
+}
+
 const p50 = (xs: readonly number[]): number =>
   percentile(
     [...xs].sort((a, b) => a - b),
@@ -263,6 +271,13 @@ export async function run(): Promise<void> {
     console.log(line(['ratio last/first tenth (target ≤ 1.5)', ...get((r) => fmt(r.last / r.first, 2))]));
     console.log(line(['ratio last tenth/floor (target ≤ 15)', ...get((r) => fmt(r.last / r.floor, 1))]));
     console.log(line(['ratio store/unique (target ≤ 1.3)', ...get((r) => fmt(r.storeBytes / r.uniqueBytes, 2))]));
+    const empty = emptyStoreBytes(join(dir, 'empty.db'));
+    console.log(
+      line([
+        `ratio (store − empty store's ${kb(empty)})/unique`,
+        ...get((r) => fmt((r.storeBytes - empty) / r.uniqueBytes, 2)),
+      ]),
+    );
 
     const lgSizes = sizesFrom(process.env.OCDB_BENCH_LANGGRAPH_SIZES, [500, 2000]);
     if (lgSizes.length > 0) {

@@ -3,7 +3,7 @@
  * written by schema 7's first release (commit 2b16eea), which compressed long texts with brotli behind a mark byte
  * (short ones deflated with the dictionary, as now): a run recorded through the SDK with a long system prompt, long
  * assistant messages and long tool results. `schema7-brotli.exports.sha256.json` holds the SHA-256 of its export
- * made then. This code writes long texts as raw deflate; opened by it on SQLite, and copied row for row into a
+ * made then. This code deflates every text with the dictionary; opened by it on SQLite, and copied row for row into a
  * PostgreSQL schema and opened there, the run exports exactly as it did, and a run recorded next to it with the
  * same long texts exports the same conversation.
  */

@@ -47,7 +47,8 @@ const DICTIONARY_MARK = 0xfe;
 /**
  * The preset dictionary of blob texts: the keys and enum values of ledger records and messages as canonical JSON
  * writes them (most frequent last), so a ledger record or a tool message of a few hundred bytes compresses to a
- * third, and a long message starts with its keys known. Never change it: blobs written with it read with it. A better one is `DICTIONARY_2` behind a mark of its own.
+ * third, and a long message starts with its keys known. Never change it: blobs written with it read with it. A
+ * better one is `DICTIONARY_2` behind a mark of its own.
  */
 const DICTIONARY_1 = Buffer.from(
   [
@@ -78,8 +79,8 @@ const DICTIONARY_1 = Buffer.from(
  * `text` deflated with `DICTIONARY_1` behind its mark, with a window just over the dictionary and the text (plus
  * deflate's 262-byte lookahead: every match the 32 KiB one would find) and hash tables to match — a short text's
  * zlib state is a few KiB, not 256. Deflate, not brotli: brotli (quality 5) took 2–4× as long (each call sets up
- * ~1 MiB of encoder state), a third of an append's time (issue 11), for long texts no smaller than the dictionary's
- * deflate makes them (0.46 against 0.45 of the bench's messages; raw deflate: 0.52).
+ * ~1 MiB of encoder state), a tenth of an append's CPU (issue 11), for long texts no smaller than the dictionary's
+ * deflate makes them (the record bench's messages: brotli 0.46 of their size, this 0.45, raw deflate 0.52).
  */
 function pack(text: string): Buffer {
   const windowBits = Math.min(

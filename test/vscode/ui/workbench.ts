@@ -30,16 +30,23 @@ export async function openAgentRuns(page: Page): Promise<void> {
 /**
  * Shows the Run and Debug view container unless it is showing, and makes sure it stays: the extension reveals the
  * replay's checkpoint in the Agent Runs tree while that tree is visible, which can take the side bar back right
- * after a click.
+ * after a click. It goes through the palette's "View: Show Run and Debug", which only ever shows the container:
+ * a click on the activity bar entry hides it when VS Code has just opened it itself (a debug session starting), and
+ * the side bar then stays empty.
  */
 export async function openRunAndDebug(page: Page): Promise<void> {
   const title = page.locator('.part.sidebar .composite.title h2', { hasText: /^Run and Debug/i });
   for (let attempt = 1; ; attempt++) {
-    if (!(await title.isVisible())) await activityBarItem(page, 'Run and Debug').click();
-    await title.waitFor({ timeout: 10_000 });
-    await page.waitForTimeout(500);
-    if (await title.isVisible()) return;
-    if (attempt === 3) throw new Error('the Run and Debug view did not stay in the side bar');
+    if (!(await title.isVisible())) await runCommand(page, 'View: Show Run and Debug');
+    const shown = await title.waitFor({ timeout: 10_000 }).then(
+      () => true,
+      () => false,
+    );
+    if (shown) {
+      await page.waitForTimeout(500);
+      if (await title.isVisible()) return;
+    }
+    if (attempt === 3) throw new Error('the Run and Debug view did not show, or did not stay, in the side bar');
   }
 }
 

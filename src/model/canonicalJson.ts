@@ -218,6 +218,14 @@ function rememberedText(value: object, depth: number): string | undefined {
   return known !== undefined && depth + known.depth <= SHALLOW_DEPTH ? known.text : undefined;
 }
 
+/**
+ * The canonical JSON remembered for `value` (rememberCanonical), or undefined: a deep-frozen value whose text is
+ * known by identity — a stored tool result, which a tool message or a ledger record carrying it refers to whole.
+ */
+export function rememberedCanonical(value: object): string | undefined {
+  return rememberedText(value, 0);
+}
+
 /** Writes `value` as `expand` does, recursively; false (and `out` unfinished) when it nests deeper than SHALLOW_DEPTH. */
 function writeShallow(value: unknown, depth: number, out: string[]): boolean {
   if (value === null || value === undefined) {

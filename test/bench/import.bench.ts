@@ -6,7 +6,9 @@
  * flags (importFloor.ts: readline + JSON.parse per line, nothing kept). Prints, per size, MB/s and peak RSS of
  * both, the ratios against the targets (speed ≥ 1/8 of the floor's, RSS ≤ 2× the floor's), the checkpoints and
  * tool calls written, and the store's size against the transcript's; then the in-process floor of the 50 MiB file
- * (the figure earlier versions of this bench printed).
+ * (the figure earlier versions of this bench printed). Then the same for transcripts of
+ * OCDB_BENCH_IMPORT_SCREENSHOT_SIZES (MiB, default 50) whose tool reads a screenshot every 25th round (a ~300 KB
+ * base64 image in the result and again in its toolUseResult), as sessions that look at pages or pictures hold.
  */
 import { execFileSync } from 'node:child_process';
 import { createReadStream, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -16,10 +18,14 @@ import { createInterface } from 'node:readline';
 import { writeTranscript } from './importTranscript';
 import { fmt, kb } from './stats';
 
-const SIZES_MIB = (process.env.OCDB_BENCH_IMPORT_SIZES ?? '5,50,200')
-  .split(',')
-  .map((s) => Number(s.trim()))
-  .filter((n) => Number.isFinite(n) && n > 0);
+const sizes = (env: string | undefined, dflt: string): number[] =>
+  (env ?? dflt)
+    .split(',')
+    .map((s) => Number(s.trim()))
+    .filter((n) => Number.isFinite(n) && n > 0);
+const SIZES_MIB = sizes(process.env.OCDB_BENCH_IMPORT_SIZES, '5,50,200');
+const SCREENSHOT_SIZES_MIB = sizes(process.env.OCDB_BENCH_IMPORT_SCREENSHOT_SIZES, '50');
+const SCREENSHOT_EVERY = 25;
 const HEAP_CAP_MIB = 192;
 const SPEED_TARGET = 1 / 8;
 const RSS_TARGET = 2;
@@ -73,13 +79,14 @@ const load = () =>
     .map((l) => l.toFixed(2))
     .join(' ');
 
-async function measure(dir: string, sizeMiB: number): Promise<string[]> {
-  const file = join(dir, `session-${sizeMiB}.jsonl`);
+async function measure(dir: string, sizeMiB: number, screenshotEvery?: number): Promise<string[]> {
+  const file = join(dir, `session-${sizeMiB}${screenshotEvery ? '-shots' : ''}.jsonl`);
   const db = join(dir, `runs-${sizeMiB}.db`);
-  const written = await writeTranscript(file, sizeMiB * 2 ** 20);
+  const written = await writeTranscript(file, sizeMiB * 2 ** 20, { screenshotEvery });
   const mb = written.bytes / 2 ** 20;
+  const what = screenshotEvery ? ` with a screenshot every ${screenshotEvery} rounds` : '';
   const lines = [
-    `${fmt(sizeMiB, 0)} MiB transcript: ${kb(written.bytes)}, ${written.lines} lines (load average ${load()})`,
+    `${fmt(sizeMiB, 0)} MiB transcript${what}: ${kb(written.bytes)}, ${written.lines} lines (load average ${load()})`,
   ];
   const floor = child<ChildFigures>('importFloor.ts', [file]);
   const r = child<ImportFigures>('importWorker.ts', [file, db]);
@@ -103,7 +110,7 @@ async function measure(dir: string, sizeMiB: number): Promise<string[]> {
   );
   rmSync(db, { force: true });
   rmSync(`${db}-wal`, { force: true });
-  if (sizeMiB === 50) {
+  if (sizeMiB === 50 && !screenshotEvery) {
     const inProc = await inProcessFloor(file);
     lines.push(
       `  in-process floor (warm bench process, as this bench printed before): ${fmt(inProc.seconds, 2)} s wall = ${fmt(mb / inProc.seconds)} MB/s; import/floor ${fmt(inProc.seconds / r.seconds, 3)}`,
@@ -117,6 +124,9 @@ export async function run(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'ocdb-bench-import-'));
   try {
     for (const size of SIZES_MIB) process.stdout.write((await measure(dir, size)).join('\n') + '\n');
+    for (const size of SCREENSHOT_SIZES_MIB) {
+      process.stdout.write((await measure(dir, size, SCREENSHOT_EVERY)).join('\n') + '\n');
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -3,7 +3,11 @@
  * import benchmark: rounds of a split assistant response (text + tool_use),
  * hook progress lines and a tool_result with its structured toolUseResult
  * copy (as real transcripts carry), a user prompt every 40 rounds and an
- * auto-compaction every 200. Streams to disk; never holds the file.
+ * auto-compaction every 200. With `screenshotEvery`, every so many rounds' tool
+ * reads a screenshot instead: its result an image block of base64 data (a
+ * different ~300 KB picture each time, incompressible as PNG data is) and its
+ * toolUseResult the image again, as Claude Code writes a Read of a PNG. Streams
+ * to disk; never holds the file.
  */
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
@@ -21,7 +25,26 @@ function fileBody(i: number, size: number): string {
   return lines.join('\n');
 }
 
-export async function writeTranscript(file: string, bytes: number): Promise<{ lines: number; bytes: number }> {
+/** `bytes` of deterministic incompressible data (xorshift), as base64: a screenshot's PNG stands in. */
+function pictureBase64(seed: number, bytes: number): string {
+  const buf = Buffer.alloc(bytes);
+  let x = (seed * 2654435761 + 1) >>> 0 || 1;
+  for (let i = 0; i < bytes; i += 4) {
+    x ^= x << 13;
+    x >>>= 0;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    x >>>= 0;
+    buf.writeUInt32LE(x, i);
+  }
+  return buf.toString('base64');
+}
+
+export async function writeTranscript(
+  file: string,
+  bytes: number,
+  options: { screenshotEvery?: number } = {},
+): Promise<{ lines: number; bytes: number }> {
   const out = createWriteStream(file);
   const sessionId = '0b5e0000-1111-4222-8333-444455556666';
   const env = {
@@ -105,24 +128,51 @@ export async function writeTranscript(file: string, bytes: number): Promise<{ li
       parentToolUseID: toolId,
     });
     parent = toolLine;
-    const body = fileBody(round, 3000 + (round % 7) * 900);
-    await node({
-      type: 'user',
-      message: {
-        role: 'user',
-        content: [{ tool_use_id: toolId, type: 'tool_result', content: body, is_error: round % 53 === 0 }],
-      },
-      toolUseResult: {
-        type: 'text',
-        file: {
-          filePath: `/home/dev/big-project/src/helpers${round}.ts`,
-          content: body,
-          numLines: 40,
-          startLine: 1,
-          totalLines: 40,
+    const every = options.screenshotEvery;
+    if (every !== undefined && round % every === every - 1) {
+      const data = pictureBase64(round, 200_000 + (round % 5) * 40_000);
+      await node({
+        type: 'user',
+        message: {
+          role: 'user',
+          content: [
+            {
+              tool_use_id: toolId,
+              type: 'tool_result',
+              content: [{ type: 'image', source: { type: 'base64', data, media_type: 'image/png' } }],
+            },
+          ],
         },
-      },
-    });
+        toolUseResult: {
+          type: 'image',
+          file: {
+            base64: data,
+            type: 'image/png',
+            originalSize: (data.length * 3) / 4,
+            dimensions: { originalWidth: 1400, originalHeight: 900, displayWidth: 1400, displayHeight: 900 },
+          },
+        },
+      });
+    } else {
+      const body = fileBody(round, 3000 + (round % 7) * 900);
+      await node({
+        type: 'user',
+        message: {
+          role: 'user',
+          content: [{ tool_use_id: toolId, type: 'tool_result', content: body, is_error: round % 53 === 0 }],
+        },
+        toolUseResult: {
+          type: 'text',
+          file: {
+            filePath: `/home/dev/big-project/src/helpers${round}.ts`,
+            content: body,
+            numLines: 40,
+            startLine: 1,
+            totalLines: 40,
+          },
+        },
+      });
+    }
     await node({
       type: 'progress',
       data: { type: 'hook_progress', hookEvent: 'PostToolUse', hookName: `PostToolUse:${tool}`, command: 'audit.sh' },

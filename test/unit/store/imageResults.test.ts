@@ -11,37 +11,19 @@ import assert from 'node:assert/strict';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import Database from 'better-sqlite3';
 import { importPath } from '../../../src/importers';
 import { openRecorder } from '../../../src/recorder';
 import { openRunStore } from '../../../src/store';
-import { mostlyBase64, unpackData } from '../../../src/store/contentStore';
+import { mostlyBase64 } from '../../../src/store/contentStore';
 import { testContext } from '../../helpers/context';
 import { storeBytes, TEST_ENGINE, tmpLocation } from '../../helpers/engines';
+import { storedBlobs } from '../../helpers/blobs';
 import { tmpDir } from '../../helpers/tmp';
 import { REAL_FILE } from '../importers/helpers';
 
 const PNG_BASE64 = readFileSync(join(__dirname, '../../../media/screenshot.png')).toString('base64');
 /** A stretch of the image's base64 that no other text of a run holds. */
 const IMAGE_MARK = PNG_BASE64.slice(20_000, 20_064);
-
-/** The blobs of a store file as stored: each one's text and its size in the file. */
-function blobs(file: string): { text: string; bytes: number }[] {
-  const db = new Database(file, { readonly: true });
-  try {
-    return db
-      .prepare('SELECT data FROM blobs')
-      .all()
-      .map((r) => {
-        const data = (r as { data: unknown }).data;
-        return Buffer.isBuffer(data)
-          ? { text: unpackData(data).toString('utf8'), bytes: data.length }
-          : { text: String(data), bytes: Buffer.byteLength(String(data)) };
-      });
-  } finally {
-    db.close();
-  }
-}
 
 /** Records a run whose one tool call answers a screenshot of `data` (base64) into a fresh store; its location. */
 async function recordScreenshot(data: string): Promise<{ location: string; added: number }> {
@@ -90,7 +72,11 @@ test('a screenshot in a tool result (MCP content blocks) is stored once, compres
     `the image takes ${image} bytes of the store for ${PNG_BASE64.length} characters of base64 (one compressed copy)`,
   );
   if (TEST_ENGINE === 'sqlite') {
-    assert.equal(blobs(shot.location).filter((b) => b.text.includes(IMAGE_MARK)).length, 1, 'in exactly one blob');
+    assert.equal(
+      storedBlobs(shot.location).filter((b) => b.text.includes(IMAGE_MARK)).length,
+      1,
+      'in exactly one blob',
+    );
   }
   const store = openRunStore(shot.location, { create: false });
   try {
@@ -137,7 +123,11 @@ test('a Claude Code transcript with a screenshot in a tool result adds less to t
   } finally {
     store.close();
   }
-  assert.equal(blobs(file).filter((b) => b.text.includes(IMAGE_MARK)).length, 1, 'the image is in exactly one blob');
+  assert.equal(
+    storedBlobs(file).filter((b) => b.text.includes(IMAGE_MARK)).length,
+    1,
+    'the image is in exactly one blob',
+  );
   // What the run added to the store: its bytes beyond an empty store's (a page for each table and index).
   const empty = openRunStore(join(dir, 'empty.db'), { create: true });
   empty.checkpointWal();

@@ -103,7 +103,7 @@ function pack(text: string): Buffer {
     Math.max(9, Math.ceil(Math.log2(Buffer.byteLength(text) + DICTIONARY_1.length + 262))),
   );
   const body = deflateRawSync(text, {
-    level: 6,
+    level: 4,
     dictionary: DICTIONARY_1,
     windowBits,
     memLevel: windowBits - 7,
@@ -333,8 +333,14 @@ export class ContentStore {
    * results does not keep them (the read cache is not filled by writes).
    */
   private readonly written = new Lru<string, string>(RECENT_WRITES);
-  /** The hashes of the last few texts written (text → hash): a tool result is written as a blob three times over. */
-  private readonly hashes = new Lru<string, string>(RECENT_WRITES);
+  /**
+   * The hash of each value putFrozenValue stored, by identity: a tool result is written as a blob three times over
+   * (the call's result, a member of its tool message, of its ledger record) and hashed once. Keyed by the frozen
+   * object, not by its text: a map keyed by a long string hashes the whole string at every look-up.
+   */
+  private readonly frozenHashes = new WeakMap<object, string>();
+  /** The same for the last few long strings stored so (a string cannot be a WeakMap key; see rememberCanonical). */
+  private readonly stringHashes = new Lru<string, string>(32);
   /** Blobs the current write transaction stored or found (putText): there until it ends, not looked up again. */
   private readonly inTransaction = new Set<string>();
   private readonly chainCache = new Lru<number, readonly string[]>(512);
@@ -388,18 +394,21 @@ export class ContentStore {
    */
   putFrozenValue(value: unknown): { hash: string; value: unknown } {
     const text = canonicalJson(value);
-    const stored = freezeDeep(JSON.parse(text) as unknown);
-    if (typeof stored === 'object' && stored !== null) rememberCanonical(stored, text);
-    return { hash: this.putText(text), value: stored };
+    // a string is stored as it is: it cannot change
+    const stored = typeof value === 'string' ? value : freezeDeep(JSON.parse(text) as unknown);
+    const hash = this.putText(text);
+    if (typeof stored === 'string') {
+      rememberCanonical(stored, text);
+      if (rememberedCanonical(stored) !== undefined) this.stringHashes.set(stored, hash);
+    } else if (typeof stored === 'object' && stored !== null) {
+      rememberCanonical(stored, text);
+      this.frozenHashes.set(stored, hash);
+    }
+    return { hash, value: stored };
   }
 
-  putText(text: string): string {
-    // The same text (the same string, often: a remembered value's canonical JSON) hashed once, not at every use.
-    let hash = this.hashes.get(text);
-    if (hash === undefined) {
-      hash = contentHash(text);
-      this.hashes.set(text, hash);
-    }
+  /** Stores `text` once; returns its hash (`hash`: the caller knows it already, e.g. a stored value's). */
+  putText(text: string, hash = contentHash(text)): string {
     // A blob worth deflating is looked up first: the same result arrives as the call's result and in its message.
     this.written.set(hash, text);
     if (this.inTransaction.has(hash)) return hash;
@@ -449,10 +458,11 @@ export class ContentStore {
       if (member === null) continue;
       // A stored result (its text known by identity) is the one blob the call's result_ref names: referred to whole,
       // never split into its elements — a result holding a screenshot would otherwise store the image twice.
-      const known = typeof member === 'object' ? rememberedCanonical(member) : undefined;
+      const known = rememberedCanonical(member);
       if (known !== undefined) {
         if (known.length >= SHARED_PART_MIN) {
-          refs.push([[key], this.putText(known)]);
+          const hash = typeof member === 'string' ? this.stringHashes.get(member) : this.frozenHashes.get(member);
+          refs.push([[key], this.putText(known, hash)]);
           holed[key] = null;
         }
         continue;

@@ -144,6 +144,11 @@ export interface FinishToolCallInput {
   result?: unknown;
   error?: unknown;
   endedAt: number;
+  /**
+   * The open call's record as the writer holds it (what begin, or a live edit, returned). When the row still
+   * matches it (its argsHash and liveEdit), the finished record is made from it instead of being read back.
+   */
+  open?: ToolCallRecord;
 }
 
 /** What `reopenRun` cuts and keeps: the run continues after its first `keepCheckpoints` checkpoints. */

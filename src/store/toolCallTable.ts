@@ -119,20 +119,53 @@ export class ToolCallTable {
       // tool message that carry it next (written once, not serialised and hashed again for each). Stored before the
       // call is known to be open: a refused finish rolls the transaction back with it.
       const stored = !isError && input.result !== undefined ? this.ctx.content.putFrozenValue(input.result) : undefined;
+      const resultRef = stored ? hashKey(stored.hash) : null;
+      const errorJson = isError ? JSON.stringify(error ?? null) : null;
+      const open = input.open;
+      if (open && open.toolCallId === toolCallId && open.endedAt === undefined) {
+        // The writer knows the open record: finished while running and still as it knows it, it is that record
+        // with its end (no read back; RETURNING costs three plain UPDATEs). Otherwise read back, below.
+        const changed = this.ctx
+          .sql(
+            `UPDATE tool_calls SET result_ref = ?, error_json = ?, ended_at = ?, state = ?
+             WHERE run_id = ? AND tool_call_id = ? AND state = 'running' AND args_hash = ?
+               AND COALESCE(live_edit_json, '') = ?`,
+          )
+          .run(
+            resultRef,
+            errorJson,
+            input.endedAt,
+            input.outcome,
+            runId,
+            toolCallId,
+            open.argsHash,
+            toJson(open.liveEdit) ?? '',
+          ).changes;
+        if (changed === 1) {
+          this.afterFinish(runId, isError);
+          // the record as toToolCall reads it back: its keys in the schema's order, the error as stored
+          return compact({
+            toolCallId: open.toolCallId,
+            toolName: open.toolName,
+            args: open.args,
+            argsHash: open.argsHash,
+            result: stored?.value,
+            error: json(errorJson),
+            sideEffectLevel: open.sideEffectLevel,
+            replayPolicy: open.replayPolicy,
+            startedAt: open.startedAt,
+            endedAt: input.endedAt,
+            liveEdit: open.liveEdit,
+          });
+        }
+      }
       // Finished only while running, and read back by the same statement (no read first).
       const row = this.ctx
         .sql(
           `UPDATE tool_calls SET result_ref = ?, error_json = ?, ended_at = ?, state = ?
            WHERE run_id = ? AND tool_call_id = ? AND state = 'running' RETURNING *`,
         )
-        .get(
-          stored ? hashKey(stored.hash) : null,
-          isError ? JSON.stringify(error ?? null) : null,
-          input.endedAt,
-          input.outcome,
-          runId,
-          toolCallId,
-        );
+        .get(resultRef, errorJson, input.endedAt, input.outcome, runId, toolCallId);
       if (!row) {
         const found = this.requireToolCallRow(runId, toolCallId);
         throw new OcdbError(
@@ -143,11 +176,16 @@ export class ToolCallTable {
           { runId, toolCallId, state: found.state },
         );
       }
-      if (isError) this.ctx.sql('UPDATE runs SET tool_error_count = tool_error_count + 1 WHERE run_id = ?').run(runId);
-      this.ctx.touchRun(runId);
+      this.afterFinish(runId, isError);
       // The record as it reads back, from the row the UPDATE returned (the result as just stored, not read again).
       return this.toToolCall(row, stored?.value);
     });
+  }
+
+  /** The run's counts and change stamp after a call finished. */
+  private afterFinish(runId: string, isError: boolean): void {
+    if (isError) this.ctx.sql('UPDATE runs SET tool_error_count = tool_error_count + 1 WHERE run_id = ?').run(runId);
+    this.ctx.touchRun(runId);
   }
 
   private requireToolCallRow(runId: string, toolCallId: string): SqlRow {

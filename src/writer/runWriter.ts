@@ -428,11 +428,13 @@ export class RunWriter {
         this.open(inherited, { checkpoint: false });
       }
       const closed = this.timeline.finishedRecord(toolCallId, outcome, value, endedAt);
+      const open = this.timeline.tool(toolCallId);
       const record = this.store.finishToolCall(this.runId, toolCallId, {
         outcome,
         ...(closed?.result !== undefined ? { result: closed.result } : {}),
         ...(closed?.error !== undefined ? { error: closed.error } : {}),
         endedAt,
+        ...(open && this.timeline.begunHere(toolCallId) ? { open } : {}),
       });
       this.timeline.setRecord(record, true);
       this.changedSinceCheckpoint = true;

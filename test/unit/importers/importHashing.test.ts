@@ -3,17 +3,20 @@
  * hashed as text once per place the store keeps it under a hash of its own (the call's result blob, its tool
  * message and its ledger record) plus once in the digest a grown file is recognised by — not again as a member of
  * the message and the record, and the file's lines are hashed as the bytes read, not as text encoded again.
- * Counted by watching node:crypto's Hash.update; the import's result is checked by the golden tests.
+ * Counted by watching node:crypto's Hash.update and crypto.hash; the import's result is checked by the golden tests.
  */
 import assert from 'node:assert/strict';
 import { Hash } from 'node:crypto';
 import * as fs from 'node:fs';
+import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { importPath } from '../../../src/importers';
 import { tempStore } from './helpers';
 
 const MARKER = 'MARKER-of-the-one-tool-result';
+/** node:crypto itself (not an import's copy of its bindings), so a function replaced on it is the one called. */
+const nodeCrypto = createRequire(__filename)('node:crypto') as typeof import('node:crypto');
 
 /** A short session: a prompt, a Read call, its (large) result with Claude Code's structured copy, an answer. */
 function transcript(file: string): void {
@@ -80,16 +83,28 @@ test('an imported tool result is hashed as text once per blob that holds it, and
     this: Hash,
     ...a: unknown[]
   ) => Hash;
-  Hash.prototype.update = function (this: Hash, data: unknown, ...rest: unknown[]) {
+  const seen = (data: unknown) => {
     if (typeof data === 'string' && data.includes(MARKER)) texts.push(data);
     else if (Buffer.isBuffer(data) && data.includes(MARKER)) bytesWithMarker++;
+  };
+  Hash.prototype.update = function (this: Hash, data: unknown, ...rest: unknown[]) {
+    seen(data);
     return update.call(this, data, ...rest);
   } as Hash['update'];
+  // the one-shot crypto.hash (Node 20.12+), which the store's content hashes use where there is one
+  const oneShot = nodeCrypto.hash as ((...a: unknown[]) => unknown) | undefined;
+  if (oneShot) {
+    nodeCrypto.hash = ((algorithm: unknown, data: unknown, ...rest: unknown[]) => {
+      seen(data);
+      return oneShot(algorithm, data, ...rest);
+    }) as typeof nodeCrypto.hash;
+  }
   try {
     const summary = await importPath(t.store, file);
     assert.equal(summary.files[0]?.outcome, 'imported', summary.files[0]?.reason);
   } finally {
     Hash.prototype.update = update as Hash['update'];
+    if (oneShot) nodeCrypto.hash = oneShot as typeof nodeCrypto.hash;
   }
   try {
     const runId = t.store.listRuns({}).runs[0]?.runId ?? '';

@@ -83,3 +83,19 @@ test('a remembered value is not walked again: what holds it is written with its 
   // an unremembered object with the same content is walked
   assert.equal(canonicalJson({ v: { a: 1 } }), '{"v":{"a":1}}');
 });
+
+test('a remembered long string is written from its text, where it sits in anything, and only while it is recent', () => {
+  const body = `line "one"\n\u2192 tab\there ${'z'.repeat(400)}`;
+  // a wrong text remembered for it shows whether the remembered one is used (a caller always gives the right one)
+  rememberCanonical(body, '"REMEMBERED"');
+  assert.equal(canonicalJson({ role: 'tool', content: body }), '{"content":"REMEMBERED","role":"tool"}');
+  assert.equal(canonicalJson([body, 1]), '["REMEMBERED",1]');
+  // the same characters in another string object are the same string
+  assert.equal(canonicalJson({ c: body.slice(0, 10) + body.slice(10) }), '{"c":"REMEMBERED"}');
+  // a short string is written as it is: remembering it is not worth a look-up
+  rememberCanonical('short', '"REMEMBERED"');
+  assert.equal(canonicalJson({ c: 'short' }), '{"c":"short"}');
+  // the last 32 are kept, the oldest goes first
+  for (let i = 0; i < 32; i++) rememberCanonical(`${'y'.repeat(300)}${i}`, JSON.stringify(`${'y'.repeat(300)}${i}`));
+  assert.equal(canonicalJson({ content: body }), JSON.stringify({ content: body }));
+});

@@ -100,36 +100,52 @@ export async function* readLines(file: string, options: ReadLinesOptions = {}): 
   }
 }
 
+/** How much of the file a LineSource reads at once: the lines a run takes are read again mostly in file order. */
+const WINDOW_BYTES = 1 << 20;
+
 /**
  * The lines of a file read again by where `readLines` found them (start, length), synchronously: what lets an
  * importer keep a line's position instead of its content until it writes it. Decoded as `readLines` decodes
- * (a trailing CR dropped, a BOM at the file's start dropped). Close it when done.
+ * (a trailing CR dropped, a BOM at the file's start dropped). Reads a window of the file at a time (1 MiB, or the
+ * line), not each line by a read of its own. Close it when done.
  */
 export class LineSource {
   private fd: number | undefined;
+  private window: { start: number; bytes: Buffer } | undefined;
   constructor(readonly file: string) {}
 
   text(start: number, length: number): string {
+    let w = this.window;
+    if (!w || start < w.start || start + length > w.start + w.bytes.length) {
+      w = this.window = { start, bytes: this.read(start, Math.max(length, WINDOW_BYTES)) };
+    }
+    if (start + length > w.start + w.bytes.length) {
+      throw new OcdbError(
+        'ImportFailed',
+        `${this.file} got shorter while it was imported (${w.start + w.bytes.length} bytes); nothing of it was imported. Import it again.`,
+        { file: this.file },
+      );
+    }
+    const { text } = decode(w.bytes.subarray(start - w.start, start - w.start + length));
+    return start === 0 ? text.replace(/^\uFEFF/, '') : text;
+  }
+
+  /** Up to `length` bytes from `start` (fewer at the end of the file). */
+  private read(start: number, length: number): Buffer {
     this.fd ??= openSync(this.file, 'r');
     const buf = Buffer.allocUnsafe(length);
     let done = 0;
     while (done < length) {
       const n = readSync(this.fd, buf, done, length - done, start + done);
-      if (n === 0) {
-        throw new OcdbError(
-          'ImportFailed',
-          `${this.file} got shorter while it was imported (${start + done} bytes); nothing of it was imported. Import it again.`,
-          { file: this.file },
-        );
-      }
+      if (n === 0) break;
       done += n;
     }
-    const { text } = decode(buf);
-    return start === 0 ? text.replace(/^\uFEFF/, '') : text;
+    return buf.subarray(0, done);
   }
 
   close(): void {
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;
+    this.window = undefined;
   }
 }

@@ -14,7 +14,7 @@ import {
   rememberedCanonical,
 } from '../model';
 import type { SqlDriver, SqlStatement } from './sqlDriver';
-import { extensionOf, isSealedList } from './listIdentity';
+import { extensionOf, isSealedList, settleList } from './listIdentity';
 import { isStoredItem } from './storedItems';
 
 /** The id of the empty list. */
@@ -45,6 +45,9 @@ const LOOKUP_MIN = 256;
 
 /** Items this close to a list's end are found by walking up from it; further back, the whole chain is read. */
 const SUFFIX_WALK = 256;
+
+/** How many blobs of the current transaction ContentStore remembers as there at most (see its inTransaction). */
+const IN_TRANSACTION_MAX = 16_384;
 
 /** How many texts just written stay readable without a read (see ContentStore.written). */
 const RECENT_WRITES = 16;
@@ -415,6 +418,8 @@ export class ContentStore {
     if (text.length < LOOKUP_MIN || !this.hasBlob.get(hashKey(hash))) {
       this.insertBlob.run(hashKey(hash), encodeData(text, this.bytesOnly));
     }
+    // One transaction can write a whole import: what it keeps of them is bounded (a blob forgotten is looked up again).
+    if (this.inTransaction.size >= IN_TRANSACTION_MAX) this.inTransaction.clear();
     this.inTransaction.add(hash);
     return hash;
   }
@@ -639,7 +644,9 @@ export class ContentStore {
     let node = EMPTY_LIST;
     const last = memo?.lastRaw;
     const extension = extensionOf(raw);
-    if (memo && last && raw === last && isSealedList(raw) && memo.nodes.length === raw.length) {
+    // changed in place since it was written (updateInPlace): the same list, but not the same items
+    const inPlace = extension?.base === raw;
+    if (memo && last && raw === last && isSealedList(raw) && !inPlace && memo.nodes.length === raw.length) {
       // The same sealed list as last time (state carried over): nothing to compare.
       return raw.length === 0 ? EMPTY_LIST : this.prefixNode(memo, raw.length);
     }
@@ -691,6 +698,7 @@ export class ContentStore {
       }
     }
     if (memo) memo.lastRaw = raw;
+    if (inPlace) settleList(raw);
     return node;
   }
 

@@ -14,6 +14,6 @@ export { HEARTBEAT_STALE_MS, pidAlive } from './liveness';
 export type { DriverName } from './sqlDriver';
 export { lazyList } from './lazyList';
 export { isStoredItem, isUnread, itemFacts } from './storedItems';
-export { extendList, extensionOf, isSealedList, sealList } from './listIdentity';
+export { extendList, extensionOf, isSealedList, sealList, updateInPlace } from './listIdentity';
 export { runExportChunks, writeRunExport } from './runExport';
 export { artifactSize, findRunArtifact, runArtifacts, type ArtifactLookup } from './artifactLookup';

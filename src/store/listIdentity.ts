@@ -37,6 +37,27 @@ export function extendList<T>(base: readonly T[], items: readonly T[], keep = ba
   return list;
 }
 
+/**
+ * `list` — a sealed list its maker owns and hands only to the checkpoint it builds, which no one keeps — with its
+ * items from `keep` on replaced, in place, by `items` from `from` on: a ledger that grows by a record, or whose
+ * last record finished, costs the records changed, not a copy of the whole ledger (which never shrinks: a copy at
+ * every change made a long import quadratic). Remembered as made from itself, so the store, which knows the list
+ * it last wrote by identity, takes its first `keep` items as shared (`ContentStore.putList`, which forgets that
+ * once it has written the list). Changed twice before the store saw it: the smaller `keep` counts.
+ */
+export function updateInPlace<T>(list: T[], keep: number, items: readonly T[], from: number): readonly T[] {
+  const pending = extensions.get(list);
+  list.length = keep;
+  for (let i = from; i < items.length; i++) list.push(items[i] as T);
+  extensions.set(list, { base: list, keep: pending?.base === list ? Math.min(pending.keep, keep) : keep });
+  return list;
+}
+
+/** Forgets that `list` was changed in place (`updateInPlace`): the store has written it as it is now. */
+export function settleList(list: readonly unknown[]): void {
+  if (extensions.get(list)?.base === list) extensions.delete(list);
+}
+
 /** The list `list` was made from by `extendList`, and how many of its items it kept. */
 export function extensionOf(list: readonly unknown[]): { base: readonly unknown[]; keep: number } | undefined {
   return extensions.get(list);

@@ -28,7 +28,7 @@ import {
   type Usage,
 } from '../model';
 import type { ToolOutcome } from '../model';
-import { extendList, extensionOf, isSealedList, isStoredItem, itemFacts, sealList } from '../store';
+import { extensionOf, isSealedList, isStoredItem, itemFacts, sealList, updateInPlace } from '../store';
 import { storedValue } from './outcomes';
 
 /** The state a checkpoint carries; what a checkpoint input omits comes from the one before. */
@@ -214,8 +214,9 @@ export function stateOf(cp: Checkpoint): RunState {
  * in its place, and the records added since, in the order they were begun. An id among the start records is found
  * by a search from the end, reading only each record's inline fields (itemFacts): the calls a fork finishes are
  * the last ones begun, and a long inherited ledger is not read to write the next checkpoint. The snapshot a
- * checkpoint takes is a sealed list, made from the previous one (store `extendList`) when only its end changed,
- * so the store finds the records it shares by identity, not by comparing them.
+ * checkpoint takes is a sealed list, updated in place from the previous one (store `updateInPlace`) when only its
+ * end changed, so the store finds the records it shares by identity, not by comparing them, and a change costs
+ * the records changed, not a copy of the ledger.
  */
 class Ledger {
   private readonly items: ToolCallRecord[];
@@ -295,12 +296,16 @@ class Ledger {
     };
   }
 
-  /** Every record, oldest first (start records first), as a sealed list: do not mutate it. */
+  /**
+   * Every record, oldest first (start records first), as a sealed list: do not mutate it, and do not keep it past
+   * the checkpoint it is taken for — the next change updates it in place (store `updateInPlace`: a long ledger is
+   * not copied at every call begun or finished). `RunTimeline.ledger` hands out a copy.
+   */
   all(): readonly ToolCallRecord[] {
     if (!this.snapshot) this.snapshot = sealList(this.items.slice());
     else if (this.dirtyFrom < this.items.length || this.snapshot.length !== this.items.length) {
       const from = Math.min(this.dirtyFrom, this.snapshot.length, this.items.length);
-      this.snapshot = sealList(extendList(this.snapshot, this.items.slice(from), from));
+      this.snapshot = updateInPlace(this.snapshot as ToolCallRecord[], from, this.items, from);
     }
     this.dirtyFrom = Infinity;
     return this.snapshot;

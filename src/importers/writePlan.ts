@@ -5,7 +5,7 @@
  * whole or not at all. Depends on the writer and the RunStore contract.
  */
 import type { Message } from '../model';
-import { extendList, type ReopenRunInput, type RunStore, type RunSummary } from '../store';
+import type { ReopenRunInput, RunStore, RunSummary } from '../store';
 import { RunWriter, type CheckpointInput, type RunState, type StateUpdate } from '../writer';
 import { StreamedResume } from './growth';
 import type { CheckpointOp, PlanHead, PlanOp, PlanOutput, RunPlan, RunPlanBuilder } from './runPlan';
@@ -92,10 +92,11 @@ export class PlanWriter {
   }
 
   private conversation(): Message[] {
-    // Made from the writer's conversation (store extendList): the store takes the shared part by identity.
-    this.messages ??= extendList(this.writer.state?.messages ?? [], []);
-    this.pending.messages = this.messages;
-    return this.messages;
+    // After a reset, the new conversation; else what the writer's conversation grows by (in place, no copy of it).
+    if (this.messages) return this.messages;
+    const appended = (this.pending.appendMessages ?? []) as Message[];
+    this.pending.appendMessages = appended;
+    return appended;
   }
 
   private flush(): StateUpdate {
@@ -115,6 +116,7 @@ export class PlanWriter {
       case 'resetMessages':
         this.messages = [...op.messages];
         this.pending.messages = this.messages;
+        delete this.pending.appendMessages; // messages before the reset are not in the new conversation
         break;
       case 'context': {
         this.pending.runtimeContext = op.runtimeContext;

@@ -32,7 +32,7 @@ import {
   type ToolCallRecord,
 } from '../model';
 import type { AgentProgramFork } from '../fork/agentProgramMode';
-import { extendList, type RunStore, type ToolOutcome } from '../store';
+import type { RunStore, ToolOutcome } from '../store';
 import type {
   CheckpointInput as WriterCheckpointInput,
   IdKind,
@@ -128,8 +128,12 @@ export class RunRecorder {
   /** The conversation as the recorder last saw it (frozen: the writer's own list is never handed out). */
   get messages(): readonly Message[] {
     const messages = this.state.messages;
-    if (this.shown?.of !== messages) this.shown = { of: messages, copy: Object.freeze(messages.slice()) };
-    return this.shown.copy;
+    // the writer's list grows in place: the same list with other messages at its end is another conversation
+    let shown = this.shown;
+    if (shown?.of !== messages || shown.copy.length !== messages.length || shown.copy.at(-1) !== messages.at(-1)) {
+      shown = this.shown = { of: messages, copy: Object.freeze(messages.slice()) };
+    }
+    return shown.copy;
   }
 
   private shown: { of: readonly Message[]; copy: readonly Message[] } | undefined;
@@ -328,7 +332,8 @@ export class RunRecorder {
     // nothing is re-parsed, so a model call costs O(its own message), not O(conversation).
     this.assertOpen('an after_model_call checkpoint');
     const after = this.record('after_model_call', {
-      messages: extendList(this.state.messages, [response.message]),
+      // the writer's own conversation grows by the answer in place (no copy of it)
+      appendMessages: [response.message],
       ...(response.model !== undefined ? { model: response.model } : {}),
       ...(response.finishReason !== undefined ? { finishReason: response.finishReason } : {}),
       ...(response.usage !== undefined ? { usage: response.usage } : {}),

@@ -28,7 +28,7 @@ import {
   type Usage,
 } from '../model';
 import type { ToolOutcome } from '../model';
-import { extensionOf, isSealedList, isStoredItem, itemFacts, sealList, updateInPlace } from '../store';
+import { extendList, extensionOf, isSealedList, isStoredItem, itemFacts, sealList, updateInPlace } from '../store';
 import { storedValue } from './outcomes';
 
 /** The state a checkpoint carries; what a checkpoint input omits comes from the one before. */
@@ -44,6 +44,11 @@ export interface RunState {
 /** State a checkpoint may change. */
 export interface StateUpdate {
   messages?: Message[];
+  /**
+   * Messages the conversation grows by (after `messages` when both are given): the writer's own conversation
+   * grows in place (`RunTimeline.appendMessages`), where passing it extended would be a copy of it.
+   */
+  appendMessages?: readonly Message[];
   systemPrompt?: string;
   model?: ModelConfig;
   promptVersion?: string;
@@ -477,6 +482,32 @@ export class RunTimeline {
   }
 
   /** Makes `cp` (built by `build` and written) the last checkpoint: its state carries over to the next. */
+  /**
+   * The conversation with `items` appended (each sealed), in place — the timeline's own list, which it never hands
+   * out (readers get copies: the recorder's `run.messages`, a fork's prompt), grows by the new messages instead of
+   * being copied at every append, and the store takes the rest as shared (store `updateInPlace`). Only inside a
+   * write (`atomically`), which takes the messages off again when it fails; elsewhere, or over a list the
+   * timeline does not own, a copy (`extendList`).
+   */
+  appendMessages(items: readonly Message[]): Message[] {
+    const list = this.current?.messages;
+    const undo = this.undo;
+    if (!list || !undo || !isSealedList(list)) return extendList(list ?? [], items);
+    const keep = list.length;
+    const unsealedFrom = this.unsealedFrom;
+    updateInPlace(list, keep, items, 0);
+    // sealed when the checkpoint is adopted, as a new list's messages are (the store writes them as given)
+    this.unsealedFrom = Math.min(unsealedFrom ?? keep, keep);
+    undo.push(() => {
+      list.length = keep;
+      this.unsealedFrom = unsealedFrom;
+    });
+    return list;
+  }
+
+  /** Where the messages appended in place to the current conversation, not sealed yet, start. */
+  private unsealedFrom: number | undefined;
+
   adopt(cp: Checkpoint): void {
     const before = this.current;
     const pending = this.pending;
@@ -488,6 +519,12 @@ export class RunTimeline {
     this.pending = [];
     // The caller may go on mutating the array (and the messages) it passed in: keep our own sealed copy of a new list.
     if (next.messages !== this.current?.messages) next.messages = sealMessages(next.messages, this.current?.messages);
+    else if (this.unsealedFrom !== undefined) {
+      // grown in place (appendMessages): its new messages sealed where they are
+      const list = next.messages;
+      for (let i = this.unsealedFrom; i < list.length; i++) list[i] = sealMessage(list[i] as Message);
+    }
+    this.unsealedFrom = undefined;
     // The same for the context: carried over unchanged, the store knows it by identity (no re-serialising, no re-hashing).
     if (next.runtimeContext !== this.current?.runtimeContext) next.runtimeContext = sealValue(next.runtimeContext);
     this.current = next;

@@ -368,8 +368,16 @@ export class RunWriter {
     };
   }
 
-  private take(boundary: CheckpointBoundary, input: CheckpointInput): CheckpointSummary {
-    if (input.checkpointId !== undefined) assertId(input.checkpointId, 'checkpointId');
+  private take(boundary: CheckpointBoundary, given: CheckpointInput): CheckpointSummary {
+    if (given.checkpointId !== undefined) assertId(given.checkpointId, 'checkpointId');
+    const { appendMessages, ...input } = given;
+    // the writer's own conversation grows in place (no copy of it); one the caller gave is extended as a copy
+    if (appendMessages) {
+      input.messages =
+        input.messages !== undefined
+          ? extendList(input.messages, appendMessages)
+          : this.timeline.appendMessages(appendMessages);
+    }
     const cp = this.timeline.build(boundary, input, {
       checkpointId: input.checkpointId ?? this.newId('checkpoint'),
       createdAt: input.createdAt ?? this.now(),
@@ -441,10 +449,12 @@ export class RunWriter {
       if (options.checkpoint === false) return { record };
       const input: CheckpointInput = { ...options.checkpoint, toolCallId };
       if (options.appendMessage !== false) {
-        const base = input.messages ?? this.timeline.state?.messages ?? [];
         const stored = outcome === 'success' ? record.result : record.error;
-        // Made from the conversation as an extension: the store shares its prefix without comparing it.
-        input.messages = extendList(base, [toolResultMessage(toolCallId, record.toolName, outcome, stored)]);
+        // The conversation grows by it (in place: the store shares its prefix without comparing it).
+        input.appendMessages = [
+          ...(input.appendMessages ?? []),
+          toolResultMessage(toolCallId, record.toolName, outcome, stored),
+        ];
       }
       return { record, checkpoint: this.take('after_tool_call', input) };
     });

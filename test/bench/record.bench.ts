@@ -5,7 +5,8 @@
  * checkpoints. For each size (OCDB_BENCH_SIZES, default 500,2000,10000,20000 checkpoints) it prints the SDK's
  * time per checkpoint (p50 of the whole run, of its first and last tenth), the floor (a bare better-sqlite3
  * INSERT of the same new bytes, one transaction each), total time, the store's bytes against the unique
- * content; medians of OCDB_BENCH_REPEAT runs (default 3). Then the same conversation through LangGraph JS's
+ * content; medians of OCDB_BENCH_REPEAT runs (default 5: this shared machine has slow spells of some seconds, which
+ * a median of 3 runs at one size can land on twice). Then the same conversation through LangGraph JS's
  * SQLite checkpointer (a StateGraph with a messages channel), at the sizes in OCDB_BENCH_LANGGRAPH_SIZES
  * (default 500,2000: it re-serialises the whole conversation at every checkpoint).
  *
@@ -224,7 +225,7 @@ async function langGraph(dir: string, checkpoints: number): Promise<{ perCp: num
 
 export async function run(): Promise<void> {
   const sizes = sizesFrom(process.env.OCDB_BENCH_SIZES, [500, 2000, 10000, 20000]);
-  const repeat = Math.max(1, Number(process.env.OCDB_BENCH_REPEAT ?? 3));
+  const repeat = Math.max(1, Number(process.env.OCDB_BENCH_REPEAT ?? 5));
   const dir = mkdtempSync(join(tmpdir(), 'ocdb-bench-record-'));
   const rows = new Map<number, Row>();
   try {

@@ -358,8 +358,9 @@ export class CheckpointTable {
       .sql('SELECT messages_node, message_count, ledger_node, ledger_count FROM checkpoints WHERE checkpoint_id = ?')
       .get(this.key(from.checkpointId));
     if (!row) return;
-    if (Number(row.message_count) === from.messages.length) {
-      this.ctx.content.seedList(`m:${runId}`, from.messages, Number(row.messages_node));
+    const messageCount = from.messageCount ?? from.messages.length;
+    if (Number(row.message_count) === messageCount) {
+      this.ctx.content.seedList(`m:${runId}`, from.messages, Number(row.messages_node), messageCount);
     }
     if (from.ledger && Number(row.ledger_count) === from.ledger.length) {
       this.ctx.content.seedList(`l:${runId}`, from.ledger, Number(row.ledger_node));

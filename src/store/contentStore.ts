@@ -710,15 +710,17 @@ export class ContentStore {
    * records). Only the top level is checked here — a deep walk of a long conversation is what this saves — and
    * a list with an item that is not frozen is not adopted.
    */
-  seedList(memoKey: string, items: readonly unknown[], node: number): void {
+  seedList(memoKey: string, items: readonly unknown[], node: number, length = items.length): void {
     const frozen = (item: unknown) => typeof item !== 'object' || isStoredItem(item) || Object.isFrozen(item);
-    if (items.length === 0 || !items.every(frozen)) return;
-    const nodes = new Array<number>(items.length);
-    nodes[items.length - 1] = node;
+    // `length`: the node's items are the list's first ones (a list grown in place since: updateInPlace)
+    const own = length === items.length ? items : items.slice(0, length);
+    if (own.length === 0 || !own.every(frozen)) return;
+    const nodes = new Array<number>(own.length);
+    nodes[own.length - 1] = node;
     this.memos.set(memoKey, {
-      originals: [...items],
-      frozen: items.map(() => true),
-      values: [...items],
+      originals: [...own],
+      frozen: own.map(() => true),
+      values: [...own],
       nodes,
       ...(isSealedList(items) ? { lastRaw: items } : {}),
     });

@@ -224,6 +224,11 @@ export type ToolCallFacts = Pick<
 export interface ListsFrom {
   checkpointId: string;
   messages: readonly Message[];
+  /**
+   * How many of `messages` are the checkpoint's (default all): a writer's conversation grows in place, so by the
+   * time the next checkpoint is written it may hold that checkpoint's new messages too.
+   */
+  messageCount?: number;
   /** Absent: the ledger is not the checkpoint's (only the messages are adopted). */
   ledger?: readonly ToolCallRecord[];
 }

@@ -201,9 +201,11 @@ export class RunWriter {
     });
     const writer = new RunWriter(store, new RunTimeline(runId, { ...input.start, state }), options, input.agentId);
     if (input.listsFrom !== undefined) {
+      const messages = writer.timeline.state?.messages ?? [];
       writer.listsFrom = {
         checkpointId: input.listsFrom,
-        messages: writer.timeline.state?.messages ?? [],
+        messages,
+        messageCount: messages.length,
         ledger: writer.timeline.ledger,
       };
     }
@@ -258,9 +260,11 @@ export class RunWriter {
     // The next checkpoint continues the last one's lists: their nodes are reused, not hashed again (the ledger's
     // up to the first record that moved on since that checkpoint).
     if (last) {
+      const messages = timeline.state?.messages ?? [];
       writer.listsFrom = {
         checkpointId: last.checkpointId,
-        messages: timeline.state?.messages ?? [],
+        messages,
+        messageCount: messages.length,
         ledger: last.toolLedgerSnapshot,
       };
     }
@@ -361,9 +365,11 @@ export class RunWriter {
       ...(ledgerIds ? { ledgerIds } : {}),
     });
     // The next checkpoint continues the stored lists: their nodes are reused, nothing is hashed again.
+    const messages = this.timeline.state?.messages ?? [];
     this.listsFrom = {
       checkpointId: lastId,
-      messages: this.timeline.state?.messages ?? [],
+      messages,
+      messageCount: messages.length,
       ledger: last.toolLedgerSnapshot,
     };
   }

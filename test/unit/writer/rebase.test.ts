@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Message } from '../../../src/model';
 import type { RunStore } from '../../../src/store';
+import { ContentStore } from '../../../src/store/contentStore';
 import { RunWriter } from '../../../src/writer';
 import { testContext } from '../../helpers/context';
 import { tmpStore } from '../../helpers/tmp';
@@ -73,6 +74,40 @@ describe('a writer that lets go of what it wrote', () => {
     assert.deepEqual(run.metadata, { first: false, rounds: 12 });
     assert.equal(run.toolCallCount, 12);
     assert.equal(run.checkpointCount, 12 * 4 - 1 + 1);
+  });
+
+  it('goes on after letting go without reading back the conversation it let go of', () => {
+    const store = tmpStore();
+    const w = RunWriter.create(store, { runId: 'grow', agentId: 'a', state: { runtimeContext: testContext() } });
+    for (let i = 0; i < 25; i++) {
+      w.checkpoint('after_model_call', { appendMessages: [{ role: 'assistant', content: `${BODY} ${i}` }] });
+      w.beginTool({ toolCallId: `r${i}`, toolName: 'read', args: { i }, sideEffectLevel: 'read_only' });
+      w.finishTool(`r${i}`, 'success', { lines: [`${BODY} result ${i}`] });
+    }
+    w.rebase();
+    // the conversation grows in place by one message: the 50 the store holds are taken as they are, not read
+    const reads = { n: 0 };
+    const proto = ContentStore.prototype as unknown as Record<string, (...a: unknown[]) => unknown>;
+    const readers = ['getText', 'getValue', 'readBlob'];
+    const kept = readers.map((name) => proto[name] as (...a: unknown[]) => unknown);
+    readers.forEach((name, i) => {
+      proto[name] = function (this: unknown, ...a: unknown[]) {
+        reads.n++;
+        return kept[i]?.apply(this, a);
+      };
+    });
+    try {
+      w.checkpoint('after_model_call', { appendMessages: [{ role: 'assistant', content: 'after the rebase' }] });
+      w.checkpoint('after_model_call', { appendMessages: [{ role: 'assistant', content: 'and once more' }] });
+    } finally {
+      readers.forEach((name, i) => (proto[name] = kept[i] as (...a: unknown[]) => unknown));
+    }
+    assert.equal(reads.n, 0, 'no stored message was read back');
+    const last = store.listCheckpoints('grow').at(-1);
+    const messages = store.getCheckpoint(last?.checkpointId ?? '').messages;
+    assert.equal(messages.length, 52);
+    assert.equal(messages[48]?.content, `${BODY} 24`);
+    assert.equal(messages[51]?.content, 'and once more');
   });
 
   it('keeps the metadata a run was created with when its end gives none', () => {

@@ -481,13 +481,12 @@ export class RunTimeline {
     return cp;
   }
 
-  /** Makes `cp` (built by `build` and written) the last checkpoint: its state carries over to the next. */
   /**
-   * The conversation with `items` appended (each sealed), in place — the timeline's own list, which it never hands
+   * The conversation with `items` appended, in place — the timeline's own list, which it never hands
    * out (readers get copies: the recorder's `run.messages`, a fork's prompt), grows by the new messages instead of
    * being copied at every append, and the store takes the rest as shared (store `updateInPlace`). Only inside a
-   * write (`atomically`), which takes the messages off again when it fails; elsewhere, or over a list the
-   * timeline does not own, a copy (`extendList`).
+   * write (`atomically`), which takes the messages off again when it fails; they are sealed when the checkpoint
+   * is adopted. Elsewhere, or over a list the timeline does not own, a copy (`extendList`).
    */
   appendMessages(items: readonly Message[]): Message[] {
     const list = this.current?.messages;
@@ -508,6 +507,7 @@ export class RunTimeline {
   /** Where the messages appended in place to the current conversation, not sealed yet, start. */
   private unsealedFrom: number | undefined;
 
+  /** Makes `cp` (built by `build` and written) the last checkpoint: its state carries over to the next. */
   adopt(cp: Checkpoint): void {
     const before = this.current;
     const pending = this.pending;

@@ -147,6 +147,15 @@ export interface LiveEditAt {
   toolCallId?: string;
 }
 
+/**
+ * The lists of checkpoint `checkpointId` the next one continues: the timeline's conversation (as long as it is now:
+ * it grows in place, so by the next checkpoint it may hold that checkpoint's new messages too) and `ledger`.
+ */
+function listsFrom(checkpointId: string, timeline: RunTimeline, ledger: readonly ToolCallRecord[]): ListsFrom {
+  const messages = timeline.state?.messages ?? [];
+  return { checkpointId, messages, messageCount: messages.length, ledger };
+}
+
 export class RunWriter {
   private readonly now: () => number;
   private readonly newId: (kind: IdKind) => string;
@@ -201,13 +210,7 @@ export class RunWriter {
     });
     const writer = new RunWriter(store, new RunTimeline(runId, { ...input.start, state }), options, input.agentId);
     if (input.listsFrom !== undefined) {
-      const messages = writer.timeline.state?.messages ?? [];
-      writer.listsFrom = {
-        checkpointId: input.listsFrom,
-        messages,
-        messageCount: messages.length,
-        ledger: writer.timeline.ledger,
-      };
+      writer.listsFrom = listsFrom(input.listsFrom, writer.timeline, writer.timeline.ledger);
     }
     return writer;
   }
@@ -260,13 +263,7 @@ export class RunWriter {
     // The next checkpoint continues the last one's lists: their nodes are reused, not hashed again (the ledger's
     // up to the first record that moved on since that checkpoint).
     if (last) {
-      const messages = timeline.state?.messages ?? [];
-      writer.listsFrom = {
-        checkpointId: last.checkpointId,
-        messages,
-        messageCount: messages.length,
-        ledger: last.toolLedgerSnapshot,
-      };
+      writer.listsFrom = listsFrom(last.checkpointId, timeline, last.toolLedgerSnapshot);
     }
     return writer;
   }
@@ -365,13 +362,7 @@ export class RunWriter {
       ...(ledgerIds ? { ledgerIds } : {}),
     });
     // The next checkpoint continues the stored lists: their nodes are reused, nothing is hashed again.
-    const messages = this.timeline.state?.messages ?? [];
-    this.listsFrom = {
-      checkpointId: lastId,
-      messages,
-      messageCount: messages.length,
-      ledger: last.toolLedgerSnapshot,
-    };
+    this.listsFrom = listsFrom(lastId, this.timeline, last.toolLedgerSnapshot);
   }
 
   private take(boundary: CheckpointBoundary, given: CheckpointInput): CheckpointSummary {

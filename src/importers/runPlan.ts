@@ -32,7 +32,15 @@ import {
 } from '../model';
 import { z } from 'zod';
 import type { ImportedRunMode } from './types';
-import { RunTimeline, deepFreeze, outcomeOf, storedValue, toolResultMessage, type ToolCallInput } from '../writer';
+import {
+  RunTimeline,
+  deepFreeze,
+  outcomeOf,
+  sealPlainJson,
+  storedValue,
+  toolResultMessage,
+  type ToolCallInput,
+} from '../writer';
 
 export interface CheckpointOp {
   op: 'checkpoint';
@@ -129,10 +137,20 @@ export interface PlanOutput {
  * once, when it enters the plan (a message when added, a ledger record when it changes), not once per checkpoint —
  * and only here: the plan's checkpoints are written `validated` (writePlan.ts), the store does not parse them again.
  */
-function storable(schema: z.ZodType, value: unknown, where: string): void {
+function storable(schema: z.ZodType, value: unknown, where: string): boolean {
   // Plain JSON (what the parsers build from JSON lines) reads back as it is: no round trip through a string.
-  const stored: unknown = value === undefined || isPlainJson(value) ? value : JSON.parse(JSON.stringify(value));
-  parseWith(schema, stored, `${where} would not read back from the store`);
+  const plain = value === undefined || isPlainJson(value);
+  parseWith(schema, plain ? value : JSON.parse(JSON.stringify(value)), `${where} would not read back from the store`);
+  return plain;
+}
+
+/**
+ * A message the plan keeps: deep-frozen, and — plain JSON as it is — sealed for the writer, which then takes it
+ * by identity instead of making its own frozen copy (one copy of every imported message less). Anything else
+ * (a value JSON would change) the writer copies as it copies any caller's.
+ */
+function keptMessage(message: Message, where: string): Message {
+  return storable(MessageSchema, message, where) ? sealPlainJson(message) : deepFreeze(message);
 }
 
 /** True when JSON.stringify and JSON.parse would give `value` back unchanged (no undefined, NaN, Date, class...). */
@@ -307,15 +325,13 @@ export class RunPlanBuilder {
   }
 
   addMessage(message: Message): void {
-    storable(MessageSchema, message, `messages[${this.messages.length}]`);
-    deepFreeze(message);
+    keptMessage(message, `messages[${this.messages.length}]`);
     this.messages.push(message);
     this.emit({ op: 'message', message });
   }
 
   resetMessages(messages: Message[]): void {
-    messages.forEach((m, i) => storable(MessageSchema, m, `messages[${i}]`));
-    messages.forEach((m) => deepFreeze(m));
+    messages.forEach((m, i) => keptMessage(m, `messages[${i}]`));
     this.messages = [...messages];
     this.emit({ op: 'resetMessages', messages: [...messages] });
   }
@@ -415,8 +431,7 @@ export class RunPlanBuilder {
     const appendMessage = options.appendMessage !== false;
     if (appendMessage) {
       const message = toolResultMessage(toolCallId, record.toolName, outcomeOf(record), storedValue(kind, value));
-      storable(MessageSchema, message, `messages[${this.messages.length}]`);
-      deepFreeze(message);
+      keptMessage(message, `messages[${this.messages.length}]`);
       this.messages.push(message);
     }
     const checkpoint = this.checkpointOp('after_tool_call', { at: outcome.endedAt, toolCallId });

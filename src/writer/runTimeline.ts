@@ -167,6 +167,19 @@ export function sealValue<T>(value: T): T {
 const sealed = new WeakSet<object>();
 
 /**
+ * Deep-freezes `value` in place and marks it sealed, so the timeline and the store take it as it is, by identity
+ * (sealValue makes no copy of it): for plain JSON the caller owns, has checked and never changes again — an
+ * importer's plan (runPlan.ts `storable` checks each message is plain JSON before it is sealed so).
+ */
+export function sealPlainJson<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !sealed.has(value) && !isStoredItem(value)) {
+    deepFreeze(value);
+    sealed.add(value);
+  }
+  return value;
+}
+
+/**
  * `next` with the items it shares (by identity) with `prev` kept and the others sealed, as a sealed list (store
  * `sealList`): O(n) pointer comparisons. A list the writer made from `prev` (`extendList`: the recorder's answer
  * appended, a tool message) is sealed in place, its new items only.

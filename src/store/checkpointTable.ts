@@ -319,6 +319,7 @@ export class CheckpointTable {
          last_checkpoint_at = MAX(COALESCE(last_checkpoint_at, ?), ?)${this.ctx.inlineStamp} WHERE run_id = ?`,
       )
       .run(cp.stepIndex, usageIn, usageOut, Date.now(), cp.createdAt, cp.createdAt, cp.runId);
+    this.ctx.counted(cp.runId, run, 'checkpoint_count');
     this.ctx.touchRun(cp.runId, this.ctx.inlineStamp !== '');
     // The summary rowToCheckpointSummary reads back, made from what was just written (validated above, or by the
     // caller: AppendOptions.validated) without parsing it again; usage a copy as read back (issue 11 item 6).

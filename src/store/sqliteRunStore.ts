@@ -118,6 +118,9 @@ export function openRunStore(file: string, options: OpenStoreOptions = {}): Sqli
   return new SqliteRunStore(abs, db);
 }
 
+/** Statements that write rows of `runs` (see SqliteRunStore.txRunCounts). */
+const WRITES_RUNS = /^\s*(?:UPDATE|INSERT\s+INTO|INSERT\s+OR\s+\w+\s+INTO|DELETE\s+FROM|REPLACE\s+INTO)\s+runs\b/i;
+
 /**
  * The change counter a SQLite transaction commits with, as a SET clause (StoreContext.inlineStamp): one writer at a
  * time, and stampChanges bumps the counter once at the end, so it is the counter now plus one.
@@ -157,6 +160,9 @@ export class SqliteRunStore implements RunStore {
       requireRunRow: (runId) => this.requireRunRow(runId),
       requireRunning: (runId) => this.requireRunning(runId),
       requireRunCounts: (runId, running) => this.requireRunCounts(runId, running),
+      counted: (runId, row, column) => {
+        if (this.depth > 0) this.txRunCounts.set(runId, { ...row, [column]: Number(row[column]) + 1 });
+      },
     };
     this.checkpoints = new CheckpointTable(ctx);
     this.toolCalls = new ToolCallTable(ctx);
@@ -169,10 +175,29 @@ export class SqliteRunStore implements RunStore {
     let stmt = this.stmts[text];
     if (!stmt) {
       stmt = this.db.prepare(text);
+      // A statement that writes runs rows makes the transaction forget the counts it read (requireRunCounts).
+      if (WRITES_RUNS.test(text)) stmt = this.forgettingRunCounts(stmt);
       this.stmts[text] = stmt;
     }
     return stmt;
   }
+
+  private forgettingRunCounts(stmt: SqlStatement): SqlStatement {
+    const forget = () => this.txRunCounts.clear();
+    return {
+      run: (...params) => (forget(), stmt.run(...params)),
+      get: (...params) => (forget(), stmt.get(...params)),
+      all: (...params) => (forget(), stmt.all(...params)),
+    };
+  }
+
+  /**
+   * What requireRunCounts read of each run in the current transaction, with what it counted since (`counted`):
+   * a long write (an import's one transaction) reads each run's row once, not at every checkpoint and call. Any
+   * other write of a runs row clears it (`sql`), and so do the transaction's start and end. The run is held for
+   * the transaction (lockRun): nothing else changes its row meanwhile.
+   */
+  private readonly txRunCounts = new Map<string, SqlRow>();
 
   // ---- transactions ------------------------------------------------------
 
@@ -197,6 +222,7 @@ export class SqliteRunStore implements RunStore {
       throw translateSqliteError(e, this.path);
     }
     this.depth++;
+    this.txRunCounts.clear();
     this.txTouched.clear();
     this.txStamped.clear();
     this.txDeleted.length = 0;
@@ -216,6 +242,7 @@ export class SqliteRunStore implements RunStore {
       throw translateSqliteError(e, this.path);
     } finally {
       this.depth--;
+      this.txRunCounts.clear();
       this.content.transactionEnded();
     }
   }
@@ -405,10 +432,14 @@ export class SqliteRunStore implements RunStore {
    * hot path of recording reads it once or twice per write). RunNotFound, or RunNotRunning when `running`.
    */
   private requireRunCounts(runId: string, running: boolean): SqlRow {
-    const row = this.runRowOrThrow(
-      runId,
-      this.sql('SELECT run_key, status, checkpoint_count, tool_call_count FROM runs WHERE run_id = ?').get(runId),
-    );
+    let row = this.txRunCounts.get(runId);
+    if (!row) {
+      row = this.runRowOrThrow(
+        runId,
+        this.sql('SELECT run_key, status, checkpoint_count, tool_call_count FROM runs WHERE run_id = ?').get(runId),
+      );
+      if (this.depth > 0) this.txRunCounts.set(runId, row);
+    }
     return running ? this.runningOrThrow(runId, row) : row;
   }
 

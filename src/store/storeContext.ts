@@ -30,6 +30,14 @@ export interface StoreContext {
   requireRunRow(runId: string): SqlRow;
   /** The run's status, counts and artifacts (not its whole row) when it is still `running`, or RunNotRunning / RunNotFound. */
   requireRunning(runId: string): SqlRow;
-  /** The run's key, status, checkpoint_count and tool_call_count only (a write's read); RunNotRunning too when `running`. */
+  /**
+   * The run's key, status, checkpoint_count and tool_call_count only (a write's read); RunNotRunning too when
+   * `running`. Read once per transaction: later calls in it get what the first read, with the counts `counted` added.
+   */
   requireRunCounts(runId: string, running: boolean): SqlRow;
+  /**
+   * After the UPDATE that counted a checkpoint or a tool call in the row `requireRunCounts` gave (every other write
+   * of a runs row forgets what was read): the transaction's next requireRunCounts of the run gets the new counts.
+   */
+  counted(runId: string, row: SqlRow, column: 'checkpoint_count' | 'tool_call_count'): void;
 }

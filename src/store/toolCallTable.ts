@@ -52,6 +52,7 @@ export class ToolCallTable {
         if (this.ctx.uniqueErrorKeepsTransaction) this.assertNewCall(runId, input.toolCallId);
         throw e;
       }
+      this.ctx.counted(runId, run, 'tool_call_count');
       this.ctx.touchRun(runId, this.ctx.inlineStamp !== '');
       // The record as it reads back (args as stored, a fresh parse: the caller's objects are not handed out).
       return { ...parsed, args: this.ctx.content.getValue(argsRef) };

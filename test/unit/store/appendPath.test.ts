@@ -170,3 +170,51 @@ test('the change feed sees every write of two runs recorded through the SDK once
     reader.close();
   }
 });
+
+test('one transaction reads a run counts once and keeps them true: seqs in order, an end or a deletion inside it refuses what follows', () => {
+  const store = openRunStore(tmpLocation());
+  try {
+    let n = 0;
+    const writer = (runId: string) =>
+      RunWriter.create(
+        store,
+        { runId, agentId: 'a', state: { runtimeContext: testContext(), messages: [] } },
+        { newId: () => `${runId}-id-${++n}` },
+      );
+    const w = writer('run');
+    const gone = writer('gone');
+    store.transaction(() => {
+      // checkpoints and tool calls interleaved in one transaction (as an import writes them): each seq the next one
+      const seqs = [w.checkpoint('before_model_call').index];
+      for (let k = 0; k < 3; k++) {
+        const call = `call-${k}`;
+        w.beginTool({ toolCallId: call, toolName: 'search', args: { k }, sideEffectLevel: 'read_only' });
+        w.finishTool(call, 'success', { hits: k });
+        seqs.push(w.checkpoint('before_model_call').index);
+      }
+      assert.deepEqual(seqs, [0, 3, 6, 9]);
+      assert.equal(store.getRun('run').toolCallCount, 3);
+      assert.deepEqual(
+        store.listToolCalls('run').map((c) => c.toolCallId),
+        ['call-0', 'call-1', 'call-2'],
+      );
+      // ended inside the transaction: the counts read earlier in it do not let the next checkpoint through
+      store.finishRun('run', { status: 'completed', endedAt: 1 });
+      assert.throws(
+        () => w.checkpoint('before_model_call'),
+        (e: unknown) => e instanceof OcdbError && e.code === 'RunNotRunning',
+      );
+      gone.checkpoint('before_model_call');
+      store.deleteRun('gone');
+      assert.throws(
+        () => gone.beginTool({ toolCallId: 'late', toolName: 'search', args: {}, sideEffectLevel: 'read_only' }),
+        (e: unknown) => e instanceof OcdbError && e.code === 'RunNotFound',
+      );
+    });
+    assert.equal(store.getRun('run').checkpointCount, 10);
+    assert.equal(store.getRun('run').status, 'completed');
+    assert.equal(store.hasRun('gone'), false);
+  } finally {
+    store.close();
+  }
+});

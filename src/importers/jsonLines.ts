@@ -7,7 +7,7 @@
  * lineReader.ts only.
  */
 import { OcdbError, assertJsonDepth } from '../model';
-import { readLines } from './lineReader';
+import { readLines, type FileLine } from './lineReader';
 import type { ImportWarning } from './types';
 
 export interface JsonLine {
@@ -37,6 +37,8 @@ export interface JsonLinesOptions {
   onSkip?: (lineNo: number, reason: string) => void;
   /** Fed the file's bytes as read. */
   onChunk?: (chunk: Buffer) => void;
+  /** Fed every line as read (blank ones too), in place of `onText` (e.g. to a LineDigests). */
+  onLine?: (line: FileLine) => void;
 }
 
 function shorten(text: string): string {
@@ -59,7 +61,8 @@ export async function* readJsonLines(file: string, options: JsonLinesOptions): A
       lastReported = bytes;
       options.onBytes(bytes);
     }
-    if (options.onText) {
+    if (options.onLine) options.onLine(line);
+    else if (options.onText) {
       options.onText(line.text, line.invalidUtf8 ? undefined : line.bytes);
       options.onText('\n');
     }

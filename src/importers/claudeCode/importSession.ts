@@ -17,7 +17,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { OcdbError, errorMessage, type RuntimeContextSnapshot, type SideEffectLevel } from '../../model';
 import { RunPlanBuilder, planEnd, type PlanOp, type PlanOutput, type RunPlan } from '../runPlan';
-import { LineSource } from '../lineReader';
+import { LineDigests, LineSource } from '../lineReader';
 import { prefixSha256 } from '../growth';
 import type { ReaderOptions } from '../importFile';
 import type { ImportWarning } from '../types';
@@ -100,8 +100,9 @@ async function readTranscript(file: string, options: SessionReadOptions, source:
   const entries: Entry[] = [];
   const sidechains: Entry[] = [];
   const strings = new EntryStrings();
+  // A JSON array's text is hashed whole (onText); JSON Lines line by line, its text and bytes in one pass.
   const hash = createHash('sha256');
-  const raw = createHash('sha256');
+  const lineDigests = new LineDigests();
   let asLines = false;
   let lines = 0;
   let bytes = 0;
@@ -113,9 +114,9 @@ async function readTranscript(file: string, options: SessionReadOptions, source:
       options.onBytes?.(file, b);
     },
     onText: (t, bytes) => hash.update(bytes ?? t),
-    onChunk: (c) => {
+    onLine: (line) => {
       asLines = true;
-      raw.update(c);
+      lineDigests.line(line);
     },
     strict: options.strict,
     onSkip: (line, reason) => options.skip({ file, line }, new Error(reason)),
@@ -142,9 +143,9 @@ async function readTranscript(file: string, options: SessionReadOptions, source:
     sidechains: subagentOnly ? [] : sidechains,
     subagentOnly,
     facts,
-    hash: hash.digest('hex').slice(0, 10),
+    hash: (asLines ? lineDigests.digests().text : hash.digest('hex')).slice(0, 10),
     lines,
-    ...(asLines ? { rawSha: raw.digest('hex') } : {}),
+    ...(asLines ? { rawSha: lineDigests.digests().raw } : {}),
     bytes,
   };
 }

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { OcdbError, type Message } from '../../../src/model';
 import { openRecorder } from '../../../src/recorder';
-import { openRunStore } from '../../../src/store';
+import { openRunStore, type RunStore } from '../../../src/store';
 import { RunWriter } from '../../../src/writer';
 import { testContext } from '../../helpers/context';
 import { tmpLocation } from '../../helpers/engines';
@@ -16,16 +16,21 @@ import { tmpLocation } from '../../helpers/engines';
 const bigText = (seed: number) =>
   Array.from({ length: 200 }, (_, k) => `w${(seed * 7919 + k * 104729) % 99991}`).join(' ');
 
+/** A writer of a new run of `store` per call, its ids `<run>-id-<n>`. */
+function writerOf(store: RunStore): (runId: string) => RunWriter {
+  let n = 0;
+  return (runId) =>
+    RunWriter.create(
+      store,
+      { runId, agentId: 'a', state: { runtimeContext: testContext(), messages: [] } },
+      { newId: () => `${runId}-id-${++n}` },
+    );
+}
+
 test('a checkpoint id already used is refused with the clear message; the refused write leaves no blob, node or change', () => {
   const store = openRunStore(tmpLocation());
   try {
-    let n = 0;
-    const writer = (runId: string) =>
-      RunWriter.create(
-        store,
-        { runId, agentId: 'a', state: { runtimeContext: testContext(), messages: [] } },
-        { newId: () => `${runId}-id-${++n}` },
-      );
+    const writer = writerOf(store);
     const other = writer('other');
     other.checkpoint('before_model_call', { checkpointId: 'taken-elsewhere' });
     const w = writer('run');
@@ -174,13 +179,7 @@ test('the change feed sees every write of two runs recorded through the SDK once
 test('one transaction reads a run counts once and keeps them true: seqs in order, an end or a deletion inside it refuses what follows', () => {
   const store = openRunStore(tmpLocation());
   try {
-    let n = 0;
-    const writer = (runId: string) =>
-      RunWriter.create(
-        store,
-        { runId, agentId: 'a', state: { runtimeContext: testContext(), messages: [] } },
-        { newId: () => `${runId}-id-${++n}` },
-      );
+    const writer = writerOf(store);
     const w = writer('run');
     const gone = writer('gone');
     store.transaction(() => {

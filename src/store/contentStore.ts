@@ -370,7 +370,9 @@ export class ContentStore {
     this.insertBlobWithRefs = db.prepare('INSERT OR IGNORE INTO blobs (hash, data, refs) VALUES (?, ?, ?)');
     this.selectNode = db.prepare('SELECT parent, item FROM list_nodes WHERE id = ?');
     this.findNode = db.prepare('SELECT id FROM list_nodes WHERE parent = ? AND item = ?');
-    this.insertNode = db.prepare('INSERT INTO list_nodes (parent, item, len) VALUES (?, ?, ?)');
+    // Inserted first, looked up only when it was there already: a new item's node (nearly every one a writer puts)
+    // costs one statement, not a look-up and then an insert.
+    this.insertNode = db.prepare('INSERT OR IGNORE INTO list_nodes (parent, item, len) VALUES (?, ?, ?)');
   }
 
   /** Stores `value` once; returns its hash. Call inside a write transaction. */
@@ -686,8 +688,7 @@ export class ContentStore {
     for (let i = shared; i < raw.length; i++) {
       const value = parseItem ? parseItem(raw[i], i) : raw[i];
       const hash = this.putItem(value);
-      const found = this.findNode.get(node, hashKey(hash));
-      node = found ? Number(found.id) : Number(this.insertNode.run(node, hashKey(hash), i + 1).lastInsertRowid);
+      node = this.nodeOf(node, hash, i + 1);
       if (memo) {
         const item = raw[i];
         const isFrozen = isDeepFrozen(item);
@@ -724,6 +725,16 @@ export class ContentStore {
       nodes,
       ...(isSealedList(items) ? { lastRaw: items } : {}),
     });
+  }
+
+  /** The id of the list node (`parent`, `hash`) of `length` items: inserted, or the one there (hash-consed). */
+  private nodeOf(parent: number, hash: string, length: number): number {
+    const item = hashKey(hash);
+    const inserted = this.insertNode.run(parent, item, length);
+    if (inserted.changes === 1) return Number(inserted.lastInsertRowid);
+    const found = this.findNode.get(parent, item);
+    if (!found) throw new Error(`list node (${parent}, ${hash}) was neither inserted nor found`);
+    return Number(found.id);
   }
 
   /** The node of the first `length` items of a memo's list (walking up from the next known node over a hole). */

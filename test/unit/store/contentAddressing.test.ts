@@ -42,3 +42,37 @@ test('a 500-checkpoint run growing one message per checkpoint takes under 2x its
   assert.equal(store.getCheckpointAt(run.runId, 9).messages.length, 10);
   store.close();
 });
+
+test('a second writer of the same conversation finds its list nodes instead of adding them', () => {
+  const file = tmpLocation();
+  const conversation = Array.from({ length: 20 }, (_, i) => message(i));
+  // Each run through a store of its own: no writer memo carries over, so the shared prefix is hash-consed in SQL.
+  const record = (runId: string, extra: Message[]) => {
+    const store = openRunStore(file);
+    const recorder = openRecorder({ runStore: store, heartbeatMs: 0 });
+    const run = recorder.startRun({ runId, agentId: 'twin', runtimeContext: testContext() });
+    for (let i = 1; i <= conversation.length; i++) {
+      run.checkpoint('after_model_call', { messages: [...conversation.slice(0, i)] });
+    }
+    if (extra.length > 0) run.checkpoint('after_model_call', { messages: [...conversation, ...extra] });
+    run.end();
+    recorder.close();
+    const counts = store.contentBytes();
+    store.close();
+    return counts;
+  };
+  const first = record('first', []);
+  const second = record('second', [message(99)]);
+  // the one new message is the one new node (and blob); the 20 shared ones are found, not written again
+  assert.equal(second.listNodes - first.listNodes, 1);
+  assert.equal(second.blobCount - first.blobCount, 1);
+  const store = openRunStore(file);
+  const last = store.listCheckpoints('second').at(-1);
+  assert.ok(last);
+  const loaded = store.getCheckpoint(last.checkpointId);
+  store.close();
+  assert.deepEqual(
+    loaded.messages.map((m) => canonicalJson(m)),
+    [...conversation, message(99)].map((m) => canonicalJson(m)),
+  );
+});

@@ -39,11 +39,12 @@ export const CheckpointInputSchema = z.object({
   promptVersion: z.string().optional(),
   runtimeContext: RuntimeContextSnapshotSchema.optional(),
   artifactRefs: z.array(ArtifactRefSchema).optional(),
-  toolCallId: z.string().optional(),
+  // ids as the store checks them (model/names.ts): the store takes the SDK's checkpoints as validated here
+  toolCallId: IdSchema.optional(),
   finishReason: z.string().optional(),
   usage: UsageSchema.optional(),
   stepIndex: z.number().int().min(-1).optional(),
-  checkpointId: z.string().min(1).optional(),
+  checkpointId: IdSchema.optional(),
 });
 export type CheckpointInput = z.input<typeof CheckpointInputSchema>;
 

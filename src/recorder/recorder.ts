@@ -88,7 +88,15 @@ export class Recorder {
   /** Starts a run (status `running`) and returns its recorder. */
   startRun(input: StartRunInput): RunRecorder {
     const data = parseWith(StartRunInputSchema, input, 'startRun');
-    const writerOptions = { now: this.env.now, newId: this.env.newId, heartbeatMs: this.env.heartbeatMs };
+    // Every input a RunRecorder hands its writer is parsed as it comes in (inputs.ts; a tool's arguments and result by
+    // the store's tool-call table, which the ledger records and tool messages are then built from): the store does
+    // not parse the checkpoints again (WriterOptions.validated).
+    const writerOptions = {
+      now: this.env.now,
+      newId: this.env.newId,
+      heartbeatMs: this.env.heartbeatMs,
+      validated: true,
+    };
     if (this.fork) {
       // Agent-program mode: continue the fork run; the agent reads its starting state from the returned run.
       const attached = AgentProgramFork.attach(this.env.store, this.fork, { ...writerOptions, ...this.forkMode });

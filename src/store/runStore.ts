@@ -249,8 +249,8 @@ export interface RunStore {
    * of another checkpoint (a fork's first checkpoint continues its source's): its nodes are reused for the items
    * the new lists share with the given ones by identity, so they are neither hashed nor written again.
    * `options.validated`: the caller checked every part of the checkpoint against the schemas the store reads it
-   * back with, as it came in (the importers' plan does: `importers/runPlan.ts` `storable`), so the store does not
-   * parse it again.
+   * back with, as it came in (the importers' plan does: `importers/runPlan.ts` `storable`; so does the SDK:
+   * `recorder/recorder.ts`), so the store does not parse it again.
    */
   appendCheckpoint(checkpoint: Checkpoint, options?: AppendOptions): CheckpointSummary;
   beginToolCall(runId: string, input: BeginToolCallInput): ToolCallRecord;

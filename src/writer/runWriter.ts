@@ -55,8 +55,9 @@ export interface WriterOptions {
   onCheckpoint?: (summary: CheckpointSummary) => void;
   /**
    * Every state and outcome this writer is given was checked against the store's schemas as it came in (an
-   * importer's plan: `importers/runPlan.ts` `storable`): its checkpoints are appended `validated`, not parsed
-   * again by the store.
+   * importer's plan: `importers/runPlan.ts` `storable`; the SDK's inputs: `recorder/inputs.ts`, a tool's arguments
+   * and result stored by the tool-call table first): its checkpoints are appended `validated`, not parsed again by
+   * the store.
    */
   validated?: boolean;
 }

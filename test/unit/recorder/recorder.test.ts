@@ -152,3 +152,62 @@ test("with onStoreError 'disable' the agent goes on unrecorded and hears of it o
   assert.equal(errors.length, 1);
   assert.equal(errors[0]?.code, 'StoreUnavailable');
 });
+
+test('what the SDK is given is checked as it comes in: a bad id or value is refused there, and the run reads back whole', async () => {
+  const store = tmpStore();
+  const recorder = openRecorder({ runStore: store, heartbeatMs: 0 });
+  const run = recorder.startRun({
+    agentId: 'a',
+    runtimeContext: testContext(),
+    messages: [{ role: 'user', content: 'hi' }],
+  });
+  run.checkpoint('before_prompt_build');
+  const refused = (where: RegExp) => (e: unknown) =>
+    e instanceof OcdbError && e.code === 'InvalidInput' && where.test(e.message);
+  // the store takes the SDK's checkpoints as validated: the recorder's schemas check what the store's would
+  assert.throws(
+    () => run.checkpoint('before_tool_call', { toolCallId: 'a\nb' }),
+    refused(/^checkpoint\(before_tool_call\): toolCallId/),
+  );
+  assert.throws(
+    () => run.checkpoint('before_model_call', { checkpointId: 'cp\u0007' }),
+    refused(/^checkpoint\(before_model_call\): checkpointId/),
+  );
+  await assert.rejects(
+    run.modelCall({}, async () => ({ message: { role: 'robot', content: 'x' } as never })),
+    refused(/^model response: message\.role/),
+  );
+  await assert.rejects(
+    run.modelCall({ messages: [{ role: 'user' } as never] }, async () => ({
+      message: { role: 'assistant', content: 'x' },
+    })),
+    refused(/^checkpoint\(before_model_call\): messages\[0\]/),
+  );
+  // a tool's result enters as JSON, the same value in its ledger record and its message
+  const at = new Date(Date.UTC(2026, 0, 2));
+  const tool = run.tool('clock', { sideEffectLevel: 'read_only' }, () => ({ at, skip: undefined, n: Number.NaN }));
+  await tool({}, { toolCallId: 't1' });
+  run.end();
+  recorder.close();
+  const cps = store.listCheckpoints(run.runId);
+  assert.deepEqual(
+    cps.map((c) => c.boundary),
+    [
+      'before_prompt_build',
+      // the refused model response: its call recorded as failed (finishReason error)
+      'before_model_call',
+      'after_model_call',
+      'before_tool_call',
+      'after_tool_call',
+      'agent_end',
+    ],
+  );
+  const last = store.getCheckpoint(cps.at(-1)!.checkpointId);
+  const stored = { at: '2026-01-02T00:00:00.000Z', n: null };
+  assert.deepEqual(last.toolLedgerSnapshot.at(-1)?.result, stored);
+  assert.deepEqual(last.messages.at(-1)?.content, stored);
+  // every checkpoint as stored passes the schemas a DebugRun is loaded with (what the store no longer checked again)
+  const copy = tmpStore();
+  copy.loadRun(store.exportRun(run.runId));
+  assert.equal(copy.listCheckpoints(run.runId).length, cps.length);
+});

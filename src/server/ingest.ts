@@ -37,7 +37,7 @@ import {
   type LiveEdits,
 } from '../model';
 import type { CheckpointSummary, RunStore, RunSummary } from '../store';
-import { LiveGate, RunWriter, type LiveWait } from '../writer';
+import { LiveGate, RunWriter, type LiveWait, type WriterOptions } from '../writer';
 
 /** The SDK's startRun input plus an optional start time. */
 export const CreateRunBodySchema = StartRunInputSchema.extend({ startedAt: z.number().optional() });
@@ -112,9 +112,17 @@ export class IngestService {
     const writer =
       known && known.checkpointCount === run.checkpointCount && known.toolCallCount === run.toolCallCount
         ? known
-        : RunWriter.resume(this.store, runId, { now: this.now });
+        : RunWriter.resume(this.store, runId, this.writerOptions());
     this.keep(writer);
     return writer;
+  }
+
+  /**
+   * Every body is parsed with the SDK's input schemas as it arrives (a tool's arguments and result then stored by the
+   * tool-call table first), as in the SDK: the store does not parse the checkpoints again (WriterOptions.validated).
+   */
+  private writerOptions(): WriterOptions {
+    return { now: this.now, validated: true };
   }
 
   private keep(writer: RunWriter): void {
@@ -128,7 +136,7 @@ export class IngestService {
 
   createRun(body: unknown): RunSummary {
     const data = parseWith(CreateRunBodySchema, body, 'body');
-    const writer = RunWriter.create(this.store, runCreationOf(data), { now: this.now });
+    const writer = RunWriter.create(this.store, runCreationOf(data), this.writerOptions());
     this.keep(writer);
     return this.store.getRun(writer.runId);
   }

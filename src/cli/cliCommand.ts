@@ -45,9 +45,13 @@ export function parseCommandArgs<const O extends OptionSpec>(args: string[], opt
   return parseArgs({ args, options, allowPositionals, strict: true });
 }
 
-/** Opens the store named by --store / OCDB_STORE / the default. Readers pass create=false for a clear "no store" error. */
-export function openStoreFor(io: CliIo, storeFlag: unknown, create: boolean): RunStore {
+/**
+ * Opens the store named by --store / OCDB_STORE / the default. Readers pass create=false for a clear "no store"
+ * error; a long-lived writer (`serve`, `acp`) `longLived`: its WAL checkpoints in a thread of their own.
+ */
+export function openStoreFor(io: CliIo, storeFlag: unknown, create: boolean, longLived = false): RunStore {
   return openRunStore(resolveStorePath(typeof storeFlag === 'string' ? storeFlag : undefined, io.env, io.cwd), {
     create,
+    ...(longLived ? { backgroundCheckpoints: true } : {}),
   });
 }

@@ -67,7 +67,8 @@ export class Recorder {
     this.ownerPid = options.ownerPid;
     this.fork = options.fork === false ? undefined : (options.fork ?? forkRequestFromEnv());
     this.forkMode = options.forkMode;
-    const store = options.runStore ?? openRunStore(resolveStorePath(options.store));
+    // the agent's commits never stall on a WAL checkpoint: those run in a thread of the store's own
+    const store = options.runStore ?? openRunStore(resolveStorePath(options.store), { backgroundCheckpoints: true });
     this.env = {
       store,
       now: options.now ?? Date.now,

@@ -1,5 +1,11 @@
 /** The better-sqlite3 implementation of the driver seam (the default). */
 import type { SqlDriver, SqlStatement, SqlValue } from './sqlDriver';
+import {
+  DEFAULT_AUTOCHECKPOINT,
+  startWalCheckpointer,
+  WRITER_AUTOCHECKPOINT,
+  type WalCheckpointer,
+} from './walCheckpointer';
 
 type BetterSqliteModule = typeof import('better-sqlite3');
 
@@ -34,6 +40,7 @@ export function openBetterSqlite(path: string, create: boolean): SqlDriver {
   const db = new Database(path, { fileMustExist: !create });
   // A transaction's BEGIN and COMMIT run once per write: prepared once, not compiled again at every call by exec.
   const control = new Map<string, { run(): unknown }>();
+  let checkpointer: WalCheckpointer | undefined;
   return {
     name: 'better-sqlite3',
     exec: (sql) => {
@@ -41,6 +48,15 @@ export function openBetterSqlite(path: string, create: boolean): SqlDriver {
       let stmt = control.get(sql);
       if (!stmt) control.set(sql, (stmt = db.prepare(sql)));
       stmt.run();
+      if (sql === 'COMMIT') checkpointer?.committed();
+    },
+    checkpointInBackground: () => {
+      if (checkpointer || path === ':memory:') return;
+      checkpointer = startWalCheckpointer(path, require.resolve('better-sqlite3'), () => {
+        // the worker is gone: this connection checkpoints as SQLite's default does
+        if (db.open) db.pragma(`wal_autocheckpoint = ${DEFAULT_AUTOCHECKPOINT}`);
+      });
+      db.pragma(`wal_autocheckpoint = ${WRITER_AUTOCHECKPOINT}`);
     },
     prepare(sql): SqlStatement {
       const stmt = db.prepare(sql);
@@ -54,6 +70,10 @@ export function openBetterSqlite(path: string, create: boolean): SqlDriver {
         all: (...params: SqlValue[]) => (returnsData ? (stmt.all(...params) as never) : []),
       };
     },
-    close: () => db.close(),
+    close: () => {
+      // the worker's connection closed first: this one's close is the last, which checkpoints and removes the WAL
+      checkpointer?.stop();
+      db.close();
+    },
   };
 }

@@ -39,6 +39,11 @@ export interface SqlDriver {
    * (measured at connect, again every minute). Heartbeats are then compared on one clock (liveness.ts).
    */
   clockOffsetMs?(): number;
+  /**
+   * A SQLite file's writer: copies its WAL back into the database in a thread of its own (walCheckpointer.ts), not
+   * in the commit that reaches the autocheckpoint size. Absent where the driver cannot (node:sqlite).
+   */
+  checkpointInBackground?(): void;
   /** Engines with a change notification of their own (PostgreSQL LISTEN/NOTIFY): calls `listener` per commit. */
   onNotify?(listener: (payload: string) => void): () => void;
   close(): void;

@@ -78,6 +78,11 @@ export interface OpenStoreOptions {
   driver?: DriverName;
   /** Milliseconds a writer waits for another process's lock before StoreLocked; default 5000. */
   busyTimeoutMs?: number;
+  /**
+   * A long-lived writer (the SDK's recorder, `ocdb serve`): WAL checkpoints in a thread of its own, so no commit
+   * stalls on copying the WAL into the database (SQLite with better-sqlite3; walCheckpointer.ts).
+   */
+  backgroundCheckpoints?: boolean;
 }
 
 /**
@@ -111,6 +116,7 @@ export function openRunStore(file: string, options: OpenStoreOptions = {}): Sqli
     db.exec('PRAGMA synchronous = NORMAL');
     db.exec('PRAGMA foreign_keys = ON');
     migrate(db);
+    if (options.backgroundCheckpoints) db.checkpointInBackground?.();
   } catch (e) {
     db.close();
     throw translateSqliteError(e, abs);

@@ -59,7 +59,7 @@ export const acpCommand: CliCommand = {
       return EXIT.usage;
     }
     const [program, ...programArgs] = command as [string, ...string[]];
-    const store = openStoreFor(io, values.store, true);
+    const store = openStoreFor(io, values.store, true, true);
     const recorder = openRecorder({
       runStore: store,
       onStoreError: 'disable',

@@ -84,7 +84,7 @@ export const serveCommand: CliCommand = {
       ...(tls ? { tls } : {}),
       ...(values['allow-host'] ? { allowHosts: values['allow-host'] } : {}),
     });
-    const store = openStoreFor(io, values.store, true);
+    const store = openStoreFor(io, values.store, true, true);
     const chat = chatModelFrom(values, io);
     let server: Awaited<ReturnType<typeof startServer>>;
     try {

@@ -18,10 +18,20 @@ import { COMPARE_SCHEME } from './ids';
 import type { StoreConnection } from './storeConnection';
 
 const enc = encodeURIComponent;
+/** A title as the last segment of a path, read as is in the editor's tab (a `/` in it would start a segment). */
+const titled = (title: string) => title.replace(/\//g, '\u2215');
+/** A segment as written: ids were encoded, titles were not (a `%` in a title is not an escape). */
+function decoded(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
 
 /** The document holding the prompt of `checkpointId`, titled `title` in the editor tab. */
 export function promptUri(checkpointId: string, title: string): vscode.Uri {
-  return vscode.Uri.from({ scheme: COMPARE_SCHEME, path: `/prompt/${enc(checkpointId)}/${enc(title)}.txt` });
+  return vscode.Uri.from({ scheme: COMPARE_SCHEME, path: `/prompt/${enc(checkpointId)}/${titled(title)}.txt` });
 }
 
 /** One side of the comparison of `left` with `right`. */
@@ -29,7 +39,7 @@ export function comparisonUri(left: string, right: string, side: 'left' | 'right
   const title = side === 'left' ? left : right;
   return vscode.Uri.from({
     scheme: COMPARE_SCHEME,
-    path: `/runs/${enc(left)}/${enc(right)}/${side}/${enc(title)}.transcript`,
+    path: `/runs/${enc(left)}/${enc(right)}/${side}/${titled(title)}.transcript`,
   });
 }
 
@@ -37,7 +47,7 @@ export function comparisonUri(left: string, right: string, side: 'left' | 'right
 export function summaryUri(left: string, right: string): vscode.Uri {
   return vscode.Uri.from({
     scheme: COMPARE_SCHEME,
-    path: `/summary/${enc(left)}/${enc(right)}/${enc(`${left} ↔ ${right}`)}.md`,
+    path: `/summary/${enc(left)}/${enc(right)}/${titled(`${left} ↔ ${right}`)}.md`,
   });
 }
 
@@ -76,7 +86,7 @@ export class CompareDocumentProvider implements vscode.TextDocumentContentProvid
   provideTextDocumentContent(uri: vscode.Uri): string {
     const store = this.connection.tryGet();
     if (!store) return '// the run store is not open';
-    const [kind, ...rest] = uri.path.split('/').slice(1).map(decodeURIComponent);
+    const [kind, ...rest] = uri.path.split('/').slice(1).map(decoded);
     if (kind === 'prompt' && rest[0]) return promptText(store.getCheckpoint(rest[0]));
     if (kind === 'runs' && rest[0] && rest[1] && (rest[2] === 'left' || rest[2] === 'right')) {
       const sides = comparisonSides(compareRuns(store, rest[0], rest[1]));

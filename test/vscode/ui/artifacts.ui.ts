@@ -76,6 +76,9 @@ export const tests: UiTest[] = [
       await page.locator('.monaco-menu .action-label', { hasText: 'Compare with Parent' }).first().click();
       const reportDiff = tab(page, `case-report.md: ${REFUND} ↔ ${AUDITOR}`).first();
       await reportDiff.waitFor({ timeout: 30_000 });
+      // the command brings the runs' diff back to the front and opens the summary last: only then is it done,
+      // and a click on the report's tab stays where it was put
+      await tab(page, `${REFUND} ↔ ${AUDITOR}.md`).first().waitFor({ timeout: 30_000 });
       await reportDiff.click();
       // room for the two sides next to each other: the summary beside goes
       await runCommand(page, 'View: Close Editors in Other Groups');

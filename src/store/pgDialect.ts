@@ -7,8 +7,7 @@
  * | `?` parameters                          | `$1`, `$2`, …                                                     |
  * | `INSERT OR IGNORE INTO t …`             | `INSERT INTO t … ON CONFLICT DO NOTHING`                          |
  * | `lastInsertRowid` of an INSERT          | `… RETURNING id` for the tables of `ROWID_TABLES`                 |
- * | a plain INSERT of a hash-consed row     | `ON CONFLICT (its key) DO NOTHING RETURNING id`, else its id read |
- * |   (one writer: never a duplicate)       |   by a statement of its own (`orElse`: another writer's row)      |
+ * | `INSERT OR IGNORE` of a hash-consed row | `… ON CONFLICT DO NOTHING RETURNING id` (no row: it was there)    |
  * | `t INDEXED BY idx`                      | `t` (the planner picks the partial index itself)                  |
  * | scalar `MAX(a, b)` / `MIN(a, b)`        | `GREATEST(a, b)` / `LEAST(a, b)`                                  |
  * | `CAST(x AS INTEGER)` / `AS BLOB`        | `CAST(x AS BIGINT)` / `AS BYTEA`                                  |
@@ -23,14 +22,13 @@
 
 /**
  * Tables whose SQLite rowid the store reads back after an INSERT (`lastInsertRowid`): their id column in
- * PostgreSQL, and the unique key of a hash-consed table. SQLite's single writer looks a row up and inserts it when
- * missing; here two writers can do that at once (two runs writing the same list prefix), so the INSERT gives way
- * to the other writer's row (ON CONFLICT on the key DO NOTHING: it waits for that transaction to end) and the id is
- * then read by a second statement (`orElse`), whose READ COMMITTED snapshot sees the row the other transaction
- * committed (the INSERT's own snapshot, taken before it waited, would not).
+ * PostgreSQL, returned by the INSERT. A hash-consed row is inserted `OR IGNORE` (two writers can write the same
+ * list prefix at once: the second waits for the first and inserts nothing), and its writer looks the id up when
+ * none came back (ContentStore's list nodes: a read of its own, whose READ COMMITTED snapshot sees the other
+ * writer's committed row).
  */
-export const ROWID_TABLES: Readonly<Record<string, { id: string; unique?: readonly string[] }>> = {
-  list_nodes: { id: 'id', unique: ['parent', 'item'] },
+export const ROWID_TABLES: Readonly<Record<string, { id: string }>> = {
+  list_nodes: { id: 'id' },
   checkpoint_heads: { id: 'head_id' },
 };
 
@@ -78,11 +76,6 @@ export interface PgStatementText {
   returnsRowid: boolean;
   /** The number of parameters. */
   params: number;
-  /**
-   * When the INSERT inserted nothing (its key was there): the query that reads the existing row's id, with the
-   * indexes of the INSERT's parameters it takes.
-   */
-  orElse?: { text: string; params: number[] };
 }
 
 /** Splits SQL into code and quoted parts ('…', "…"), so rewrites never touch a literal. */
@@ -163,24 +156,13 @@ export function toPostgres(sql: string): PgStatementText {
   let text = scalarMinMax(joined);
   if (ignore) text += ' ON CONFLICT DO NOTHING';
   let returnsRowid = false;
-  let orElse: PgStatementText['orElse'];
-  const insert = /^\s*INSERT\s+INTO\s+(\w+)\s*(?:\(([^)]*)\))?\s*VALUES\s*\(([^)]*)\)/i.exec(text);
+  const insert = /^\s*INSERT\s+INTO\s+(\w+)/i.exec(text);
   const table = insert ? ROWID_TABLES[(insert[1] as string).toLowerCase()] : undefined;
-  if (insert && table && !/\bRETURNING\b/i.test(text)) {
-    const columns = (insert[2] ?? '').split(',').map((c) => c.trim().toLowerCase());
-    const values = (insert[3] ?? '').split(',').map((v) => /^\$(\d+)$/.exec(v.trim())?.[1]);
-    const keyParams = (table.unique ?? []).map((k) => values[columns.indexOf(k)]);
-    if (table.unique && keyParams.every((p) => p !== undefined) && !/\bON\s+CONFLICT\b/i.test(text)) {
-      text += ` ON CONFLICT (${table.unique.join(', ')}) DO NOTHING`;
-      orElse = {
-        text: `SELECT ${table.id} FROM ${insert[1] as string} WHERE ${table.unique.map((k, i) => `${k} = $${i + 1}`).join(' AND ')}`,
-        params: keyParams.map((p) => Number(p) - 1),
-      };
-    }
+  if (table && !/\bRETURNING\b/i.test(text)) {
     text += ` RETURNING ${table.id}`;
     returnsRowid = true;
   }
-  return { text, returnsRowid, params: n, ...(orElse ? { orElse } : {}) };
+  return { text, returnsRowid, params: n };
 }
 
 /** True for a store location that names a PostgreSQL database rather than a SQLite file. */

@@ -363,15 +363,7 @@ export class PgDriver implements SqlDriver {
       run: (...params) => {
         this.reads.clear();
         if (t.returnsRowid) {
-          const insert = op(params, 'rowid');
-          if (t.orElse) {
-            insert.orElse = {
-              text: t.orElse.text,
-              name: `${t.name}_else`,
-              params: t.orElse.params.map((i) => insert.params?.[i] ?? null),
-            };
-          }
-          const reply = this.flush(insert);
+          const reply = this.flush(op(params, 'rowid'));
           return { changes: reply.counts?.at(-1) ?? 0, lastInsertRowid: reply.rowid ?? 0 };
         }
         if (!this.inTransaction) {

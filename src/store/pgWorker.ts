@@ -32,8 +32,6 @@ export interface PgOp {
   name?: string;
   params?: unknown[];
   mode: 'none' | 'get' | 'all' | 'rowid' | 'exec';
-  /** `rowid` of an INSERT … ON CONFLICT DO NOTHING: when it inserted nothing, this query reads the row's id. */
-  orElse?: { text: string; name: string; params: unknown[] };
 }
 
 export type PgReply =
@@ -193,13 +191,6 @@ async function runBatch(ops: PgOp[]): Promise<PgReply> {
                 ? { name: op.name, text: op.text, values: params ?? [] }
                 : { text: op.text, values: params ?? [] },
             );
-      if (op.orElse && !Array.isArray(last) && last.rowCount === 0) {
-        // another writer's row (committed while the INSERT waited for it): this statement's snapshot sees it
-        const other = await c.query({ name: op.orElse.name, text: op.orElse.text, values: op.orElse.params });
-        counts.push(0);
-        last = other;
-        continue;
-      }
     } catch (e) {
       return { ok: false, error: errorInfo(e), failedAt: i };
     }

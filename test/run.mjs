@@ -15,6 +15,8 @@ const POSTGRES_SUITE = [
   'test/unit/store/listMemo.test.ts',
   'test/unit/store/loadValidation.test.ts',
   'test/unit/store/lazyView.test.ts',
+  // a view's items validated and frozen once per content, shared by the views that hold them (i11 item 3)
+  'test/unit/store/itemCache.test.ts',
   'test/unit/store/contentAddressing.test.ts',
   // a screenshot in a tool result stored once (issue 11, item 2)
   'test/unit/store/imageResults.test.ts',

@@ -63,7 +63,17 @@ function childName(parent: string | undefined, key: PathSegment): string | undef
   return isIdentifier(key) ? `${parent}.${key}` : `${parent}.${JSON.stringify(key)}`;
 }
 
+/** ledgerView of stored (frozen) records: one view each, frozen too, so its preview is worked out once. */
+const ledgerViews = new WeakMap<ToolCallRecord, Record<string, unknown>>();
+
 function ledgerView(t: ToolCallRecord): Record<string, unknown> {
+  if (!Object.isFrozen(t)) return viewOfRecord(t);
+  let view = ledgerViews.get(t);
+  if (!view) ledgerViews.set(t, (view = Object.freeze(viewOfRecord(t))));
+  return view;
+}
+
+function viewOfRecord(t: ToolCallRecord): Record<string, unknown> {
   const view: Record<string, unknown> = {
     toolName: t.toolName,
     toolCallId: t.toolCallId,
@@ -80,6 +90,21 @@ function ledgerView(t: ToolCallRecord): Record<string, unknown> {
 
 /** The one-line value of `v` as the Variables view shows it. */
 export function previewValue(v: unknown, scope?: ScopeKind): string {
+  if (typeof v === 'object' && v !== null && Object.isFrozen(v)) {
+    // a stored item (frozen: it cannot change) reads the same at every step that shows it
+    let byValue = previews.get(scope);
+    if (!byValue) previews.set(scope, (byValue = new WeakMap()));
+    let text = byValue.get(v);
+    if (text === undefined) byValue.set(v, (text = preview(v, scope)));
+    return text;
+  }
+  return preview(v, scope);
+}
+
+/** previewValue of frozen values, by the scope that shows them. */
+const previews = new Map<ScopeKind | undefined, WeakMap<object, string>>();
+
+function preview(v: unknown, scope?: ScopeKind): string {
   if (typeof v === 'string') {
     const shown = v.length > LONG_STRING ? `${v.slice(0, LONG_STRING)}… (${v.length} chars)` : v;
     return JSON.stringify(shown);

@@ -12,6 +12,7 @@ import {
   type ToolCallRecord,
 } from '../model';
 import { hashKey, hashOf, hashOrUndefined, isDeepFrozen } from './contentStore';
+import { ItemCache } from './itemCache';
 import { lazyList } from './lazyList';
 import { storedItems } from './storedItems';
 import {
@@ -86,15 +87,6 @@ const LEDGER_FACTS = new Set([
   'startedAt',
   'endedAt',
 ]);
-
-/** Freezes a value read from the store, all the way down (it is nobody else's). */
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value)) deepFreeze(v);
-  }
-  return value;
-}
 
 const WHERE = 'checkpoint';
 const parseMessage = (raw: unknown, i: number) => parseWith(MessageSchema, raw, WHERE, ['messages', i]);
@@ -503,12 +495,9 @@ export class CheckpointTable {
       throw new OcdbError('CheckpointNotFound', `No checkpoint ${checkpointId} in ${this.ctx.path}.`, { checkpointId });
     }
     const { cp, messageAt, ledgerAt, where } = this.head(row);
-    const content = this.ctx.content;
-    cp.messages = lazyList(Number(row.message_count), (i) =>
-      parseWith(MessageSchema, content.getValue(messageAt(i) as string), where, ['messages', i]),
-    );
+    cp.messages = lazyList(Number(row.message_count), (i) => this.item('messages', messageAt(i) as string, where, i));
     cp.toolLedgerSnapshot = lazyList(Number(row.ledger_count), (i) =>
-      parseWith(ToolCallRecordSchema, content.getValue(ledgerAt(i) as string), where, ['toolLedgerSnapshot', i]),
+      this.item('toolLedgerSnapshot', ledgerAt(i) as string, where, i),
     );
     return cp;
   }
@@ -525,24 +514,38 @@ export class CheckpointTable {
     }
     const { cp, messageAt, ledgerAt, where } = this.head(row);
     const content = this.ctx.content;
-    const read = <T>(schema: z.ZodType<T>, hash: string, path: [string, number]): object =>
-      deepFreeze(parseWith(schema, content.getValue(hash), where, path) as object);
     cp.messages = storedItems<Message>(Number(row.message_count), {
-      load: (i) => read(MessageSchema, messageAt(i) as string, ['messages', i]),
+      load: (i) => this.item('messages', messageAt(i) as string, where, i),
     });
     cp.toolLedgerSnapshot = storedItems<ToolCallRecord>(Number(row.ledger_count), {
-      load: (i) => read(ToolCallRecordSchema, ledgerAt(i) as string, ['toolLedgerSnapshot', i]),
+      load: (i) => this.item('toolLedgerSnapshot', ledgerAt(i) as string, where, i),
       facts: (i) => {
         const hash = ledgerAt(i) as string;
         const inline = content.getInline(hash);
         // Facts are small fields; should one of them be stored apart (an id of 512 characters), read it all.
         if (inline.omitted.some((k) => LEDGER_FACTS.has(k))) {
-          return read(ToolCallRecordSchema, hash, ['toolLedgerSnapshot', i]) as Record<string, unknown>;
+          return this.item('toolLedgerSnapshot', hash, where, i) as unknown as Record<string, unknown>;
         }
         return inline.value;
       },
     });
     return cp;
+  }
+
+  /**
+   * Messages and ledger records as the views and states read them: validated and deep-frozen once per content
+   * (itemCache.ts). A step of the debugger shows the same page of items as the step before it.
+   */
+  private readonly items = new ItemCache();
+
+  /** Item `i` of a checkpoint's messages or ledger snapshot, of content `hash`: validated and frozen. */
+  private item(list: 'messages', hash: string, where: string, i: number): Message;
+  private item(list: 'toolLedgerSnapshot', hash: string, where: string, i: number): ToolCallRecord;
+  private item(list: 'messages' | 'toolLedgerSnapshot', hash: string, where: string, i: number): object {
+    const schema = list === 'messages' ? MessageSchema : ToolCallRecordSchema;
+    return this.items.get(`${list === 'messages' ? 'm' : 'l'}${hash}`, () =>
+      parseWith(schema, this.ctx.content.getValue(hash), where, [list, i]),
+    );
   }
 
   /** A checkpoint row read and validated but for its two lists, and where their items are. */

@@ -289,6 +289,8 @@ export interface RunStore {
   /**
    * The checkpoint with its messages and ledger snapshot read on access, item by item (a page of a long
    * conversation costs the page): the same values as getCheckpoint. For readers that show parts (the debugger).
+   * The items are deep-frozen and shared: the views of checkpoints holding the same message or record hand out
+   * the same object, read and validated once (a step re-reads nothing the step before read).
    */
   getCheckpointView(checkpointId: string): Checkpoint;
   /**

@@ -95,8 +95,12 @@ export interface TimelineStart {
   checkpointCount?: number;
   /** Artifacts recorded after the last checkpoint, which the next one carries (a run continued by `resume`). */
   pendingArtifacts?: readonly ArtifactRef[];
-  /** The toolCallId of each record of `ledger` by position, when known (RunWriter.rebase): no record is read to find one. */
-  ledgerIds?: readonly string[];
+  /**
+   * The toolCallId of each record of `ledger` by position, when known (RunWriter.rebase; RunWriter.resume from
+   * the runs' tool calls): no record is read to find one. A hole (undefined) is a position not known: the records
+   * up to the last hole are searched as without ids.
+   */
+  ledgerIds?: readonly (string | undefined)[];
 }
 
 /**
@@ -249,17 +253,20 @@ class Ledger {
   /** The first position changed since `snapshot` was taken. */
   private dirtyFrom = Infinity;
 
-  constructor(start: readonly ToolCallRecord[], ids?: readonly string[]) {
+  constructor(start: readonly ToolCallRecord[], ids?: readonly (string | undefined)[]) {
     this.items = start.map((r) => (isStoredItem(r) ? r : deepFreeze(r)));
     this.startLength = this.items.length;
     this.unsearched = this.startLength;
     if (ids && ids.length === this.startLength) {
-      // The ids by position are known (a writer letting go of its history): nothing needs searching.
-      for (let at = ids.length - 1; at >= 0; at--) {
-        const id = ids[at] as string;
+      // The ids by position are known (a writer letting go of its history, the calls of a run's lineage) from the
+      // end back to the last hole: only the records before it are searched (none when there is no hole).
+      let at = ids.length - 1;
+      for (; at >= 0; at--) {
+        const id = ids[at];
+        if (id === undefined) break;
         if (!this.startIndex.has(id)) this.startIndex.set(id, at);
       }
-      this.unsearched = 0;
+      this.unsearched = at + 1;
     }
   }
 

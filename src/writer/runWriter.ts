@@ -157,6 +157,59 @@ function listsFrom(checkpointId: string, timeline: RunTimeline, ledger: readonly
   return { checkpointId, messages, messageCount: messages.length, ledger };
 }
 
+/**
+ * The toolCallId of each record of a run's ledger at its last checkpoint, by position, from the runs' calls alone:
+ * a writer keeps the records a run started with first, in place — a fork's are its parent's ledger at the fork
+ * point, known the same way — and adds the run's own calls after them in the order they were begun. So a fork of
+ * a late checkpoint finds a call among thousands of inherited records without reading them. Holes where it
+ * cannot know (an import's initial ledger). Checked against the records at both ends of what it knows (a read
+ * each): undefined, and every record searched as before, when a ledger was written otherwise.
+ */
+function ledgerIdsOf(
+  store: RunStore,
+  run: RunSummary,
+  ledger: readonly ToolCallRecord[],
+  own: readonly { toolCallId: string }[],
+): (string | undefined)[] | undefined {
+  if (ledger.length === 0) return undefined;
+  const ids = ledgerIdsAt(store, run, ledger.length, own, 0);
+  const known = ids.findIndex((id) => id !== undefined);
+  if (known < 0) return undefined;
+  for (const at of new Set([known, ids.length - 1])) {
+    if (ids[at] === undefined || itemFacts(ledger[at] as ToolCallRecord).toolCallId !== ids[at]) return undefined;
+  }
+  return ids;
+}
+
+/** ledgerIdsOf for `run`'s ledger when it held `length` records (`own`: its calls, when read already). */
+function ledgerIdsAt(
+  store: RunStore,
+  run: RunSummary,
+  length: number,
+  own: readonly { toolCallId: string }[] | undefined,
+  depth: number,
+): (string | undefined)[] {
+  const first = store.listCheckpoints(run.runId, { limit: 1 })[0];
+  const startLength = Math.min(
+    length,
+    first ? store.getCheckpointState(first.checkpointId).toolLedgerSnapshot.length : 0,
+  );
+  // a fork's start records are its parent's ledger at the fork point (a child run of another kind's are not)
+  const parent =
+    run.parentRunId && run.forkFromCheckpointId && depth < 64 && store.hasRun(run.parentRunId)
+      ? run.parentRunId
+      : undefined;
+  const start: (string | undefined)[] =
+    parent && startLength > 0
+      ? ledgerIdsAt(store, store.getRun(parent), startLength, undefined, depth + 1)
+      : new Array<undefined>(startLength).fill(undefined);
+  const calls = (own ?? store.listToolCallFacts(run.runId)).slice(0, length - startLength);
+  const ids = [...start, ...calls.map((c) => c.toolCallId)];
+  // fewer calls than records: a ledger not written this way; a hole at the end has every record searched
+  while (ids.length < length) ids.push(undefined);
+  return ids;
+}
+
 export class RunWriter {
   private readonly now: () => number;
   private readonly newId: (kind: IdKind) => string;
@@ -246,6 +299,7 @@ export class RunWriter {
       ledger: last?.toolLedgerSnapshot ?? options.start?.ledger ?? [],
       begun: own.map((r) => r.toolCallId),
       checkpointCount: run.checkpointCount,
+      ...(last ? { ledgerIds: ledgerIdsOf(store, run, last.toolLedgerSnapshot, own) } : {}),
     });
     // The run's own records as the store has them now: a call may have begun or finished after the last
     // checkpoint (without one of its own). Only those differ from the snapshot; the others are its records.

@@ -82,3 +82,40 @@ test('a fork after two calls finished is answered sun', async () => {
 test('a fork at the second call, begun but not finished there, answers it snow, then sun', async () => {
   assert.deepEqual(await skiesOfFork(checkpointOf('before_tool_call', 1)), ['snow', 'sun']);
 });
+
+test('a fork of a fork is answered as the fork was: sun after its own snow, snow and sun from its start', async () => {
+  // the first fork inherits the recording's rain and is answered snow, then sun
+  const from = store.listCheckpoints(RUN, { offset: checkpointOf('after_tool_call', 0) + 1, limit: 1 })[0];
+  const first = new ForkService(store).createReplay(RUN, {
+    fromCheckpointId: from?.checkpointId as string,
+    captured: true,
+  });
+  assert.equal((await runFork(store, first.forkRequestId)).status, 'completed');
+  assert.deepEqual(
+    store.listToolCalls(first.runId).map((c) => (c.result as { sky: string }).sky),
+    ['snow', 'sun'],
+  );
+  // forked again after its snow: its rain (inherited) and its snow are used, sun is next
+  const cps = store.listCheckpoints(first.runId);
+  const at = cps.findIndex((c) => c.boundary === 'after_tool_call');
+  const second = new ForkService(store).createReplay(first.runId, {
+    fromCheckpointId: cps[at + 1]?.checkpointId as string,
+    captured: true,
+  });
+  const o2 = await runFork(store, second.forkRequestId);
+  assert.equal(o2.status, 'completed');
+  assert.deepEqual(
+    store.listToolCalls(second.runId).map((c) => (c.result as { sky: string }).sky),
+    ['sun'],
+  );
+  // forked again at its start: only the inherited rain was used, snow and sun are next
+  const third = new ForkService(store).createReplay(first.runId, {
+    fromCheckpointId: cps[0]?.checkpointId as string,
+    captured: true,
+  });
+  assert.equal((await runFork(store, third.forkRequestId)).status, 'completed');
+  assert.deepEqual(
+    store.listToolCalls(third.runId).map((c) => (c.result as { sky: string }).sky),
+    ['snow', 'sun'],
+  );
+});

@@ -71,7 +71,7 @@ export class ToolCassette {
       startFinished.set(key, [...(startFinished.get(key) ?? []), at]);
     }
     const ownIndex = new Map<string, number>();
-    if (source) this.store.listToolCallFacts(source).forEach((f, i) => ownIndex.set(f.toolCallId, i));
+    if (source) this.store.listToolCallIds(source).forEach((id, i) => ownIndex.set(id, i));
     return { startCount, startFinished, ownIndex };
   }
 

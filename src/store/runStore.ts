@@ -305,6 +305,8 @@ export interface RunStore {
   listToolCalls(runId: string): ToolCallRecord[];
   /** A run's calls without their arguments and results (no blob is read), in order. */
   listToolCallFacts(runId: string): ToolCallFacts[];
+  /** The ids of a run's calls in the order they were begun (no record read: where each stands in the ledger). */
+  listToolCallIds(runId: string): string[];
   /** Recorded calls of `toolName` with `argsHash` in any of `runIds`, oldest first (the tool cassette). */
   findToolCalls(runIds: readonly string[], toolName: string, argsHash: string): ToolCallRecord[];
 

@@ -766,6 +766,11 @@ export class SqliteRunStore implements RunStore {
     return this.toolCalls.get(runId, toolCallId);
   }
 
+  listToolCallIds(runId: string): string[] {
+    this.assertOpen();
+    return this.toolCalls.ids(runId);
+  }
+
   listToolCallFacts(runId: string): ToolCallFacts[] {
     this.assertOpen();
     return this.toolCalls.facts(runId);

@@ -263,6 +263,15 @@ export class ToolCallTable {
       .map((r) => this.toToolCall(r));
   }
 
+  /** The ids of a run's calls, in order. */
+  ids(runId: string): string[] {
+    this.ctx.requireRunRow(runId);
+    return this.ctx
+      .sql('SELECT tool_call_id FROM tool_calls WHERE run_id = ? ORDER BY seq')
+      .all(runId)
+      .map((row) => String(row.tool_call_id));
+  }
+
   /** The calls of a run without their arguments and results (what a fork's plan weighs), in order. */
   facts(runId: string): ToolCallFacts[] {
     this.ctx.requireRunRow(runId);

@@ -162,8 +162,8 @@ function listsFrom(checkpointId: string, timeline: RunTimeline, ledger: readonly
  * a writer keeps the records a run started with first, in place — a fork's are its parent's ledger at the fork
  * point, known the same way — and adds the run's own calls after them in the order they were begun. So a fork of
  * a late checkpoint finds a call among thousands of inherited records without reading them. Holes where it
- * cannot know (an import's initial ledger). Checked against the records at both ends of what it knows (a read
- * each): undefined, and every record searched as before, when a ledger was written otherwise.
+ * cannot know (an import's initial ledger). Checked against the last two records (a read each): undefined, and
+ * every record searched as before, when a ledger was written otherwise.
  */
 function ledgerIdsOf(
   store: RunStore,
@@ -173,9 +173,9 @@ function ledgerIdsOf(
 ): (string | undefined)[] | undefined {
   if (ledger.length === 0) return undefined;
   const ids = ledgerIdsAt(store, run, ledger.length, own, 0);
-  const known = ids.findIndex((id) => id !== undefined);
-  if (known < 0) return undefined;
-  for (const at of new Set([known, ids.length - 1])) {
+  // the last two records (near the list's end, found without walking it): a ledger whose records stand
+  // elsewhere (shifted, or not from these calls) differs there
+  for (const at of new Set([Math.max(0, ids.length - 2), ids.length - 1])) {
     if (ids[at] === undefined || itemFacts(ledger[at] as ToolCallRecord).toolCallId !== ids[at]) return undefined;
   }
   return ids;
@@ -203,8 +203,8 @@ function ledgerIdsAt(
     parent && startLength > 0
       ? ledgerIdsAt(store, store.getRun(parent), startLength, undefined, depth + 1)
       : new Array<undefined>(startLength).fill(undefined);
-  const calls = (own ?? store.listToolCallFacts(run.runId)).slice(0, length - startLength);
-  const ids = [...start, ...calls.map((c) => c.toolCallId)];
+  const calls = (own?.map((c) => c.toolCallId) ?? store.listToolCallIds(run.runId)).slice(0, length - startLength);
+  const ids = [...start, ...calls];
   // fewer calls than records: a ledger not written this way; a hole at the end has every record searched
   while (ids.length < length) ids.push(undefined);
   return ids;

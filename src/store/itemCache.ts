@@ -26,7 +26,7 @@ export class ItemCache {
 
   constructor(
     private readonly maxItems = 8192,
-    private readonly maxWeight = 16 * 2 ** 20,
+    private readonly maxWeight = 8 * 2 ** 20,
   ) {}
 
   /** The item cached under `key`, or `read()`'s (frozen, and cached when it is not most of the cache). */

@@ -7,7 +7,7 @@
  */
 import { OcdbError, argsHash, type ForkConfig, type RuntimeContextSnapshot, type ToolCallRecord } from '../model';
 import { itemFacts, type RunStore, type ToolOutcome } from '../store';
-import { outcomeOf, outcomeValue } from '../writer';
+import { outcomeOf, outcomeValue, startLedgerLength } from '../writer';
 
 export interface CassetteAnswer {
   outcome: ToolOutcome;
@@ -55,11 +55,9 @@ export class ToolCassette {
 
   private layoutOf(): NonNullable<ToolCassette['layout']> {
     const source = this.lineage[0];
-    const first = source ? this.store.listCheckpoints(source, { limit: 1 })[0] : undefined;
-    const startCount = Math.min(
-      this.before.length,
-      first ? this.store.getCheckpointState(first.checkpointId).toolLedgerSnapshot.length : this.before.length,
-    );
+    const startCount = source
+      ? Math.min(this.before.length, startLedgerLength(this.store, source))
+      : this.before.length;
     const startFinished = new Map<string, number[]>();
     for (let at = 0; at < startCount; at++) {
       const r = itemFacts(this.before[at] as ToolCallRecord) as Pick<
@@ -68,7 +66,9 @@ export class ToolCassette {
       >;
       if (r.endedAt === undefined) continue;
       const key = keyOf(r.toolName, r.argsHash);
-      startFinished.set(key, [...(startFinished.get(key) ?? []), at]);
+      const positions = startFinished.get(key);
+      if (positions) positions.push(at);
+      else startFinished.set(key, [at]);
     }
     const ownIndex = new Map<string, number>();
     if (source) this.store.listToolCallIds(source).forEach((id, i) => ownIndex.set(id, i));

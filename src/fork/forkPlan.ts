@@ -27,6 +27,7 @@ import {
   type ToolPlanEntry,
 } from '../model';
 import { itemFacts, type RunStore, type ToolCallFacts } from '../store';
+import { startLedgerLength } from '../writer';
 import { lineageOf } from './lineage';
 import { promptTemplateFor, renderTemplate } from './promptRender';
 
@@ -140,11 +141,7 @@ function recordedTools(store: RunStore, lineage: string[], checkpoint: Checkpoin
   // run's calls: add them from the snapshot. The writer keeps them first, in place, and adds the run's own calls
   // after them — which the lineage loop has — so a late checkpoint's long ledger is not read; of the start
   // records only the inline fields (arguments and results stay unread).
-  const first = store.listCheckpoints(checkpoint.runId, { limit: 1 })[0];
-  const startCount =
-    first && first.checkpointId !== checkpoint.checkpointId
-      ? store.getCheckpointState(first.checkpointId).toolLedgerSnapshot.length
-      : checkpoint.toolLedgerSnapshot.length;
+  const startCount = startLedgerLength(store, checkpoint.runId);
   const snapshot = checkpoint.toolLedgerSnapshot;
   for (let i = 0; i < Math.min(startCount, snapshot.length); i++) {
     add(itemFacts(snapshot[i] as ToolCallRecord) as ToolCallFacts, checkpoint.runId);

@@ -181,6 +181,15 @@ function ledgerIdsOf(
   return ids;
 }
 
+/**
+ * How many records a run's ledger started with (its first checkpoint's: a fork's inherited ledger, an import's
+ * initial one): its own calls come after them, in the order they were begun.
+ */
+export function startLedgerLength(store: RunStore, runId: string): number {
+  const first = store.listCheckpoints(runId, { limit: 1 })[0];
+  return first ? store.getCheckpointState(first.checkpointId).toolLedgerSnapshot.length : 0;
+}
+
 /** ledgerIdsOf for `run`'s ledger when it held `length` records (`own`: its calls, when read already). */
 function ledgerIdsAt(
   store: RunStore,
@@ -189,11 +198,7 @@ function ledgerIdsAt(
   own: readonly { toolCallId: string }[] | undefined,
   depth: number,
 ): (string | undefined)[] {
-  const first = store.listCheckpoints(run.runId, { limit: 1 })[0];
-  const startLength = Math.min(
-    length,
-    first ? store.getCheckpointState(first.checkpointId).toolLedgerSnapshot.length : 0,
-  );
+  const startLength = Math.min(length, startLedgerLength(store, run.runId));
   // a fork's start records are its parent's ledger at the fork point (a child run of another kind's are not)
   const parent =
     run.parentRunId && run.forkFromCheckpointId && depth < 64 && store.hasRun(run.parentRunId)

@@ -49,9 +49,4 @@ export class ItemCache {
     }
     return value;
   }
-
-  clear(): void {
-    this.map.clear();
-    this.weight = 0;
-  }
 }

@@ -18,6 +18,8 @@ const POSTGRES_SUITE = [
   // a view's items validated and frozen once per content, shared by the views that hold them (i11 item 3)
   'test/unit/store/itemCache.test.ts',
   'test/unit/store/contentAddressing.test.ts',
+  // new content written without a look-up per blob; content stored before looked up again (i11 item 1)
+  'test/unit/store/blobLookups.test.ts',
   // a screenshot in a tool result stored once (issue 11, item 2)
   'test/unit/store/imageResults.test.ts',
   'test/unit/store/processes.test.ts',

@@ -43,6 +43,47 @@ export const COMPRESS_MIN = 256;
 /** A text at least this long is looked up before it is compressed and written (a shorter one costs less to write). */
 const LOOKUP_MIN = 256;
 
+/** After this many look-ups in a row found nothing, blobs are written without one (BlobLookups). */
+const MISSES_TO_SKIP = 16;
+/** While they are, one insert in this many is asked whether it found its row there (BlobLookups). */
+const INSERT_SAMPLE = 8;
+
+/**
+ * Whether a blob worth compressing is looked up before it is compressed and written. Looking up saves the
+ * compression of content stored before (an import of a transcript again, a fork's inherited results); but a writer
+ * of new content (a recording: every blob new) pays a look-up that finds nothing at every blob, a statement as dear
+ * as the insert — four a ReAct step, some 4 % of an append (issue 11). So the look-ups adapt: after MISSES_TO_SKIP
+ * in a row found nothing, blobs are inserted at once (INSERT OR IGNORE: the same row either way), and one insert in
+ * INSERT_SAMPLE is asked whether its row was there already (on PostgreSQL that answer is a round trip: a queued
+ * insert is otherwise sent with the next read); one that was turns the look-ups back on.
+ */
+class BlobLookups {
+  private misses = 0;
+  private skipping = false;
+  private inserts = 0;
+
+  /** True: look the blob up first. */
+  get first(): boolean {
+    return !this.skipping;
+  }
+
+  /** A look-up found the blob there, or not. */
+  found(there: boolean): void {
+    if (there) this.misses = 0;
+    else if (++this.misses >= MISSES_TO_SKIP) {
+      this.skipping = true;
+      this.inserts = 0;
+    }
+  }
+
+  /** A blob written without a look-up (`changes`: the insert's count, read only when sampled). */
+  inserted(result: { readonly changes: number }): void {
+    if (++this.inserts % INSERT_SAMPLE !== 0 || result.changes !== 0) return;
+    this.skipping = false;
+    this.misses = 0;
+  }
+}
+
 /** Items this close to a list's end are found by walking up from it; further back, the whole chain is read. */
 const SUFFIX_WALK = 256;
 
@@ -361,6 +402,8 @@ export class ContentStore {
 
   /** Blob data always bytes, and every column one type (SqlDriver.strictColumnTypes). */
   readonly bytesOnly: boolean;
+  /** Whether blobs are looked up before they are written. */
+  private readonly lookups = new BlobLookups();
 
   constructor(db: SqlDriver) {
     this.bytesOnly = db.strictColumnTypes === true;
@@ -417,13 +460,21 @@ export class ContentStore {
     // A blob worth deflating is looked up first: the same result arrives as the call's result and in its message.
     this.written.set(hash, text);
     if (this.inTransaction.has(hash)) return hash;
-    if (text.length < LOOKUP_MIN || !this.hasBlob.get(hashKey(hash))) {
-      this.insertBlob.run(hashKey(hash), encodeData(text, this.bytesOnly));
-    }
+    if (text.length < LOOKUP_MIN) this.insertBlob.run(hashKey(hash), encodeData(text, this.bytesOnly));
+    else if (!this.lookups.first)
+      this.lookups.inserted(this.insertBlob.run(hashKey(hash), encodeData(text, this.bytesOnly)));
+    else if (!this.isThere(hash)) this.insertBlob.run(hashKey(hash), encodeData(text, this.bytesOnly));
     // One transaction can write a whole import: what it keeps of them is bounded (a blob forgotten is looked up again).
     if (this.inTransaction.size >= IN_TRANSACTION_MAX) this.inTransaction.clear();
     this.inTransaction.add(hash);
     return hash;
+  }
+
+  /** A look-up of blob `hash` (BlobLookups): true when it is there. */
+  private isThere(hash: string): boolean {
+    const there = this.hasBlob.get(hashKey(hash)) !== undefined;
+    this.lookups.found(there);
+    return there;
   }
 
   /**
@@ -452,7 +503,8 @@ export class ContentStore {
     if (!shared && !base) return this.remember(record, text, this.putText(text));
     const hash = contentHash(text);
     this.written.set(hash, text);
-    if (this.hasBlob.get(hashKey(hash))) return this.remember(record, text, hash);
+    const lookedUp = this.lookups.first;
+    if (lookedUp && this.isThere(hash)) return this.remember(record, text, hash);
     // the members its base holds are not stored again
     const holed: Record<string, unknown> = {};
     const refs: [PartPath, string][] = base ? [[[], base.hash]] : [];
@@ -496,13 +548,15 @@ export class ContentStore {
       refs.push([[key], this.putText(memberText)]);
       holed[key] = null;
     }
-    if (refs.length === 0) this.insertBlob.run(hashKey(hash), encodeData(text, this.bytesOnly));
-    else
-      this.insertBlobWithRefs.run(
-        hashKey(hash),
-        encodeData(canonicalJson(holed), this.bytesOnly),
-        JSON.stringify(refs),
-      );
+    const written =
+      refs.length === 0
+        ? this.insertBlob.run(hashKey(hash), encodeData(text, this.bytesOnly))
+        : this.insertBlobWithRefs.run(
+            hashKey(hash),
+            encodeData(canonicalJson(holed), this.bytesOnly),
+            JSON.stringify(refs),
+          );
+    if (!lookedUp) this.lookups.inserted(written);
     return this.remember(record, text, hash);
   }
 

@@ -5,6 +5,7 @@
  */
 import { OcdbError, redactUrl } from '../model';
 import { PgDriver } from './pgDriver';
+import { applyFixups } from './fixups';
 import { migratePg, pgSchemaVersion } from './pgMigrations';
 import type { SqlDriver } from './sqlDriver';
 
@@ -30,6 +31,7 @@ export function openPgDriver(url: string, options: OpenPgOptions): { db: SqlDriv
       );
     }
     migratePg(db);
+    applyFixups(db);
     db.exec(`PRAGMA busy_timeout = ${options.busyTimeoutMs}`);
   } catch (e) {
     db.close();

@@ -68,6 +68,7 @@ export interface RunSummary {
   metadata: Record<string, unknown>;
   checkpointCount: number;
   toolCallCount: number;
+  /** The calls that ended in an error (a cancelled call is not one). */
   toolErrorCount: number;
   /** Number of ReAct steps (highest stepIndex + 1). */
   stepCount: number;

@@ -36,6 +36,7 @@ import { CheckpointTable, parseCheckpointShell } from './checkpointTable';
 import { ConfirmationTable } from './confirmationTable';
 import { ContentStore } from './contentStore';
 import { ForkRequestTable } from './forkRequestTable';
+import { applyFixups } from './fixups';
 import { LiveTable } from './liveTable';
 import { CLOCK_SKEW_MS, isCrashed, THIS_HOST } from './liveness';
 import { migrate } from './migrations';
@@ -116,6 +117,7 @@ export function openRunStore(file: string, options: OpenStoreOptions = {}): Sqli
     db.exec('PRAGMA synchronous = NORMAL');
     db.exec('PRAGMA foreign_keys = ON');
     migrate(db);
+    applyFixups(db);
     if (options.backgroundCheckpoints) db.checkpointInBackground?.();
   } catch (e) {
     db.close();
@@ -568,7 +570,7 @@ export class SqliteRunStore implements RunStore {
           toolCallId,
         );
         if (!call) continue;
-        const failed = call.state !== 'running' && call.state !== 'success' ? 1 : 0;
+        const failed = call.state === 'error' ? 1 : 0;
         if (c.boundary === 'before_tool_call') {
           this.sql('DELETE FROM tool_calls WHERE run_id = ? AND tool_call_id = ?').run(runId, toolCallId);
           this.sql(

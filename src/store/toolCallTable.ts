@@ -99,7 +99,7 @@ export class ToolCallTable {
       .sql(
         `UPDATE runs SET tool_call_count = tool_call_count + 1, tool_error_count = tool_error_count + ?${this.ctx.inlineStamp} WHERE run_id = ?`,
       )
-      .run(record.error === undefined ? 0 : 1, runId);
+      .run(state === 'error' ? 1 : 0, runId);
     return argsRef;
   }
 
@@ -143,7 +143,7 @@ export class ToolCallTable {
             toJson(open.liveEdit) ?? '',
           ).changes;
         if (changed === 1) {
-          this.afterFinish(runId, isError);
+          this.afterFinish(runId, input.outcome === 'error');
           // the record as toToolCall reads it back: its keys in the schema's order, the error as stored
           return compact({
             toolCallId: open.toolCallId,
@@ -177,13 +177,13 @@ export class ToolCallTable {
           { runId, toolCallId, state: found.state },
         );
       }
-      this.afterFinish(runId, isError);
+      this.afterFinish(runId, input.outcome === 'error');
       // The record as it reads back, from the row the UPDATE returned (the result as just stored, not read again).
       return this.toToolCall(row, stored?.value);
     });
   }
 
-  /** The run's counts and change stamp after a call finished. */
+  /** The run's counts and change stamp after a call finished (a cancelled call is not an error: store/fixups.ts). */
   private afterFinish(runId: string, isError: boolean): void {
     if (isError) this.ctx.sql('UPDATE runs SET tool_error_count = tool_error_count + 1 WHERE run_id = ?').run(runId);
     this.ctx.touchRun(runId);

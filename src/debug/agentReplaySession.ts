@@ -634,7 +634,7 @@ export class AgentReplaySession extends LoggingDebugSession {
       const ctl = this.ctlOfRun(view.runId) ?? this.controller();
       const at =
         view.runId === ctl.view.runId
-          ? checkpointAtLine(view.transcript(), this.convertClientLineToDebugger(args.line))
+          ? checkpointAtLine({ lines: view.lines() }, this.convertClientLineToDebugger(args.line))
           : undefined;
       response.body = {
         targets: at
@@ -690,7 +690,7 @@ export class AgentReplaySession extends LoggingDebugSession {
         stackFrames: refs.map((ref) => {
           const frame = toStackFrame(ref, this.frames.idOf(ref), ctl.view, (view, index) => ({
             source: this.sourceOf(view),
-            line: this.convertDebuggerLineToClient(view.transcript().lines[index]?.line ?? 0),
+            line: this.convertDebuggerLineToClient(view.lines()[index]?.line ?? 0),
           }));
           frame.column = this.convertDebuggerColumnToClient(frame.column); // 1 here; 0 for a client counting from 0
           return frame;

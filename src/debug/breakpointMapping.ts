@@ -26,7 +26,7 @@ export function setSourceBreakpoints(
 ): DebugProtocol.Breakpoint[] {
   const specs = (args.breakpoints ?? []).map((b) => ({ ...b, line: lines.toDebugger(b.line) }));
   const foreign = view.runId !== replayed.runId;
-  return set.setSourceBreakpoints(view.runId, view.transcript(), specs).map((r) => ({
+  return set.setSourceBreakpoints(view.runId, { lines: view.lines() }, specs).map((r) => ({
     id: r.id,
     verified: r.verified && !foreign,
     message: foreign ? `This transcript is run ${view.runId}; the session replays ${replayed.runId}.` : r.message,
@@ -38,8 +38,8 @@ export function setSourceBreakpoints(
 /** The checkpoint lines of a transcript within [from, to] (debugger lines). */
 export function checkpointLines(view: RunView, from: number, to: number): number[] {
   return view
-    .transcript()
-    .lines.filter((l) => l.line >= from && l.line <= to)
+    .lines()
+    .filter((l) => l.line >= from && l.line <= to)
     .map((l) => l.line);
 }
 

@@ -17,6 +17,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { RunView } from '../replay/runView';
+import { TRANSCRIPT_FORMAT } from '../replay/transcript';
 import { storeLocalFolder } from '../store';
 
 export const TRANSCRIPT_EXTENSION = '.transcript';
@@ -49,11 +50,38 @@ export function writeTranscriptFile(file: string, text: string): boolean {
 }
 
 /**
- * Writes the transcript of `view`'s run, rendered at the view's detail level, to its file beside the store at
- * `storePath` (unless the file already holds exactly that text). Returns the file, or undefined when the folder is
- * not writable.
+ * What a transcript file was rendered from: the run as it stood (its change counter moves with every write to it:
+ * a checkpoint, a live edit, its end), the detail level and the rendering's version. Kept beside the file
+ * (`<file>.key`): a session that finds the file written from the same is spared rendering it again (on a run of
+ * 10,000 checkpoints, reading every result and message excerpted: most of a second).
  */
-export function writeRunTranscript(storePath: string, view: Pick<RunView, 'runId' | 'transcript'>): string | undefined {
+function keyOf(view: Pick<RunView, 'run' | 'detail'>): string {
+  const { run } = view;
+  return JSON.stringify([TRANSCRIPT_FORMAT, run.runId, run.startedAt, run.changeSeq, run.checkpointCount, view.detail]);
+}
+
+/**
+ * Writes the transcript of `view`'s run, rendered at the view's detail level, to its file beside the store at
+ * `storePath` — unless the file was written from the same run at the same level (its key), or already holds exactly
+ * that text. Returns the file, or undefined when the folder is not writable.
+ */
+export function writeRunTranscript(
+  storePath: string,
+  view: Pick<RunView, 'runId' | 'run' | 'detail' | 'transcript'>,
+): string | undefined {
   const file = transcriptPath(storePath, view.runId);
-  return writeTranscriptFile(file, view.transcript().text) ? file : undefined;
+  const key = keyOf(view);
+  const keyFile = `${file}.key`;
+  try {
+    if (fs.readFileSync(keyFile, 'utf8') === key && fs.existsSync(file)) return file;
+  } catch {
+    // no key (a file an older release wrote, or none): rendered below
+  }
+  if (!writeTranscriptFile(file, view.transcript().text)) return undefined;
+  try {
+    fs.writeFileSync(keyFile, key, 'utf8');
+  } catch {
+    // the file is written; without its key the next session renders it again
+  }
+  return file;
 }

@@ -184,7 +184,7 @@ export class BreakpointSet {
   /** Replaces the source breakpoints of `runId`'s transcript; lines are 0-based. */
   setSourceBreakpoints(
     runId: string,
-    transcript: Transcript,
+    transcript: Pick<Transcript, 'lines'>,
     specs: readonly (BreakpointOptions & { line: number })[],
   ) {
     const armed: SourceBp[] = [];

@@ -8,7 +8,14 @@
 import { divergenceOfError, divergenceSummary, type Checkpoint, type ToolCallRecord } from '../model';
 import type { CheckpointSummary, RunStore, RunSummary } from '../store';
 import { divergenceCheckpointId, type CheckpointAccess } from './breakpoints';
-import { DEFAULT_TRANSCRIPT_DETAIL, renderTranscript, type Transcript, type TranscriptDetail } from './transcript';
+import {
+  DEFAULT_TRANSCRIPT_DETAIL,
+  renderTranscript,
+  transcriptLines,
+  type Transcript,
+  type TranscriptDetail,
+  type TranscriptLine,
+} from './transcript';
 
 const CACHE_SIZE = 16;
 
@@ -21,6 +28,7 @@ export class RunView implements CheckpointAccess {
   /** The detail level of this view's transcript. */
   readonly detail: TranscriptDetail;
   private transcriptCache: Transcript | undefined;
+  private linesCache: TranscriptLine[] | undefined;
   private readonly cache = new Map<number, Checkpoint>();
   private readonly indexById = new Map<string, number>();
 
@@ -93,6 +101,16 @@ export class RunView implements CheckpointAccess {
       },
     );
     return this.transcriptCache;
+  }
+
+  /**
+   * The checkpoint lines of the transcript (those of `transcript()`), without rendering it when it was not: what
+   * frames and source breakpoints need while the text is a file written before (debug/transcriptFiles.ts).
+   */
+  lines(): TranscriptLine[] {
+    if (this.transcriptCache) return this.transcriptCache.lines;
+    this.linesCache ??= transcriptLines(this.run, this.summaries, this.store.listLiveEdits(this.runId).length);
+    return this.linesCache;
   }
 
   /** A call of the whole ledger by id. */

@@ -180,22 +180,22 @@ function describe(s: CheckpointSummary, src: Sources, first: boolean): string {
 }
 
 /**
- * Renders the transcript of `run`. `checkpoints` are the run's summaries in
- * order; `load` fetches a full checkpoint when a line needs its messages.
+ * The version of the transcript's text: a transcript file written at another one is rendered again
+ * (debug/transcriptFiles.ts keys the file by it). Bump it with any change to what a line says.
  */
-export function renderTranscript(
+export const TRANSCRIPT_FORMAT = 1;
+
+/**
+ * The transcript's layout — its header, a separator per ReAct step, one line per checkpoint — with each checkpoint
+ * line's text from `body` (absent: the lines alone, no text). The one place line numbers come from, so the lines a
+ * session points its frames at without rendering (transcriptLines) are those of the rendered text.
+ */
+function layout(
   run: RunSummary,
   checkpoints: readonly CheckpointSummary[],
-  load: (checkpointId: string) => Checkpoint,
-  options: TranscriptOptions = {},
+  liveEditCount: number,
+  body?: (s: CheckpointSummary, i: number) => string,
 ): Transcript {
-  const src: Sources = {
-    run,
-    load,
-    last: options.lastMessage ?? ((id) => load(id).messages.at(-1)),
-    calls: options.toolCalls ? new Map(options.toolCalls.map((t) => [t.toolCallId, t])) : undefined,
-    max: EXCERPT_LENGTHS[options.detail ?? DEFAULT_TRANSCRIPT_DETAIL],
-  };
   const out: string[] = [];
   const lines: TranscriptLine[] = [];
   const status = runStatusText(run);
@@ -206,13 +206,7 @@ export function renderTranscript(
   out.push(
     `# ${plural(run.stepCount, 'step')} · ${plural(run.toolCallCount, 'tool call')} (${plural(run.toolErrorCount, 'error')}) · tokens ${run.inputTokens} in / ${run.outputTokens} out`,
   );
-  const edits = new Map<string, string[]>();
-  for (const e of options.liveEdits ?? []) {
-    edits.set(e.checkpointId, [...(edits.get(e.checkpointId) ?? []), `✎ ${liveEditSummary(e.edits)}`]);
-  }
-  if (edits.size > 0) {
-    out.push(`# ${plural(options.liveEdits?.length ?? 0, 'live edit')} by a debugger while it ran (marked ✎)`);
-  }
+  if (liveEditCount > 0) out.push(`# ${plural(liveEditCount, 'live edit')} by a debugger while it ran (marked ✎)`);
   let step: number | undefined;
   checkpoints.forEach((s, i) => {
     if (s.stepIndex !== step) {
@@ -230,11 +224,49 @@ export function renderTranscript(
     if (s.toolCallId) line.toolCallId = s.toolCallId;
     if (s.toolName) line.toolName = s.toolName;
     lines.push(line);
+    out.push(body ? `[${s.index}] ${s.boundary} · ${body(s, i)}` : '');
+  });
+  return { text: body ? out.join('\n') + '\n' : '', lines };
+}
+
+/**
+ * The checkpoint lines of `run`'s transcript without rendering it (no message, argument or result read): what a
+ * debug session points its frames and source breakpoints at while the text is the file a session wrote before.
+ */
+export function transcriptLines(
+  run: RunSummary,
+  checkpoints: readonly CheckpointSummary[],
+  liveEditCount: number,
+): TranscriptLine[] {
+  return layout(run, checkpoints, liveEditCount).lines;
+}
+
+/**
+ * Renders the transcript of `run`. `checkpoints` are the run's summaries in
+ * order; `load` fetches a full checkpoint when a line needs its messages.
+ */
+export function renderTranscript(
+  run: RunSummary,
+  checkpoints: readonly CheckpointSummary[],
+  load: (checkpointId: string) => Checkpoint,
+  options: TranscriptOptions = {},
+): Transcript {
+  const src: Sources = {
+    run,
+    load,
+    last: options.lastMessage ?? ((id) => load(id).messages.at(-1)),
+    calls: options.toolCalls ? new Map(options.toolCalls.map((t) => [t.toolCallId, t])) : undefined,
+    max: EXCERPT_LENGTHS[options.detail ?? DEFAULT_TRANSCRIPT_DETAIL],
+  };
+  const edits = new Map<string, string[]>();
+  for (const e of options.liveEdits ?? []) {
+    edits.set(e.checkpointId, [...(edits.get(e.checkpointId) ?? []), `✎ ${liveEditSummary(e.edits)}`]);
+  }
+  return layout(run, checkpoints, options.liveEdits?.length ?? 0, (s, i) => {
     const marks = edits.get(s.checkpointId);
     const edited = marks ? ` · ${marks.map((m) => excerpt(m, src.max * 2)).join(' · ')}` : '';
-    out.push(`[${s.index}] ${s.boundary} · ${describe(s, src, i === 0)}${edited}`);
+    return `${describe(s, src, i === 0)}${edited}`;
   });
-  return { text: out.join('\n') + '\n', lines };
 }
 
 /** The 0-based line of `checkpointId`, or undefined when the transcript has none. */

@@ -12,7 +12,9 @@ import { transcriptPath, writeRunTranscript } from '../../../src/debug/transcrip
 import { TranscriptSources } from '../../../src/debug/transcriptSources';
 import { RunView } from '../../../src/replay/runView';
 import { EXCERPT_LENGTHS, TRANSCRIPT_DETAILS, type TranscriptDetail } from '../../../src/replay/transcript';
+import { openRecorder } from '../../../src/recorder';
 import type { RunStore } from '../../../src/store';
+import { testContext } from '../../helpers/context';
 import { openDemoStore } from '../extension/demoStore';
 
 const RUN = 'demo-support-refund';
@@ -76,5 +78,63 @@ describe('one transcript writer', () => {
     assert.equal(userExcerpt(normal)?.length, EXCERPT_LENGTHS.normal);
     const whole = userExcerpt(full) ?? '';
     assert.ok(whole.length > EXCERPT_LENGTHS.normal && whole.length <= EXCERPT_LENGTHS.full, whole);
+  });
+
+  /** A view of `runId` at `detail` that counts its renderings. */
+  function countingView(runId: string, detail: TranscriptDetail = 'normal'): { view: RunView; renders: () => number } {
+    const view = new RunView(store, runId, { detail });
+    let renders = 0;
+    const render = view.transcript.bind(view);
+    view.transcript = () => (renders++, render());
+    return { view, renders: () => renders };
+  }
+
+  it('a session that finds the transcript written from the same run renders nothing; a run that grew is rendered again', async () => {
+    const file = transcriptPath(storePath, RUN);
+    fs.rmSync(file, { force: true });
+    const first = countingView(RUN);
+    assert.equal(writeRunTranscript(storePath, first.view), file);
+    assert.equal(first.renders(), 1);
+    const text = fs.readFileSync(file, 'utf8');
+
+    const again = countingView(RUN);
+    assert.equal(writeRunTranscript(storePath, again.view), file);
+    assert.equal(again.renders(), 0, 'the file written from the same run is the transcript');
+    assert.equal(fs.readFileSync(file, 'utf8'), text);
+    assert.deepEqual(again.view.lines(), first.view.transcript().lines, 'frames point at the lines of the text');
+    assert.equal(again.renders(), 0);
+
+    const full = countingView(RUN, 'full');
+    writeRunTranscript(storePath, full.view);
+    assert.equal(full.renders(), 1, 'another detail level is rendered');
+
+    // a run still being recorded: each checkpoint moves it on
+    const recorder = openRecorder({ store: storePath, heartbeatMs: 0 });
+    const live = recorder.startRun({
+      runId: 'growing',
+      agentId: 'transcripts',
+      runtimeContext: testContext(),
+      messages: [{ role: 'user', content: 'go' }],
+    });
+    try {
+      await live.modelCall({}, () => Promise.resolve({ message: { role: 'assistant', content: 'step one' } }));
+      writeRunTranscript(storePath, countingView('growing').view);
+      await live.modelCall({}, () => Promise.resolve({ message: { role: 'assistant', content: 'step two' } }));
+      const grown = countingView('growing');
+      const grownFile = writeRunTranscript(storePath, grown.view);
+      assert.equal(grown.renders(), 1, 'the run grew: rendered again');
+      assert.match(fs.readFileSync(grownFile ?? '', 'utf8'), /assistant: step two/);
+    } finally {
+      live.end();
+      recorder.close();
+    }
+  });
+
+  it("every demo run's lines without rendering are those of its rendered transcript", () => {
+    for (const run of store.listRuns().runs) {
+      const view = new RunView(store, run.runId);
+      const lines = view.lines();
+      assert.deepEqual(lines, new RunView(store, run.runId).transcript().lines, run.runId);
+    }
   });
 });

@@ -57,9 +57,12 @@ export class TranscriptService implements vscode.Disposable {
     return view;
   }
 
-  /** The rendered transcript of `runId` (cached until the run changes). */
-  transcript(runId: string): Transcript {
-    return this.viewOf(runId).transcript();
+  /**
+   * The checkpoint lines of `runId`'s transcript (cached until the run changes): laid out from its summaries, not
+   * rendered — the text is the file (ensureFile), rendered only when it is not current.
+   */
+  transcript(runId: string): Pick<Transcript, 'lines'> {
+    return { lines: this.viewOf(runId).lines() };
   }
 
   /** Where the transcript file of `runId` lives. */

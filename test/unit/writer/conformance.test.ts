@@ -337,7 +337,11 @@ describe('the write path: one scripted run recorded three ways', () => {
         ],
         id,
       );
-      assert.equal(store.getRun(id).toolErrorCount, 2, `${id}: the error and the cancellation count as tool errors`);
+      assert.equal(
+        store.getRun(id).toolErrorCount,
+        1,
+        `${id}: the error counts as a tool error, the cancellation does not`,
+      );
       const transcript = renderTranscript(store.getRun(id), store.listCheckpoints(id), (c) => store.getCheckpoint(c), {
         toolCalls: store.listToolCalls(id),
       });

@@ -19,7 +19,7 @@ interface Fixup {
 /** What a run's calls that ended in an error count: `state = 'error'` (a cancelled call is no error). */
 const ERRORS_OF_RUN = "(SELECT COUNT(*) FROM tool_calls t WHERE t.run_id = runs.run_id AND t.state = 'error')";
 
-export const FIXUPS: readonly Fixup[] = [
+const FIXUPS: readonly Fixup[] = [
   // Before this release a run's tool_error_count counted its cancelled calls too (an interrupted tool use, a call the trace
   // ends before its result): the runs tree, `ocdb runs` and the transcript said "1 error" for a call shown cancelled.
   {

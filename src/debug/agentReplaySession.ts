@@ -29,7 +29,15 @@ import type { RunView } from '../replay/runView';
 import { toDapError } from './dapErrors';
 import { CAPABILITIES } from './capabilities';
 import { checkpointLines, dataBreakpointInfo, exceptionInfo, setSourceBreakpoints } from './breakpointMapping';
-import { FrameIds, pageFrames, toStackFrame, totalFrames, type FrameRef } from './frames';
+import {
+  FrameIds,
+  labelFrame,
+  pageFrames,
+  toStackFrame,
+  totalFrames,
+  UNPAGED_FRAMES,
+  type FrameRef,
+} from './frames';
 import { LiveController, type LiveEvent } from './liveController';
 import { LiveLoop } from './liveLoop';
 import { ReplayController, type StopInfo } from './replayController';
@@ -685,18 +693,21 @@ export class AgentReplaySession extends LoggingDebugSession {
         return;
       }
       const segments = ctl.segments();
-      const refs = pageFrames(segments, args.startFrame ?? 0, args.levels ?? 0);
-      response.body = {
-        stackFrames: refs.map((ref) => {
-          const frame = toStackFrame(ref, this.frames.idOf(ref), ctl.view, (view, index) => ({
-            source: this.sourceOf(view),
-            line: this.convertDebuggerLineToClient(view.lines()[index]?.line ?? 0),
-          }));
-          frame.column = this.convertDebuggerColumnToClient(frame.column); // 1 here; 0 for a client counting from 0
-          return frame;
-        }),
-        totalFrames: totalFrames(segments),
-      };
+      const total = totalFrames(segments);
+      const start = Math.max(0, args.startFrame ?? 0);
+      // a request for every frame (no levels) gets the newest UNPAGED_FRAMES and a label counting the rest
+      const unpaged = (args.levels ?? 0) <= 0 && total - start > UNPAGED_FRAMES;
+      const refs = pageFrames(segments, start, unpaged ? UNPAGED_FRAMES : (args.levels ?? 0));
+      const stackFrames = refs.map((ref) => {
+        const frame = toStackFrame(ref, this.frames.idOf(ref), ctl.view, (view, index) => ({
+          source: this.sourceOf(view),
+          line: this.convertDebuggerLineToClient(view.lines()[index]?.line ?? 0),
+        }));
+        frame.column = this.convertDebuggerColumnToClient(frame.column); // 1 here; 0 for a client counting from 0
+        return frame;
+      });
+      if (unpaged) stackFrames.push(labelFrame(this.frames.label(), total - start - refs.length));
+      response.body = { stackFrames, totalFrames: total };
       this.sendResponse(response);
     });
   }
@@ -706,6 +717,13 @@ export class AgentReplaySession extends LoggingDebugSession {
     const ctl = this.controller(); // before a launch / attach: says so rather than "not a frame"
     if (frameId === undefined) return ctl.current;
     const ref = this.frames.get(frameId);
+    if (!ref && this.frames.isLabel(frameId)) {
+      throw new OcdbError(
+        'InvalidInput',
+        `frameId ${frameId} is the label that counts the checkpoints not listed, not a checkpoint: step back to reach them.`,
+        { path: 'frameId' },
+      );
+    }
     if (!ref) {
       throw new OcdbError(
         'InvalidInput',
@@ -731,7 +749,9 @@ export class AgentReplaySession extends LoggingDebugSession {
 
   protected override scopesRequest(response: DebugProtocol.ScopesResponse, args: RequestArgs<'scopes'>) {
     this.handle(response, () => {
-      response.body = { scopes: this.vars.scopes(this.refOf(args.frameId)) };
+      // the label frame (selected in a client that lists frames as lines: Emacs) has nothing to show
+      const label = args.frameId !== undefined && this.frames.isLabel(args.frameId);
+      response.body = { scopes: label ? [] : this.vars.scopes(this.refOf(args.frameId)) };
       this.sendResponse(response);
     });
   }
@@ -739,7 +759,9 @@ export class AgentReplaySession extends LoggingDebugSession {
   protected override variablesRequest(response: DebugProtocol.VariablesResponse, args: RequestArgs<'variables'>): void {
     this.handle(response, () => {
       this.container(args.variablesReference);
-      response.body = { variables: this.vars.variables(args.variablesReference, args.start, args.count) };
+      response.body = {
+        variables: this.vars.variables(args.variablesReference, args.start, args.count, args.filter),
+      };
       this.sendResponse(response);
     });
   }
@@ -759,7 +781,7 @@ export class AgentReplaySession extends LoggingDebugSession {
             path: 'variablesReference',
           });
         }
-        const key = Array.isArray(this.vars.valueOf(c)) ? Number(args.name) : args.name;
+        const key = Array.isArray(this.vars.valueOf(c)) ? itemIndex(args.name) : args.name;
         const now = pending.set([...c.pendingPath, key], parseEditedValue(args.value));
         response.body = { value: previewValue(now) };
         this.sendResponse(response);
@@ -772,7 +794,7 @@ export class AgentReplaySession extends LoggingDebugSession {
           { path: 'variablesReference' },
         );
       }
-      const key = Array.isArray(c.value) ? Number(args.name) : args.name;
+      const key = Array.isArray(c.value) ? itemIndex(args.name) : args.name;
       const value = parseEditedValue(args.value);
       (this.ctlOfRun(c.ref.view.runId) ?? this.controller()).stage(c.ref, [...c.contextPath, key], value);
       response.body = { value: previewValue(value) };
@@ -899,4 +921,14 @@ export class AgentReplaySession extends LoggingDebugSession {
     this.sendResponse(response);
     this.shutdown(); // ends the process only when running over stdio (not inline or as a server)
   }
+}
+
+/** The index an array item's variable is named by; an index range (`[0 … 99]`, Variables.ranges) is no value to set. */
+function itemIndex(name: string): number {
+  if (!/^\d+$/.test(name)) {
+    throw new OcdbError('InvalidInput', `${name} is a range of items, not a value: expand it and set an item.`, {
+      path: 'name',
+    });
+  }
+  return Number(name);
 }

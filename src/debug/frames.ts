@@ -2,7 +2,8 @@
  * Stack frames of a replayed run: the checkpoints from the current one back
  * to the start, newest on top; for a fork, the frames before the fork point
  * continue in the parent run (and its parent, ...). Paged by startFrame /
- * levels without materialising all frames. Frame ids are handed out per stop.
+ * levels without materialising all frames; a request for all of them (no `levels`: Emacs dap-mode) gets the newest
+ * UNPAGED_FRAMES and a label frame that counts the rest. Frame ids are handed out per stop.
  * No DAP transport here: returns plain DAP-shaped objects.
  */
 import type { DebugProtocol } from '@vscode/debugprotocol';
@@ -54,6 +55,24 @@ export function frameSegments(
   return segments;
 }
 
+/**
+ * At most this many frames answer a stackTrace request without `levels` (a client that does not page: Emacs dap-mode
+ * asks for every frame at every stop). The rest is counted by a label frame (labelFrame): at the end of a 10k-checkpoint
+ * run a stop then shows 200 frames, not 10,000, and costs what it shows. A paging client (VS Code) is not affected.
+ */
+export const UNPAGED_FRAMES = 200;
+
+/** The label frame after the frames an unpaged request was given: how many earlier checkpoints it leaves out. */
+export function labelFrame(id: number, left: number): DebugProtocol.StackFrame {
+  return {
+    id,
+    name: `… ${left.toLocaleString('en-US')} earlier checkpoint${left === 1 ? '' : 's'} not listed: step back to reach them`,
+    line: 0,
+    column: 0,
+    presentationHint: 'label',
+  };
+}
+
 export function totalFrames(segments: readonly FrameSegment[]): number {
   return segments.reduce((n, s) => n + s.top + 1, 0);
 }
@@ -81,10 +100,23 @@ export class FrameIds {
   private next = 1;
   private readonly byKey = new Map<string, number>();
   private readonly refs = new Map<number, FrameRef>();
+  private readonly labels = new Set<number>();
 
   reset(): void {
     this.byKey.clear();
     this.refs.clear();
+    this.labels.clear();
+  }
+
+  /** An id for a label frame (labelFrame) of this stop: no checkpoint. */
+  label(): number {
+    const id = this.next++;
+    this.labels.add(id);
+    return id;
+  }
+
+  isLabel(id: number): boolean {
+    return this.labels.has(id);
   }
 
   idOf(ref: FrameRef): number {

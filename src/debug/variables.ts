@@ -4,7 +4,9 @@
  * prompt version, finish reason, usage), Messages, Runtime Context (with the
  * staged edits applied), Tool Ledger (args, result, error, side effect,
  * policy, duration) and Artifacts. Children load lazily through variable
- * references handed out per stop; arrays are paged (`indexedVariables`);
+ * references handed out per stop; arrays are paged (`indexedVariables`), and
+ * a long array asked for whole (a client that does not page) is answered in
+ * index ranges (`[0 … 99]`: UNPAGED_ITEMS);
  * long strings are shortened in the value and whole on expand / copy
  * (evaluateName). Returns plain DAP-shaped objects; no transport.
  */
@@ -32,8 +34,18 @@ const SCOPE_NAMES: Record<ScopeKind, string> = {
 /** Strings longer than this are shortened in `value` (whole on expand and copy). */
 export const LONG_STRING = 200;
 
+/**
+ * An array longer than this asked for without `count` (a client that does not page: Emacs dap-mode asks for every
+ * child) is answered as index ranges of this many items, nested by the same factor for longer ones (`[0 … 9999]`
+ * holds `[0 … 99]` …), the synthetic `virtual` variables DAP has for this and the chunks VS Code makes itself: the
+ * Messages of a 10k-checkpoint run are 50 ranges, not 4,951 variables. A client that pages gets the items it asks for.
+ */
+export const UNPAGED_ITEMS = 100;
+
 interface Container {
   ref: FrameRef;
+  /** An index range of the array `value` (a `[a … b]` group of an unpaged request): its items [from, to). */
+  range?: { from: number; to: number };
   scope: ScopeKind;
   value: unknown;
   /** Expression that evaluates to `value` (undefined for synthetic values). */
@@ -301,24 +313,58 @@ export class Variables {
     };
   }
 
-  /** Children of `reference`; arrays honour `start`/`count` (paging). */
-  variables(reference: number, start?: number, count?: number): DebugProtocol.Variable[] {
+  /**
+   * Children of `reference`; arrays honour `start`/`count` (paging, relative to an index range's first item), and
+   * `filter` (an array has no named children, an object no indexed ones). An array asked for without `count` and
+   * longer than UNPAGED_ITEMS answers index ranges.
+   */
+  variables(
+    reference: number,
+    start?: number,
+    count?: number,
+    filter?: 'indexed' | 'named',
+  ): DebugProtocol.Variable[] {
     const c = this.containers.get(reference);
     if (!c) return [];
     const value = this.valueOf(c);
     if (c.fullText) {
-      return [{ name: 'text', value: String(value), variablesReference: 0, evaluateName: c.evaluateName }];
+      return filter === 'indexed'
+        ? []
+        : [{ name: 'text', value: String(value), variablesReference: 0, evaluateName: c.evaluateName }];
     }
     if (Array.isArray(value)) {
-      const from = Math.max(0, start ?? 0);
-      const to = count !== undefined && count > 0 ? Math.min(value.length, from + count) : value.length;
+      if (filter === 'named') return [];
+      const first = c.range?.from ?? 0;
+      const end = Math.min(value.length, c.range?.to ?? value.length);
+      const from = Math.min(end, first + Math.max(0, start ?? 0));
+      if ((count === undefined || count <= 0) && end - from > UNPAGED_ITEMS) return this.ranges(c, from, end);
+      const to = count !== undefined && count > 0 ? Math.min(end, from + count) : end;
       const out: DebugProtocol.Variable[] = [];
       for (let i = from; i < to; i++) out.push(this.toVariable(c, String(i), i, value[i]));
       return out;
     }
     if (value !== null && typeof value === 'object') {
+      if (filter === 'indexed') return [];
       return Object.entries(value as Record<string, unknown>).map(([k, v]) => this.toVariable(c, k, k, v));
     }
     return [];
+  }
+
+  /** Items [from, end) of array container `c` as index ranges of UNPAGED_ITEMS (or a power of it: at most that many). */
+  private ranges(c: Container, from: number, end: number): DebugProtocol.Variable[] {
+    let size = UNPAGED_ITEMS;
+    while (end - from > size * UNPAGED_ITEMS) size *= UNPAGED_ITEMS;
+    const out: DebugProtocol.Variable[] = [];
+    for (let a = from; a < end; a += size) {
+      const b = Math.min(end, a + size);
+      out.push({
+        name: `[${a} … ${b - 1}]`,
+        value: `${b - a} items`,
+        variablesReference: this.handle({ ...c, range: { from: a, to: b } }),
+        indexedVariables: b - a,
+        presentationHint: { kind: 'virtual' },
+      });
+    }
+    return out;
   }
 }

@@ -2,7 +2,8 @@
  * A real session of another editor: Debian's Emacs with its dap-mode package (`emacs-nox elpa-dap-mode`, installed
  * by .ci/run) loads the README's dap-mode block as it is and drives `ocdb dap` in batch mode with dap-mode's own
  * commands (test/dap/support/dapMode.el): launch, step forward and back, a breakpoint added in the transcript buffer,
- * evaluate, a run growing while it is replayed, disconnect, and an attach that stops a real agent process. Without Emacs and dap-mode this test fails: it is part
+ * evaluate, a run growing while it is replayed, disconnect, a long run's stop as dap-mode asks for it (every frame, a
+ * scope unpaged), and an attach that stops a real agent process. Without Emacs and dap-mode this test fails: it is part
  * of the DAP layer, not an optional extra.
  */
 import assert from 'node:assert/strict';
@@ -14,7 +15,8 @@ import { after, before, describe, it } from 'node:test';
 import type { Recorder } from '../../src/recorder';
 import type { RunRecorder } from '../../src/recorder/runRecorder';
 import { openRunStore } from '../../src/store';
-import { ROOT, buildOnce } from './support/dapClient';
+import { recordLongRun } from '../bench/longRun';
+import { ROOT, buildOnce, checkpointsOf } from './support/dapClient';
 import { startAgent } from './support/liveAgent';
 import { startLiveRun } from './support/liveRecording';
 
@@ -83,6 +85,8 @@ describe('Emacs dap-mode drives ocdb dap', () => {
     const agentDone = path.join(dir, 'agent-done');
 
     ({ recorder, run } = await startLiveRun(store, { runId: 'emacs-live-run', agentId: 'live-agent' }));
+    const longRun = recordLongRun(store, 600, 'emacs-long-run');
+    const longEnd = checkpointsOf(store, longRun).at(-1)?.checkpointId ?? '';
 
     const env = {
       ...process.env,
@@ -92,6 +96,8 @@ describe('Emacs dap-mode drives ocdb dap', () => {
       OCDB_GROWING_RUN: 'emacs-live-run',
       OCDB_GROWTH_FILE: growth,
       OCDB_GROW_REQUEST: growRequest,
+      OCDB_LONG_RUN: longRun,
+      OCDB_LONG_RUN_END: longEnd,
       OCDB_ATTACH_AGENT: 'emacs-order-bot',
       OCDB_ATTACH_READY: attachReady,
       OCDB_AGENT_DONE: agentDone,
@@ -175,6 +181,22 @@ describe('Emacs dap-mode drives ocdb dap', () => {
     const next = byName('growing-next') as Frame | undefined;
     assert.equal(next?.name, 'step 0 · before_tool_call · search', why());
     assert.match(next?.text ?? '', /^\[3\] before_tool_call · search/, why());
+  });
+  it("a long run's stop in dap-mode lists the newest 200 frames and a label, and Messages as index ranges", () => {
+    assert.deepEqual(
+      byName('long-frames'),
+      {
+        count: 201,
+        first: 'end · agent_end',
+        last: '… 400 earlier checkpoints not listed: step back to reach them',
+      },
+      why(),
+    );
+    assert.deepEqual(
+      byName('long-messages'),
+      ['[0 … 99]', '[100 … 199]', '[200 … 299]', '[300 … 399]', '[400 … 499]', '[500 … 598]'],
+      why(),
+    );
   });
   it('dap-disconnect ends the adapter', () => {
     assert.equal(byName('disconnected'), true, why());

@@ -7,7 +7,8 @@
 ;; snippet, then starts "Replay agent run" with `dap-debug' and drives it with dap-mode's own commands: stop on
 ;; entry, step forward, step back, a breakpoint added with `dap-breakpoint-add' in the transcript buffer and
 ;; `dap-continue' to it, an evaluate, a run growing while it is replayed (optional, OCDB_GROWING_RUN), and
-;; `dap-disconnect', then (OCDB_ATTACH_AGENT) "Attach to agent run": the next run of that agent stops on entry and
+;; `dap-disconnect', a long run stopped at its end (OCDB_LONG_RUN, OCDB_LONG_RUN_END: its frames and Messages as
+;; dap-mode asks for them, unpaged), then (OCDB_ATTACH_AGENT) "Attach to agent run": the next run of that agent stops on entry and
 ;; `dap-continue' lets it finish. Each check is printed to stdout as one JSON object {"check": ..., "value": ...}; any error
 ;; prints {"check": "error", ...} and exits 1.
 
@@ -132,6 +133,31 @@
         (dap-disconnect session)
         (ocdb-wait "the adapter to exit" (lambda () (not (dap--session-running session))))
         (ocdb-report "disconnected" t))
+
+      (let ((long (getenv "OCDB_LONG_RUN")))
+        (when (and long (not (string= long "")))
+          ;; a long run stopped at its end (OCDB_LONG_RUN_END): dap-mode asks for every frame at the stop, and a
+          ;; scope's variables as dap-ui does, without paging
+          (let ((conf (copy-tree (cdr (assoc "Replay agent run" dap-debug-template-configurations)))))
+            (plist-put conf :runId long)
+            (plist-put conf :checkpointId (getenv "OCDB_LONG_RUN_END"))
+            (setq ocdb-stops 0)
+            (dap-debug conf))
+          (ocdb-wait-stop 1 "the stop at the end of the long run")
+          (let* ((session (ocdb-session))
+                 (frames (gethash (dap--debug-session-thread-id session)
+                                  (dap--debug-session-thread-stack-frames session)))
+                 (scopes (gethash "scopes" (dap-request session "scopes" :frameId (gethash "id" (ocdb-frame)))))
+                 (messages (cl-find "Messages" scopes :key (lambda (s) (gethash "name" s)) :test #'string=))
+                 (ranges (gethash "variables"
+                                  (dap-request session "variables"
+                                               :variablesReference (gethash "variablesReference" messages)))))
+            (ocdb-report "long-frames" (list (cons 'count (length frames))
+                                             (cons 'first (gethash "name" (elt frames 0)))
+                                             (cons 'last (gethash "name" (elt frames (1- (length frames)))))))
+            (ocdb-report "long-messages" (mapcar (lambda (v) (gethash "name" v)) ranges))
+            (dap-disconnect session)
+            (ocdb-wait "the long run's adapter to exit" (lambda () (not (dap--session-running session)))))))
 
       (let ((agent (getenv "OCDB_ATTACH_AGENT")))
         (when (and agent (not (string= agent "")))

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FrameRef } from '../../../src/debug/frames';
 import type { StagedPatch } from '../../../src/debug/stagedEdits';
-import { LONG_STRING, Variables, previewValue } from '../../../src/debug/variables';
+import { LONG_STRING, UNPAGED_ITEMS, Variables, previewValue } from '../../../src/debug/variables';
 import { RunView } from '../../../src/replay/runView';
 import type { SqliteRunStore } from '../../../src/store';
 import { openDemoStore } from '../replay/demoStore';
@@ -42,6 +42,42 @@ describe('Variables', () => {
       page.map((v) => v.evaluateName),
       ['messages[5]', 'messages[6]', 'messages[7]', 'messages[8]'],
     );
+  });
+
+  it('an array asked for whole (no count) comes as index ranges, nested when they would be more than 100', () => {
+    const xs = Array.from({ length: 25_000 }, (_, i) => `item ${i}`);
+    const root = vars.evaluateResult(end, 'xs', xs, 'watch');
+    assert.equal(root.indexedVariables, 25_000);
+    const top = vars.variables(root.variablesReference);
+    assert.deepEqual(
+      top.map((v) => [v.name, v.indexedVariables, v.presentationHint?.kind]),
+      [
+        ['[0 … 9999]', 10_000, 'virtual'],
+        ['[10000 … 19999]', 10_000, 'virtual'],
+        ['[20000 … 24999]', 5_000, 'virtual'],
+      ],
+    );
+    const third = vars.variables((top[2] as { variablesReference: number }).variablesReference);
+    assert.equal(third.length, 50);
+    assert.equal(third[1]?.name, '[20100 … 20199]');
+    const items = vars.variables((third[1] as { variablesReference: number }).variablesReference);
+    assert.equal(items.length, UNPAGED_ITEMS);
+    assert.deepEqual([items[0]?.name, items[0]?.value], ['20100', '"item 20100"']);
+    // a paging client asks a range for a page of it, counted from the range's first item
+    assert.deepEqual(
+      vars.variables((third[1] as { variablesReference: number }).variablesReference, 98, 10).map((v) => v.name),
+      ['20198', '20199'],
+    );
+    // at most UNPAGED_ITEMS items are listed whole; the paged request of the whole array still gets items
+    const short = vars.evaluateResult(end, 'ys', xs.slice(0, UNPAGED_ITEMS), 'watch');
+    assert.equal(vars.variables(short.variablesReference).length, UNPAGED_ITEMS);
+    assert.deepEqual(
+      vars.variables(root.variablesReference, 12_345, 2).map((v) => v.name),
+      ['12345', '12346'],
+    );
+    // an array has no named children; an object no indexed ones
+    assert.deepEqual(vars.variables(root.variablesReference, undefined, undefined, 'named'), []);
+    assert.deepEqual(vars.variables(scope(end, 'Checkpoint').variablesReference, undefined, undefined, 'indexed'), []);
   });
 
   it('shortens long strings in the value and gives them whole as one child', () => {

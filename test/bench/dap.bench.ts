@@ -4,7 +4,8 @@
  * `ocdb dap` process (dist/cli.js) over stdio. Measures
  *   - launch -> first stopped,
  *   - one step (next -> stopped -> stackTrace 20 -> scopes -> variables of every scope, arrays paged at 100 like
- *     VS Code) starting at checkpoint 100 and at the end of the run (target: end within 1.5x of 100),
+ *     VS Code) starting at checkpoint 100 and at the end of the run (target: end within 1.5x of 100), and the same
+ *     step as Emacs dap-mode asks for it (stackTrace without levels, every scope's variables unpaged),
  *   - continue / reverse continue across the whole run with one conditional function breakpoint
  *     (`search` if `contains(args.q, '99')`: the searches whose query names a step with "99" in it, 1–2 % of the
  *     calls — evaluated at every call, stopping at each match until the end),
@@ -34,19 +35,20 @@ async function launched(file: string, checkpointId?: string): Promise<{ dc: Ocdb
 
 /**
  * One debugger step as the user sees it, `n` times, µs each: next -> stopped -> stackTrace 20 -> scopes -> every
- * scope's variables (paged at 100). shared.bench.ts and scale.bench.ts time their steps with it too.
+ * scope's variables (paged at 100). `unpaged`: as Emacs dap-mode asks — every frame (no levels), variables without
+ * start or count. shared.bench.ts and scale.bench.ts time their steps with it too.
  */
-export async function steps(dc: OcdbDebugClient, n: number): Promise<number[]> {
+export async function steps(dc: OcdbDebugClient, n: number, unpaged = false): Promise<number[]> {
   const out: number[] = [];
   for (let i = 0; i < n; i++) {
     const t = process.hrtime.bigint();
     await dc.stepAndStop(() => dc.nextRequest({ threadId: 1 }));
-    const frames = await dc.stackTraceRequest({ threadId: 1, startFrame: 0, levels: 20 });
+    const frames = await dc.stackTraceRequest(unpaged ? { threadId: 1 } : { threadId: 1, startFrame: 0, levels: 20 });
     const top = frames.body.stackFrames[0];
     if (!top) throw new Error('no frames');
     const scopes = await dc.scopesRequest({ frameId: top.id });
     for (const s of scopes.body.scopes) {
-      const paged = s.indexedVariables !== undefined ? { start: 0, count: 100 } : {};
+      const paged = s.indexedVariables !== undefined && !unpaged ? { start: 0, count: 100 } : {};
       await dc.variablesRequest({ variablesReference: s.variablesReference, ...paged });
     }
     out.push(us(t));
@@ -107,13 +109,29 @@ export async function run(): Promise<void> {
 
     const early = Math.min(100, count - 1);
     const late = Math.max(0, count - 1 - STEP_SAMPLES - 1);
-    const results: { at: number; launch: number; step: ReturnType<typeof summarize>; floor: number }[] = [];
+    const results: {
+      at: number;
+      launch: number;
+      step: ReturnType<typeof summarize>;
+      unpaged: ReturnType<typeof summarize>;
+      floor: number;
+    }[] = [];
     for (const at of [early, late]) {
       const { dc, ms } = await launched(file, summaries[at]?.checkpointId);
       const s = await steps(dc, STEP_SAMPLES);
       await dc.stop();
+      // the same steps again, asked as dap-mode asks, from the same checkpoint
+      const again = await launched(file, summaries[at]?.checkpointId);
+      const u = await steps(again.dc, STEP_SAMPLES, true);
+      await again.dc.stop();
       const floorIds = summaries.slice(at + 1, at + 1 + STEP_SAMPLES).map((x) => x.checkpointId);
-      results.push({ at, launch: ms, step: summarize(s), floor: summarize(coldFloor(file, floorIds)).p50 });
+      results.push({
+        at,
+        launch: ms,
+        step: summarize(s),
+        unpaged: summarize(u),
+        floor: summarize(coldFloor(file, floorIds)).p50,
+      });
     }
     console.log('| what | ' + results.map((r) => `from cp ${r.at}`).join(' | ') + ' |');
     console.log('| --- | ' + results.map(() => '---').join(' | ') + ' |');
@@ -127,9 +145,18 @@ export async function run(): Promise<void> {
         results.map((r) => fmt(r.floor / 1000, 2)).join(' | ') +
         ' |',
     );
+    console.log(
+      '| one step p50 as dap-mode asks (ms: every frame, variables unpaged) | ' +
+        results.map((r) => fmt(r.unpaged.p50 / 1000, 2)).join(' | ') +
+        ' |',
+    );
     const [a, b] = results;
-    if (a && b)
+    if (a && b) {
       console.log(`ratio step at end / step at cp ${a.at} (target ≤ 1.5): ${fmt(b.step.p50 / a.step.p50, 2)}`);
+      console.log(
+        `ratio step at end / step at cp ${a.at}, as dap-mode asks (target ≤ 1.5): ${fmt(b.unpaged.p50 / a.unpaged.p50, 2)}`,
+      );
+    }
 
     // continue across the run with one conditional function breakpoint that holds at a few percent of the calls
     const { dc } = await launched(file);

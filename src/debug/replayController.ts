@@ -84,7 +84,7 @@ export class StopRules {
     if (condition === undefined) return r.stop;
     let holds: boolean;
     try {
-      holds = isTruthy(evaluateExpression(condition, checkpointState(view.load(index), index, view.ledger)));
+      holds = isTruthy(evaluateExpression(condition, checkpointState(view.load(index), index, (id) => view.toolCall(id))));
     } catch {
       holds = false; // as breakpoint conditions: one that cannot be evaluated here does not stop
     }
@@ -366,13 +366,13 @@ export class ReplayController {
 
   /** The expression state of a frame. */
   state(ref: FrameRef): EvalState {
-    return checkpointState(ref.view.load(ref.index), ref.index, ref.view.ledger);
+    return checkpointState(ref.view.load(ref.index), ref.index, (id) => ref.view.toolCall(id));
   }
 
   /** Evaluates for watch / repl / hover / clipboard; a hovered tool name or call id gives that call's result. */
   evaluate(expression: string, ref: FrameRef, context: string | undefined): unknown {
     if (context === 'hover') {
-      const hovered = hoverToolResult(expression, ref.view.ledger);
+      const hovered = hoverToolResult(expression, ref.view);
       if (hovered.found) return hovered.value;
       const value = evaluateExpression(expression, this.state(ref));
       // hovering any word of a transcript must not pop up `null`: no value, no hover

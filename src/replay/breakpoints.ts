@@ -56,8 +56,8 @@ export interface CheckpointAccess {
   summaries: readonly CheckpointSummary[];
   /** The full checkpoint at `index` (the caller caches). */
   load(index: number): Checkpoint;
-  /** The run's whole ledger (final results of every call). */
-  ledger: readonly ToolCallRecord[];
+  /** A call of the run's whole ledger by id (its final result), read alone: not the ledger up to it. */
+  toolCall(toolCallId: string): ToolCallRecord | undefined;
   /** The checkpoint a replay diverged at, when the run records one. */
   divergenceCheckpointId?: string;
   /** What the stop says: "diverged at step 5 · system prompt" (model/divergence.ts), when the run records it. */
@@ -275,7 +275,7 @@ export class BreakpointSet {
     const summary = access.summaries[index] as CheckpointSummary;
     const logs: string[] = [];
     let state: EvalState | undefined;
-    const stateOf = (): EvalState => (state ??= checkpointState(access.load(index), index, access.ledger));
+    const stateOf = (): EvalState => (state ??= checkpointState(access.load(index), index, (id) => access.toolCall(id)));
     const hit: { bp: Armed; reason: StopReason; description: string }[] = [];
     const consider = (bp: Armed, reason: StopReason, description: string) => {
       if (bp.condition && !isTruthy(safeEval(bp.condition, stateOf()))) return;
@@ -318,7 +318,7 @@ export class BreakpointSet {
   private exceptionAt(access: CheckpointAccess, index: number): Omit<Stop, 'breakpointIds'> | undefined {
     if (this.filters.size === 0) return undefined;
     const s = access.summaries[index] as CheckpointSummary;
-    const call = s.toolCallId ? access.ledger.find((t) => t.toolCallId === s.toolCallId) : undefined;
+    const call = s.toolCallId ? access.toolCall(s.toolCallId) : undefined;
     const make = (filter: ExceptionFilter, description: string, details?: unknown) => ({
       reason: 'exception' as const,
       description,

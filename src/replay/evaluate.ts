@@ -41,14 +41,16 @@ export interface EvalState {
 }
 
 /**
- * Builds the evaluation state of `cp`. `runLedger` is the run's whole ledger:
- * a before_tool_call checkpoint's own call is looked up there so conditions
- * may test its result (the recording knows it).
+ * Builds the evaluation state of `cp`. `runCall` finds a call of the run's whole ledger by id: a before_tool_call
+ * checkpoint's own call is looked up there so conditions may test its result (the recording knows it).
  */
-export function checkpointState(cp: Checkpoint, index: number, runLedger?: readonly ToolCallRecord[]): EvalState {
+export function checkpointState(
+  cp: Checkpoint,
+  index: number,
+  runCall?: (toolCallId: string) => ToolCallRecord | undefined,
+): EvalState {
   const own = cp.toolCallId
-    ? (runLedger?.find((t) => t.toolCallId === cp.toolCallId) ??
-      cp.toolLedgerSnapshot.find((t) => t.toolCallId === cp.toolCallId))
+    ? (runCall?.(cp.toolCallId) ?? cp.toolLedgerSnapshot.find((t) => t.toolCallId === cp.toolCallId))
     : undefined;
   return {
     runId: cp.runId,
@@ -73,6 +75,12 @@ export function checkpointState(cp: Checkpoint, index: number, runLedger?: reado
     result: own?.result ?? null,
     error: own?.error ?? null,
   };
+}
+
+/** A run's calls by id, and the latest of a tool name (RunView: each record read alone). */
+export interface ToolCallLookup {
+  toolCall(toolCallId: string): ToolCallRecord | undefined;
+  lastCallOf(toolName: string): ToolCallRecord | undefined;
 }
 
 /** The ledger `tool()` reads during one (synchronous) search, built on first use. */
@@ -231,8 +239,9 @@ export function isTruthy(value: unknown): boolean {
  * What hovering `word` shows, if it names a tool call: a tool call id or a
  * tool name of the ledger evaluates to that call's result (or its error).
  */
-export function hoverToolResult(word: string, ledger: readonly ToolCallRecord[]): { found: boolean; value?: unknown } {
-  const call = findToolCall(ledger, word.trim());
+export function hoverToolResult(word: string, calls: ToolCallLookup): { found: boolean; value?: unknown } {
+  const key = word.trim();
+  const call = calls.toolCall(key) ?? calls.lastCallOf(key);
   if (!call) return { found: false };
   return { found: true, value: call.error !== undefined ? { error: call.error } : call.result };
 }

@@ -1,13 +1,15 @@
 /**
  * RunView: one recorded run as the debugger (and the extension's transcript
- * documents) read it — its summary, checkpoint summaries, whole tool ledger,
+ * documents) read it — its summary, checkpoint summaries, whole tool ledger (each record read on first use: a
+ * launch does not read every call's result),
  * transcript at one detail level (rendered on first use) and full checkpoints loaded on demand through a small cache. Implements the
  * CheckpointAccess that breakpoints need. Reads through the RunStore
  * contract only; no DAP, no vscode.
  */
 import { divergenceOfError, divergenceSummary, type Checkpoint, type ToolCallRecord } from '../model';
-import type { CheckpointSummary, RunStore, RunSummary } from '../store';
+import type { CheckpointSummary, RunStore, RunSummary, ToolCallFacts } from '../store';
 import { divergenceCheckpointId, type CheckpointAccess } from './breakpoints';
+import type { ToolCallLookup } from './evaluate';
 import {
   DEFAULT_TRANSCRIPT_DETAIL,
   renderTranscript,
@@ -19,10 +21,14 @@ import {
 
 const CACHE_SIZE = 16;
 
-export class RunView implements CheckpointAccess {
+export class RunView implements CheckpointAccess, ToolCallLookup {
   readonly run: RunSummary;
   readonly summaries: CheckpointSummary[];
-  readonly ledger: ToolCallRecord[];
+  /** The run's whole ledger, in order; a record's arguments and result are read when it is (a lazy list). */
+  readonly ledger: readonly ToolCallRecord[];
+  /** The calls without arguments and results (names, ids), read with the view. */
+  private readonly facts: ToolCallFacts[];
+  private callIndex: Map<string, number> | undefined;
   readonly divergenceCheckpointId?: string;
   readonly divergenceText?: string;
   /** The detail level of this view's transcript. */
@@ -41,7 +47,8 @@ export class RunView implements CheckpointAccess {
     this.detail = options.detail ?? DEFAULT_TRANSCRIPT_DETAIL;
     this.run = store.getRun(runId);
     this.summaries = store.listCheckpoints(runId);
-    this.ledger = store.listToolCalls(runId);
+    this.ledger = store.listToolCallsView(runId);
+    this.facts = store.listToolCallFacts(runId);
     this.summaries.forEach((s, i) => this.indexById.set(s.checkpointId, i));
     const divergence = divergenceCheckpointId(this.run, this.summaries);
     if (divergence) this.divergenceCheckpointId = divergence;
@@ -55,7 +62,7 @@ export class RunView implements CheckpointAccess {
 
   /** The tool names this run calls. */
   toolNames(): Set<string> {
-    return new Set(this.ledger.map((t) => t.toolName));
+    return new Set(this.facts.map((t) => t.toolName));
   }
 
   /** Index of a checkpoint of this run, or undefined. */
@@ -113,8 +120,23 @@ export class RunView implements CheckpointAccess {
     return this.linesCache;
   }
 
-  /** A call of the whole ledger by id. */
+  /** A call of the whole ledger by id (that record read alone). */
   toolCall(toolCallId: string): ToolCallRecord | undefined {
-    return this.ledger.find((t) => t.toolCallId === toolCallId);
+    if (!this.callIndex) {
+      this.callIndex = new Map();
+      // the two reads of the view may differ by the calls a writer added between them: only those of both count
+      const n = Math.min(this.facts.length, this.ledger.length);
+      for (let i = 0; i < n; i++) this.callIndex.set((this.facts[i] as ToolCallFacts).toolCallId, i);
+    }
+    const i = this.callIndex.get(toolCallId);
+    return i === undefined ? undefined : this.ledger[i];
+  }
+
+  /** The latest call of `toolName` (that record read alone). */
+  lastCallOf(toolName: string): ToolCallRecord | undefined {
+    for (let i = Math.min(this.facts.length, this.ledger.length) - 1; i >= 0; i--) {
+      if (this.facts[i]?.toolName === toolName) return this.ledger[i];
+    }
+    return undefined;
   }
 }

@@ -9,7 +9,9 @@ import {
   artifactContentHash,
   canonicalJson,
   contentHash,
+  errorMessage,
   isTextContent,
+  OcdbError,
   rememberCanonical,
   rememberedCanonical,
 } from '../model';
@@ -666,10 +668,23 @@ export class ContentStore {
     const hit = this.rowCache.get(hash);
     if (hit) return hit;
     const row = this.selectBlob.get(hashKey(hash));
-    if (!row) throw new Error(`blob ${hash} is missing from the store`);
-    const refs =
-      row.refs !== null && row.refs !== undefined ? (JSON.parse(String(row.refs)) as [PartPath, string][]) : undefined;
-    const read = { text: decodeData(row.data), refs };
+    if (!row) throw new OcdbError('StoreCorrupt', `Blob ${hash} is missing from the store.`, { hash });
+    let read: { text: string; refs: [PartPath, string][] | undefined };
+    try {
+      const refs =
+        row.refs !== null && row.refs !== undefined
+          ? (JSON.parse(String(row.refs)) as [PartPath, string][])
+          : undefined;
+      read = { text: decodeData(row.data), refs };
+    } catch (e) {
+      throw new OcdbError(
+        'StoreCorrupt',
+        `Blob ${hash} of the store cannot be read: ${errorMessage(e)}.`,
+        { hash },
+        { cause: e },
+      );
+    }
+    const { refs } = read;
     if (refs) this.rowCache.set(hash, read);
     return read;
   }

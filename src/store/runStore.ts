@@ -304,6 +304,12 @@ export interface RunStore {
   getLastMessage(checkpointId: string): Message | undefined;
   getToolCall(runId: string, toolCallId: string): ToolCallRecord;
   listToolCalls(runId: string): ToolCallRecord[];
+  /**
+   * listToolCalls with each record read on first access (a lazy list, as getCheckpointView's messages): its row
+   * is read at once, its arguments and result when the record is. A debugger launching on a long run reads what it
+   * shows, not every call's result.
+   */
+  listToolCallsView(runId: string): readonly ToolCallRecord[];
   /** A run's calls without their arguments and results (no blob is read), in order. */
   listToolCallFacts(runId: string): ToolCallFacts[];
   /** The ids of a run's calls in the order they were begun (no record read: where each stands in the ledger). */

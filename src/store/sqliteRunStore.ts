@@ -783,6 +783,11 @@ export class SqliteRunStore implements RunStore {
     return this.toolCalls.list(runId);
   }
 
+  listToolCallsView(runId: string): readonly ToolCallRecord[] {
+    this.assertOpen();
+    return this.toolCalls.view(runId, () => this.assertOpen());
+  }
+
   findToolCalls(runIds: readonly string[], toolName: string, hash: string): ToolCallRecord[] {
     this.assertOpen();
     return this.toolCalls.find(runIds, toolName, hash);

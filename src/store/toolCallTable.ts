@@ -9,6 +9,7 @@ import {
   type ToolOutcome,
 } from '../model';
 import { hashKey, hashOf } from './contentStore';
+import { lazyList } from './lazyList';
 import { compact, json, num, toJson } from './rowCodec';
 import type { BeginToolCallInput, FinishToolCallInput, ToolCallFacts } from './runStore';
 import type { SqlRow } from './sqlDriver';
@@ -261,6 +262,28 @@ export class ToolCallTable {
       .sql('SELECT * FROM tool_calls WHERE run_id = ? ORDER BY seq')
       .all(runId)
       .map((r) => this.toToolCall(r));
+  }
+
+  /** list, each record put together (its blobs read, parsed) on first access; `open` checks the store is still open. */
+  view(runId: string, open: () => void): readonly ToolCallRecord[] {
+    this.ctx.requireRunRow(runId);
+    const rows = this.ctx.sql('SELECT * FROM tool_calls WHERE run_id = ? ORDER BY seq').all(runId);
+    return lazyList(rows.length, (i) => {
+      open();
+      const row = rows[i] as SqlRow;
+      try {
+        return this.toToolCall(row);
+      } catch (e) {
+        if (!(e instanceof OcdbError) || e.code !== 'StoreCorrupt') throw e;
+        const id = String(row.tool_call_id);
+        throw new OcdbError(
+          'StoreCorrupt',
+          `Tool call ${id} of run ${runId}: ${e.message}`,
+          { runId, toolCallId: id },
+          { cause: e },
+        );
+      }
+    });
   }
 
   /** The ids of a run's calls, in order. */

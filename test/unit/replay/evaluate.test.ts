@@ -25,8 +25,8 @@ describe('expression language', () => {
     view = new RunView(store, 'demo-support-refund');
     const refund = view.summaries.find((s) => s.boundary === 'before_tool_call' && s.toolName === 'issue_refund');
     assert.ok(refund);
-    atRefund = checkpointState(view.load(refund.index), refund.index, view.ledger);
-    atEnd = checkpointState(view.load(view.summaries.length - 1), view.summaries.length - 1, view.ledger);
+    atRefund = checkpointState(view.load(refund.index), refund.index, (id) => view.toolCall(id));
+    atEnd = checkpointState(view.load(view.summaries.length - 1), view.summaries.length - 1, (id) => view.toolCall(id));
   });
   after(() => store.close());
 
@@ -112,12 +112,12 @@ describe('expression language', () => {
   });
 
   it("hover on a tool name or call id gives that call's result, or its error", () => {
-    const refund = hoverToolResult('issue_refund', view.ledger);
+    const refund = hoverToolResult('issue_refund', view);
     assert.equal(refund.found, true);
     const failed = view.ledger.find((t) => t.error !== undefined);
     assert.ok(failed);
-    assert.deepEqual(hoverToolResult(failed.toolCallId, view.ledger).value, { error: failed.error });
-    assert.equal(hoverToolResult('runtimeContext', view.ledger).found, false);
+    assert.deepEqual(hoverToolResult(failed.toolCallId, view).value, { error: failed.error });
+    assert.equal(hoverToolResult('runtimeContext', view).found, false);
   });
 
   it('interpolates {expressions} in log messages and shows a failing part in place', () => {

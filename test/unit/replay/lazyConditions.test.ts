@@ -37,10 +37,11 @@ function stops(access: CheckpointAccess, toolNames: ReadonlySet<string>, conditi
 
 /** The same run read through whole checkpoints (what the debugger did before checkpoint views). */
 function wholeAccess(store: SqliteRunStore, view: RunView): CheckpointAccess {
+  const ledger = store.listToolCalls(view.runId);
   return {
     runId: view.runId,
     summaries: view.summaries,
-    ledger: view.ledger,
+    toolCall: (id) => ledger.find((t) => t.toolCallId === id),
     load: (i) => store.getCheckpoint(view.summaries[i]?.checkpointId ?? ''),
   };
 }

@@ -29,15 +29,7 @@ import type { RunView } from '../replay/runView';
 import { toDapError } from './dapErrors';
 import { CAPABILITIES } from './capabilities';
 import { checkpointLines, dataBreakpointInfo, exceptionInfo, setSourceBreakpoints } from './breakpointMapping';
-import {
-  FrameIds,
-  labelFrame,
-  pageFrames,
-  toStackFrame,
-  totalFrames,
-  UNPAGED_FRAMES,
-  type FrameRef,
-} from './frames';
+import { FrameIds, labelFrame, pageFrames, toStackFrame, totalFrames, UNPAGED_FRAMES, type FrameRef } from './frames';
 import { LiveController, type LiveEvent } from './liveController';
 import { LiveLoop } from './liveLoop';
 import { ReplayController, type StopInfo } from './replayController';

@@ -84,7 +84,12 @@ export class StopRules {
     if (condition === undefined) return r.stop;
     let holds: boolean;
     try {
-      holds = isTruthy(evaluateExpression(condition, checkpointState(view.load(index), index, (id) => view.toolCall(id))));
+      holds = isTruthy(
+        evaluateExpression(
+          condition,
+          checkpointState(view.load(index), index, (id) => view.toolCall(id)),
+        ),
+      );
     } catch {
       holds = false; // as breakpoint conditions: one that cannot be evaluated here does not stop
     }

@@ -318,12 +318,7 @@ export class Variables {
    * `filter` (an array has no named children, an object no indexed ones). An array asked for without `count` and
    * longer than UNPAGED_ITEMS answers index ranges.
    */
-  variables(
-    reference: number,
-    start?: number,
-    count?: number,
-    filter?: 'indexed' | 'named',
-  ): DebugProtocol.Variable[] {
+  variables(reference: number, start?: number, count?: number, filter?: 'indexed' | 'named'): DebugProtocol.Variable[] {
     const c = this.containers.get(reference);
     if (!c) return [];
     const value = this.valueOf(c);

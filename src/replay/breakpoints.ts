@@ -275,7 +275,8 @@ export class BreakpointSet {
     const summary = access.summaries[index] as CheckpointSummary;
     const logs: string[] = [];
     let state: EvalState | undefined;
-    const stateOf = (): EvalState => (state ??= checkpointState(access.load(index), index, (id) => access.toolCall(id)));
+    const stateOf = (): EvalState =>
+      (state ??= checkpointState(access.load(index), index, (id) => access.toolCall(id)));
     const hit: { bp: Armed; reason: StopReason; description: string }[] = [];
     const consider = (bp: Armed, reason: StopReason, description: string) => {
       if (bp.condition && !isTruthy(safeEval(bp.condition, stateOf()))) return;

@@ -8,7 +8,7 @@
  *   recorder.close();
  */
 import { randomUUID } from 'node:crypto';
-import { OcdbError, parseWith } from '../model';
+import { errorMessage, OcdbError, parseWith } from '../model';
 import { openRunStore, resolveStorePath, type RunStore } from '../store';
 import { AgentProgramFork, forkRequestFromEnv, type ForkModeOptions } from '../fork/agentProgramMode';
 import { LiveGate, RunWriter } from '../writer';
@@ -49,6 +49,15 @@ export interface RecorderOptions {
    * synchronous `checkpoint`, `beginTool` and `finishTool` block), then applies its edits. false: never asked.
    */
   liveDebugging?: boolean;
+  /**
+   * Group commit (default true; SQLite): the calls of one event-loop turn commit together, at the end of the turn
+   * (at most 64 writes or 20 ms in one group), and at once before the SDK runs the agent's model call or tool, at
+   * `end()`, at `close()`, before a live debugger's stop and when the process exits. Another process sees a
+   * checkpoint within that turn; a process killed outright (SIGKILL) loses at most the calls of its last turn, never
+   * part of one. false: every call commits before it returns. Applies to the store this recorder opens (`store`), not
+   * to a `runStore` passed in (open that with `openRunStore(path, { groupCommit })`).
+   */
+  groupCommit?: boolean;
 }
 
 /** How long a check that found no live debugger holds for a run (LiveGate.recheckMs). */
@@ -68,7 +77,12 @@ export class Recorder {
     this.fork = options.fork === false ? undefined : (options.fork ?? forkRequestFromEnv());
     this.forkMode = options.forkMode;
     // the agent's commits never stall on a WAL checkpoint: those run in a thread of the store's own
-    const store = options.runStore ?? openRunStore(resolveStorePath(options.store), { backgroundCheckpoints: true });
+    const store =
+      options.runStore ??
+      openRunStore(resolveStorePath(options.store), {
+        backgroundCheckpoints: true,
+        groupCommit: options.groupCommit !== false,
+      });
     this.env = {
       store,
       now: options.now ?? Date.now,
@@ -138,7 +152,18 @@ export class Recorder {
   close(): void {
     for (const run of this.runs) run.dispose();
     this.runs.clear();
-    if (this.owned) this.env.store.close();
+    try {
+      // what the last turn wrote goes in now (a runStore passed in stays open, its writes committed all the same)
+      if (this.owned) this.env.store.close();
+      else this.env.store.flush();
+    } catch (e) {
+      const err =
+        e instanceof OcdbError
+          ? e
+          : new OcdbError('StoreUnavailable', `Closing the recorder failed: ${errorMessage(e)}`, {}, { cause: e });
+      if (this.env.onStoreError === 'throw') throw err;
+      this.env.onError?.(err);
+    }
   }
 }
 

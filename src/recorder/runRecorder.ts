@@ -2,8 +2,12 @@
  * RunRecorder: records one agent run into the store — checkpoints at the six
  * boundaries (filling runId, stepIndex, toolLedgerSnapshot, createdAt), model
  * calls, tool calls as a journal (begin returns an id; finish exactly once),
- * and the end. Writes are synchronous SQLite transactions: when one returns,
- * the checkpoint is on disk whole.
+ * and the end. Writes are synchronous; with group commit (the default,
+ * RecorderOptions.groupCommit) the writes of one event-loop turn commit
+ * together, each whole or not at all (a savepoint each): a before_*
+ * checkpoint and a tool call's begin are committed when their call returns
+ * (the agent waits on its model or tool next), an answer's checkpoint with
+ * the next one or at the end of the turn, the run's end at end().
  *
  * Store failures: a write that meets another process's lock (StoreLocked)
  * is tried again `storeLockRetries` times (default 3, a pause between) —
@@ -228,6 +232,8 @@ export class RunRecorder {
     this.assertOpen(`a ${boundary} checkpoint`);
     const data = parseWith(CheckpointInputSchema, input, `checkpoint(${boundary})`);
     const checkpointId = this.record(boundary, data);
+    // the agent calls its model or runs its tool next: what it waits on is in the store first
+    if (boundary.startsWith('before_')) this.commit(`a ${boundary} checkpoint`);
     // a live debugger may stop the agent here: this call blocks until it goes on (the agent reads the edited state)
     this.stopSync(this.pointAt(boundary, checkpointId, data.toolCallId), STATE_FIELDS);
     return checkpointId;
@@ -317,6 +323,7 @@ export class RunRecorder {
     });
     let response: ModelCallResult;
     try {
+      this.commit('the model call');
       const raw = this.fork
         ? await this.fork.modelTurn(this.writer, (messages) => call(messages, request()))
         : await call(this.messages, request());
@@ -348,6 +355,7 @@ export class RunRecorder {
    */
   beginTool(toolName: string, args: unknown, options: ToolOptions): string {
     const { toolCallId, checkpointId } = this.begin(toolName, args, options);
+    this.commit(`tool call ${toolName}`); // the agent runs its tool next
     // a live debugger may stop here; this call blocks meanwhile. The caller runs its tool itself, so only the
     // context edit applies (edited arguments and mocked outcomes apply to tools the SDK runs: tool(), recordCall).
     this.stopSync(this.pointAt('before_tool_call', checkpointId, toolCallId), ['runtimeContext']);
@@ -464,6 +472,7 @@ export class RunRecorder {
     }
     let result: R;
     try {
+      this.commit(`tool call ${toolName}`);
       result = await fn((edits?.toolArgs !== undefined ? edits.toolArgs : args) as A);
     } catch (e) {
       await finished('error', e);
@@ -514,9 +523,20 @@ export class RunRecorder {
         ...(data.messages ? { checkpoint: { messages: data.messages } } : {}),
       }),
     );
+    // the run's end is in the store when end() returns (group commit: what the turn wrote goes with it)
+    this.commit('the end of the run');
     this.ended = true;
     this.writer.dispose();
     this.fork?.end();
+  }
+
+  /**
+   * Commits what the store's group holds (RecorderOptions.groupCommit) before the agent's own code runs: a model
+   * call or tool that blocks, or takes long, never holds other writers (a debugger, a fork, other agents) off.
+   */
+  private commit(what: string): void {
+    if (this.broken) return;
+    this.write(what, () => this.env.store.flush());
   }
 
   /** agent-core's ToolJournal over this run: receipts opened by beginTool, closed once by finishTool (toolJournal.ts). */

@@ -31,8 +31,16 @@ export function betterSqliteLoadError(): unknown {
   return loadError;
 }
 
-/** The statements that begin and end a write transaction (sqliteRunStore.ts `write`). */
-const TRANSACTION_CONTROL = new Set(['BEGIN IMMEDIATE', 'BEGIN EXCLUSIVE', 'COMMIT', 'ROLLBACK']);
+/** The statements that begin and end a write transaction and a grouped write's savepoint (sqliteRunStore.ts `write`). */
+const TRANSACTION_CONTROL = new Set([
+  'BEGIN IMMEDIATE',
+  'BEGIN EXCLUSIVE',
+  'COMMIT',
+  'ROLLBACK',
+  'SAVEPOINT w',
+  'RELEASE w',
+  'ROLLBACK TO w',
+]);
 
 export function openBetterSqlite(path: string, create: boolean): SqlDriver {
   const Database = loadBetterSqlite();

@@ -15,6 +15,7 @@ import {
   DebugRunSchema,
   MessageSchema,
   OcdbError,
+  errorMessage,
   RuntimeContextSnapshotSchema,
   formatPath,
   toolOutcomeOf,
@@ -84,6 +85,20 @@ export interface OpenStoreOptions {
    * stalls on copying the WAL into the database (SQLite with better-sqlite3; walCheckpointer.ts).
    */
   backgroundCheckpoints?: boolean;
+  /**
+   * Group commit (SQLite; PostgreSQL ignores it): the writes of one event-loop turn share one transaction, each in a
+   * savepoint of its own (a failed write rolls back alone). The transaction commits at the end of the turn
+   * (setImmediate), after `maxWrites` writes or `maxMs` of being open, at `flush()`, at `close()`, an exclusive write,
+   * or the process's exit. See GroupCommit.
+   */
+  groupCommit?: boolean | GroupCommitOptions;
+}
+
+export interface GroupCommitOptions {
+  /** Writes one group commits at most; default 64. */
+  maxWrites?: number;
+  /** Milliseconds a group stays open at most (checked as each write ends); default 20. */
+  maxMs?: number;
 }
 
 /**
@@ -123,7 +138,26 @@ export function openRunStore(file: string, options: OpenStoreOptions = {}): Sqli
     db.close();
     throw translateSqliteError(e, abs);
   }
-  return new SqliteRunStore(abs, db);
+  const store = new SqliteRunStore(abs, db);
+  if (options.groupCommit) store.groupCommits(options.groupCommit === true ? {} : options.groupCommit);
+  return store;
+}
+
+/** Stores with an open group: committed when the process exits (a group never outlives its process silently). */
+const openGroups = new Set<SqliteRunStore>();
+let exitHook = false;
+function hookExit(): void {
+  if (exitHook) return;
+  exitHook = true;
+  process.on('exit', () => {
+    for (const store of [...openGroups]) {
+      try {
+        store.flush();
+      } catch {
+        // the process is going: nothing is left to report it to
+      }
+    }
+  });
 }
 
 /** Statements that write rows of `runs` (see SqliteRunStore.txRunCounts). */
@@ -224,6 +258,9 @@ export class SqliteRunStore implements RunStore {
       if (exclusive) this.db.lockStore?.();
       return fn();
     }
+    if (this.grouping && !exclusive) return this.groupedWrite(fn);
+    this.throwLostGroup();
+    this.flush();
     try {
       this.db.exec(exclusive ? 'BEGIN EXCLUSIVE' : 'BEGIN IMMEDIATE');
     } catch (e) {
@@ -253,6 +290,137 @@ export class SqliteRunStore implements RunStore {
       this.txRunCounts.clear();
       this.content.transactionEnded();
     }
+  }
+
+  /** Group commit's limits; undefined: every write is its own transaction. */
+  private grouping: Required<GroupCommitOptions> | undefined;
+  /** The open group: when it began, how many writes it holds, the end of the turn that commits it. */
+  private group: { openedAt: number; writes: number; timer: NodeJS.Immediate } | undefined;
+  /** A group's COMMIT that failed: thrown by the next write (once), wherever the failure was met first. */
+  private groupLost: unknown;
+
+  /** Turns group commit on (see OpenStoreOptions.groupCommit). SQLite only: PostgreSQL writes as before. */
+  groupCommits(options: GroupCommitOptions): void {
+    if (this.db.name === 'pg') return;
+    this.grouping = { maxWrites: options.maxWrites ?? 64, maxMs: options.maxMs ?? 20 };
+    hookExit();
+  }
+
+  /** One write in the open group (opening it first): a savepoint of its own, so a failure rolls back only it. */
+  private groupedWrite<T>(fn: () => T): T {
+    this.throwLostGroup();
+    if (!this.group) {
+      try {
+        this.db.exec('BEGIN IMMEDIATE');
+      } catch (e) {
+        throw translateSqliteError(e, this.path);
+      }
+      this.txRunCounts.clear();
+      this.txTouched.clear();
+      this.txStamped.clear();
+      this.txDeleted.length = 0;
+      const timer = setImmediate(() => this.flushAtTurnEnd());
+      timer.unref();
+      this.group = { openedAt: performance.now(), writes: 0, timer };
+      openGroups.add(this);
+    }
+    const group = this.group;
+    this.db.exec('SAVEPOINT w');
+    this.depth++;
+    let result: T;
+    try {
+      result = fn();
+      this.db.exec('RELEASE w');
+    } catch (e) {
+      let whole = false;
+      try {
+        this.db.exec('ROLLBACK TO w');
+        this.db.exec('RELEASE w');
+      } catch {
+        whole = true; // the whole transaction is gone (e.g. SQLITE_FULL rolls back by itself), the group's writes too
+      }
+      this.content.forgetMemos();
+      this.txRunCounts.clear();
+      // a row stamped inline in the rolled-back write is stamped again at the end
+      this.txStamped.clear();
+      if (whole) {
+        this.endGroup(false);
+        if (group.writes > 0) throw this.lostGroup(group.writes + 1, e);
+      }
+      throw translateSqliteError(e, this.path);
+    } finally {
+      this.depth--;
+    }
+    group.writes++;
+    if (group.writes >= this.grouping!.maxWrites || performance.now() - group.openedAt >= this.grouping!.maxMs) {
+      this.flush();
+    }
+    return result;
+  }
+
+  /** Commits the open group, if any (its writes visible to every other connection when this returns). */
+  flush(): void {
+    if (this.group) this.endGroup(true);
+  }
+
+  private flushAtTurnEnd(): void {
+    if (!this.group || this.closed) return;
+    try {
+      this.endGroup(true);
+    } catch {
+      // kept in groupLost: the next write throws it
+    }
+  }
+
+  private throwLostGroup(): void {
+    const lost = this.groupLost;
+    if (lost === undefined) return;
+    this.groupLost = undefined;
+    throw lost;
+  }
+
+  /** Ends the open group: COMMIT with the change counter stamped (`commit`), or what is left of it rolled back. */
+  private endGroup(commit: boolean): void {
+    const group = this.group;
+    if (!group) return;
+    this.group = undefined;
+    openGroups.delete(this);
+    clearImmediate(group.timer);
+    this.depth++;
+    try {
+      if (!commit) return this.rollBackGroup();
+      try {
+        this.stampChanges();
+        this.db.exec('COMMIT');
+      } catch (e) {
+        this.rollBackGroup();
+        // thrown here, and by the next write too: a caller that only flushed (a live stop) may go on without it
+        throw (this.groupLost = this.lostGroup(group.writes, e));
+      }
+    } finally {
+      this.depth--;
+      this.txRunCounts.clear();
+      this.content.transactionEnded();
+    }
+  }
+
+  /** The error of a group that did not commit: the writes it held had returned, and they are not in the store. */
+  private lostGroup(writes: number, e: unknown): OcdbError {
+    return new OcdbError(
+      'StoreUnavailable',
+      `The last ${writes} writes to ${this.path} could not be committed and are not in the store: ${errorMessage(translateSqliteError(e, this.path))}`,
+      { path: this.path },
+      { cause: e },
+    );
+  }
+
+  private rollBackGroup(): void {
+    try {
+      this.db.exec('ROLLBACK');
+    } catch {
+      // already gone
+    }
+    this.content.forgetMemos();
   }
 
   /** The runs the current transaction changed: stamped with its change counter at its end. */
@@ -1125,10 +1293,15 @@ export class SqliteRunStore implements RunStore {
 
   close(): void {
     if (this.closed) return;
-    this.closed = true;
-    for (const stop of this.watchers) stop();
-    this.watchers.clear();
-    this.db.close();
+    try {
+      this.flush();
+    } finally {
+      this.endGroup(false); // a group whose commit failed: rolled back before the connection goes
+      this.closed = true;
+      for (const stop of this.watchers) stop();
+      this.watchers.clear();
+      this.db.close();
+    }
   }
 
   private assertOpen(): void {

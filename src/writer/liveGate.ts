@@ -92,6 +92,8 @@ export class LiveGate {
         ...(point.toolCallId !== undefined ? { toolCallId: point.toolCallId } : {}),
         askedAt: this.now(),
       });
+      // the checkpoint and the question in the store before the agent waits (group commit: OpenStoreOptions)
+      this.store.flush();
       return stopId;
     } catch (e) {
       this.options.onError?.(`asking the debugger at ${point.checkpointId}: ${errorMessage(e)}`);
@@ -139,8 +141,18 @@ export class LiveGate {
       if (beat && this.now() >= beatAt) {
         beatAt = this.now() + BEAT_MS;
         beat();
+        // blocked, the turn does not end: the heartbeat is committed now, and the debugger's answer is not held off
+        this.flushQuietly();
       }
       sleepSync(Math.min(pause, Math.max(1, until - this.now())));
+    }
+  }
+
+  private flushQuietly(): void {
+    try {
+      this.store.flush();
+    } catch (e) {
+      this.options.onError?.(`committing the heartbeat: ${errorMessage(e)}`);
     }
   }
 

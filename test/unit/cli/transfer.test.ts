@@ -162,7 +162,8 @@ describe('ocdb push / pull', () => {
   });
 
   it('refuses a run still being recorded; unknown ids and one store are errors', async () => {
-    const recorder = openRecorder({ store: local, fork: false, heartbeatMs: 0 });
+    // the push below runs in this process, in this turn: the run's start is committed as it returns
+    const recorder = openRecorder({ store: local, fork: false, heartbeatMs: 0, groupCommit: false });
     const live = recorder.startRun({ agentId: 'live-agent', runtimeContext: testContext() });
     try {
       const shared = tmpLocation('shared-5.db');

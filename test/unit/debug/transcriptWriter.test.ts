@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { setImmediate } from 'node:timers/promises';
 import { ReplayController } from '../../../src/debug/replayController';
 import { transcriptPath, writeRunTranscript } from '../../../src/debug/transcriptFiles';
 import { TranscriptSources } from '../../../src/debug/transcriptSources';
@@ -117,9 +118,12 @@ describe('one transcript writer', () => {
       messages: [{ role: 'user', content: 'go' }],
     });
     try {
+      // a model's answer is in the store when the agent's turn ends (group commit: RecorderOptions.groupCommit)
       await live.modelCall({}, () => Promise.resolve({ message: { role: 'assistant', content: 'step one' } }));
+      await setImmediate();
       writeRunTranscript(storePath, countingView('growing').view);
       await live.modelCall({}, () => Promise.resolve({ message: { role: 'assistant', content: 'step two' } }));
+      await setImmediate();
       const grown = countingView('growing');
       const grownFile = writeRunTranscript(storePath, grown.view);
       assert.equal(grown.renders(), 1, 'the run grew: rendered again');

@@ -104,7 +104,8 @@ test('a tool call id already used in the run is refused and the refused begin ke
 test('the change feed sees every write of two runs recorded through the SDK once, in order, and a deletion once', async () => {
   const location = tmpLocation();
   const reader = openRunStore(location);
-  const recorder = openRecorder({ store: location, heartbeatMs: 0 });
+  // every call its own transaction, so each is its own change (group commit's feed: test/unit/store/groupCommit.test.ts)
+  const recorder = openRecorder({ store: location, heartbeatMs: 0, groupCommit: false });
   try {
     let seq = reader.changeSeq();
     /** One write happened since the last look: the counter moved by one and names exactly `runId`. */

@@ -42,7 +42,8 @@ test('a recorder killed with SIGKILL leaves a sound store, no half checkpoint, a
     const run = store.getRun('doomed');
     assert.equal(run.status, 'running');
     assert.equal(run.crashed, true, 'a dead recorder is shown as crashed');
-    assert.ok(run.checkpointCount >= 150);
+    // the recorder commits in groups (RecorderOptions.groupCommit): a kill loses at most the open one, 64 writes
+    assert.ok(run.checkpointCount >= 150 - 64, `${run.checkpointCount} checkpoints after 150 were recorded`);
     // every checkpoint the store lists reads back whole, messages growing one by one
     const summaries = store.listCheckpoints('doomed');
     assert.equal(summaries.length, run.checkpointCount);

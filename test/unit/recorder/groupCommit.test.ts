@@ -1,0 +1,109 @@
+/**
+ * The SDK's group commit (RecorderOptions.groupCommit, issue 11 item 1), as another process sees a run: the
+ * checkpoint before a model call or a tool is in the store before the agent's code runs (a debugger, the runs tree,
+ * a fork see what the agent is waiting on); the answer's checkpoint joins the next one, or the end of the turn; the
+ * run's end is in the store when end() returns; `groupCommit: false` commits every call as it returns.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { setImmediate as turn } from 'node:timers/promises';
+import { openRecorder } from '../../../src/recorder';
+import { openRunStore } from '../../../src/store';
+import { testContext } from '../../helpers/context';
+import { tmpLocation } from '../../helpers/engines';
+
+/** The boundaries of `runId` another connection sees, and its status. */
+function elsewhere(file: string, runId: string): { boundaries: string[]; status?: string } {
+  const other = openRunStore(file, { create: false });
+  try {
+    if (!other.hasRun(runId)) return { boundaries: [] };
+    return {
+      boundaries: other.listCheckpoints(runId).map((c) => c.boundary),
+      status: other.getRun(runId).status,
+    };
+  } finally {
+    other.close();
+  }
+}
+
+test('the checkpoint before a model call or a tool is in the store before the agent code runs; the rest at the turn end', async () => {
+  const file = tmpLocation('sdk-group.db', 'sqlite');
+  const recorder = openRecorder({ store: file, heartbeatMs: 0, liveDebugging: false });
+  const run = recorder.startRun({ runId: 'g', agentId: 'a', runtimeContext: testContext(), messages: [] });
+  const seenInModel: string[][] = [];
+  const seenInTool: string[][] = [];
+  const search = run.tool('search', { sideEffectLevel: 'read_only' }, (_args: { q: string }) => {
+    seenInTool.push(elsewhere(file, 'g').boundaries);
+    return { hits: 1 };
+  });
+  await run.modelCall({}, () => {
+    seenInModel.push(elsewhere(file, 'g').boundaries);
+    return Promise.resolve({ message: { role: 'assistant', content: 'searching' } });
+  });
+  await search({ q: 'x' });
+  assert.deepEqual(seenInModel, [['before_model_call']], 'the model was called with its checkpoint in the store');
+  assert.deepEqual(
+    seenInTool,
+    [['before_model_call', 'after_model_call', 'before_tool_call']],
+    'the tool ran with its checkpoint, and the model answer before it, in the store',
+  );
+  await turn();
+  assert.deepEqual(elsewhere(file, 'g').boundaries.at(-1), 'after_tool_call', 'the tool result once the turn ended');
+
+  run.checkpoint('before_model_call');
+  run.end();
+  assert.deepEqual(
+    elsewhere(file, 'g'),
+    {
+      boundaries: [
+        'before_model_call',
+        'after_model_call',
+        'before_tool_call',
+        'after_tool_call',
+        'before_model_call',
+        'agent_end',
+      ],
+      status: 'completed',
+    },
+    'the end is in the store when end() returns',
+  );
+  recorder.close();
+});
+
+test('groupCommit: false commits every call as it returns; the default commits the turn together', async () => {
+  for (const groupCommit of [false, true]) {
+    const file = tmpLocation(`sdk-${groupCommit}.db`, 'sqlite');
+    // grouped: the recorder's limits but the time (a first write compiles its statements, slowly on a busy machine)
+    const store = groupCommit ? openRunStore(file, { groupCommit: { maxMs: 60_000 } }) : undefined;
+    const recorder = openRecorder({
+      ...(store ? { runStore: store } : { store: file, groupCommit }),
+      heartbeatMs: 0,
+      liveDebugging: false,
+    });
+    const run = recorder.startRun({ runId: 'r', agentId: 'a', runtimeContext: testContext(), messages: [] });
+    await run.modelCall({}, () => Promise.resolve({ message: { role: 'assistant', content: 'hi' } }));
+    const atReturn = elsewhere(file, 'r').boundaries;
+    await turn();
+    const atTurnEnd = elsewhere(file, 'r').boundaries;
+    if (groupCommit) {
+      assert.deepEqual(atReturn, ['before_model_call'], 'grouped: the answer waits for the end of the turn');
+    } else {
+      assert.deepEqual(atReturn, ['before_model_call', 'after_model_call'], 'ungrouped: in the store at return');
+    }
+    assert.deepEqual(atTurnEnd, ['before_model_call', 'after_model_call']);
+    recorder.close();
+    store?.close();
+  }
+});
+
+test('close() commits what the last turn wrote, also into a store passed in that stays open', () => {
+  const file = tmpLocation('sdk-close.db', 'sqlite');
+  const store = openRunStore(file, { groupCommit: { maxMs: 60_000 } });
+  const recorder = openRecorder({ runStore: store, heartbeatMs: 0, liveDebugging: false });
+  const run = recorder.startRun({ runId: 'c', agentId: 'a', runtimeContext: testContext(), messages: [] });
+  run.checkpoint('after_model_call');
+  assert.deepEqual(elsewhere(file, 'c').boundaries, []);
+  recorder.close();
+  assert.deepEqual(elsewhere(file, 'c').boundaries, ['after_model_call']);
+  store.close();
+});

@@ -131,8 +131,16 @@ export function openRunStore(file: string, options: OpenStoreOptions = {}): Sqli
     db.exec('PRAGMA journal_mode = WAL');
     db.exec('PRAGMA synchronous = NORMAL');
     db.exec('PRAGMA foreign_keys = ON');
-    migrate(db);
-    applyFixups(db);
+    // a migration or fix-up that writes commits this process's open groups first (see openGroups)
+    const writing: SqlDriver = {
+      ...db,
+      exec: (sql) => {
+        if (sql.startsWith('BEGIN')) SqliteRunStore.commitOpenGroups();
+        db.exec(sql);
+      },
+    };
+    migrate(writing);
+    applyFixups(writing);
     if (options.backgroundCheckpoints) db.checkpointInBackground?.();
   } catch (e) {
     db.close();
@@ -143,8 +151,14 @@ export function openRunStore(file: string, options: OpenStoreOptions = {}): Sqli
   return store;
 }
 
-/** Stores with an open group: committed when the process exits (a group never outlives its process silently). */
+/**
+ * Stores with an open group: committed when the process exits (a group never outlives its process silently), and
+ * before any other connection of this process begins a write (SqliteRunStore.commitOpenGroups): a group holds SQLite's write lock,
+ * and a second connection of the same thread waiting for it would wait out its busy timeout, since the turn that
+ * commits the group cannot end meanwhile (two recorders of one store in one process, the SDK beside an import).
+ */
 const openGroups = new Set<SqliteRunStore>();
+
 let exitHook = false;
 function hookExit(): void {
   if (exitHook) return;
@@ -261,6 +275,7 @@ export class SqliteRunStore implements RunStore {
     if (this.grouping && !exclusive) return this.groupedWrite(fn);
     this.throwLostGroup();
     this.flush();
+    SqliteRunStore.commitOpenGroups(this);
     try {
       this.db.exec(exclusive ? 'BEGIN EXCLUSIVE' : 'BEGIN IMMEDIATE');
     } catch (e) {
@@ -310,6 +325,7 @@ export class SqliteRunStore implements RunStore {
   private groupedWrite<T>(fn: () => T): T {
     this.throwLostGroup();
     if (!this.group) {
+      SqliteRunStore.commitOpenGroups(this);
       try {
         this.db.exec('BEGIN IMMEDIATE');
       } catch (e) {
@@ -361,6 +377,14 @@ export class SqliteRunStore implements RunStore {
   /** Commits the open group, if any (its writes visible to every other connection when this returns). */
   flush(): void {
     if (this.group) this.endGroup(true);
+  }
+
+  /**
+   * Commits every open group of this process but `except`'s, before a write of another connection (see openGroups;
+   * a failure is kept for that group's next write).
+   */
+  static commitOpenGroups(except?: SqliteRunStore): void {
+    for (const store of openGroups) if (store !== except) store.flushAtTurnEnd();
   }
 
   private flushAtTurnEnd(): void {
@@ -1268,6 +1292,8 @@ export class SqliteRunStore implements RunStore {
   /** Folds the WAL into the main file (for size measurements and before copying the file). */
   checkpointWal(): void {
     this.assertOpen();
+    this.flush();
+    SqliteRunStore.commitOpenGroups(this);
     this.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
   }
 

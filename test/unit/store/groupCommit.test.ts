@@ -202,3 +202,32 @@ test('a process that exits inside a turn commits its group; one killed outright 
     reader.close();
   }
 });
+
+test('connections of one process never wait for each other: a write of another commits the open group first', () => {
+  const file = tmpLocation('same-process.db', 'sqlite');
+  // two recorders' stores of one file in one process, and a plain one (an import, the CLI in-process); a short
+  // busy timeout, so a wait for a group that cannot commit would fail the test rather than take 5 s
+  const a = openRunStore(file, { groupCommit: { maxMs: 60_000 }, busyTimeoutMs: 200 });
+  const b = openRunStore(file, { groupCommit: { maxMs: 60_000 }, busyTimeoutMs: 200 });
+  const plain = openRunStore(file, { busyTimeoutMs: 200 });
+  try {
+    const wa = writerOf(a, 'a');
+    const wb = writerOf(b, 'b');
+    for (let i = 0; i < 3; i++) {
+      wa.checkpoint('before_model_call');
+      wb.checkpoint('before_model_call');
+    }
+    const wp = writerOf(plain, 'p');
+    wp.checkpoint('before_model_call');
+    assert.equal(plain.getRun('a').checkpointCount, 3, "a's group was committed before the plain write");
+    assert.equal(b.getRun('b').checkpointCount, 3);
+    wa.checkpoint('after_model_call');
+    a.checkpointWal(); // a checkpoint of the WAL commits the group first too
+    assert.equal(seenElsewhere(file, 'a'), 4);
+    for (const w of [wa, wb, wp]) w.dispose();
+  } finally {
+    a.close();
+    b.close();
+    plain.close();
+  }
+});

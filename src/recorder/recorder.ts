@@ -50,12 +50,12 @@ export interface RecorderOptions {
    */
   liveDebugging?: boolean;
   /**
-   * Group commit (default true; SQLite): the calls of one event-loop turn commit together, at the end of the turn
-   * (at most 64 writes or 20 ms in one group), and at once before the SDK runs the agent's model call or tool, at
-   * `end()`, at `close()`, before a live debugger's stop and when the process exits. Another process sees a
-   * checkpoint within that turn; a process killed outright (SIGKILL) loses at most the calls of its last turn, never
-   * part of one. false: every call commits before it returns. Applies to the store this recorder opens (`store`), not
-   * to a `runStore` passed in (open that with `openRunStore(path, { groupCommit })`).
+   * Group commit (default true; SQLite): the calls of one event-loop turn commit together, when the turn ends (an
+   * agent awaiting its model or any I/O ends it), before a tool runs (it may block the turn), after at most 64
+   * writes or 20 ms, and at once at `end()`, `close()`, a live debugger's stop and the process's exit. Another
+   * process sees a checkpoint within that turn; a process killed outright (SIGKILL) loses at most the calls of its
+   * last turn, never part of one. false: every call commits before it returns. Applies to the store this recorder
+   * opens (`store`), not to a `runStore` passed in (open that with `openRunStore(path, { groupCommit })`).
    */
   groupCommit?: boolean;
 }

@@ -4,10 +4,9 @@
  * calls, tool calls as a journal (begin returns an id; finish exactly once),
  * and the end. Writes are synchronous; with group commit (the default,
  * RecorderOptions.groupCommit) the writes of one event-loop turn commit
- * together, each whole or not at all (a savepoint each): a before_*
- * checkpoint and a tool call's begin are committed when their call returns
- * (the agent waits on its model or tool next), an answer's checkpoint with
- * the next one or at the end of the turn, the run's end at end().
+ * together, each whole or not at all (a savepoint each), when the turn ends;
+ * a tool call's begin before the tool runs (it may block the turn), the
+ * run's end at end().
  *
  * Store failures: a write that meets another process's lock (StoreLocked)
  * is tried again `storeLockRetries` times (default 3, a pause between) —
@@ -232,8 +231,8 @@ export class RunRecorder {
     this.assertOpen(`a ${boundary} checkpoint`);
     const data = parseWith(CheckpointInputSchema, input, `checkpoint(${boundary})`);
     const checkpointId = this.record(boundary, data);
-    // the agent calls its model or runs its tool next: what it waits on is in the store first
-    if (boundary.startsWith('before_')) this.commit(`a ${boundary} checkpoint`);
+    // the agent runs its tool next (which may block the event loop): what it waits on is in the store first
+    if (boundary === 'before_tool_call') this.commit(`a ${boundary} checkpoint`);
     // a live debugger may stop the agent here: this call blocks until it goes on (the agent reads the edited state)
     this.stopSync(this.pointAt(boundary, checkpointId, data.toolCallId), STATE_FIELDS);
     return checkpointId;
@@ -323,7 +322,6 @@ export class RunRecorder {
     });
     let response: ModelCallResult;
     try {
-      this.commit('the model call');
       const raw = this.fork
         ? await this.fork.modelTurn(this.writer, (messages) => call(messages, request()))
         : await call(this.messages, request());
@@ -531,8 +529,9 @@ export class RunRecorder {
   }
 
   /**
-   * Commits what the store's group holds (RecorderOptions.groupCommit) before the agent's own code runs: a model
-   * call or tool that blocks, or takes long, never holds other writers (a debugger, a fork, other agents) off.
+   * Commits what the store's group holds (RecorderOptions.groupCommit) before a tool runs: a tool may block the event
+   * loop (a synchronous command, a long computation), and the group would then hold other writers (a debugger, a
+   * fork, other agents) off while it runs. A model call needs none: it awaits I/O, and the turn ends meanwhile.
    */
   private commit(what: string): void {
     if (this.broken) return;

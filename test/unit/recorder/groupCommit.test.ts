@@ -1,8 +1,9 @@
 /**
  * The SDK's group commit (RecorderOptions.groupCommit, issue 11 item 1), as another process sees a run: the
- * checkpoint before a model call or a tool is in the store before the agent's code runs (a debugger, the runs tree,
- * a fork see what the agent is waiting on); the answer's checkpoint joins the next one, or the end of the turn; the
- * run's end is in the store when end() returns; `groupCommit: false` commits every call as it returns.
+ * checkpoint before a tool is in the store before the tool runs (a tool may block the event loop), the one before a
+ * model call once the turn ends while the model is awaited (a debugger, the runs tree, a fork see what the agent is
+ * waiting on); an answer's checkpoint at the end of its turn; the run's end when end() returns; `groupCommit: false`
+ * commits every call as it returns.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -26,7 +27,7 @@ function elsewhere(file: string, runId: string): { boundaries: string[]; status?
   }
 }
 
-test('the checkpoint before a model call or a tool is in the store before the agent code runs; the rest at the turn end', async () => {
+test('the checkpoint before a tool is in the store before the tool runs; the one before a model call while it awaits', async () => {
   const file = tmpLocation('sdk-group.db', 'sqlite');
   const recorder = openRecorder({ store: file, heartbeatMs: 0, liveDebugging: false });
   const run = recorder.startRun({ runId: 'g', agentId: 'a', runtimeContext: testContext(), messages: [] });
@@ -36,12 +37,18 @@ test('the checkpoint before a model call or a tool is in the store before the ag
     seenInTool.push(elsewhere(file, 'g').boundaries);
     return { hits: 1 };
   });
-  await run.modelCall({}, () => {
+  await run.modelCall({}, async () => {
     seenInModel.push(elsewhere(file, 'g').boundaries);
-    return Promise.resolve({ message: { role: 'assistant', content: 'searching' } });
+    await turn(); // a model call awaits I/O: the turn ends while the request is out
+    seenInModel.push(elsewhere(file, 'g').boundaries);
+    return { message: { role: 'assistant', content: 'searching' } };
   });
   await search({ q: 'x' });
-  assert.deepEqual(seenInModel, [['before_model_call']], 'the model was called with its checkpoint in the store');
+  assert.deepEqual(
+    seenInModel,
+    [[], ['before_model_call']],
+    'the checkpoint before the model call is in the store once the turn ends, while the model answers',
+  );
   assert.deepEqual(
     seenInTool,
     [['before_model_call', 'after_model_call', 'before_tool_call']],
@@ -86,7 +93,7 @@ test('groupCommit: false commits every call as it returns; the default commits t
     await turn();
     const atTurnEnd = elsewhere(file, 'r').boundaries;
     if (groupCommit) {
-      assert.deepEqual(atReturn, ['before_model_call'], 'grouped: the answer waits for the end of the turn');
+      assert.deepEqual(atReturn, [], 'grouped: the model answered within the turn, which has not ended');
     } else {
       assert.deepEqual(atReturn, ['before_model_call', 'after_model_call'], 'ungrouped: in the store at return');
     }

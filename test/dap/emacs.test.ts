@@ -12,6 +12,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { setImmediate } from 'node:timers/promises';
 import type { Recorder } from '../../src/recorder';
 import type { RunRecorder } from '../../src/recorder/runRecorder';
 import { openRunStore } from '../../src/store';
@@ -119,7 +120,10 @@ describe('Emacs dap-mode drives ocdb dap', () => {
       if (!fs.existsSync(growRequest)) return;
       clearInterval(poll);
       const search = run.tool('search', { sideEffectLevel: 'read_only' }, () => ({ hits: ['q3.pdf'] }));
-      void search({ q: 'Q3' }, { toolCallId: 'c1' }).then(() => fs.writeFileSync(growth, 'grown'));
+      // the driver steps once the file is there: after the agent's turn ended, when the tool result is committed
+      void search({ q: 'Q3' }, { toolCallId: 'c1' })
+        .then(() => setImmediate())
+        .then(() => fs.writeFileSync(growth, 'grown'));
     }, 50);
     // "Attach to agent run": once Emacs is attached, a real agent process of that id runs (and is stopped)
     const attachPoll = setInterval(() => {

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
+import { setImmediate } from 'node:timers/promises';
 import type { Recorder } from '../../src/recorder';
 import type { RunRecorder } from '../../src/recorder/runRecorder';
 import { demoStore, startClient, type OcdbDebugClient } from './support/dapClient';
@@ -31,6 +32,7 @@ describe('a run still being recorded', () => {
 
     const search = run.tool('search', { sideEffectLevel: 'read_only' }, () => ({ hits: ['reports/q3.pdf'] }));
     await search({ q: 'Q3 report' }, { toolCallId: 'c1' });
+    await setImmediate(); // the tool's result is in the store when the agent's turn ends (group commit)
 
     await dc.stepAndStop(() => dc.nextRequest({ threadId: 1 }));
     const top = await dc.topFrame();

@@ -376,7 +376,8 @@ export class SqliteRunStore implements RunStore {
 
   /** Commits the open group, if any (its writes visible to every other connection when this returns). */
   flush(): void {
-    if (this.group) this.endGroup(true);
+    // inside a write (a flush from its callback) the group commits when that write has ended, not in its middle
+    if (this.group && this.depth === 0) this.endGroup(true);
   }
 
   /**
@@ -388,7 +389,7 @@ export class SqliteRunStore implements RunStore {
   }
 
   private flushAtTurnEnd(): void {
-    if (!this.group || this.closed) return;
+    if (!this.group || this.closed || this.depth > 0) return;
     try {
       this.endGroup(true);
     } catch {

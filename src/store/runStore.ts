@@ -411,8 +411,8 @@ export interface RunStore {
   transaction<T>(fn: () => T): T;
   /**
    * Commits the writes a group holds (OpenStoreOptions.groupCommit): when it returns they are in the store for every
-   * other connection. Without group commit every write committed as it returned, and this does nothing. A group's
-   * commit that failed at the end of a turn is thrown here (or by the next write).
+   * other connection. Without group commit every write committed as it returned, and this does nothing. A commit
+   * that fails is thrown here and by the next write; one that failed at the end of a turn, by the next write.
    */
   flush(): void;
   /** Commits what a group holds (flush), then closes. */

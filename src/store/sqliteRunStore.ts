@@ -89,7 +89,7 @@ export interface OpenStoreOptions {
    * Group commit (SQLite; PostgreSQL ignores it): the writes of one event-loop turn share one transaction, each in a
    * savepoint of its own (a failed write rolls back alone). The transaction commits at the end of the turn
    * (setImmediate), after `maxWrites` writes or `maxMs` of being open, at `flush()`, at `close()`, an exclusive write,
-   * or the process's exit. See GroupCommit.
+   * or the process's exit (SqliteRunStore.groupedWrite).
    */
   groupCommit?: boolean | GroupCommitOptions;
 }
@@ -153,9 +153,10 @@ export function openRunStore(file: string, options: OpenStoreOptions = {}): Sqli
 
 /**
  * Stores with an open group: committed when the process exits (a group never outlives its process silently), and
- * before any other connection of this process begins a write (SqliteRunStore.commitOpenGroups): a group holds SQLite's write lock,
- * and a second connection of the same thread waiting for it would wait out its busy timeout, since the turn that
- * commits the group cannot end meanwhile (two recorders of one store in one process, the SDK beside an import).
+ * before any other connection of this process begins a write (SqliteRunStore.commitOpenGroups): a group holds
+ * SQLite's write lock, and a second connection of the same thread waiting for it would wait out its busy timeout,
+ * since the turn that commits the group cannot end meanwhile (two recorders of one store in one process, the SDK
+ * beside an import).
  */
 const openGroups = new Set<SqliteRunStore>();
 
@@ -274,31 +275,16 @@ export class SqliteRunStore implements RunStore {
     }
     if (this.grouping && !exclusive) return this.groupedWrite(fn);
     this.throwLostGroup();
-    this.flush();
-    SqliteRunStore.commitOpenGroups(this);
-    try {
-      this.db.exec(exclusive ? 'BEGIN EXCLUSIVE' : 'BEGIN IMMEDIATE');
-    } catch (e) {
-      throw translateSqliteError(e, this.path);
-    }
+    this.flush(); // an exclusive write of a grouped store: what the group holds goes first
+    this.begin(exclusive ? 'BEGIN EXCLUSIVE' : 'BEGIN IMMEDIATE');
     this.depth++;
-    this.txRunCounts.clear();
-    this.txTouched.clear();
-    this.txStamped.clear();
-    this.txDeleted.length = 0;
     try {
       const result = fn();
       this.stampChanges();
       this.db.exec('COMMIT');
       return result;
     } catch (e) {
-      try {
-        this.db.exec('ROLLBACK');
-      } catch {
-        // the transaction may already be gone (e.g. SQLITE_FULL rolls back by itself)
-      }
-      // Nodes written in the failed transaction are gone: memos pointing at them must go too.
-      this.content.forgetMemos();
+      this.rollBack();
       throw translateSqliteError(e, this.path);
     } finally {
       this.depth--;
@@ -325,16 +311,7 @@ export class SqliteRunStore implements RunStore {
   private groupedWrite<T>(fn: () => T): T {
     this.throwLostGroup();
     if (!this.group) {
-      SqliteRunStore.commitOpenGroups(this);
-      try {
-        this.db.exec('BEGIN IMMEDIATE');
-      } catch (e) {
-        throw translateSqliteError(e, this.path);
-      }
-      this.txRunCounts.clear();
-      this.txTouched.clear();
-      this.txStamped.clear();
-      this.txDeleted.length = 0;
+      this.begin('BEGIN IMMEDIATE');
       const timer = setImmediate(() => this.flushAtTurnEnd());
       timer.unref();
       this.group = { openedAt: performance.now(), writes: 0, timer };
@@ -372,6 +349,23 @@ export class SqliteRunStore implements RunStore {
       this.flush();
     }
     return result;
+  }
+
+  /**
+   * Begins a write transaction with its bookkeeping cleared; the open groups of this process's other connections
+   * commit first (see openGroups).
+   */
+  private begin(sql: 'BEGIN IMMEDIATE' | 'BEGIN EXCLUSIVE'): void {
+    SqliteRunStore.commitOpenGroups(this);
+    try {
+      this.db.exec(sql);
+    } catch (e) {
+      throw translateSqliteError(e, this.path);
+    }
+    this.txRunCounts.clear();
+    this.txTouched.clear();
+    this.txStamped.clear();
+    this.txDeleted.length = 0;
   }
 
   /** Commits the open group, if any (its writes visible to every other connection when this returns). */
@@ -413,12 +407,12 @@ export class SqliteRunStore implements RunStore {
     clearImmediate(group.timer);
     this.depth++;
     try {
-      if (!commit) return this.rollBackGroup();
+      if (!commit) return this.rollBack();
       try {
         this.stampChanges();
         this.db.exec('COMMIT');
       } catch (e) {
-        this.rollBackGroup();
+        this.rollBack();
         // thrown here, and by the next write too: a caller that only flushed (a live stop) may go on without it
         throw (this.groupLost = this.lostGroup(group.writes, e));
       }
@@ -439,11 +433,12 @@ export class SqliteRunStore implements RunStore {
     );
   }
 
-  private rollBackGroup(): void {
+  /** Rolls the transaction back; nodes written in it are gone, so memos pointing at them go too. */
+  private rollBack(): void {
     try {
       this.db.exec('ROLLBACK');
     } catch {
-      // already gone
+      // the transaction may already be gone (e.g. SQLITE_FULL rolls back by itself)
     }
     this.content.forgetMemos();
   }

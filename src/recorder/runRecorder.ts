@@ -353,7 +353,6 @@ export class RunRecorder {
    */
   beginTool(toolName: string, args: unknown, options: ToolOptions): string {
     const { toolCallId, checkpointId } = this.begin(toolName, args, options);
-    this.commit(`tool call ${toolName}`); // the agent runs its tool next
     // a live debugger may stop here; this call blocks meanwhile. The caller runs its tool itself, so only the
     // context edit applies (edited arguments and mocked outcomes apply to tools the SDK runs: tool(), recordCall).
     this.stopSync(this.pointAt('before_tool_call', checkpointId, toolCallId), ['runtimeContext']);
@@ -379,6 +378,7 @@ export class RunRecorder {
         { checkpoint: opts.checkpoints === false ? false : {} },
       ),
     );
+    this.commit(`tool call ${toolName}`); // the tool runs next (the caller's, or the SDK's in recordCall)
     return {
       toolCallId,
       ...(done?.checkpoint !== undefined ? { checkpointId: done.checkpoint.checkpointId } : {}),
@@ -470,7 +470,6 @@ export class RunRecorder {
     }
     let result: R;
     try {
-      this.commit(`tool call ${toolName}`);
       result = await fn((edits?.toolArgs !== undefined ? edits.toolArgs : args) as A);
     } catch (e) {
       await finished('error', e);

@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { OcdbError, openHazards, parseWith, type Checkpoint, type ForkConfig } from '../model';
 import type { ForkRequestRecord, ForkRequestStatus, RunStore } from '../store';
-import { RunWriter, stateOf, type RunState } from '../writer';
+import { RunWriter, stateOf, timeOrderedId, type RunState } from '../writer';
 import { loadSourceCheckpoint, planFork, type ForkPlan } from './forkPlan';
 import { saveForkStatus } from './forkRequests';
 
@@ -46,7 +46,7 @@ export class ForkService {
     options: ForkServiceOptions = {},
   ) {
     this.now = options.now ?? Date.now;
-    this.newId = options.newId ?? (() => randomUUID());
+    this.newId = options.newId ?? timeOrderedId;
     this.customIds = options.newId !== undefined;
   }
 

@@ -7,11 +7,10 @@
  *   run.end();
  *   recorder.close();
  */
-import { randomUUID } from 'node:crypto';
 import { errorMessage, OcdbError, parseWith } from '../model';
 import { openRunStore, resolveStorePath, type RunStore } from '../store';
 import { AgentProgramFork, forkRequestFromEnv, type ForkModeOptions } from '../fork/agentProgramMode';
-import { LiveGate, RunWriter } from '../writer';
+import { LiveGate, RunWriter, timeOrderedId } from '../writer';
 import { StartRunInputSchema, runCreationOf, type StartRunInput } from './inputs';
 import { DEFAULT_STORE_LOCK_RETRIES, RunRecorder, type RecorderEnv } from './runRecorder';
 
@@ -86,7 +85,7 @@ export class Recorder {
     this.env = {
       store,
       now: options.now ?? Date.now,
-      newId: options.newId ?? (() => randomUUID()),
+      newId: options.newId ?? timeOrderedId,
       onStoreError: options.onStoreError ?? 'throw',
       onError: options.onError,
       storeLockRetries: options.storeLockRetries ?? DEFAULT_STORE_LOCK_RETRIES,

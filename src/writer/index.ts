@@ -6,3 +6,4 @@ export * from './outcomes';
 export * from './runTimeline';
 export * from './runWriter';
 export * from './liveGate';
+export * from './newId';

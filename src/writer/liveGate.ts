@@ -8,8 +8,8 @@
  * most a request's `waitMs` and answers 202 while still stopped. The gate never throws: a store that fails while
  * asking or polling lets the agent go on (`onError` hears of it). Depends on model/ and the RunStore contract only.
  */
-import { randomUUID } from 'node:crypto';
 import { errorMessage, type CheckpointBoundary, type LiveEdits, type LiveStop } from '../model';
+import { timeOrderedId } from './newId';
 import type { RunStore } from '../store';
 
 /** The checkpoint an agent just wrote, where it may stop. */
@@ -64,7 +64,7 @@ export class LiveGate {
     private readonly options: LiveGateOptions = {},
   ) {
     this.now = options.now ?? Date.now;
-    this.newId = options.newId ?? (() => randomUUID());
+    this.newId = options.newId ?? timeOrderedId;
     this.recheckMs = options.recheckMs ?? 0;
   }
 

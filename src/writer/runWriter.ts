@@ -9,7 +9,6 @@
  * only when the transaction committed. It owns the run's heartbeat while it
  * writes. Depends on model/ and the RunStore contract only.
  */
-import { randomUUID } from 'node:crypto';
 import {
   assertId,
   assertToolName,
@@ -41,6 +40,7 @@ import {
   type ToolCallInput,
   type TimelineStart,
 } from './runTimeline';
+import { timeOrderedId } from './newId';
 
 export type IdKind = 'run' | 'checkpoint' | 'toolCall';
 
@@ -231,7 +231,7 @@ export class RunWriter {
     readonly agentId: string,
   ) {
     this.now = options.now ?? Date.now;
-    this.newId = options.newId ?? (() => randomUUID());
+    this.newId = options.newId ?? timeOrderedId;
     this.onCheckpoint = options.onCheckpoint;
     this.validated = options.validated === true;
     if (options.heartbeatMs && options.heartbeatMs > 0) {
@@ -243,7 +243,7 @@ export class RunWriter {
   /** Creates a run (status `running`) and its writer. */
   static create(store: RunStore, input: CreateRunWrite, options: WriterOptions = {}): RunWriter {
     const now = options.now ?? Date.now;
-    const runId = input.runId ?? (options.newId ?? (() => randomUUID()))('run');
+    const runId = input.runId ?? (options.newId ?? timeOrderedId)('run');
     // ids and names are one line of well-formed text (model/names.ts), whoever writes the run
     assertId(runId, 'runId');
     assertId(input.agentId, 'agentId');

@@ -29,7 +29,10 @@ function elsewhere(file: string, runId: string): { boundaries: string[]; status?
 
 test('the checkpoint before a tool is in the store before the tool runs; the one before a model call while it awaits', async () => {
   const file = tmpLocation('sdk-group.db', 'sqlite');
-  const recorder = openRecorder({ store: file, heartbeatMs: 0, liveDebugging: false });
+  // the store the SDK opens, with its group's age limit (20 ms) out of reach: a slow turn (a loaded machine, the
+  // first call compiling) would otherwise commit early, and what is seen would depend on the machine's speed
+  const store = openRunStore(file, { groupCommit: { maxMs: 60_000 } });
+  const recorder = openRecorder({ runStore: store, heartbeatMs: 0, liveDebugging: false });
   const run = recorder.startRun({ runId: 'g', agentId: 'a', runtimeContext: testContext(), messages: [] });
   const seenInModel: string[][] = [];
   const seenInTool: string[][] = [];
@@ -75,6 +78,7 @@ test('the checkpoint before a tool is in the store before the tool runs; the one
     'the end is in the store when end() returns',
   );
   recorder.close();
+  store.close();
 });
 
 test('groupCommit: false commits every call as it returns; the default commits the turn together', async () => {

@@ -4,19 +4,20 @@
  * <file> --store <db>`, the built CLI (dist/cli.js, which run.ts builds first) in a process of its own with Node's
  * defaults — beside the floor, reading the file line by line (readline) and JSON.parse-ing each line in plain Node
  * (importFloor.mjs). Both are timed from the process's start to its exit, and their CPU time and peak resident
- * memory read at exit (usageOnExit.cjs is preloaded into the CLI); the ratios against the targets (speed ≥ 1/8 of
- * the floor's, RSS ≤ 2× the floor's) are of these figures, and the speed's also of the work alone (the floor's own
- * clock against the import's time less `ocdb --version`'s, so neither start-up flatters a small file). Then the same import through `importPath` in a child
- * whose heap is capped at 192 MiB (importWorker.ts) — less than a 50 MiB file takes as strings plus its parsed tree,
- * so finishing shows it streams — with its time, the checkpoints and tool calls written, and the store's size
- * against the transcript's; then the in-process floor of the 50 MiB file (the figure earlier versions of this bench
- * printed). Then the same for transcripts of OCDB_BENCH_IMPORT_SCREENSHOT_SIZES (MiB, default 50) whose tool reads
- * a screenshot every 25th round (a ~300 KB base64 image in the result and again in its toolUseResult), as sessions
- * that look at pages or pictures hold.
+ * memory read at exit (usageOnExit.cjs is preloaded into the CLI). The ratios against the targets (speed ≥ 1/8 of
+ * the floor's, RSS ≤ 2× the floor's) are of these figures; the speed's also of the work alone (the floor's own
+ * clock against the import's time less `ocdb --version`'s), so neither start-up flatters a small file.
  *
- * Up to issue 11's fifth try the floor ran under the same TypeScript loader and heap cap as the capped import and
- * the targets were read off those two: the loader alone added ~25 MiB to the floor's resident memory, and the cap
- * kept the import's heap smaller than a user's is, so the RSS ratio read 1.9 where a user's is over 3.
+ * Then the same import through `importPath` in a child whose heap is capped at 192 MiB (importWorker.ts) — less
+ * than a 50 MiB file takes as strings plus its parsed tree, so finishing shows it streams — with its time, the
+ * checkpoints and tool calls written, and the store's size against the transcript's; then the in-process floor of
+ * the 50 MiB file (the figure earlier versions of this bench printed). Then the same for transcripts of
+ * OCDB_BENCH_IMPORT_SCREENSHOT_SIZES (MiB, default 50) whose tool reads a screenshot every 25th round (a ~300 KB
+ * base64 image in the result and again in its toolUseResult), as sessions that look at pages or pictures hold.
+ *
+ * Earlier versions ran the floor under the same TypeScript loader and heap cap as the capped import and read the
+ * targets off those two: the loader alone added ~25 MiB to the floor's resident memory, and the cap kept the
+ * import's heap smaller than a user's is, so the RSS ratio read 1.9 where a user's is over 3.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { closeSync, createReadStream, existsSync, fsyncSync, mkdtempSync, openSync, rmSync, statSync } from 'node:fs';
@@ -96,7 +97,10 @@ function userProcess(
   }
 }
 
-/** Seconds `ocdb` takes to start and exit doing nothing (`--version`), median of 3: what an import's time holds besides the import. */
+/**
+ * Seconds `ocdb` takes to start and exit doing nothing (`--version`), median of 3: what an import's time holds besides
+ * the import.
+ */
 function cliStartup(): number {
   const times: number[] = [];
   for (let i = 0; i < 3; i++) {

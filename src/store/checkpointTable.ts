@@ -304,15 +304,16 @@ export class CheckpointTable {
     }
     const usageIn = cp.usage && !cp.usage.captured ? cp.usage.inputTokens : 0;
     const usageOut = cp.usage && !cp.usage.captured ? cp.usage.outputTokens : 0;
-    this.ctx
-      .sql(
-        `UPDATE runs SET checkpoint_count = checkpoint_count + 1, max_step = MAX(max_step, ?),
-         input_tokens = input_tokens + ?, output_tokens = output_tokens + ?, heartbeat_at = ?,
-         last_checkpoint_at = MAX(COALESCE(last_checkpoint_at, ?), ?)${this.ctx.inlineStamp} WHERE run_id = ?`,
-      )
-      .run(cp.stepIndex, usageIn, usageOut, Date.now(), cp.createdAt, cp.createdAt, cp.runId);
+    this.ctx.countRun(cp.runId, {
+      checkpoints: 1,
+      step: cp.stepIndex,
+      inputTokens: usageIn,
+      outputTokens: usageOut,
+      heartbeatAt: Date.now(),
+      checkpointAt: cp.createdAt,
+    });
     this.ctx.counted(cp.runId, run, 'checkpoint_count');
-    this.ctx.touchRun(cp.runId, this.ctx.inlineStamp !== '');
+    this.ctx.touchRun(cp.runId);
     // The summary rowToCheckpointSummary reads back, made from what was just written (validated above, or by the
     // caller: AppendOptions.validated) without parsing it again; usage a copy as read back (issue 11 item 6).
     // (its keys in rowToCheckpointSummary's order: a summary is sent as JSON over HTTP)

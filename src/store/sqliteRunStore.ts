@@ -69,9 +69,9 @@ import type {
   StoreChanges,
   ToolCallFacts,
 } from './runStore';
-import type { DriverName, SqlDriver, SqlRow, SqlStatement } from './sqlDriver';
+import type { DriverName, SqlDriver, SqlRow, SqlStatement, SqlValue } from './sqlDriver';
 import { translateSqliteError } from './sqliteErrors';
-import type { StoreContext } from './storeContext';
+import type { RunDelta, StoreContext } from './storeContext';
 import { ToolCallTable } from './toolCallTable';
 
 export interface OpenStoreOptions {
@@ -177,12 +177,44 @@ function hookExit(): void {
 
 /** Statements that write rows of `runs` (see SqliteRunStore.txRunCounts). */
 const WRITES_RUNS = /^\s*(?:UPDATE|INSERT\s+INTO|INSERT\s+OR\s+\w+\s+INTO|DELETE\s+FROM|REPLACE\s+INTO)\s+runs\b/i;
+/** Statements that read or write rows of `runs`: the counts a transaction added are written first (txRunDeltas). */
+const USES_RUNS = /\bruns\b/i;
 
-/**
- * The change counter a SQLite transaction commits with, as a SET clause (StoreContext.inlineStamp): one writer at a
- * time, and stampChanges bumps the counter once at the end, so it is the counter now plus one.
- */
-const INLINE_STAMP = ", change_seq = (SELECT CAST(value AS INTEGER) + 1 FROM meta WHERE key = 'change_seq')";
+/** The SET clause that adds a RunDelta to a run's row (StoreContext.countRun), its parameters in runDeltaParams' order. */
+const RUN_DELTA_SET = `checkpoint_count = checkpoint_count + ?, max_step = MAX(max_step, COALESCE(?, max_step)),
+  input_tokens = input_tokens + ?, output_tokens = output_tokens + ?, heartbeat_at = COALESCE(?, heartbeat_at),
+  last_checkpoint_at = COALESCE(MAX(COALESCE(last_checkpoint_at, ?), ?), last_checkpoint_at),
+  tool_call_count = tool_call_count + ?, tool_error_count = tool_error_count + ?`;
+
+function runDeltaParams(d: RunDelta): SqlValue[] {
+  const at = d.checkpointAt ?? null;
+  return [
+    d.checkpoints ?? 0,
+    d.step ?? null,
+    d.inputTokens ?? 0,
+    d.outputTokens ?? 0,
+    d.heartbeatAt ?? null,
+    at,
+    at,
+    d.toolCalls ?? 0,
+    d.toolErrors ?? 0,
+  ];
+}
+
+/** `delta` added to `into` (sums, the larger step, the later times). */
+function addRunDelta(into: RunDelta, delta: RunDelta): void {
+  const sum = (a: number | undefined, b: number | undefined) => (b === undefined ? a : (a ?? 0) + b);
+  const max = (a: number | undefined, b: number | undefined) =>
+    b === undefined ? a : a === undefined ? b : Math.max(a, b);
+  into.checkpoints = sum(into.checkpoints, delta.checkpoints);
+  into.inputTokens = sum(into.inputTokens, delta.inputTokens);
+  into.outputTokens = sum(into.outputTokens, delta.outputTokens);
+  into.toolCalls = sum(into.toolCalls, delta.toolCalls);
+  into.toolErrors = sum(into.toolErrors, delta.toolErrors);
+  into.step = max(into.step, delta.step);
+  into.checkpointAt = max(into.checkpointAt, delta.checkpointAt);
+  if (delta.heartbeatAt !== undefined) into.heartbeatAt = delta.heartbeatAt;
+}
 
 export class SqliteRunStore implements RunStore {
   readonly driverName: string;
@@ -209,16 +241,20 @@ export class SqliteRunStore implements RunStore {
       path,
       content: this.content,
       uniqueErrorKeepsTransaction: db.name !== 'pg',
-      inlineStamp: db.lockChanges ? '' : INLINE_STAMP,
       sql: (text) => this.sql(text),
       transaction: (fn) => this.transaction(fn),
-      touchRun: (runId, stamped) => this.touchRun(runId, stamped),
+      touchRun: (runId) => this.touchRun(runId),
       hasRun: (runId) => this.hasRun(runId),
       requireRunRow: (runId) => this.requireRunRow(runId),
       requireRunning: (runId) => this.requireRunning(runId),
       requireRunCounts: (runId, running) => this.requireRunCounts(runId, running),
       counted: (runId, row, column) => {
         if (this.depth > 0) this.txRunCounts.set(runId, { ...row, [column]: Number(row[column]) + 1 });
+      },
+      countRun: (runId, delta) => {
+        const had = this.txRunDeltas.get(runId);
+        if (had) addRunDelta(had, delta);
+        else this.txRunDeltas.set(runId, { ...delta });
       },
     };
     this.checkpoints = new CheckpointTable(ctx);
@@ -234,9 +270,45 @@ export class SqliteRunStore implements RunStore {
       stmt = this.db.prepare(text);
       // A statement that writes runs rows makes the transaction forget the counts it read (requireRunCounts).
       if (WRITES_RUNS.test(text)) stmt = this.forgettingRunCounts(stmt);
+      // One that reads or writes them sees the counts the transaction added (written first).
+      if (USES_RUNS.test(text)) stmt = this.afterRunDeltas(stmt);
       this.stmts[text] = stmt;
     }
     return stmt;
+  }
+
+  private afterRunDeltas(stmt: SqlStatement): SqlStatement {
+    const write = () => {
+      if (this.txRunDeltas.size > 0) this.writeRunDeltas(false);
+    };
+    return {
+      run: (...params) => (write(), stmt.run(...params)),
+      get: (...params) => (write(), stmt.get(...params)),
+      all: (...params) => (write(), stmt.all(...params)),
+    };
+  }
+
+  /**
+   * What the current transaction's checkpoints and tool calls added to their runs' rows (StoreContext.countRun):
+   * written in one UPDATE a run at its end, with the change stamp (stampChanges), or before a statement of this
+   * connection uses runs rows (sql). Four or five UPDATEs of the run's row a ReAct step were ~10 % of its SQL.
+   */
+  private readonly txRunDeltas = new Map<string, RunDelta>();
+
+  /** Writes txRunDeltas; `stamp`: with the change counter the transaction commits with (stampChanges). */
+  private writeRunDeltas(stamp: boolean): void {
+    const set = stamp
+      ? `${RUN_DELTA_SET}, change_seq = (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'change_seq')`
+      : RUN_DELTA_SET;
+    const stmt = this.rawSql(`UPDATE runs SET ${set} WHERE run_id = ?`);
+    for (const [runId, delta] of this.txRunDeltas) stmt.run(...runDeltaParams(delta), runId);
+    this.txRunDeltas.clear();
+  }
+
+  /** A cached statement without sql's wrappers (the deltas' own UPDATE). */
+  private rawSql(text: string): SqlStatement {
+    const key = `raw:${text}`;
+    return (this.stmts[key] ??= this.db.prepare(text));
   }
 
   private forgettingRunCounts(stmt: SqlStatement): SqlStatement {
@@ -289,6 +361,7 @@ export class SqliteRunStore implements RunStore {
     } finally {
       this.depth--;
       this.txRunCounts.clear();
+      this.txRunDeltas.clear();
       this.content.transactionEnded();
     }
   }
@@ -319,6 +392,8 @@ export class SqliteRunStore implements RunStore {
     }
     const group = this.group;
     this.db.exec('SAVEPOINT w');
+    // what the write adds to its runs' counts goes with it if it is rolled back
+    const deltasBefore = new Map([...this.txRunDeltas].map(([runId, d]) => [runId, { ...d }]));
     this.depth++;
     let result: T;
     try {
@@ -334,8 +409,8 @@ export class SqliteRunStore implements RunStore {
       }
       this.content.forgetMemos();
       this.txRunCounts.clear();
-      // a row stamped inline in the rolled-back write is stamped again at the end
-      this.txStamped.clear();
+      this.txRunDeltas.clear();
+      if (!whole) for (const [runId, d] of deltasBefore) this.txRunDeltas.set(runId, d);
       if (whole) {
         this.endGroup(false);
         if (group.writes > 0) throw this.lostGroup(group.writes + 1, e);
@@ -363,8 +438,8 @@ export class SqliteRunStore implements RunStore {
       throw translateSqliteError(e, this.path);
     }
     this.txRunCounts.clear();
+    this.txRunDeltas.clear();
     this.txTouched.clear();
-    this.txStamped.clear();
     this.txDeleted.length = 0;
   }
 
@@ -419,6 +494,7 @@ export class SqliteRunStore implements RunStore {
     } finally {
       this.depth--;
       this.txRunCounts.clear();
+      this.txRunDeltas.clear();
       this.content.transactionEnded();
     }
   }
@@ -435,6 +511,7 @@ export class SqliteRunStore implements RunStore {
 
   /** Rolls the transaction back; nodes written in it are gone, so memos pointing at them go too. */
   private rollBack(): void {
+    this.txRunDeltas.clear();
     try {
       this.db.exec('ROLLBACK');
     } catch {
@@ -445,8 +522,6 @@ export class SqliteRunStore implements RunStore {
 
   /** The runs the current transaction changed: stamped with its change counter at its end. */
   private readonly txTouched = new Set<string>();
-  /** Of those, the runs whose row an UPDATE stamped already (StoreContext.inlineStamp): not written again at the end. */
-  private readonly txStamped = new Set<string>();
   /** The runs the current transaction deleted: listed in deleted_runs with its change counter at its end. */
   private readonly txDeleted: string[] = [];
 
@@ -476,15 +551,14 @@ export class SqliteRunStore implements RunStore {
   }
 
   /**
-   * Marks `runId` changed by this transaction (the change feed); its counter is stamped at COMMIT, unless `stamped`:
-   * an UPDATE of its row carried the stamp (inlineStamp, SQLite) — the counter is still bumped at COMMIT.
+   * Marks `runId` changed by this transaction (the change feed); its row is stamped with the change counter at
+   * COMMIT, in the UPDATE that writes what the transaction added to its counts (txRunDeltas).
    */
-  private touchRun(runId: string, stamped = false): void {
+  private touchRun(runId: string): void {
     if (this.depth === 0) {
       this.transaction(() => this.touchRun(runId));
       return;
     }
-    if (stamped) this.txStamped.add(runId);
     if (this.txTouched.has(runId)) return;
     // the run's lock before the commit tail: stamping its row there then never waits for another writer
     this.lockRun(runId);
@@ -499,15 +573,20 @@ export class SqliteRunStore implements RunStore {
    * a change numbered n or lower; and the counter's row, which every writer updates, is held for the tail only.
    */
   private stampChanges(): void {
-    if (this.txTouched.size === 0 && this.txDeleted.length === 0) return;
+    if (this.txTouched.size === 0 && this.txDeleted.length === 0) {
+      if (this.txRunDeltas.size > 0) this.writeRunDeltas(false); // counts come with touchRun: not expected
+      return;
+    }
     this.db.lockChanges?.();
     this.sql("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'change_seq'").run();
+    // a run the transaction counted in gets its counts and its stamp in one UPDATE
     for (const runId of this.txTouched) {
-      if (this.txStamped.has(runId)) continue;
-      this.sql(
+      if (this.txRunDeltas.has(runId)) continue;
+      this.rawSql(
         "UPDATE runs SET change_seq = (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'change_seq') WHERE run_id = ?",
       ).run(runId);
     }
+    this.writeRunDeltas(true);
     for (const runId of this.txDeleted) {
       this.sql(
         "INSERT INTO deleted_runs (run_id, change_seq) SELECT ?, CAST(value AS INTEGER) FROM meta WHERE key = 'change_seq'",

@@ -14,17 +14,8 @@ export interface StoreContext {
   /** A cached prepared statement. */
   sql(text: string): SqlStatement;
   transaction<T>(fn: () => T): T;
-  /**
-   * Bumps the store's change counter and stamps the run with it (live views refresh from it). `stamped`: an UPDATE
-   * of the run's row in this transaction carried `inlineStamp` already (its stamp at commit is not written again).
-   */
-  touchRun(runId: string, stamped?: boolean): void;
-  /**
-   * A `, change_seq = …` to append to the SET of an UPDATE of a run's row: the change counter this transaction
-   * commits with, known in advance where writers are serialised and the counter is bumped once at the end (SQLite);
-   * '' on PostgreSQL, where the stamp is written at commit, in commit order. Then pass `stamped` to touchRun.
-   */
-  readonly inlineStamp: string;
+  /** Bumps the store's change counter at commit and stamps the run with it (live views refresh from it). */
+  touchRun(runId: string): void;
   hasRun(runId: string): boolean;
   /** The run's row, or RunNotFound. */
   requireRunRow(runId: string): SqlRow;
@@ -40,4 +31,25 @@ export interface StoreContext {
    * of a runs row forgets what was read): the transaction's next requireRunCounts of the run gets the new counts.
    */
   counted(runId: string, row: SqlRow, column: 'checkpoint_count' | 'tool_call_count'): void;
+  /**
+   * Adds to the run's counters (a checkpoint or a tool call written): kept with the transaction and written in the
+   * one UPDATE that stamps the run at its end (or before a statement of this connection reads or writes runs rows),
+   * not by an UPDATE per checkpoint. Call inside a write transaction, with touchRun.
+   */
+  countRun(runId: string, delta: RunDelta): void;
+}
+
+/** What a write adds to its run's row (StoreContext.countRun). */
+export interface RunDelta {
+  checkpoints?: number;
+  /** The checkpoint's step index: `max_step` becomes the largest. */
+  step?: number;
+  inputTokens?: number;
+  outputTokens?: number;
+  /** The checkpoint's `createdAt`: `last_checkpoint_at` becomes the latest. */
+  checkpointAt?: number;
+  /** This host's clock when the checkpoint was written: the run's heartbeat. */
+  heartbeatAt?: number;
+  toolCalls?: number;
+  toolErrors?: number;
 }

@@ -54,7 +54,7 @@ export class ToolCallTable {
         throw e;
       }
       this.ctx.counted(runId, run, 'tool_call_count');
-      this.ctx.touchRun(runId, this.ctx.inlineStamp !== '');
+      this.ctx.touchRun(runId);
       // The record as it reads back (args as stored, a fresh parse: the caller's objects are not handed out).
       return { ...parsed, args: this.ctx.content.getValue(argsRef) };
     });
@@ -96,11 +96,7 @@ export class ToolCallTable {
         state,
         toJson(record.liveEdit),
       );
-    this.ctx
-      .sql(
-        `UPDATE runs SET tool_call_count = tool_call_count + 1, tool_error_count = tool_error_count + ?${this.ctx.inlineStamp} WHERE run_id = ?`,
-      )
-      .run(state === 'error' ? 1 : 0, runId);
+    this.ctx.countRun(runId, { toolCalls: 1, toolErrors: state === 'error' ? 1 : 0 });
     return argsRef;
   }
 
@@ -186,7 +182,7 @@ export class ToolCallTable {
 
   /** The run's counts and change stamp after a call finished (a cancelled call is not an error: store/fixups.ts). */
   private afterFinish(runId: string, isError: boolean): void {
-    if (isError) this.ctx.sql('UPDATE runs SET tool_error_count = tool_error_count + 1 WHERE run_id = ?').run(runId);
+    if (isError) this.ctx.countRun(runId, { toolErrors: 1 });
     this.ctx.touchRun(runId);
   }
 

@@ -129,6 +129,52 @@ test('a failed write in a group rolls back alone: the writes before and after it
   }
 });
 
+test("a write rolled back in a group takes what it counted with it: the run's counts read and commit without it", async () => {
+  const file = tmpLocation('counts.db', 'sqlite');
+  const store = openRunStore(file, { groupCommit: { maxMs: 60_000 } });
+  try {
+    const w = writerOf(store, 'r');
+    w.checkpoint('before_model_call');
+    const call = (toolCallId: string) => ({
+      toolCallId,
+      toolName: 'search',
+      args: { q: toolCallId },
+      sideEffectLevel: 'read_only' as const,
+      replayPolicy: 'reuse_result' as const,
+      startedAt: 1,
+    });
+    store.beginToolCall('r', call('kept'));
+    assert.throws(
+      () =>
+        store.transaction(() => {
+          store.beginToolCall('r', call('dropped'));
+          store.finishToolCall('r', 'dropped', { outcome: 'error', error: { message: 'no' }, endedAt: 2 });
+          assert.equal(store.getRun('r').toolCallCount, 2, 'a read inside the write sees what it counted');
+          throw new Error('the write fails after counting');
+        }),
+      /after counting/,
+    );
+    const run = store.getRun('r');
+    assert.deepEqual([run.checkpointCount, run.toolCallCount, run.toolErrorCount], [1, 1, 0]);
+    store.finishToolCall('r', 'kept', { outcome: 'error', error: { message: 'kept failed' }, endedAt: 3 });
+    await turn();
+    const reader = openRunStore(file, { create: false });
+    try {
+      const seen = reader.getRun('r');
+      assert.deepEqual(
+        [seen.checkpointCount, seen.toolCallCount, seen.toolErrorCount],
+        [1, 1, 1],
+        'another connection reads the counts of the writes that committed',
+      );
+    } finally {
+      reader.close();
+    }
+    w.dispose();
+  } finally {
+    store.close();
+  }
+});
+
 function seenSeq(file: string): number {
   const other = openRunStore(file, { create: false });
   try {

@@ -2,7 +2,8 @@
  * `ocdb`: the command line of Agent Time Travel. Dispatches to the commands
  * of commands.ts; errors go to stderr with a non-zero exit code.
  */
-import { setFlagsFromString } from 'node:v8';
+// first: it tunes the heap before the other modules load (see the file)
+import './heapTuning';
 import { isOcdbError, errorMessage, redactText } from '../model';
 import { EXIT, type CliIo } from './cliCommand';
 import { COMMANDS } from './commands';
@@ -85,21 +86,7 @@ function exitQuietlyOnClosedPipe(stream: NodeJS.WriteStream): void {
   });
 }
 
-/**
- * The commands that stream a whole file through one process (`ocdb import`), run as their own process, keep V8's
- * heap within a quarter of what is live after each full collection instead of letting it grow to about four times
- * that (V8's factor when collection is cheap, as it is here: under 1 % of an import's time). A 200 MiB transcript's
- * import peaked at 364 MiB RSS with V8's factor and 229 MiB with this, 3 % slower (issue 11). Set when the process
- * starts, never by `runCli` itself: a test or an extension host calling it shares its heap with others.
- */
-const HEAP_NEAR_LIVE = new Set(['import']);
-
-function keepHeapNearLive(command: string | undefined): void {
-  if (command !== undefined && HEAP_NEAR_LIVE.has(command)) setFlagsFromString('--heap-growing-percent=25');
-}
-
 if (require.main === module) {
-  keepHeapNearLive(process.argv[2]);
   exitQuietlyOnClosedPipe(process.stdout);
   exitQuietlyOnClosedPipe(process.stderr);
   const io: CliIo = {

@@ -7,7 +7,9 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, describe, it } from 'node:test';
-import { importPath } from '../../../src/importers';
+import Database from 'better-sqlite3';
+import { FORMAT_SPECS, importPath } from '../../../src/importers';
+import { planDigest } from '../../../src/importers/growth';
 import { ForkService } from '../../../src/fork/forkService';
 import { runFork } from '../../../src/fork/runner';
 import type { SqliteRunStore } from '../../../src/store';
@@ -134,6 +136,52 @@ describe('re-importing a transcript that grew', () => {
     assert.equal(outcome.divergence, undefined, JSON.stringify(outcome.divergence));
     assert.equal(outcome.status, t.store.getRun(runId).status);
     assert.equal(t.store.getRun(outcome.runId).toolCallCount, t.store.getRun(runId).toolCallCount);
+  });
+
+  it("a run imported by an earlier release (its digest of the ops' JSON text) still continues when the file grows", async () => {
+    const lines = linesOf(REAL_FILE);
+    const t = store();
+    const file = path.join(t.dir, path.basename(REAL_FILE));
+    fs.writeFileSync(file, lines.slice(0, Math.floor(lines.length / 2)).join(''));
+    assert.equal((await importPath(t.store, file)).imported, 1);
+    // What an earlier release kept of each run: the same facts, its digest of the ops hex alone.
+    const spec = FORMAT_SPECS.find((f) => f.format === 'claude-code');
+    assert.ok(spec);
+    const read = await spec.read(file, {
+      warnings: [],
+      unknownTypes: {},
+      sideEffectOf: () => 'read_only',
+      skip: () => undefined,
+    });
+    const db = new Database(path.join(t.dir, 'runs.db'));
+    try {
+      for (const plan of read.plans) {
+        const source = t.store.getRun(plan.runId).metadata.source as {
+          resume: { checkpoints: number; digest: string };
+        };
+        assert.match(source.resume.digest, /^v2:/, 'this release writes its own digest');
+        const older = planDigest(plan, source.resume.checkpoints, '0'.repeat(64));
+        assert.match(older ?? '', /^[0-9a-f]{64}$/);
+        const metadata = {
+          ...t.store.getRun(plan.runId).metadata,
+          source: { ...source, resume: { ...source.resume, digest: older } },
+        };
+        db.prepare('UPDATE runs SET metadata_json = ? WHERE run_id = ?').run(JSON.stringify(metadata), plan.runId);
+      }
+    } finally {
+      db.close();
+    }
+    fs.writeFileSync(file, lines.join(''));
+    const second = await importPath(t.store, file);
+    assert.deepEqual(
+      second.files[0]?.warnings.filter((w) => /cannot continue/.test(w.message)),
+      [],
+      'continued, not a new run',
+    );
+    assert.equal(second.appended, 1);
+    const runId = read.primaryRunId;
+    const resume = (t.store.getRun(runId).metadata.source as { resume: { digest: string } }).resume;
+    assert.match(resume.digest, /^v2:/, 'the grown run carries the digest of this release');
   });
 
   it('a file whose start changed is imported as a new run, and the warning says why', async () => {

@@ -313,7 +313,6 @@ export class CheckpointTable {
       checkpointAt: cp.createdAt,
     });
     this.ctx.counted(cp.runId, run, 'checkpoint_count');
-    this.ctx.touchRun(cp.runId);
     // The summary rowToCheckpointSummary reads back, made from what was just written (validated above, or by the
     // caller: AppendOptions.validated) without parsing it again; usage a copy as read back (issue 11 item 6).
     // (its keys in rowToCheckpointSummary's order: a summary is sent as JSON over HTTP)

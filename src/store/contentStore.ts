@@ -457,7 +457,7 @@ export class ContentStore {
     return { hash, value: stored };
   }
 
-  /** Stores `text` once; returns its hash (`hash`: the caller knows it already, e.g. a stored value's). */
+  /** Stores `text` once; returns its hash (`given`: the caller knows it already, e.g. a stored value's). */
   putText(text: string, given?: string): string {
     // A text to be deflated is encoded once, for its hash and its compression: a string given to each is encoded by
     // each (for a tool result with a non-ASCII character in it, e.g. Claude Code's line numbers, ~5 µs a KB).

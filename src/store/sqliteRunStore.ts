@@ -252,6 +252,7 @@ export class SqliteRunStore implements RunStore {
         if (this.depth > 0) this.txRunCounts.set(runId, { ...row, [column]: Number(row[column]) + 1 });
       },
       countRun: (runId, delta) => {
+        this.touchRun(runId);
         const had = this.txRunDeltas.get(runId);
         if (had) addRunDelta(had, delta);
         else this.txRunDeltas.set(runId, { ...delta });
@@ -573,10 +574,7 @@ export class SqliteRunStore implements RunStore {
    * a change numbered n or lower; and the counter's row, which every writer updates, is held for the tail only.
    */
   private stampChanges(): void {
-    if (this.txTouched.size === 0 && this.txDeleted.length === 0) {
-      if (this.txRunDeltas.size > 0) this.writeRunDeltas(false); // counts come with touchRun: not expected
-      return;
-    }
+    if (this.txTouched.size === 0 && this.txDeleted.length === 0) return;
     this.db.lockChanges?.();
     this.sql("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'change_seq'").run();
     // a run the transaction counted in gets its counts and its stamp in one UPDATE

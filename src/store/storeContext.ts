@@ -34,7 +34,7 @@ export interface StoreContext {
   /**
    * Adds to the run's counters (a checkpoint or a tool call written): kept with the transaction and written in the
    * one UPDATE that stamps the run at its end (or before a statement of this connection reads or writes runs rows),
-   * not by an UPDATE per checkpoint. Call inside a write transaction, with touchRun.
+   * not by an UPDATE per checkpoint. Marks the run changed too (touchRun). Call inside a write transaction.
    */
   countRun(runId: string, delta: RunDelta): void;
 }

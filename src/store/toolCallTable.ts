@@ -54,7 +54,6 @@ export class ToolCallTable {
         throw e;
       }
       this.ctx.counted(runId, run, 'tool_call_count');
-      this.ctx.touchRun(runId);
       // The record as it reads back (args as stored, a fresh parse: the caller's objects are not handed out).
       return { ...parsed, args: this.ctx.content.getValue(argsRef) };
     });

@@ -1,8 +1,8 @@
 /**
  * Import benchmark (issue 6, issue 11 item 6): generated Claude Code transcripts (importTranscript.ts) of 5, 50
  * and 200 MiB (OCDB_BENCH_IMPORT_SIZES, MiB, comma-separated), each imported as a user imports one — `ocdb import
- * <file> --store <db>`, the built CLI (dist/cli.js, which run.ts builds first) in a process of its own with Node's
- * defaults — beside the floor, reading the file line by line (readline) and JSON.parse-ing each line in plain Node
+ * <file> --store <db>`, the built CLI (dist/cli.js, which run.ts builds first) in a process of its own, run as npm's
+ * `ocdb` link runs it (the file itself: node with the flags of its `#!` line) — beside the floor, reading the file line by line (readline) and JSON.parse-ing each line in plain Node
  * (importFloor.mjs). Both are timed from the process's start to its exit, and their CPU time and peak resident
  * memory read at exit (usageOnExit.cjs is preloaded into the CLI). The ratios against the targets (speed ≥ 1/8 of
  * the floor's, RSS ≤ 2× the floor's) are of these figures; the speed's also of the work alone (the floor's own
@@ -22,7 +22,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { closeSync, createReadStream, existsSync, fsyncSync, mkdtempSync, openSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { writeTranscript } from './importTranscript';
 import { fmt, kb } from './stats';
@@ -71,15 +71,29 @@ function child<T>(script: string, args: string[]): T | { failed: string } {
 }
 
 /**
- * Runs `args` in plain Node as a user would (no loader, no flags), timed from spawn to exit; CPU time and peak RSS
- * as the process read them at exit (`usage`: from its stdout, or from the line usageOnExit.cjs writes to stderr).
+ * Runs `args` as a user would: a script in plain Node (no loader, no flags), or `ocdb` (`cli`: the built CLI run as
+ * npm's link runs it, the file itself through its `#!` line and the flags there, with usageOnExit.cjs preloaded by
+ * NODE_OPTIONS), timed from spawn to exit; CPU time and peak RSS as the process read them at exit (`usage`: from its
+ * stdout, or from the line usageOnExit.cjs writes to stderr).
  */
 function userProcess(
   args: string[],
   usage: 'stdout' | 'stderr',
+  cli = false,
 ): (ChildFigures & { ownSeconds?: number }) | { failed: string } {
   const t0 = performance.now();
-  const r = spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 1 << 24 });
+  const r = cli
+    ? spawnSync(CLI, args, {
+        encoding: 'utf8',
+        maxBuffer: 1 << 24,
+        env: {
+          ...process.env,
+          // the `node` of the #! line is this one
+          PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`,
+          NODE_OPTIONS: `--require ${JSON.stringify(join(__dirname, 'usageOnExit.cjs'))}`,
+        },
+      })
+    : spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 1 << 24 });
   const seconds = (performance.now() - t0) / 1000;
   const stderr = r.stderr ?? '';
   if (r.status !== 0) return { failed: stderr.trim().split('\n').at(-1) ?? `exit ${String(r.status)}` };
@@ -104,7 +118,7 @@ function userProcess(
 function cliStartup(): number {
   const times: number[] = [];
   for (let i = 0; i < 3; i++) {
-    const r = userProcess(['--require', join(__dirname, 'usageOnExit.cjs'), CLI, '--version'], 'stderr');
+    const r = userProcess(['--version'], 'stderr', true);
     if ('failed' in r) throw new Error(`ocdb --version failed: ${r.failed}`);
     times.push(r.seconds);
   }
@@ -144,10 +158,7 @@ async function measure(dir: string, sizeMiB: number, startup: number, screenshot
     `${fmt(sizeMiB, 0)} MiB transcript${what}: ${kb(written.bytes)}, ${written.lines} lines (load average ${load()})`,
   ];
   const floor = userProcess([join(__dirname, 'importFloor.mjs'), file], 'stdout');
-  const user = userProcess(
-    ['--require', join(__dirname, 'usageOnExit.cjs'), CLI, 'import', file, '--store', db],
-    'stderr',
-  );
+  const user = userProcess(['import', file, '--store', db], 'stderr', true);
   for (const x of ['', '-wal', '-shm']) rmSync(db + x, { force: true });
   const r = child<ImportFigures>('importWorker.ts', [file, db]);
   if ('failed' in floor) {
@@ -161,7 +172,7 @@ async function measure(dir: string, sizeMiB: number, startup: number, screenshot
     lines.push(`  ocdb import failed: ${user.failed}`);
   } else {
     lines.push(
-      `  ocdb import (dist/cli.js, start to exit): ${fmt(user.seconds, 2)} s = ${fmt(mb / user.seconds, 2)} MB/s; ${fmt(user.cpuSeconds, 2)} CPU s (${fmt(user.cpuSeconds / floor.cpuSeconds)}x the floor's CPU); peak RSS ${fmt(user.maxRssMiB)} MiB`,
+      `  ocdb import (dist/cli.js through its #! line, start to exit): ${fmt(user.seconds, 2)} s = ${fmt(mb / user.seconds, 2)} MB/s; ${fmt(user.cpuSeconds, 2)} CPU s (${fmt(user.cpuSeconds / floor.cpuSeconds)}x the floor's CPU); peak RSS ${fmt(user.maxRssMiB)} MiB`,
       `  ratio import/floor speed, start to exit (target ≥ ${fmt(SPEED_TARGET, 3)}): ${fmt(floor.seconds / user.seconds, 3)}; CPU: ${fmt(floor.cpuSeconds / user.cpuSeconds, 3)}`,
       `  ratio import/floor speed, the work alone (the floor's own clock; the import less ocdb's ${fmt(startup, 2)} s start-up): ${fmt((floor.ownSeconds ?? floor.seconds) / (user.seconds - startup), 3)}`,
       `  ratio import/floor peak RSS (target ≤ ${RSS_TARGET}): ${fmt(user.maxRssMiB / floor.maxRssMiB, 2)}`,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { openRecorder } from '../../../src/recorder';
 import { testContext } from '../../helpers/context';
@@ -17,6 +17,28 @@ function ocdb(args: string[], env: NodeJS.ProcessEnv = {}) {
 
 test('the built ocdb exists (npm install / npm run build made it)', () => {
   assert.ok(existsSync(CLI), `${CLI} missing: run npm run build`);
+});
+
+test("ocdb run as npm's link runs it (the file itself, through its #! line and flags) imports a real transcript", () => {
+  const store = join(tmpDir(), 'link.db');
+  const transcript = join(
+    ROOT,
+    'test',
+    'fixtures',
+    'importers',
+    'claude-code-real',
+    '4d5611e5-241a-462a-8d15-5122611a9569.jsonl',
+  );
+  // the `node` of the #! line (`env -S node …`) is found on PATH, as a shell finds it
+  const env = { ...process.env, PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}` };
+  // a #! line env cannot run spins instead of failing (coreutils 9 given `env node --flag` as one word): time out
+  const imported = spawnSync(CLI, ['import', transcript, '--store', store], { encoding: 'utf8', env, timeout: 60_000 });
+  assert.equal(imported.status, 0, imported.stderr || String(imported.error));
+  const runs = spawnSync(CLI, ['runs', '--json', '--store', store], { encoding: 'utf8', env });
+  assert.equal(runs.status, 0, runs.stderr);
+  const [run] = JSON.parse(runs.stdout) as { runId: string; checkpointCount: number }[];
+  assert.equal(run?.runId, 'cc-4d5611e5-241a-462a-8d15-5122611a9569');
+  assert.ok((run?.checkpointCount ?? 0) > 0, 'the run has its checkpoints');
 });
 
 test('ocdb demo then ocdb runs lists the demo runs; --json has the summary fields', () => {

@@ -1,7 +1,7 @@
 // Builds the shipped bundles: the VS Code extension, the `ocdb` CLI, the
 // recorder SDK library, the PostgreSQL store's worker thread and the webview page. `node esbuild.mjs --watch` rebuilds on change.
 import * as esbuild from 'esbuild';
-import { cpSync, existsSync, mkdirSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync } from 'node:fs';
 
 const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
@@ -61,4 +61,6 @@ if (watch) {
   console.log('esbuild: watching');
 } else {
   await Promise.all(builds.map((b) => esbuild.build(b)));
+  // Runnable as `ocdb` straight from a clone (dist/cli.js, through its #! line), as npm makes a package's bin
+  chmodSync('dist/cli.js', 0o755);
 }

@@ -1,34 +1,30 @@
-/** Every `ocdb` subcommand, in the order `ocdb --help` lists them. Add a command here and nowhere else. */
+/**
+ * Every `ocdb` subcommand, in the order `ocdb --help` lists them. Add a command here and nowhere else. A command's
+ * module loads when it is asked for (`load`), so `ocdb import` does not build the debugger's, the server's or the
+ * ACP proxy's schemas and tables before it starts: each command starts in what its own modules take.
+ */
 import type { CliCommand } from './cliCommand';
-import { acpCommand } from './commands/acpCommand';
-import { artifactCommand } from './commands/artifactCommand';
-import { dapCommand } from './commands/dapCommand';
-import { demoCommand } from './commands/demoCommand';
-import { diffCommand } from './commands/diffCommand';
-import { exportCommand } from './commands/exportCommand';
-import { forkCommand } from './commands/forkCommand';
-import { importCommand } from './commands/importCommand';
-import { loadCommand } from './commands/loadCommand';
-import { replayCommand } from './commands/replayCommand';
-import { runsCommand } from './commands/runsCommand';
-import { serveCommand } from './commands/serveCommand';
-import { showCommand } from './commands/showCommand';
-import { pullCommand, pushCommand } from './commands/transferCommand';
 
-export const COMMANDS: readonly CliCommand[] = [
-  runsCommand,
-  showCommand,
-  diffCommand,
-  artifactCommand,
-  exportCommand,
-  loadCommand,
-  pushCommand,
-  pullCommand,
-  importCommand,
-  replayCommand,
-  forkCommand,
-  serveCommand,
-  demoCommand,
-  dapCommand,
-  acpCommand,
+export interface CommandEntry {
+  /** The name typed after `ocdb` (the loaded command's own `name`). */
+  name: string;
+  load(): Promise<CliCommand>;
+}
+
+export const COMMANDS: readonly CommandEntry[] = [
+  { name: 'runs', load: async () => (await import('./commands/runsCommand')).runsCommand },
+  { name: 'show', load: async () => (await import('./commands/showCommand')).showCommand },
+  { name: 'diff', load: async () => (await import('./commands/diffCommand')).diffCommand },
+  { name: 'artifact', load: async () => (await import('./commands/artifactCommand')).artifactCommand },
+  { name: 'export', load: async () => (await import('./commands/exportCommand')).exportCommand },
+  { name: 'load', load: async () => (await import('./commands/loadCommand')).loadCommand },
+  { name: 'push', load: async () => (await import('./commands/transferCommand')).pushCommand },
+  { name: 'pull', load: async () => (await import('./commands/transferCommand')).pullCommand },
+  { name: 'import', load: async () => (await import('./commands/importCommand')).importCommand },
+  { name: 'replay', load: async () => (await import('./commands/replayCommand')).replayCommand },
+  { name: 'fork', load: async () => (await import('./commands/forkCommand')).forkCommand },
+  { name: 'serve', load: async () => (await import('./commands/serveCommand')).serveCommand },
+  { name: 'demo', load: async () => (await import('./commands/demoCommand')).demoCommand },
+  { name: 'dap', load: async () => (await import('./commands/dapCommand')).dapCommand },
+  { name: 'acp', load: async () => (await import('./commands/acpCommand')).acpCommand },
 ];

@@ -8,15 +8,16 @@ import { isOcdbError, errorMessage, redactText } from '../model';
 import { EXIT, type CliIo } from './cliCommand';
 import { COMMANDS } from './commands';
 
-function mainHelp(): string {
+async function mainHelp(): Promise<string> {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  const commands = await Promise.all(COMMANDS.map((c) => c.load()));
   return [
     'ocdb — time-travel debugging for LLM agent runs',
     '',
     'Usage: ocdb <command> [options]',
     '',
     'Commands:',
-    ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    ...commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     '',
     'Every command takes --store <path|url> (a file, or postgres://user@host/db; default: $OCDB_STORE,',
     'else ./.ocdb/runs.db) and --help. A PostgreSQL password comes from PGPASSWORD or ~/.pgpass.',
@@ -26,7 +27,7 @@ function mainHelp(): string {
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-    io.out(mainHelp());
+    io.out(await mainHelp());
     return name === undefined ? EXIT.usage : EXIT.ok;
   }
   if (name === '--version' || name === '-v') {
@@ -34,11 +35,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     io.out(String((require('../../package.json') as { version: string }).version));
     return EXIT.ok;
   }
-  const command = COMMANDS.find((c) => c.name === name);
-  if (!command) {
+  const entry = COMMANDS.find((c) => c.name === name);
+  if (!entry) {
     io.err(`ocdb: unknown command '${name}'. Run 'ocdb --help' for the list.`);
     return EXIT.usage;
   }
+  const command = await entry.load();
   if (rest.includes('--help') || rest.includes('-h')) {
     io.out(command.help);
     return EXIT.ok;

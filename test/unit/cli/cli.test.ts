@@ -3,6 +3,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { test } from 'node:test';
+import { runCli } from '../../../src/cli/main';
 import { openRecorder } from '../../../src/recorder';
 import { testContext } from '../../helpers/context';
 import { tmpDir } from '../../helpers/tmp';
@@ -128,6 +129,19 @@ test('ocdb load of a file with an unknown boundary fails naming the field path a
   assert.notEqual(load.code, 0);
   assert.match(load.err, /checkpoints\[3\]\.boundary/);
   assert.equal(ocdb(['runs', '--json', '--store', store]).out, before);
+});
+
+test('ocdb --help lists every command, each of which answers its own --help (each loads when asked for)', async () => {
+  const out: string[] = [];
+  const io = { out: (t: string) => out.push(t), err: (t: string) => out.push(t), isTty: false, env: {}, cwd: tmpDir() };
+  assert.equal(await runCli(['--help'], io), 0);
+  const names = [...out.join('\n').matchAll(/^ {2}(\S+) {2,}\S/gm)].map((m) => m[1] as string);
+  assert.ok(names.length >= 15 && names.includes('import') && names.includes('dap'), names.join(' '));
+  for (const name of names) {
+    out.length = 0;
+    assert.equal(await runCli([name, '--help'], io), 0, name);
+    assert.ok(out.join('\n').startsWith(`Usage: ocdb ${name}`), `${name}: ${out.join('\n')}`);
+  }
 });
 
 test('usage errors and unknown commands say so on stderr with a non-zero code', () => {

@@ -20,6 +20,18 @@ test('the built ocdb exists (npm install / npm run build made it)', () => {
   assert.ok(existsSync(CLI), `${CLI} missing: run npm run build`);
 });
 
+test('the built bundles are ASCII (V8 holds their source at one byte a character) and still run', () => {
+  for (const name of ['cli', 'extension', 'recorder', 'pgWorker']) {
+    const text = readFileSync(join(dirname(CLI), `${name}.js`), 'utf8');
+    // eslint-disable-next-line no-control-regex -- the complement of ASCII
+    const at = text.search(/[^\x00-\x7f]/);
+    assert.equal(at, -1, `dist/${name}.js has a non-ASCII character: ${text.slice(at - 60, at + 20)}`);
+  }
+  // a string the source holds with a non-ASCII character reaches the user as that character
+  const help = ocdb(['--help']);
+  assert.match(help.out, /ocdb — time-travel debugging/);
+});
+
 test("ocdb run as npm's link runs it (the file itself, through its #! line and flags) imports a real transcript", () => {
   const store = join(tmpDir(), 'link.db');
   const transcript = join(

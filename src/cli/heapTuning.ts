@@ -7,10 +7,15 @@
  *
  * The young generation's cap is not here: V8 reads `--max-semi-space-size` only as the process starts, so it is on
  * the bundle's `#!` line (esbuild.mjs), which npm's `ocdb` link (and its Windows shim) runs — every command gets it.
- * 4 MiB a semi-space instead of the 16 V8 grows it to: peak RSS of a 50 MiB import ~178 → ~137 MiB, of a 5 MiB one
- * ~130 → ~105, of a 200 MiB one ~225 → ~187. It costs more scavenges (main-thread GC pauses of a 50 MiB import
- * 450 → 563 ms, of a 200 MiB one 1.5 → 2.6 s: 1–3 % of their time). 2 MiB saved ~8 MiB more but cost 6 % at
- * 200 MiB; letting the young generation never grow (`--semi-space-growth-factor=1`, settable here) cost 20 %.
+ * 4 MiB a semi-space instead of the 16 V8 grows it to. Measured interleaved on one machine, without → with:
+ *   5 MiB transcript   peak RSS 126 → 101 MiB, 0.52 s either way;
+ *   50 MiB             173 → 134 MiB, 2.66 → 2.95 s (+11 %; CPU 3.28 → 3.72 s);
+ *   200 MiB            228 → 186 MiB, 9.35 → 10.8 s (+16 %; CPU 11.2 → 13.9 s).
+ * The time is not the scavenges' pauses alone (50 MiB: 171 → 240 ms): more objects outlive a small young generation,
+ * so more are promoted and marked again by the full collections this file's 25 % lets happen sooner. Without this
+ * file's growing percent the cap costs nothing (2.45 s at 50 MiB) but the heap grows back (210 MiB); with 50 % a
+ * 50 MiB import takes 2.69 s at 139 MiB, a 200 MiB one 199 MiB — over twice the floor's. 2 MiB a semi-space saved ~8
+ * MiB more for more time again.
  * `node dist/cli.js` (a clone run without the link) gets the growing percent here but not the cap.
  *
  * Only when this file is the process's CLI (`dist/cli.js`): `runCli` called by a test or an extension host shares

@@ -6,7 +6,7 @@
 import * as assert from 'node:assert/strict';
 import type { Locator, Page } from 'playwright-core';
 import type { UiTest } from './uiTest';
-import { row, runCommand, waitForRuns, widenSideBar } from './workbench';
+import { chooseMenuItem, row, runCommand, waitForRuns, widenSideBar } from './workbench';
 
 const REFUND = 'demo-support-refund';
 const AUDITOR = 'demo-support-refund-auditor';
@@ -73,7 +73,7 @@ export const tests: UiTest[] = [
       const fork = row(pane, AUDITOR).first();
       await fork.waitFor({ timeout: 15_000 });
       await fork.click({ button: 'right' });
-      await page.locator('.monaco-menu .action-label', { hasText: 'Compare with Parent' }).first().click();
+      await chooseMenuItem(page, 'Compare with Parent');
       const reportDiff = tab(page, `case-report.md: ${REFUND} ↔ ${AUDITOR}`).first();
       await reportDiff.waitFor({ timeout: 30_000 });
       // the command brings the runs' diff back to the front and opens the summary last: only then is it done,

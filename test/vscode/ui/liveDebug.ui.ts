@@ -18,6 +18,7 @@ import { REPO_ROOT } from '../codeServer';
 import type { UiTest } from './uiTest';
 import {
   callStackFrames,
+  chooseMenuItem,
   debugToolbarButton,
   expandRow,
   openRunAndDebug,
@@ -314,8 +315,7 @@ export const tests: UiTest[] = [
       await settle(page);
       await screenshot('live-08-edited-run-in-tree');
       await runRow.click({ button: 'right' });
-      await page.locator('.context-view .monaco-menu .action-label', { hasText: 'Open Transcript' }).hover();
-      await page.keyboard.press('Enter');
+      await chooseMenuItem(page, 'Open Transcript');
       const edited = page.locator('.monaco-editor .view-line', { hasText: /✎\sedited\sby\s/ }).first();
       await edited.waitFor({ timeout: 20_000 });
       const text = (await edited.innerText()).replace(/\s+/g, ' ');

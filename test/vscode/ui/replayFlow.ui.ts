@@ -9,6 +9,7 @@ import type { FrameLocator, Locator, Page } from 'playwright-core';
 import type { UiTest } from './uiTest';
 import {
   callStackFrames,
+  chooseMenuItem,
   chooseOption,
   clickInlineAction,
   collapseRow,
@@ -18,8 +19,8 @@ import {
   openRunAndDebug,
   row,
   rowLabels,
-  waitForRuns,
   viewPane,
+  waitForRuns,
   webviewContent,
   widenSideBar,
 } from './workbench';
@@ -250,9 +251,7 @@ export const tests: UiTest[] = [
       await screenshot('10-variables-staged-edit');
       // Fork from this checkpoint on the frame's context menu.
       await frame.click({ button: 'right' });
-      // VS Code's menu ignores a click landing right after it opened: point at the item and press Enter.
-      await page.locator('.context-view .monaco-menu .action-label', { hasText: 'Fork from this checkpoint' }).hover();
-      await page.keyboard.press('Enter');
+      await chooseMenuItem(page, 'Fork from this checkpoint');
       // The command brings up the RuntimeContext editor (Agent Runs › Context & Fork) at that checkpoint...
       await viewPane(page, 'Context & Fork').waitFor({ timeout: 10_000 });
       const editor = webviewContent(page);

@@ -112,6 +112,15 @@ export async function clickInlineAction(target: Locator, actionTitle: string): P
   await target.locator(`.actions .action-label[aria-label^="${actionTitle}"]`).click();
 }
 
+/**
+ * Chooses `label` in the context menu just opened (a right-click). VS Code's menu ignores a click landing right after
+ * it opened, so a click can leave it open with nothing run: point at the item and press Enter.
+ */
+export async function chooseMenuItem(page: Page, label: string): Promise<void> {
+  await page.locator('.context-view .monaco-menu .action-label', { hasText: label }).first().hover();
+  await page.keyboard.press('Enter');
+}
+
 /** Runs a command from the palette (F1) by its title as the palette lists it ("Agent Time Travel: Run Demo"). */
 export async function runCommand(page: Page, title: string): Promise<void> {
   await page.keyboard.press('F1');

@@ -25,10 +25,10 @@ const builds = [
     ...node,
     entryPoints: { cli: 'src/cli/main.ts' },
     outdir: 'dist',
-    // Run as `ocdb` (npm's link, or its Windows shim, which reads this line): young generation capped at 4 MiB a
-    // semi-space, where V8 grows it to 16 — 25–45 MiB less peak memory in an import, for up to a sixth more time on
-    // a long one (src/cli/heapTuning.ts has the figures). V8 reads it only as the process starts: it cannot be set later.
-    banner: { js: '#!/usr/bin/env -S node --max-semi-space-size=4' },
+    // Plain `env node`, no flags: a flag needs `env -S`, which BusyBox's env (Alpine, the node:alpine images) and the
+    // BSDs' refuse — `ocdb` would not start there. The import's young generation is capped at run time instead
+    // (src/cli/heapTuning.ts).
+    banner: { js: '#!/usr/bin/env node' },
   },
   { ...node, entryPoints: { recorder: 'src/recorder/index.ts' }, outdir: 'dist' },
   // the PostgreSQL store's connection thread, started by src/store/pgDriver.ts from beside the bundle that opens it

@@ -5,24 +5,21 @@
  * the process starts (this module is main.ts's first import). Peak RSS of a 200 MiB Claude Code transcript's import
  * 364 → 229 MiB, of a 50 MiB one ~240 → ~178 MiB, 3–10 % slower (issue 11, item 6).
  *
- * The young generation's cap is not here: V8 reads `--max-semi-space-size` only as the process starts, so it is on
- * the bundle's `#!` line (esbuild.mjs), which npm's `ocdb` link (and its Windows shim) runs — every command gets it.
- * 4 MiB a semi-space instead of the 16 V8 grows it to. Measured interleaved on one machine, without → with:
- *   5 MiB transcript   peak RSS 126 → 101 MiB, 0.52 s either way;
- *   50 MiB             173 → 134 MiB, 2.66 → 2.95 s (+11 %; CPU 3.28 → 3.72 s);
- *   200 MiB            228 → 186 MiB, 9.35 → 10.8 s (+16 %; CPU 11.2 → 13.9 s).
- * The time is not the scavenges' pauses alone (50 MiB: 171 → 240 ms): more objects outlive a small young generation,
- * so more are promoted and marked again by the full collections this file's 25 % lets happen sooner. Without this
- * file's growing percent the cap costs nothing (2.45 s at 50 MiB) but the heap grows back (210 MiB); with 50 % a
- * 50 MiB import takes 2.69 s at 139 MiB, a 200 MiB one 199 MiB — over twice the floor's. 2 MiB a semi-space saved ~8
- * MiB more for more time again.
- * `node dist/cli.js` (a clone run without the link) gets the growing percent here but not the cap.
+ * And it stops V8 growing the young generation once it is past 4 MiB a semi-space (`--semi-space-growth-factor=1`
+ * from then on), where V8 grows it to 16: the first collection reported finds it at 8. A cap set when the process
+ * starts (`--max-semi-space-size`) would need flags on the bundle's `#!` line, `#!/usr/bin/env -S node …`, which
+ * BusyBox's env (Alpine Linux, the node:alpine images) and the BSDs' refuse: `ocdb` would not start there at all.
+ * Measured interleaved on one machine, 50 MiB transcript: peak RSS 178 → 133 MiB, 2.45 → 2.78 s; 200 MiB: 228 →
+ * 182 MiB, 9.35 → 10.8 s (more objects outlive a smaller young generation, are promoted, and are marked again by the
+ * full collections the 25 % makes frequent). Freezing it at its first 1 MiB (growth factor 1 from the start) peaked
+ * at ~122 MiB but took 27 % longer.
  *
  * Only when this file is the process's CLI (`dist/cli.js`): `runCli` called by a test or an extension host shares
  * its heap.
  */
 import { basename } from 'node:path';
-import { setFlagsFromString } from 'node:v8';
+import { PerformanceObserver } from 'node:perf_hooks';
+import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 
 const HEAP_TUNED_COMMANDS = new Set(['import']);
 
@@ -30,4 +27,16 @@ const HEAP_TUNED_COMMANDS = new Set(['import']);
 const main = require.main?.filename;
 if (main !== undefined && basename(main) === 'cli.js' && HEAP_TUNED_COMMANDS.has(process.argv[2] ?? '')) {
   setFlagsFromString('--heap-growing-percent=25');
+  stopYoungGrowthPast(4 * 1024 * 1024);
+}
+
+/** Stops V8 growing the young generation at the first collection that finds it at `bytes` a semi-space or more. */
+function stopYoungGrowthPast(bytes: number): void {
+  const collections = new PerformanceObserver(() => {
+    const young = getHeapSpaceStatistics().find((s) => s.space_name === 'new_space');
+    if (young === undefined || young.space_size < bytes) return;
+    setFlagsFromString('--semi-space-growth-factor=1');
+    collections.disconnect();
+  });
+  collections.observe({ entryTypes: ['gc'] });
 }

@@ -2,7 +2,8 @@
  * Import benchmark (issue 6, issue 11 item 6): generated Claude Code transcripts (importTranscript.ts) of 5, 50
  * and 200 MiB (OCDB_BENCH_IMPORT_SIZES, MiB, comma-separated), each imported as a user imports one — `ocdb import
  * <file> --store <db>`, the built CLI (dist/cli.js, which run.ts builds first) in a process of its own, run as npm's
- * `ocdb` link runs it (the file itself: node with the flags of its `#!` line) — beside the floor, reading the file line by line (readline) and JSON.parse-ing each line in plain Node
+ * `ocdb` link runs it (the file itself, through its `#!` line) — beside the floor, reading the file line by line
+ * (readline) and JSON.parse-ing each line in plain Node
  * (importFloor.mjs). Both are timed from the process's start to its exit, and their CPU time and peak resident
  * memory read at exit (usageOnExit.cjs is preloaded into the CLI). The ratios against the targets (speed ≥ 1/8 of
  * the floor's, RSS ≤ 2× the floor's) are of these figures; the speed's also of the work alone (the floor's own
@@ -22,8 +23,9 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { closeSync, createReadStream, existsSync, fsyncSync, mkdtempSync, openSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { delimiter, dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { linkEnv } from '../helpers/linkEnv';
 import { writeTranscript } from './importTranscript';
 import { fmt, kb } from './stats';
 
@@ -72,7 +74,7 @@ function child<T>(script: string, args: string[]): T | { failed: string } {
 
 /**
  * Runs `args` as a user would: a script in plain Node (no loader, no flags), or `ocdb` (`cli`: the built CLI run as
- * npm's link runs it, the file itself through its `#!` line and the flags there, with usageOnExit.cjs preloaded by
+ * npm's link runs it, the file itself through its `#!` line, with usageOnExit.cjs preloaded by
  * NODE_OPTIONS), timed from spawn to exit; CPU time and peak RSS as the process read them at exit (`usage`: from its
  * stdout, or from the line usageOnExit.cjs writes to stderr).
  */
@@ -86,12 +88,7 @@ function userProcess(
     ? spawnSync(CLI, args, {
         encoding: 'utf8',
         maxBuffer: 1 << 24,
-        env: {
-          ...process.env,
-          // the `node` of the #! line is this one
-          PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`,
-          NODE_OPTIONS: `--require ${JSON.stringify(join(__dirname, 'usageOnExit.cjs'))}`,
-        },
+        env: linkEnv({ NODE_OPTIONS: `--require ${JSON.stringify(join(__dirname, 'usageOnExit.cjs'))}` }),
       })
     : spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 1 << 24 });
   const seconds = (performance.now() - t0) / 1000;

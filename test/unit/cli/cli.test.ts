@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { delimiter, dirname, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { runCli } from '../../../src/cli/main';
 import { openRecorder } from '../../../src/recorder';
 import { testContext } from '../../helpers/context';
+import { linkEnv } from '../../helpers/linkEnv';
 import { tmpDir } from '../../helpers/tmp';
 
 const ROOT = join(__dirname, '..', '..', '..');
@@ -32,7 +33,7 @@ test('the built bundles are ASCII (V8 holds their source at one byte a character
   assert.match(help.out, /ocdb — time-travel debugging/);
 });
 
-test("ocdb run as npm's link runs it (the file itself, through its #! line and flags) imports a real transcript", () => {
+test("ocdb run as npm's link runs it (the file itself, through its #! line) imports a real transcript", () => {
   const store = join(tmpDir(), 'link.db');
   const transcript = join(
     ROOT,
@@ -42,9 +43,8 @@ test("ocdb run as npm's link runs it (the file itself, through its #! line and f
     'claude-code-real',
     '4d5611e5-241a-462a-8d15-5122611a9569.jsonl',
   );
-  // the `node` of the #! line (`env -S node …`) is found on PATH, as a shell finds it
-  const env = { ...process.env, PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}` };
-  // a #! line env cannot run spins instead of failing (coreutils 9 given `env node --flag` as one word): time out
+  const env = linkEnv();
+  // a #! line env cannot run can spin instead of failing (coreutils 9 given `env node --flag` as one word): time out
   const imported = spawnSync(CLI, ['import', transcript, '--store', store], { encoding: 'utf8', env, timeout: 60_000 });
   assert.equal(imported.status, 0, imported.stderr || String(imported.error));
   const runs = spawnSync(CLI, ['runs', '--json', '--store', store], { encoding: 'utf8', env });

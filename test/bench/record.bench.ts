@@ -15,6 +15,11 @@
  * (halved: two checkpoints), its commit included, so the p50 hides no commit; the mean is printed beside it.
  *
  * Targets (issue 11, item 1 and 2) are printed as ratios: last/first tenth ≤ 1.5, SDK/floor ≤ 15, store/unique ≤ 1.3.
+ *
+ * Then, for each size, where the SDK's time goes: one more recording with every statement the store runs captured
+ * (its SQL and parameters: the hook on better-sqlite3's `prepare` slows that recording, which is not timed), replayed
+ * into a new store through the store's own driver (openBetterSqlite: its WAL checkpoints in a thread, as the SDK's
+ * are). What that replay takes is what SQLite costs for our schema's writes; the rest of an append is JavaScript.
  */
 import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -23,6 +28,8 @@ import { join } from 'node:path';
 import { canonicalJson } from '../../src/model';
 import { openRecorder } from '../../src/recorder';
 import { openRunStore } from '../../src/store';
+import { openBetterSqlite } from '../../src/store/betterSqliteDriver';
+import type { SqlStatement, SqlValue } from '../../src/store/sqlDriver';
 import { testContext } from '../helpers/context';
 import { fmt, kb, percentile, us } from './stats';
 
@@ -155,6 +162,75 @@ function floorOf(file: string, newBytes: readonly string[]): number[] {
   return samples;
 }
 
+interface Captured {
+  sql: string;
+  params: SqlValue[];
+}
+
+/**
+ * Captures every statement the store runs while `record` runs (its SQL and parameters), by wrapping the
+ * statements better-sqlite3's `prepare` makes from then on; the wrapper is gone when it returns.
+ */
+async function captureStatements(record: () => Promise<unknown>): Promise<Captured[]> {
+  const proto = Database.prototype as unknown as { prepare(this: unknown, sql: string): Record<string, unknown> };
+  const prepare = proto.prepare;
+  const log: Captured[] = [];
+  proto.prepare = function (this: unknown, sql: string) {
+    const stmt = prepare.call(this, sql);
+    for (const method of ['run', 'get', 'all'] as const) {
+      const call = (stmt[method] as (...p: unknown[]) => unknown).bind(stmt);
+      stmt[method] = (...params: SqlValue[]) => {
+        log.push({ sql, params: params.map((p) => (Buffer.isBuffer(p) ? Buffer.from(p) : p)) });
+        return call(...params);
+      };
+    }
+    return stmt;
+  };
+  try {
+    await record();
+  } finally {
+    proto.prepare = prepare;
+  }
+  return log;
+}
+
+/**
+ * Replays the captured statements of a recording — from the first transaction that writes its run on, the floor's
+ * left out — into a new
+ * store at `file` through the store's driver, timing each transaction: µs per checkpoint over the whole run and its
+ * last tenth.
+ */
+function replaySql(file: string, log: readonly Captured[], checkpoints: number): { all: number; last: number } {
+  openRunStore(file).close(); // the schema
+  const db = openBetterSqlite(file, false);
+  db.checkpointInBackground?.();
+  db.exec('PRAGMA journal_mode = WAL');
+  db.exec('PRAGMA synchronous = NORMAL');
+  let from = log.findIndex((e) => e.sql.startsWith('INSERT INTO runs'));
+  while (from > 0 && !(log[from] as Captured).sql.startsWith('BEGIN')) from--;
+  const statements = new Map<string, SqlStatement>();
+  const perTransaction: number[] = [];
+  let t = process.hrtime.bigint();
+  for (const { sql, params } of log.slice(Math.max(0, from))) {
+    if (sql.startsWith('INSERT INTO t ')) continue; // the floor's (floorOf), after the run
+    if (/^(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE)/.test(sql)) db.exec(sql);
+    else {
+      let stmt = statements.get(sql);
+      if (!stmt) statements.set(sql, (stmt = db.prepare(sql)));
+      if (/^\s*SELECT/i.test(sql)) stmt.all(...params);
+      else stmt.run(...params);
+    }
+    if (sql === 'COMMIT') {
+      perTransaction.push(us(t));
+      t = process.hrtime.bigint();
+    }
+  }
+  db.close();
+  const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
+  const tenth = Math.max(1, Math.floor(perTransaction.length / 10));
+  return { all: sum(perTransaction) / checkpoints, last: sum(perTransaction.slice(-tenth)) / (checkpoints / 10) };
+}
+
 /** The bytes of a store with no run: its schema's tables and indexes, a page each (the same for every store). */
 function emptyStoreBytes(file: string): number {
   const store = openRunStore(file);
@@ -183,6 +259,8 @@ interface Row {
   totalS: number;
   storeBytes: number;
   uniqueBytes: number;
+  /** The recording's statements replayed alone (replaySql), µs per checkpoint: whole run, last tenth. */
+  sql?: { all: number; last: number };
 }
 
 /** LangGraph JS: a StateGraph with a messages channel, an agent node and a tools node, SqliteSaver. */
@@ -258,7 +336,12 @@ export async function run(): Promise<void> {
         rmSync(file, { force: true });
         rmSync(file + '.floor', { force: true });
       }
-      const pick = (k: keyof Row) => median(runs.map((x) => x[k]));
+      // where the time goes: the same recording with its statements captured, then replayed alone
+      const captured = join(dir, `captured-${size}.db`);
+      const log = await captureStatements(() => recordRun(captured, size));
+      const sql = replaySql(join(dir, `replayed-${size}.db`), log, Math.max(1, Math.floor(size / 4)) * 4);
+      for (const f of [captured, `${captured}.floor`, join(dir, `replayed-${size}.db`)]) rmSync(f, { force: true });
+      const pick = (k: keyof Omit<Row, 'sql'>) => median(runs.map((x) => x[k]));
       rows.set(size, {
         all: pick('all'),
         mean: pick('mean'),
@@ -268,6 +351,7 @@ export async function run(): Promise<void> {
         totalS: pick('totalS'),
         storeBytes: pick('storeBytes'),
         uniqueBytes: pick('uniqueBytes'),
+        sql,
       });
       process.stdout.write(`  recorded ${size} checkpoints x${repeat}\n`);
     }
@@ -289,6 +373,12 @@ export async function run(): Promise<void> {
     console.log(line(['ratio last/first tenth (target ≤ 1.5)', ...get((r) => fmt(r.last / r.first, 2))]));
     console.log(line(['ratio last tenth/floor (target ≤ 15)', ...get((r) => fmt(r.last / r.floor, 1))]));
     console.log(line(['ratio store/unique (target ≤ 1.3)', ...get((r) => fmt(r.storeBytes / r.uniqueBytes, 2))]));
+    const sqlOf = (r: Row) => r.sql ?? { all: NaN, last: NaN };
+    console.log(line(["the store's SQL alone, replayed, last tenth", ...get((r) => fmt(sqlOf(r).last, 0))]));
+    console.log(line(['ratio SQL alone (last tenth)/floor', ...get((r) => fmt(sqlOf(r).last / r.floor, 1))]));
+    console.log(
+      line(['SQL alone, share of the SDK mean', ...get((r) => `${fmt((100 * sqlOf(r).all) / r.mean, 0)} %`)]),
+    );
     const empty = emptyStoreBytes(join(dir, 'empty.db'));
     console.log(
       line([

@@ -168,7 +168,28 @@ export class LineSource {
   private window: { start: number; bytes: Buffer } | undefined;
   constructor(readonly file: string) {}
 
+  /** The line at `start` (`length` bytes), decoded. */
   text(start: number, length: number): string {
+    return this.decoded(this.bytes(start, length), start);
+  }
+
+  /**
+   * The part of the line at `start` (`length` bytes) before the first occurrence of `marker`, decoded (the rest is
+   * not); undefined when the line does not hold it.
+   */
+  textBefore(start: number, length: number, marker: Buffer): string | undefined {
+    const line = this.bytes(start, length);
+    const cut = line.indexOf(marker);
+    return cut < 0 ? undefined : this.decoded(line.subarray(0, cut), start);
+  }
+
+  private decoded(bytes: Buffer, start: number): string {
+    const { text } = decode(bytes);
+    return start === 0 ? text.replace(/^\uFEFF/, '') : text;
+  }
+
+  /** The bytes of the line at `start` (`length` bytes), from the window read (read first if it lies outside). */
+  private bytes(start: number, length: number): Buffer {
     let w = this.window;
     if (!w || start < w.start || start + length > w.start + w.bytes.length) {
       w = this.window = { start, bytes: this.read(start, Math.max(length, WINDOW_BYTES)) };
@@ -180,8 +201,7 @@ export class LineSource {
         { file: this.file },
       );
     }
-    const { text } = decode(w.bytes.subarray(start - w.start, start - w.start + length));
-    return start === 0 ? text.replace(/^\uFEFF/, '') : text;
+    return w.bytes.subarray(start - w.start, start - w.start + length);
   }
 
   /** Up to `length` bytes from `start` (fewer at the end of the file). */

@@ -21,10 +21,35 @@ function blockOf(raw: unknown): ContentBlock {
 /** The last line read of each source: a mapper looks at an entry's content a few times in a row. */
 const lastRead = new WeakMap<LineSource, { start: number; content: unknown }>();
 
+/**
+ * A line's top-level `toolUseResult` member, as Claude Code writes it: after `message`, and holding the tool's result
+ * again (with the file's whole text for a Read, a patch for an Edit: two fifths of a transcript's bytes). Nothing
+ * but the message is read again, so the line is parsed only up to there. The bytes can only be a key: inside a JSON
+ * string a quote is escaped. If they are not the top level's (a tool's arguments with such a key), the cut line does
+ * not parse, or has no message, and the whole line is read.
+ */
+const TOOL_USE_RESULT = Buffer.from(',"toolUseResult":');
+
+/** The line's entry up to its `toolUseResult` (see TOOL_USE_RESULT), or undefined when that is not the line's message. */
+function entryBeforeToolUseResult(source: LineSource, start: number, length: number): unknown {
+  const head = source.textBefore(start, length, TOOL_USE_RESULT);
+  if (head === undefined) return undefined;
+  try {
+    const value = JSON.parse(`${head}}`) as { message?: { content?: unknown } };
+    return typeof value.message === 'object' && value.message !== null && 'content' in value.message
+      ? value
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function messageContent(source: LineSource, start: number, length: number, shape: (c: unknown) => unknown): unknown {
   const last = lastRead.get(source);
   if (last?.start === start) return last.content;
-  const value = sessionEntryOf(JSON.parse(source.text(start, length))) as { message: { content: unknown } };
+  const value = sessionEntryOf(
+    entryBeforeToolUseResult(source, start, length) ?? JSON.parse(source.text(start, length)),
+  ) as { message: { content: unknown } };
   const content = shape(value.message.content);
   lastRead.set(source, { start, content });
   return content;

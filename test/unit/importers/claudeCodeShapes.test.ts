@@ -274,3 +274,69 @@ describe('rewinds and compactions', () => {
     assert.ok(t.store.getRun(runs[1]?.runId as string).parentRunId === main.runId);
   });
 });
+
+describe('a line read again for its message only (toolUseResult not parsed twice)', () => {
+  let t: TempStore;
+  before(() => {
+    t = tempStore();
+  });
+  after(() => t.close());
+
+  /** The messages of the run's last checkpoint, for the file made of `lines`. */
+  async function lastMessages(name: string, lines: Line[]): Promise<unknown[]> {
+    const summary = await importPath(t.store, write(t.dir, name, lines));
+    assert.equal(summary.imported, 1, JSON.stringify(summary.files[0]));
+    const runId = summary.runIds[0] as string;
+    return JSON.parse(JSON.stringify(checkpoints(t.store, runId).at(-1)?.messages ?? [])) as unknown[];
+  }
+
+  it('imports the same conversation whether toolUseResult comes after the message, before it, or also as a key of a tool call', async () => {
+    const lines = jsonLines(SUBAGENT) as Line[];
+    assert.ok(
+      lines.some((l) => {
+        const keys = Object.keys(l);
+        return keys.includes('toolUseResult') && keys.indexOf('message') < keys.indexOf('toolUseResult');
+      }),
+      'the real file writes toolUseResult after the message',
+    );
+    // distinct session ids: each file is a run of its own
+    const session = (l: Line, k: number): Line => ({ ...l, sessionId: `${String(l.sessionId)}-${k}` });
+    const asWritten = await lastMessages(
+      'as-written.jsonl',
+      lines.map((l) => session(l, 1)),
+    );
+    const withResults = asWritten.filter((m) => (m as { role?: string }).role === 'tool');
+    assert.ok(withResults.length > 0, 'the run has tool results');
+
+    // toolUseResult first: the line is read whole
+    const resultFirst = lines.map((l) => {
+      if (!('toolUseResult' in l)) return session(l, 2);
+      const { toolUseResult, ...rest } = session(l, 2);
+      return { toolUseResult, ...rest };
+    });
+    assert.deepEqual(await lastMessages('result-first.jsonl', resultFirst), asWritten);
+
+    // a tool call whose arguments have a toolUseResult key, and a text quoting the key: the first response's line
+    const firstCall = lines.findIndex((l) => l.type === 'assistant' && blocks(l).some((b) => b.type === 'tool_use'));
+    const quoted = lines.map((l, k) => {
+      const s = session(l, 3);
+      if (k !== firstCall) return s;
+      const content = (s.message?.content as Record<string, unknown>[]).map((b) =>
+        b.type === 'tool_use'
+          ? { ...b, input: { ...(b.input as object), toolUseResult: { nested: true } } }
+          : b.type === 'text'
+            ? { ...b, text: `${String(b.text)} ,"toolUseResult": quoted` }
+            : b,
+      );
+      return { ...s, message: { ...s.message, content }, toolUseResult: 'the line’s own' };
+    });
+    const withKey = await lastMessages('key-in-args.jsonl', quoted);
+    assert.equal(withKey.length, asWritten.length);
+    const calls = withKey.flatMap((m) => messageToolCalls(m as never));
+    assert.ok(
+      calls.some((c) => JSON.stringify(c.args).includes('"toolUseResult":{"nested":true}')),
+      'the argument named toolUseResult is in the call',
+    );
+    assert.deepEqual(withKey.slice(2), asWritten.slice(2), 'the lines after it read as before');
+  });
+});

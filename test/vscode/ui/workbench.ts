@@ -123,10 +123,22 @@ export async function chooseMenuItem(page: Page, label: string): Promise<void> {
 
 /** Runs a command from the palette (F1) by its title as the palette lists it ("Agent Time Travel: Run Demo"). */
 export async function runCommand(page: Page, title: string): Promise<void> {
-  await page.keyboard.press('F1');
   const input = page.locator('.quick-input-widget .quick-input-box input');
-  await input.waitFor();
-  await input.fill(`>${title}`);
+  // The palette closes when it loses focus: a hover that opens as it does (a toolbar's tooltip under the pointer)
+  // can close it before it is typed in (a clean-clone CI run: fill() timed out on the hidden input). So the pointer
+  // is moved off the workbench first, and the palette opened again when it closed.
+  await page.mouse.move(0, 0);
+  for (let attempt = 1; ; attempt++) {
+    await page.keyboard.press('F1');
+    try {
+      await input.waitFor({ timeout: 5_000 });
+      await input.fill(`>${title}`, { timeout: 5_000 });
+      break;
+    } catch (e) {
+      if (attempt === 3) throw e;
+      await page.keyboard.press('Escape');
+    }
+  }
   await page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first().waitFor();
   await page.keyboard.press('Enter');
 }

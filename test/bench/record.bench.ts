@@ -196,35 +196,39 @@ async function captureStatements(record: () => Promise<unknown>): Promise<Captur
 }
 
 /**
- * Replays the captured statements of a recording — from the first transaction that writes its run on, the floor's
- * left out — into a new
- * store at `file` through the store's driver, timing each transaction: µs per checkpoint over the whole run and its
- * last tenth.
+ * Replays the captured statements of a recording (from the first transaction that writes its run on; the floor's
+ * left out) into a new store at `file` through the store's driver, timing each transaction: µs per checkpoint over
+ * the whole run and its last tenth. Each statement is prepared and sorted (transaction control, read, write) before
+ * the clock starts, so the time is SQLite's and the driver's alone.
  */
 function replaySql(file: string, log: readonly Captured[], checkpoints: number): { all: number; last: number } {
   openRunStore(file).close(); // the schema
   const db = openBetterSqlite(file, false);
   db.checkpointInBackground?.();
-  db.exec('PRAGMA journal_mode = WAL');
   db.exec('PRAGMA synchronous = NORMAL');
   let from = log.findIndex((e) => e.sql.startsWith('INSERT INTO runs'));
   while (from > 0 && !(log[from] as Captured).sql.startsWith('BEGIN')) from--;
   const statements = new Map<string, SqlStatement>();
-  const perTransaction: number[] = [];
-  let t = process.hrtime.bigint();
-  for (const { sql, params } of log.slice(Math.max(0, from))) {
-    if (sql.startsWith('INSERT INTO t ')) continue; // the floor's (floorOf), after the run
-    if (/^(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE)/.test(sql)) db.exec(sql);
-    else {
+  const steps = log
+    .slice(Math.max(0, from))
+    .filter(({ sql }) => !sql.startsWith('INSERT INTO t ')) // the floor's (floorOf), after the run
+    .map(({ sql, params }) => {
+      if (/^(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE)/.test(sql)) return { kind: 'control' as const, sql };
       let stmt = statements.get(sql);
       if (!stmt) statements.set(sql, (stmt = db.prepare(sql)));
-      if (/^\s*SELECT/i.test(sql)) stmt.all(...params);
-      else stmt.run(...params);
-    }
-    if (sql === 'COMMIT') {
-      perTransaction.push(us(t));
-      t = process.hrtime.bigint();
-    }
+      return { kind: /^\s*SELECT/i.test(sql) ? ('read' as const) : ('write' as const), stmt, params };
+    });
+  const perTransaction: number[] = [];
+  let t = process.hrtime.bigint();
+  for (const step of steps) {
+    if (step.kind === 'control') {
+      db.exec(step.sql);
+      if (step.sql === 'COMMIT') {
+        perTransaction.push(us(t));
+        t = process.hrtime.bigint();
+      }
+    } else if (step.kind === 'read') step.stmt.all(...step.params);
+    else step.stmt.run(...step.params);
   }
   db.close();
   const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);

@@ -13,6 +13,9 @@
  * The recorder commits as the SDK does by default (group commit: a ReAct step is two commits);
  * OCDB_BENCH_GROUP_COMMIT=0 measures `groupCommit: false` (a commit per call). Each sample is a whole SDK call
  * (halved: two checkpoints), its commit included, so the p50 hides no commit; the mean is printed beside it.
+ * Half the samples are model calls, which commit nothing (the bench's model answers at once, so the turn never ends
+ * inside a step), half tool calls, whose begin commits before the tool runs: the whole run's p50 falls where the
+ * slowest model calls meet the fastest tool calls, so the two halves' p50s are printed too.
  *
  * Targets (issue 11, item 1 and 2) are printed as ratios: last/first tenth ≤ 1.5, SDK/floor ≤ 15, store/unique ≤ 1.3.
  *
@@ -255,11 +258,24 @@ const tenth = (xs: readonly number[], last: boolean): number[] => {
   return last ? xs.slice(xs.length - n) : xs.slice(0, n);
 };
 
+/**
+ * The samples of one kind of SDK call in the last tenth of a run, by the call's position in its ReAct step: each step
+ * pushes a model call's two samples, then a tool call's two (recordRun). `tool` picks the tool calls'.
+ */
+const lastTenthOf = (xs: readonly number[], tool: boolean): number[] => {
+  const steps = Math.floor(xs.length / 4);
+  const from = steps - Math.max(1, Math.floor(steps / 10));
+  return xs.slice(from * 4, steps * 4).filter((_, i) => i % 4 >= 2 === tool);
+};
+
 interface Row {
   all: number;
   mean: number;
   first: number;
   last: number;
+  /** p50 of the last tenth's model-call samples and of its tool-call samples (a tool call commits: see recordRun). */
+  lastModel: number;
+  lastTool: number;
   floor: number;
   totalS: number;
   storeBytes: number;
@@ -333,6 +349,8 @@ export async function run(): Promise<void> {
           mean: f.perCp.reduce((a, b) => a + b, 0) / f.perCp.length,
           first: p50(tenth(f.perCp, false)),
           last: p50(tenth(f.perCp, true)),
+          lastModel: p50(lastTenthOf(f.perCp, false)),
+          lastTool: p50(lastTenthOf(f.perCp, true)),
           floor: p50(f.floor),
           totalS: f.totalS,
           storeBytes: f.storeBytes,
@@ -359,6 +377,8 @@ export async function run(): Promise<void> {
         mean: pick('mean'),
         first: pick('first'),
         last: pick('last'),
+        lastModel: pick('lastModel'),
+        lastTool: pick('lastTool'),
         floor: pick('floor'),
         totalS: pick('totalS'),
         storeBytes: pick('storeBytes'),
@@ -378,6 +398,8 @@ export async function run(): Promise<void> {
     console.log(line(['SDK append mean (every commit counted)', ...get((r) => fmt(r.mean, 0))]));
     console.log(line(['SDK append p50, first tenth', ...get((r) => fmt(r.first, 0))]));
     console.log(line(['SDK append p50, last tenth', ...get((r) => fmt(r.last, 0))]));
+    console.log(line(['  of which model calls (no commit) p50, last tenth', ...get((r) => fmt(r.lastModel, 0))]));
+    console.log(line(['  of which tool calls (a commit each) p50, last tenth', ...get((r) => fmt(r.lastTool, 0))]));
     console.log(line(['bare INSERT of the new bytes (floor) p50', ...get((r) => fmt(r.floor, 0))]));
     console.log(line(['total time to record the run', ...get((r) => `${fmt(r.totalS, 1)} s`)]));
     console.log(line(['store bytes on disk', ...get((r) => kb(r.storeBytes))]));

@@ -247,63 +247,77 @@ export function rememberedCanonical(value: object | string): string | undefined 
   return rememberedText(value, 0);
 }
 
-/** Writes `value` as `expand` does, recursively; false (and `out` unfinished) when it nests deeper than SHALLOW_DEPTH. */
-function writeShallow(value: unknown, depth: number, out: string[]): boolean {
-  if (value === null || value === undefined) {
-    out.push('null');
-    return true;
+/**
+ * The JSON text of each object key seen (`"key":`), by key: the same few keys (`role`, `content`, `type`, `text`…)
+ * make up most of what is serialised. Bounded: past KEY_TEXTS keys, the rest are written as they come.
+ */
+const keyTexts = new Map<string, string>();
+const KEY_TEXTS = 4096;
+
+function keyText(key: string): string {
+  let text = keyTexts.get(key);
+  if (text === undefined) {
+    text = `${JSON.stringify(key)}:`;
+    if (keyTexts.size < KEY_TEXTS) keyTexts.set(key, text);
   }
+  return text;
+}
+
+/**
+ * `value` written as `expand` writes it, by recursion into one string (no array of parts to join); undefined when it
+ * nests deeper than SHALLOW_DEPTH. An object's keys are sorted only when they are not in order already (a value
+ * parsed from canonical JSON, most of what a store writes again, is).
+ */
+function writeShallow(value: unknown, depth: number): string | undefined {
+  if (value === null || value === undefined) return 'null';
   switch (typeof value) {
     case 'string':
-      out.push(
-        (value.length >= STRING_REMEMBER_MIN ? rememberedStrings.get(value) : undefined) ?? JSON.stringify(value),
-      );
-      return true;
+      return (value.length >= STRING_REMEMBER_MIN ? rememberedStrings.get(value) : undefined) ?? JSON.stringify(value);
     case 'number':
-      out.push(Number.isFinite(value) ? JSON.stringify(value) : 'null');
-      return true;
+      return Number.isFinite(value) ? JSON.stringify(value) : 'null';
     case 'boolean':
-      out.push(value ? 'true' : 'false');
-      return true;
+      return value ? 'true' : 'false';
     case 'bigint':
-      out.push(value.toString());
-      return true;
+      return value.toString();
     case 'object': {
       const known = rememberedText(value, depth);
-      if (known !== undefined) {
-        out.push(known);
-        return true;
-      }
+      if (known !== undefined) return known;
       const withToJson = value as { toJSON?: () => unknown };
-      if (typeof withToJson.toJSON === 'function') return writeShallow(withToJson.toJSON(), depth, out);
-      if (depth >= SHALLOW_DEPTH) return false;
+      if (typeof withToJson.toJSON === 'function') return writeShallow(withToJson.toJSON(), depth);
+      if (depth >= SHALLOW_DEPTH) return undefined;
       if (Array.isArray(value)) {
-        out.push('[');
+        let text = '[';
         for (let i = 0; i < value.length; i++) {
-          if (i > 0) out.push(',');
           const item = value[i] as unknown;
-          if (!writeShallow(item === undefined || typeof item === 'function' ? null : item, depth + 1, out))
-            return false;
+          const itemText = writeShallow(item === undefined || typeof item === 'function' ? null : item, depth + 1);
+          if (itemText === undefined) return undefined;
+          text += i > 0 ? `,${itemText}` : itemText;
         }
-        out.push(']');
-      } else {
-        const record = value as Record<string, unknown>;
-        out.push('{');
-        let first = true;
-        for (const key of Object.keys(record).sort()) {
-          const v = record[key];
-          if (v === undefined || typeof v === 'function' || typeof v === 'symbol') continue;
-          out.push(`${first ? '' : ','}${JSON.stringify(key)}:`);
-          first = false;
-          if (!writeShallow(v, depth + 1, out)) return false;
-        }
-        out.push('}');
+        return `${text}]`;
       }
-      return true;
+      const record = value as Record<string, unknown>;
+      const keys = Object.keys(record);
+      // the order sort() gives (UTF-16 code units), checked first: sorting keys in order costs more than the check
+      for (let i = 1; i < keys.length; i++) {
+        if ((keys[i - 1] as string) > (keys[i] as string)) {
+          keys.sort();
+          break;
+        }
+      }
+      let text = '{';
+      let first = true;
+      for (const key of keys) {
+        const v = record[key];
+        if (v === undefined || typeof v === 'function' || typeof v === 'symbol') continue;
+        const memberText = writeShallow(v, depth + 1);
+        if (memberText === undefined) return undefined;
+        text += first ? keyText(key) + memberText : `,${keyText(key)}${memberText}`;
+        first = false;
+      }
+      return `${text}}`;
     }
     default:
-      out.push('null');
-      return true;
+      return 'null';
   }
 }
 
@@ -318,8 +332,8 @@ export function canonicalJson(value: unknown): string {
     if (known !== undefined) return known;
   }
   // Most values nest a few levels: written by recursion, as `expand` writes them; a deeper one by the walk below.
-  const shallow: string[] = [];
-  if (writeShallow(value, 0, shallow)) return shallow.join('');
+  const shallow = writeShallow(value, 0);
+  if (shallow !== undefined) return shallow;
   const out: string[] = [];
   const stack: Frame[] = [{ kind: 'value', value, depth: 0 }];
   // the path is only needed for the error: found again by a depth walk when it happens

@@ -13,6 +13,40 @@ test('canonical JSON sorts keys at every depth and has no whitespace', () => {
   assert.equal(canonicalJson('é"\n'), JSON.stringify('é"\n'));
 });
 
+test('canonical JSON orders keys by UTF-16 code units whatever order they come in, and escapes every key', () => {
+  // keys in order, out of order after an ordered run, astral and BMP characters, keys JSON must escape
+  const value = {
+    a: 1,
+    b: 2,
+    '\uffff': 3,
+    '\u{1f600}': 4,
+    'q"uote': 5,
+    'back\\slash': 6,
+    'ctl\u0001': 7,
+    '10': 8,
+    '2': 9,
+    nested: { y: 1, x: 2, w: [{ k2: 1, k1: 2 }] },
+  };
+  // an independent reference: JSON.stringify of a copy built with its keys sorted as Array.prototype.sort does
+  const sorted = (v: unknown): unknown =>
+    Array.isArray(v)
+      ? v.map(sorted)
+      : typeof v === 'object' && v !== null
+        ? Object.fromEntries(
+            Object.keys(v)
+              .sort()
+              .map((k) => [k, sorted((v as Record<string, unknown>)[k])]),
+          )
+        : v;
+  // integer-like keys come first in any JS object, so the reference is compared as text, key by key
+  const text = canonicalJson(value);
+  const keysOf = (t: string) => [...t.matchAll(/"((?:[^"\\]|\\.)*)":/g)].map((m) => JSON.parse(`"${m[1]}"`) as string);
+  const top = keysOf(text).filter((k) => k in value);
+  assert.deepEqual(top, Object.keys(value).sort());
+  assert.deepEqual(JSON.parse(text), sorted(value));
+  assert.equal(canonicalJson(JSON.parse(text)), text, 'written again from its own parse: the same text');
+});
+
 test('canonical JSON of a value nested deeper than 32 levels is written as a shallow one is', () => {
   // Up to 32 levels the text is written by recursion, deeper by an iterative walk: the same text either way.
   let deep: unknown = { b: [undefined, new Date(0)], a: 1 };

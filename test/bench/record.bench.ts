@@ -10,9 +10,9 @@
  * SQLite checkpointer (a StateGraph with a messages channel), at the sizes in OCDB_BENCH_LANGGRAPH_SIZES
  * (default 500,2000: it re-serialises the whole conversation at every checkpoint).
  *
- * The recorder commits as the SDK does by default (group commit: a ReAct step is two commits);
- * OCDB_BENCH_GROUP_COMMIT=0 measures `groupCommit: false` (a commit per call). Each sample is a whole SDK call
- * (halved: two checkpoints), its commit included, so the p50 hides no commit; the mean is printed beside it.
+ * The recorder commits as the SDK does by default (group commit: a ReAct step here is one commit, at its tool
+ * call's begin); OCDB_BENCH_GROUP_COMMIT=0 measures `groupCommit: false` (a commit per call). Each sample is a whole
+ * SDK call (halved: two checkpoints), its commit included, so the p50 hides no commit; the mean is printed beside it.
  * Half the samples are model calls, which commit nothing (the bench's model answers at once, so the turn never ends
  * inside a step), half tool calls, whose begin commits before the tool runs: the whole run's p50 falls where the
  * slowest model calls meet the fastest tool calls, so the two halves' p50s are printed too.

@@ -23,10 +23,12 @@
  * (its SQL and parameters: the hook on better-sqlite3's `prepare` slows that recording, which is not timed), replayed
  * into a new store through the store's own driver (openBetterSqlite: its WAL checkpoints in a thread, as the SDK's
  * are), three times (medians). What that takes is what SQLite costs for our schema's writes; the rest of an append is
- * JavaScript.
+ * JavaScript. And what a commit of the last tenth writes (commitAnatomy): the pages it appends to the WAL, by b-tree,
+ * and the COMMIT statement's time — a commit costs by the page (some 3–5 µs each here), and the content-addressed
+ * blobs' hash index puts each new blob's entry on a page of its own.
  */
 import Database from 'better-sqlite3';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { canonicalJson } from '../../src/model';
@@ -239,6 +241,76 @@ function replaySql(file: string, log: readonly Captured[], checkpoints: number):
   return { all: sum(perTransaction) / checkpoints, last: sum(perTransaction.slice(-tenth)) / (checkpoints / 10) };
 }
 
+/** What a commit writes in the last tenth of a recording (commitAnatomy). */
+interface CommitAnatomy {
+  /** WAL frames (pages) a commit appends. */
+  pages: number;
+  /** A COMMIT statement alone, µs: p50 and mean (the mean holds the commits that restart the WAL). */
+  commitUs: { p50: number; mean: number };
+  /** Pages a commit writes in each b-tree (table or index; interior pages counted with it), most first. */
+  byTree: [string, number][];
+}
+
+/**
+ * What a commit of the recording costs SQLite and why: the captured statements replayed (as replaySql) into a new
+ * store whose WAL is never checkpointed, emptied before the last tenth's first transaction; then the WAL's frames
+ * are read back and each page is named by the b-tree that holds it (SQLite's dbstat). A commit appends one frame per
+ * page the transaction changed, each a write of the page: what a commit costs grows with the pages, not the bytes.
+ */
+function commitAnatomy(file: string, log: readonly Captured[]): CommitAnatomy {
+  openRunStore(file).close(); // the schema
+  const db = new Database(file);
+  db.pragma('synchronous = NORMAL');
+  db.pragma('wal_autocheckpoint = 0');
+  let from = log.findIndex((e) => e.sql.startsWith('INSERT INTO runs'));
+  while (from > 0 && !(log[from] as Captured).sql.startsWith('BEGIN')) from--;
+  const steps = log.slice(Math.max(0, from)).filter(({ sql }) => !sql.startsWith('INSERT INTO t '));
+  const commits = steps.filter((s) => s.sql === 'COMMIT').length;
+  const lastTenthFrom = commits - Math.max(1, Math.floor(commits / 10));
+  const statements = new Map<string, Database.Statement>();
+  let committed = 0;
+  const commitUs: number[] = [];
+  for (const { sql, params } of steps) {
+    if (/^(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE)/.test(sql)) {
+      if (sql.startsWith('BEGIN') && committed === lastTenthFrom) db.pragma('wal_checkpoint(TRUNCATE)');
+      const t = process.hrtime.bigint();
+      db.exec(sql);
+      if (sql === 'COMMIT' && committed++ >= lastTenthFrom) commitUs.push(us(t));
+      continue;
+    }
+    let stmt = statements.get(sql);
+    if (!stmt) statements.set(sql, (stmt = db.prepare(sql)));
+    if (stmt.reader) stmt.all(...params);
+    else stmt.run(...params);
+  }
+  const wal = readFileSync(`${file}-wal`);
+  const pageSize = wal.readUInt32BE(8);
+  const salt = wal.readBigUInt64BE(16);
+  const tree = new Map<number, string>();
+  for (const r of db.prepare('SELECT name, pageno FROM dbstat').all() as { name: string; pageno: number }[]) {
+    tree.set(r.pageno, r.name);
+  }
+  const pages = new Map<string, number>();
+  let frames = 0;
+  let commitFrames = 0;
+  for (let at = 32; at + 24 + pageSize <= wal.length && wal.readBigUInt64BE(at + 8) === salt; at += 24 + pageSize) {
+    const page = wal.readUInt32BE(at);
+    const btree = tree.get(page) ?? (page === 1 ? 'sqlite_schema' : 'free pages');
+    // SQLite's name for the index of a PRIMARY KEY or UNIQUE constraint: sqlite_autoindex_<table>_<n>
+    const name = btree.replace(/^sqlite_autoindex_(\w+)_\d+$/, '$1 (unique index)');
+    pages.set(name, (pages.get(name) ?? 0) + 1);
+    frames++;
+    if (wal.readUInt32BE(at + 4) !== 0) commitFrames++;
+  }
+  db.close();
+  const n = Math.max(1, commitFrames);
+  return {
+    pages: frames / n,
+    commitUs: { p50: p50(commitUs), mean: commitUs.reduce((a, b) => a + b, 0) / Math.max(1, commitUs.length) },
+    byTree: [...pages].map(([k, v]): [string, number] => [k, v / n]).sort((a, b) => b[1] - a[1]),
+  };
+}
+
 /** The bytes of a store with no run: its schema's tables and indexes, a page each (the same for every store). */
 function emptyStoreBytes(file: string): number {
   const store = openRunStore(file);
@@ -282,6 +354,8 @@ interface Row {
   uniqueBytes: number;
   /** The recording's statements replayed alone (replaySql), µs per checkpoint: whole run, last tenth. */
   sql?: { all: number; last: number };
+  /** What a commit of the last tenth writes (commitAnatomy). */
+  commit?: CommitAnatomy;
 }
 
 /** LangGraph JS: a StateGraph with a messages channel, an agent node and a tools node, SqliteSaver. */
@@ -370,8 +444,11 @@ export async function run(): Promise<void> {
         return figures;
       });
       const sql = { all: median(replays.map((x) => x.all)), last: median(replays.map((x) => x.last)) };
+      const anatomy = join(dir, `anatomy-${size}.db`);
+      const commit = commitAnatomy(anatomy, log);
+      for (const f of ['', '-wal', '-shm']) rmSync(anatomy + f, { force: true });
       for (const f of [captured, `${captured}.floor`]) rmSync(f, { force: true });
-      const pick = (k: keyof Omit<Row, 'sql'>) => median(runs.map((x) => x[k]));
+      const pick = (k: keyof Omit<Row, 'sql' | 'commit'>) => median(runs.map((x) => x[k]));
       rows.set(size, {
         all: pick('all'),
         mean: pick('mean'),
@@ -384,6 +461,7 @@ export async function run(): Promise<void> {
         storeBytes: pick('storeBytes'),
         uniqueBytes: pick('uniqueBytes'),
         sql,
+        commit,
       });
       process.stdout.write(`  recorded ${size} checkpoints x${repeat}\n`);
     }
@@ -413,6 +491,19 @@ export async function run(): Promise<void> {
     console.log(
       line(['SQL alone, share of the SDK mean', ...get((r) => `${fmt((100 * sqlOf(r).all) / r.mean, 0)} %`)]),
     );
+    const commitOf = (r: Row) => r.commit ?? { pages: NaN, commitUs: { p50: NaN, mean: NaN }, byTree: [] };
+    console.log(line(['a commit, last tenth: pages it writes (WAL frames)', ...get((r) => fmt(commitOf(r).pages, 1))]));
+    console.log(
+      line([
+        'a commit, last tenth: COMMIT alone, µs p50 / mean',
+        ...get((r) => `${fmt(commitOf(r).commitUs.p50, 0)} / ${fmt(commitOf(r).commitUs.mean, 0)}`),
+      ]),
+    );
+    const largest = rows.get(sizes[sizes.length - 1] as number);
+    if (largest?.commit) {
+      const top = largest.commit.byTree.slice(0, 8).map(([name, n]) => `${name} ${fmt(n, 1)}`);
+      console.log(`  pages a commit writes by b-tree at ${sizes[sizes.length - 1]} cp: ${top.join(', ')}`);
+    }
     const empty = emptyStoreBytes(join(dir, 'empty.db'));
     console.log(
       line([

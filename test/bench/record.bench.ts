@@ -200,6 +200,13 @@ async function captureStatements(record: () => Promise<unknown>): Promise<Captur
   return log;
 }
 
+/** The captured statements of the recording: from the first transaction that writes its run on, the floor's left out. */
+function runStatements(log: readonly Captured[]): Captured[] {
+  let from = log.findIndex((e) => e.sql.startsWith('INSERT INTO runs'));
+  while (from > 0 && !(log[from] as Captured).sql.startsWith('BEGIN')) from--;
+  return log.slice(Math.max(0, from)).filter(({ sql }) => !sql.startsWith('INSERT INTO t ')); // floorOf's, after the run
+}
+
 /**
  * Replays the captured statements of a recording (from the first transaction that writes its run on; the floor's
  * left out) into a new store at `file` through the store's driver, timing each transaction: µs per checkpoint over
@@ -211,18 +218,13 @@ function replaySql(file: string, log: readonly Captured[], checkpoints: number):
   const db = openBetterSqlite(file, false);
   db.checkpointInBackground?.();
   db.exec('PRAGMA synchronous = NORMAL');
-  let from = log.findIndex((e) => e.sql.startsWith('INSERT INTO runs'));
-  while (from > 0 && !(log[from] as Captured).sql.startsWith('BEGIN')) from--;
   const statements = new Map<string, SqlStatement>();
-  const steps = log
-    .slice(Math.max(0, from))
-    .filter(({ sql }) => !sql.startsWith('INSERT INTO t ')) // the floor's (floorOf), after the run
-    .map(({ sql, params }) => {
-      if (/^(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE)/.test(sql)) return { kind: 'control' as const, sql };
-      let stmt = statements.get(sql);
-      if (!stmt) statements.set(sql, (stmt = db.prepare(sql)));
-      return { kind: /^\s*SELECT/i.test(sql) ? ('read' as const) : ('write' as const), stmt, params };
-    });
+  const steps = runStatements(log).map(({ sql, params }) => {
+    if (/^(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE)/.test(sql)) return { kind: 'control' as const, sql };
+    let stmt = statements.get(sql);
+    if (!stmt) statements.set(sql, (stmt = db.prepare(sql)));
+    return { kind: /^\s*SELECT/i.test(sql) ? ('read' as const) : ('write' as const), stmt, params };
+  });
   const perTransaction: number[] = [];
   let t = process.hrtime.bigint();
   for (const step of steps) {
@@ -262,9 +264,7 @@ function commitAnatomy(file: string, log: readonly Captured[]): CommitAnatomy {
   const db = new Database(file);
   db.pragma('synchronous = NORMAL');
   db.pragma('wal_autocheckpoint = 0');
-  let from = log.findIndex((e) => e.sql.startsWith('INSERT INTO runs'));
-  while (from > 0 && !(log[from] as Captured).sql.startsWith('BEGIN')) from--;
-  const steps = log.slice(Math.max(0, from)).filter(({ sql }) => !sql.startsWith('INSERT INTO t '));
+  const steps = runStatements(log);
   const commits = steps.filter((s) => s.sql === 'COMMIT').length;
   const lastTenthFrom = commits - Math.max(1, Math.floor(commits / 10));
   const statements = new Map<string, Database.Statement>();

@@ -24,7 +24,7 @@
  * into a new store through the store's own driver (openBetterSqlite: its WAL checkpoints in a thread, as the SDK's
  * are), three times (medians). What that takes is what SQLite costs for our schema's writes; the rest of an append is
  * JavaScript. And what a commit of the last tenth writes (commitAnatomy): the pages it appends to the WAL, by b-tree,
- * and the COMMIT statement's time — a commit costs by the page (some 3–5 µs each here), and the content-addressed
+ * and the COMMIT statement's time — a commit costs by the page (some 3 µs each here), and the content-addressed
  * blobs' hash index puts each new blob's entry on a page of its own.
  */
 import Database from 'better-sqlite3';
@@ -200,6 +200,9 @@ async function captureStatements(record: () => Promise<unknown>): Promise<Captur
   return log;
 }
 
+/** A transaction's control statements, run by `exec` in a replay (the others are prepared). */
+const TRANSACTION_CONTROL = /^(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE)/;
+
 /** The captured statements of the recording: from the first transaction that writes its run on, the floor's left out. */
 function runStatements(log: readonly Captured[]): Captured[] {
   let from = log.findIndex((e) => e.sql.startsWith('INSERT INTO runs'));
@@ -220,7 +223,7 @@ function replaySql(file: string, log: readonly Captured[], checkpoints: number):
   db.exec('PRAGMA synchronous = NORMAL');
   const statements = new Map<string, SqlStatement>();
   const steps = runStatements(log).map(({ sql, params }) => {
-    if (/^(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE)/.test(sql)) return { kind: 'control' as const, sql };
+    if (TRANSACTION_CONTROL.test(sql)) return { kind: 'control' as const, sql };
     let stmt = statements.get(sql);
     if (!stmt) statements.set(sql, (stmt = db.prepare(sql)));
     return { kind: /^\s*SELECT/i.test(sql) ? ('read' as const) : ('write' as const), stmt, params };
@@ -247,7 +250,7 @@ function replaySql(file: string, log: readonly Captured[], checkpoints: number):
 interface CommitAnatomy {
   /** WAL frames (pages) a commit appends. */
   pages: number;
-  /** A COMMIT statement alone, µs: p50 and mean (the mean holds the commits that restart the WAL). */
+  /** A COMMIT statement alone, µs: p50 and mean (the mean holds the slow ones, the machine's stalls among them). */
   commitUs: { p50: number; mean: number };
   /** Pages a commit writes in each b-tree (table or index; interior pages counted with it), most first. */
   byTree: [string, number][];
@@ -271,7 +274,7 @@ function commitAnatomy(file: string, log: readonly Captured[]): CommitAnatomy {
   let committed = 0;
   const commitUs: number[] = [];
   for (const { sql, params } of steps) {
-    if (/^(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE)/.test(sql)) {
+    if (TRANSACTION_CONTROL.test(sql)) {
       if (sql.startsWith('BEGIN') && committed === lastTenthFrom) db.pragma('wal_checkpoint(TRUNCATE)');
       const t = process.hrtime.bigint();
       db.exec(sql);

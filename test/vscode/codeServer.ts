@@ -21,6 +21,12 @@ export interface VsCodeRelease {
   readonly vscode: string;
   /** the Node of that release's extension host */
   readonly node: string;
+  /**
+   * What lets the workbench URL's `payload` load an extension under development and its tests: a built VS Code
+   * honours it only with the smoke-test driver enabled from 1.10x on, which code-server passes through
+   * `--vscode-option` (4.139); 1.100 honoured it as it was.
+   */
+  readonly developmentArgs: readonly string[];
 }
 
 /** Every phase runs here: the newest VS Code the npm registry's code-server has. */
@@ -29,6 +35,7 @@ export const CURRENT_RELEASE: VsCodeRelease = {
   codeServer: '4.139.1',
   vscode: '1.139.1',
   node: NODE_OF_CURRENT_VSCODE,
+  developmentArgs: ['--vscode-option', 'enable-smoke-test-driver'],
 };
 /**
  * The harness before this extension moved to node:sqlite: VS Code 1.100 on this Node (20), where the store opens
@@ -39,6 +46,7 @@ export const LEGACY_RELEASE: VsCodeRelease = {
   codeServer: '4.100.3',
   vscode: '1.100.3',
   node: process.versions.node,
+  developmentArgs: [],
 };
 /** The oldest release engines.vscode admits (1.103: Node 22.17, node:sqlite whole); the packaged phase runs here too. */
 export const OLDEST_RELEASE: VsCodeRelease = {
@@ -46,6 +54,7 @@ export const OLDEST_RELEASE: VsCodeRelease = {
   codeServer: '4.103.2',
   vscode: '1.103.2',
   node: NODE_OF_OLDEST_VSCODE,
+  developmentArgs: [], // only the installed .vsix runs here, no extension under development
 };
 
 /** Where code-server releases are installed; OCDB_CODE_SERVER_DIR overrides (e.g. a CI cache). */

@@ -82,7 +82,8 @@ async function waitUntilUp(origin: string, child: ChildProcess, logFile: string,
 }
 
 export async function startCodeServer(options: CodeServerOptions = {}): Promise<CodeServer> {
-  const { entry, node } = ensureCodeServer(options.release ?? CURRENT_RELEASE);
+  const release = options.release ?? CURRENT_RELEASE;
+  const { entry, node } = ensureCodeServer(release);
   const dir = options.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'ocdb-code-server-'));
   const userDataDir = path.join(dir, 'user-data');
   const extensionsDir = options.extensionsDir ?? path.join(dir, 'extensions');
@@ -112,6 +113,7 @@ export async function startCodeServer(options: CodeServerOptions = {}): Promise<
     userDataDir,
     '--extensions-dir',
     extensionsDir,
+    ...release.developmentArgs,
   ];
   const child = spawn(node, args, {
     env: { ...process.env, ...options.env },

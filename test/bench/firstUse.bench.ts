@@ -43,11 +43,15 @@ async function measure(release: VsCodeRelease, dir: string): Promise<Map<string,
   const ws = path.join(dir, `ws-${release.label}`);
   writeDemoWorkspace(ws);
   recordLongRun(path.join(ws, '.ocdb', 'runs.db'), LONG, 'long-run-10k');
-  const server = await startCodeServer({ dir: path.join(dir, `server-${release.label}`), release });
+  const server = await startCodeServer({
+    dir: path.join(dir, `server-${release.label}`),
+    release,
+    linkExtension: REPO_ROOT,
+  });
   const browser = await launchBrowser();
   const figures = new Map<string, number>();
   try {
-    const page = await openPage(browser, server.url(ws, { extensionDevelopmentPath: REPO_ROOT }), () => {});
+    const page = await openPage(browser, server.url(ws), () => {});
     let pane = page.locator('body');
     await timed(
       'open → demo runs listed',

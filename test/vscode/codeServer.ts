@@ -61,11 +61,15 @@ export const OLDEST_RELEASE: VsCodeRelease = {
 export const CODE_SERVER_DIR = process.env.OCDB_CODE_SERVER_DIR ?? path.join(REPO_ROOT, '.cache');
 export const CHROMIUM = process.env.OCDB_CHROMIUM ?? '/usr/bin/chromium';
 
-/** @vscode/ripgrep's postinstall looks here before downloading from GitHub (unreachable here). */
-const RIPGREP_CACHE = path.join(
-  os.tmpdir(),
-  'vscode-ripgrep-cache-1.15.11',
-  'ripgrep-v13.0.0-10-x86_64-unknown-linux-musl.tar.gz',
+/**
+ * @vscode/ripgrep's postinstall looks here before downloading from GitHub (unreachable here): one archive per
+ * version of the package a code-server release depends on (1.100: 1.15.11, 1.103: 1.15.14; 1.139 ships its own).
+ */
+const RIPGREP_CACHES = [
+  ['1.15.11', 'v13.0.0-10'],
+  ['1.15.14', 'v13.0.0-13'],
+].map(([pkg, rg]) =>
+  path.join(os.tmpdir(), `vscode-ripgrep-cache-${pkg}`, `ripgrep-${rg}-x86_64-unknown-linux-musl.tar.gz`),
 );
 const DEBIAN_PACKAGES: { pkg: string; present: () => boolean }[] = [
   { pkg: 'libkrb5-dev', present: () => fs.existsSync('/usr/include/gssapi/gssapi.h') },
@@ -107,17 +111,19 @@ export function ensureSystemPackages(): void {
   apt(['install', '-y', '-qq', ...missing]);
 }
 
-/** Packs /usr/bin/rg as the archive @vscode/ripgrep's postinstall would otherwise download. */
+/** Packs /usr/bin/rg as the archives @vscode/ripgrep's postinstall would otherwise download. */
 function ensureRipgrepCache(): void {
-  if (fs.existsSync(RIPGREP_CACHE)) return;
-  const staging = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-'));
-  fs.copyFileSync('/usr/bin/rg', path.join(staging, 'rg'));
-  fs.chmodSync(path.join(staging, 'rg'), 0o755);
-  fs.mkdirSync(path.dirname(RIPGREP_CACHE), { recursive: true });
-  const tmp = `${RIPGREP_CACHE}.${process.pid}`;
-  execFileSync('tar', ['czf', tmp, '-C', staging, 'rg']);
-  fs.renameSync(tmp, RIPGREP_CACHE);
-  fs.rmSync(staging, { recursive: true, force: true });
+  for (const archive of RIPGREP_CACHES) {
+    if (fs.existsSync(archive)) continue;
+    const staging = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-'));
+    fs.copyFileSync('/usr/bin/rg', path.join(staging, 'rg'));
+    fs.chmodSync(path.join(staging, 'rg'), 0o755);
+    fs.mkdirSync(path.dirname(archive), { recursive: true });
+    const tmp = `${archive}.${process.pid}`;
+    execFileSync('tar', ['czf', tmp, '-C', staging, 'rg']);
+    fs.renameSync(tmp, archive);
+    fs.rmSync(staging, { recursive: true, force: true });
+  }
 }
 
 /** How to start one release: its entry script and the Node that runs it (and so its extension host). */

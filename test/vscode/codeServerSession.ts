@@ -24,6 +24,14 @@ export interface CodeServerOptions {
   verbose?: boolean;
   /** The VS Code release to run (default the current one), on the Node its desktop build ships. */
   release?: VsCodeRelease;
+  /**
+   * An extension folder (this repository) to run as a user's installed extension: linked into the extensions
+   * folder. The UI tests and `npm start` run it so: a workbench URL's `extensionDevelopmentPath` needs the
+   * smoke-test driver in a built VS Code, which also hides notification toasts (a user sees them).
+   */
+  linkExtension?: string;
+  /** The workbench URL will load extension tests (`url(folder, dev)`): start with the release's development flags. */
+  extensionTests?: boolean;
 }
 
 export interface CodeServer {
@@ -51,6 +59,10 @@ export const USER_SETTINGS = {
   'git.enabled': false,
   'window.commandCenter': false,
   'chat.commandCenter.enabled': false,
+  // current VS Code opens a Chat view in a secondary side bar on first start: the extension's tests (and their
+  // screenshots) are about the editor and the primary side bar
+  'workbench.secondarySideBar.defaultVisibility': 'hidden',
+  'chat.disableAIFeatures': true,
 };
 
 export async function freePort(): Promise<number> {
@@ -81,6 +93,18 @@ async function waitUntilUp(origin: string, child: ChildProcess, logFile: string,
   throw new Error(`code-server did not answer on ${origin} within ${timeoutMs} ms; see ${logFile}`);
 }
 
+/** Links `folder` into `extensionsDir` under the name an install of it would have (publisher.name-version). */
+function linkInto(extensionsDir: string, folder: string): void {
+  const manifest = JSON.parse(fs.readFileSync(path.join(folder, 'package.json'), 'utf8')) as {
+    publisher: string;
+    name: string;
+    version: string;
+  };
+  const link = path.join(extensionsDir, `${manifest.publisher}.${manifest.name}-${manifest.version}`);
+  fs.rmSync(link, { recursive: true, force: true });
+  fs.symlinkSync(path.resolve(folder), link, 'dir');
+}
+
 export async function startCodeServer(options: CodeServerOptions = {}): Promise<CodeServer> {
   const release = options.release ?? CURRENT_RELEASE;
   const { entry, node } = ensureCodeServer(release);
@@ -90,6 +114,7 @@ export async function startCodeServer(options: CodeServerOptions = {}): Promise<
   fs.mkdirSync(path.join(userDataDir, 'User'), { recursive: true });
   fs.mkdirSync(path.join(userDataDir, 'Machine'), { recursive: true });
   fs.mkdirSync(extensionsDir, { recursive: true });
+  if (options.linkExtension) linkInto(extensionsDir, options.linkExtension);
   const settings = JSON.stringify(USER_SETTINGS, null, 2);
   fs.writeFileSync(path.join(userDataDir, 'User', 'settings.json'), settings);
   fs.writeFileSync(path.join(userDataDir, 'Machine', 'settings.json'), settings);
@@ -113,7 +138,7 @@ export async function startCodeServer(options: CodeServerOptions = {}): Promise<
     userDataDir,
     '--extensions-dir',
     extensionsDir,
-    ...release.developmentArgs,
+    ...(options.extensionTests ? release.developmentArgs : []),
   ];
   const child = spawn(node, args, {
     env: { ...process.env, ...options.env },

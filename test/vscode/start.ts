@@ -61,8 +61,8 @@ async function main(): Promise<void> {
   }
   const wanted = Number(option('--port') ?? process.env.PORT) || undefined;
   const port = wanted ?? ((await portIsFree(8080)) ? 8080 : await freePort());
-  const server = await startCodeServer({ dir: SERVER_DIR, port });
-  const url = server.url(DEMO_WORKSPACE, { extensionDevelopmentPath: REPO_ROOT });
+  const server = await startCodeServer({ dir: SERVER_DIR, port, linkExtension: REPO_ROOT });
+  const url = server.url(DEMO_WORKSPACE);
   if (check) {
     const browser = await launchBrowser();
     try {

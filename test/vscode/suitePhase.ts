@@ -32,6 +32,7 @@ export async function runSuitePhase(browser: Browser, workDir: string): Promise<
   writeDemoWorkspace(ws);
   const resultsFile = path.join(workDir, 'suite-results.json');
   const server = await startCodeServer({
+    extensionTests: true,
     dir: path.join(workDir, 'suite-server'),
     env: { OCDB_VTEST_RESULTS: resultsFile },
   });

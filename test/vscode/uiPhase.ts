@@ -50,7 +50,7 @@ export async function runUiPhase(browser: Browser, workDir: string): Promise<Pha
     .filter((n) => n.endsWith('.ui.ts'))
     .sort();
   if (files.length === 0) throw new Error(`no *.ui.ts files in ${UI_DIR}`);
-  const server = await startCodeServer({ dir: path.join(workDir, 'ui-server') });
+  const server = await startCodeServer({ dir: path.join(workDir, 'ui-server'), linkExtension: REPO_ROOT });
   try {
     for (const file of files) {
       const mod = (await import(path.join(UI_DIR, file))) as { tests?: UiTest[]; workspace?: UiWorkspace };
@@ -61,9 +61,7 @@ export async function runUiPhase(browser: Browser, workDir: string): Promise<Pha
       if (mod.workspace === 'empty') fs.mkdirSync(ws, { recursive: true });
       else store = writeDemoWorkspace(ws);
       const logs: string[] = [];
-      const page = await openPage(browser, server.url(ws, { extensionDevelopmentPath: REPO_ROOT }), (l) =>
-        logs.push(l),
-      );
+      const page = await openPage(browser, server.url(ws), (l) => logs.push(l));
       const ctx = {
         page,
         workspace: ws,

@@ -1,7 +1,7 @@
 /**
  * What a user does in the VS Code workbench, as Playwright steps against code-server's page: wait for the workbench,
  * open the Agent Runs view, find tree rows, run a palette command, read the Call Stack, reach into a webview view.
- * Selectors are VS Code 1.100's DOM (aria labels first); of the extension it knows only the view titles.
+ * Selectors are current VS Code's DOM (1.139; aria labels first); of the extension it knows only the view titles.
  */
 import type { FrameLocator, Locator, Page } from 'playwright-core';
 
@@ -21,7 +21,9 @@ export function activityBarItem(page: Page, title: string): Locator {
 /** Clicks the "Agent Runs" activity bar entry unless its view container is already showing. */
 export async function openAgentRuns(page: Page): Promise<void> {
   const entry = activityBarItem(page, VIEW_CONTAINER_TITLE);
-  await entry.waitFor({ timeout: 30_000 });
+  // the entry appears once the extension host has registered the extension: on a loaded machine, long after the
+  // workbench is drawn
+  await entry.waitFor({ timeout: 120_000 });
   const title = page.locator('.part.sidebar .composite.title h2', { hasText: VIEW_CONTAINER_TITLE });
   if (!(await title.isVisible())) await entry.click();
   await title.waitFor({ timeout: 10_000 });
@@ -148,9 +150,13 @@ export function debugToolbarButton(page: Page, title: string): Locator {
   return page.locator(`.debug-toolbar .action-label[aria-label^="${title}"]`);
 }
 
-/** The Call Stack's frame rows (text of each), top first. */
+/**
+ * The Call Stack's frame rows (text of each), top first. Shows Run and Debug first when it is not showing: current
+ * VS Code leaves the side bar as it was when a session stops (1.100 switched to Run and Debug).
+ */
 export async function callStackFrames(page: Page): Promise<string[]> {
   const pane = viewPane(page, 'Call Stack');
+  if (!(await pane.isVisible())) await openRunAndDebug(page);
   await pane.locator('.monaco-list-row .stack-frame').first().waitFor({ timeout: 30_000 });
   return pane.locator('.monaco-list-row .stack-frame').evaluateAll((rows) => rows.map((r) => r.textContent ?? ''));
 }

@@ -63,6 +63,9 @@ export const USER_SETTINGS = {
   // screenshots) are about the editor and the primary side bar
   'workbench.secondarySideBar.defaultVisibility': 'hidden',
   'chat.disableAIFeatures': true,
+  // a diff of two long transcripts on a loaded machine can pass the default 5 s, after which VS Code shows a
+  // partial diff and a warning: the tests wait for the whole diff
+  'diffEditor.maxComputationTime': 0,
 };
 
 export async function freePort(): Promise<number> {

@@ -18,9 +18,10 @@ async function expand(target: Locator): Promise<void> {
   await target.page().waitForTimeout(300);
 }
 
-/** The editor tab whose label starts with `title`. */
+/** The editor tab whose label holds `title`. */
 function tab(page: Page, title: string): Locator {
-  return page.locator(`.tabs-container .tab[aria-label^="${title.replace(/"/g, '\\"')}"]`);
+  // by the label a user reads: current VS Code's tab aria-label does not start with the title for a diff
+  return page.locator('.tabs-container .tab').filter({ has: page.locator('.tab-label', { hasText: title }) });
 }
 
 /** The text of an editor's lines as read (Monaco draws spaces as no-break spaces). */

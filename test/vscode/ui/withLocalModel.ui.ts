@@ -11,6 +11,7 @@ import type { Page } from 'playwright-core';
 import { startFakeModelServer, type FakeModelServer } from '../../fixtures/agents/fakeModelServer';
 import type { UiTest } from './uiTest';
 import {
+  clickNotificationButton,
   callStackFrames,
   chooseOption,
   clickInlineAction,
@@ -125,7 +126,7 @@ export const tests: UiTest[] = [
         .catch(() => assert.fail('a "Running fork" progress notification lingers beside the outcome'));
       await page.mouse.move(700, 10);
       await screenshot('14-real-model-fork');
-      await done.locator('.monaco-button', { hasText: 'Replay fork' }).click();
+      await clickNotificationButton(page, /Fork \S+ completed/, 'Replay fork');
       // the fork's replay has the focus: its transcript is the active editor, its frame on top of the Call Stack
       await page
         .locator('.tab.active', { hasText: `${forkRunId}.transcript` })

@@ -145,6 +145,25 @@ export async function runCommand(page: Page, title: string): Promise<void> {
   await page.keyboard.press('Enter');
 }
 
+/**
+ * Clicks `button` of the notification whose message matches `message`: on its toast while it shows, else in the
+ * Notifications center, where a user finds a toast that has hidden itself (current VS Code hides an info toast
+ * after a few seconds).
+ */
+export async function clickNotificationButton(page: Page, message: string | RegExp, button: string): Promise<void> {
+  const toast = page.locator('.notification-toast', { hasText: message }).filter({ hasText: button }).first();
+  try {
+    await toast.locator('.monaco-button', { hasText: button }).click({ timeout: 2_000 });
+    return;
+  } catch {
+    // gone: the center holds it
+  }
+  const center = page.locator('.notifications-center');
+  if (!(await center.isVisible())) await runCommand(page, 'Notifications: Show Notifications');
+  const item = center.locator('.notification-list-item', { hasText: message }).filter({ hasText: button }).first();
+  await item.locator('.monaco-button', { hasText: button }).click({ timeout: 15_000 });
+}
+
 /** The debug toolbar's button by its title prefix ("Step Over", "Step Back", "Continue"). */
 export function debugToolbarButton(page: Page, title: string): Locator {
   return page.locator(`.debug-toolbar .action-label[aria-label^="${title}"]`);

@@ -8,7 +8,7 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { openPage } from './browser';
 import { buildExtension } from './buildTests';
 import { CURRENT_RELEASE, ensureCodeServer, OLDEST_RELEASE, type VsCodeRelease } from './codeServer';
@@ -21,6 +21,7 @@ import {
   chooseOption,
   clickInlineAction,
   debugToolbarButton,
+  openAgentRuns,
   row,
   waitForRuns,
   waitForWorkbench,
@@ -120,39 +121,10 @@ async function useInstalled(
       async () => {
         const page = await openPage(browser, server.url(ws), () => {});
         try {
-          await waitForWorkbench(page);
-          const pane = await waitForRuns(page, ['demo-support-refund', 'demo-coding-fix', 'demo-research-rag']);
-          fs.mkdirSync(SCREENSHOTS, { recursive: true });
-          await page.screenshot({ path: path.join(SCREENSHOTS, `vsix-runs-tree-${release.label}.png`) });
-          await clickInlineAction(row(pane, 'demo-support-refund').first(), 'Replay Run');
-          await debugToolbarButton(page, 'Step Over').waitFor({ timeout: 30_000 });
-          await page
-            .locator('.statusbar-item', { hasText: /\[0\] step 0 · before_prompt_build/ })
-            .first()
-            .waitFor();
-          await debugToolbarButton(page, 'Step Over').click();
-          await page
-            .locator('.statusbar-item', { hasText: /\[1\] step 0 · before_model_call/ })
-            .first()
-            .waitFor();
-          // fork at the paused checkpoint with every tool answered from the recording: nothing runs again
-          await widenSideBar(page, 300);
-          const editor = webviewContent(page);
-          await editor.locator('[data-position]', { hasText: /^\[1\] step 0 · before_model_call/ }).waitFor({
-            timeout: 30_000,
-          });
-          await editor.locator('vscode-textfield[data-field="user.roleId"] input').fill('auditor');
-          await chooseOption(editor.locator('vscode-single-select[data-policy="*"]'), 'reuse_result');
-          await editor.locator('vscode-button#fork:not([disabled])').click({ timeout: 15_000 });
-          const status = editor.locator('.status[role="status"]', { hasText: /Created fork|error|reject/i });
-          await status.waitFor({ timeout: 30_000 });
-          const text = (await status.textContent()) ?? '';
-          const created = /Created fork (\S+) of demo-support-refund/.exec(text);
-          if (!created) throw new Error(`the fork was not created: ${text}`);
-          await row(pane, created[1] ?? '')
-            .first()
-            .waitFor({ timeout: 30_000 });
-          await page.screenshot({ path: path.join(SCREENSHOTS, `vsix-fork-${release.label}.png`) });
+          await forkInstalled(page, release);
+        } catch (e) {
+          await page.screenshot({ path: path.join(workDir, `failed-vsix-${release.label}.png`) }).catch(() => {});
+          throw e;
         } finally {
           await page.context().close();
         }
@@ -165,4 +137,43 @@ async function useInstalled(
   } finally {
     await server.stop();
   }
+}
+
+/** Lists the demo runs, replays the refund run, steps once and forks there from Context & Fork. */
+async function forkInstalled(page: Page, release: VsCodeRelease): Promise<void> {
+  await waitForWorkbench(page);
+  const pane = await waitForRuns(page, ['demo-support-refund', 'demo-coding-fix', 'demo-research-rag']);
+  fs.mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: path.join(SCREENSHOTS, `vsix-runs-tree-${release.label}.png`) });
+  await clickInlineAction(row(pane, 'demo-support-refund').first(), 'Replay Run');
+  await debugToolbarButton(page, 'Step Over').waitFor({ timeout: 30_000 });
+  await page
+    .locator('.statusbar-item', { hasText: /\[0\] step 0 · before_prompt_build/ })
+    .first()
+    .waitFor();
+  await debugToolbarButton(page, 'Step Over').click();
+  await page
+    .locator('.statusbar-item', { hasText: /\[1\] step 0 · before_model_call/ })
+    .first()
+    .waitFor();
+  // fork at the paused checkpoint with every tool answered from the recording: nothing runs again (1.103
+  // switches the side bar to Run and Debug when the replay stops: Agent Runs is brought back)
+  await openAgentRuns(page);
+  await widenSideBar(page, 300);
+  const editor = webviewContent(page);
+  await editor.locator('[data-position]', { hasText: /^\[1\] step 0 · before_model_call/ }).waitFor({
+    timeout: 30_000,
+  });
+  await editor.locator('vscode-textfield[data-field="user.roleId"] input').fill('auditor');
+  await chooseOption(editor.locator('vscode-single-select[data-policy="*"]'), 'reuse_result');
+  await editor.locator('vscode-button#fork:not([disabled])').click({ timeout: 15_000 });
+  const status = editor.locator('.status[role="status"]', { hasText: /Created fork|error|reject/i });
+  await status.waitFor({ timeout: 30_000 });
+  const text = (await status.textContent()) ?? '';
+  const created = /Created fork (\S+) of demo-support-refund/.exec(text);
+  if (!created) throw new Error(`the fork was not created: ${text}`);
+  await row(pane, created[1] ?? '')
+    .first()
+    .waitFor({ timeout: 30_000 });
+  await page.screenshot({ path: path.join(SCREENSHOTS, `vsix-fork-${release.label}.png`) });
 }

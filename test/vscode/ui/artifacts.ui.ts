@@ -76,10 +76,11 @@ export const tests: UiTest[] = [
       await fork.click({ button: 'right' });
       await chooseMenuItem(page, 'Compare with Parent');
       const reportDiff = tab(page, `case-report.md: ${REFUND} ↔ ${AUDITOR}`).first();
-      await reportDiff.waitFor({ timeout: 30_000 });
+      // the diffs of two whole transcripts take long on a loaded machine: wait for each editor as long as it takes
+      await reportDiff.waitFor({ timeout: 120_000 });
       // the command brings the runs' diff back to the front and opens the summary last: only then is it done,
       // and a click on the report's tab stays where it was put
-      await tab(page, `${REFUND} ↔ ${AUDITOR}.md`).first().waitFor({ timeout: 30_000 });
+      await tab(page, `${REFUND} ↔ ${AUDITOR}.md`).first().waitFor({ timeout: 120_000 });
       await reportDiff.click();
       // room for the two sides next to each other: the summary beside goes
       await runCommand(page, 'View: Close Editors in Other Groups');

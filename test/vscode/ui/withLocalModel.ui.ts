@@ -16,6 +16,7 @@ import {
   chooseOption,
   clickInlineAction,
   debugToolbarButton,
+  expandRow,
   openAgentRuns,
   openRunAndDebug,
   row,
@@ -137,8 +138,12 @@ export const tests: UiTest[] = [
         });
       await openRunAndDebug(page);
       const frames = await callStackFrames(page);
-      // its frame is the focused one: the Variables view shows the fork's checkpoint
-      await row(viewPane(page, 'Variables'), `runId, value "${forkRunId}"`).first().waitFor({ timeout: 15_000 });
+      // its frame is the focused one: the Variables view shows the fork's checkpoint (current VS Code draws the
+      // scopes collapsed: the Checkpoint scope is opened as a user would)
+      const variables = viewPane(page, 'Variables');
+      const runIdRow = row(variables, `runId, value "${forkRunId}"`);
+      await expandRow(row(variables, 'Checkpoint').first(), runIdRow);
+      await runIdRow.first().waitFor({ timeout: 15_000 });
       assert.match(frames[0] ?? '', /step \d+ · /, `Call Stack: ${frames.join(' | ')}`);
       const sessions = await viewPane(page, 'Call Stack').locator('.monaco-list-row .session').allInnerTexts();
       assert.ok(

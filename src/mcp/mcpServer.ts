@@ -45,10 +45,36 @@ function instructions(storeLabel: string, maxChars: number): string {
   ].join('\n');
 }
 
+/**
+ * A schema in the dialect every client reads: a `type` list becomes `anyOf` branches of one type each, and a value
+ * schema with no keyword at all (any JSON value) the explicit `true` (clients that map tool schemas onto a
+ * single-type subset, as Gemini's function declarations do, reject the other spellings).
+ */
+function portable(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(portable);
+  if (schema === null || typeof schema !== 'object') return schema;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (
+      key === 'additionalProperties' &&
+      value !== null &&
+      typeof value === 'object' &&
+      Object.keys(value).length === 0
+    ) {
+      out[key] = true;
+    } else out[key] = portable(value);
+  }
+  if (Array.isArray(out.type)) {
+    const { type, ...rest } = out;
+    return { ...rest, anyOf: (type as unknown[]).map((t) => ({ type: t })) };
+  }
+  return out;
+}
+
 /** JSON Schema of a tool's input, as tools/list sends it. */
 function inputSchemaOf(tool: McpTool): { type: 'object'; [key: string]: unknown } {
   const { $schema: _schema, ...schema } = z.toJSONSchema(tool.input, { io: 'input' }) as Record<string, unknown>;
-  return { ...schema, type: 'object' };
+  return { ...(portable(schema) as Record<string, unknown>), type: 'object' };
 }
 
 export function createOcdbMcpServer(options: OcdbMcpServerOptions): OcdbMcpServer {

@@ -3,7 +3,7 @@
  * model reads it and can correct itself) whose text says what was wrong and what to call next — never a crashed
  * server nor a stack trace. One mapping from the core's error codes, in one place; secrets redacted.
  */
-import { errorMessage, isOcdbError, redactText, redactValue, type ErrorCode } from '../model';
+import { errorMessage, isOcdbError, redactValue, type ErrorCode } from '../model';
 
 /** An answer of a tool, as the MCP SDK sends it. */
 export interface ToolAnswer {
@@ -48,5 +48,5 @@ export function toolError(e: unknown): ToolAnswer {
       next: 'This is a fault of the server, not of the arguments; the server goes on answering other calls.',
     };
   }
-  return { content: [{ type: 'text', text: redactText(JSON.stringify({ error: redactValue(body) })) }], isError: true };
+  return { content: [{ type: 'text', text: JSON.stringify({ error: redactValue(body) }) }], isError: true };
 }

@@ -7,7 +7,7 @@
 import { realpathSync } from 'node:fs';
 import { basename } from 'node:path';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { OcdbError, storeLocationLabel } from '../../model';
+import { OcdbError } from '../../model';
 import { DEFAULT_MAX_ANSWER_CHARS, MIN_MAX_ANSWER_CHARS } from '../../mcp/bounded';
 import { MCP_CLIENTS, clientConfig, type McpLaunch } from '../../mcp/clientConfig';
 import { createOcdbMcpServer } from '../../mcp/mcpServer';
@@ -92,7 +92,6 @@ export const mcpCommand: CliCommand = {
       mcp.server.connect(transport).catch(reject);
     });
     await mcp.close();
-    io.err(`ocdb mcp: the client closed the connection (store ${storeLocationLabel(store)}).`);
     return EXIT.ok;
   },
 };

@@ -39,7 +39,13 @@ const SearchRunInput = z
       .min(0)
       .default(0)
       .describe('Checkpoint index the scan starts at: the nextOffset of a page.'),
-    scan: z.number().int().min(1).max(20_000).default(5_000).describe('Checkpoints scanned by this call at most.'),
+    scan: z
+      .number()
+      .int()
+      .min(1)
+      .max(20_000)
+      .default(2_000)
+      .describe('Checkpoints scanned by this call at most (about a thousand a second).'),
     limit: z.number().int().min(1).max(50).default(20).describe('Hits per answer.'),
   })
   .strict();

@@ -52,7 +52,8 @@ export function writeLongRun(store: RunStore, runId: string, steps: number): voi
       writer.beginTool({ toolCallId, toolName, args, sideEffectLevel: 'read_only' });
       if (i % ERROR_EVERY === ERROR_EVERY - 1) writer.finishTool(toolCallId, 'error', { message: `timeout at ${i}` });
       else {
-        const result = i % LONG_RESULT_EVERY === 0 ? { page: 'p'.repeat(200_000) } : { hits: [`doc-${i}`, `doc-${i + 1}`] };
+        const result =
+          i % LONG_RESULT_EVERY === 0 ? { page: 'p'.repeat(200_000) } : { hits: [`doc-${i}`, `doc-${i + 1}`] };
         writer.finishTool(toolCallId, 'success', result);
       }
     }

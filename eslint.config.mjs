@@ -27,7 +27,7 @@ const LAYERS = {
   debug: { role: 'src/debug is the DAP adapter', may: ['model', 'store', 'writer', 'fork', 'replay'] },
   mcp: {
     role: 'src/mcp is the MCP server for coding agents',
-    may: ['model', 'store', 'writer', 'fork', 'replay', 'recorder', 'importers', 'server', 'demo', 'debug'],
+    may: ['model', 'store', 'writer', 'fork', 'replay', 'recorder', 'importers', 'server', 'demo'],
   },
   cli: {
     role: 'src/cli is the ocdb command line',

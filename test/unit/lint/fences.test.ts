@@ -96,6 +96,11 @@ const FORBIDDEN: [string, string, string][] = [
     'src/mcp is the MCP server for coding agents: it must not import src/cli',
   ],
   ['src/fork/forkService.ts', '../mcp/mcpServer', 'src/fork is the fork engine: it must not import src/mcp'],
+  [
+    'src/mcp/mcpServer.ts',
+    '../debug/replayController',
+    'src/mcp is the MCP server for coding agents: it must not import src/debug',
+  ],
   ['src/extension/ids.ts', '../cli/main', 'src/extension is the VS Code wiring: it must not import src/cli'],
   ['src/extension/ids.ts', '../webview/main', 'of src/webview it may import only webview/protocol.ts'],
   ['src/webview/view.ts', '../model', 'src/webview is browser page code'],

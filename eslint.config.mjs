@@ -25,9 +25,13 @@ const LAYERS = {
   },
   demo: { role: 'src/demo records the demo runs through the SDK', may: ['model', 'store', 'recorder', 'fork'] },
   debug: { role: 'src/debug is the DAP adapter', may: ['model', 'store', 'writer', 'fork', 'replay'] },
+  mcp: {
+    role: 'src/mcp is the MCP server for coding agents',
+    may: ['model', 'store', 'writer', 'fork', 'replay', 'recorder', 'importers', 'server', 'demo'],
+  },
   cli: {
     role: 'src/cli is the ocdb command line',
-    may: ['model', 'store', 'writer', 'fork', 'replay', 'recorder', 'importers', 'server', 'demo', 'debug'],
+    may: ['model', 'store', 'writer', 'fork', 'replay', 'recorder', 'importers', 'server', 'demo', 'debug', 'mcp'],
   },
   extension: {
     role: 'src/extension is the VS Code wiring',

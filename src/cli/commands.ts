@@ -27,4 +27,5 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'demo', load: async () => (await import('./commands/demoCommand')).demoCommand },
   { name: 'dap', load: async () => (await import('./commands/dapCommand')).dapCommand },
   { name: 'acp', load: async () => (await import('./commands/acpCommand')).acpCommand },
+  { name: 'mcp', load: async () => (await import('./commands/mcpCommand')).mcpCommand },
 ];

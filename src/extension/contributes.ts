@@ -15,6 +15,7 @@ import {
   DEBUG_TYPE,
   ITEM_CONTEXT,
   LAUNCH_CONFIG_NAME,
+  MCP_PROVIDER,
   PICK_AGENT_VARIABLE,
   PICK_RUN_VARIABLE,
   SETTINGS,
@@ -306,6 +307,8 @@ export function buildContributes() {
       },
     ],
     breakpoints: [{ language: TRANSCRIPT_LANGUAGE }],
+    // `ocdb mcp` on the extension's own store, for agent mode (extension/mcpProvider.ts)
+    mcpServerDefinitionProviders: [{ id: MCP_PROVIDER.id, label: MCP_PROVIDER.label }],
     configurationDefaults: {
       'files.readonlyInclude': { [`**/*${TRANSCRIPT_EXTENSION}`]: true },
     },

@@ -11,6 +11,7 @@ import { ContextEditorHost } from './contextEditorHost';
 import { DebugPositionTracker } from './debugPosition';
 import { registerDebugger, replayConfiguration } from './debugConfigProvider';
 import { COMMANDS, COMPARE_SCHEME, DEBUG_TYPE, TRANSCRIPT_LANGUAGE, VALUE_SCHEME, VIEWS } from './ids';
+import { registerMcpProvider } from './mcpProvider';
 import { setUpModelEndpoint } from './modelEndpointCommand';
 import { registerCommand, showError } from './notify';
 import { ReplaySessions } from './replaySessions';
@@ -178,6 +179,7 @@ function wire(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): A
     ...registerRunCommands(ctx, tracker),
     ...registerLiveCommands(ctx),
     ...registerStoreCommands(ctx, tree),
+    ...registerMcpProvider(ctx),
     registerCommand(log, 'setUpModelEndpoint', (args) => setUpModelEndpoint(ctx, args)),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (affectsSettings(e)) connection.reconfigure();

@@ -21,6 +21,9 @@ export const VALUE_SCHEME = 'agent-time-travel-value';
 /** Scheme of the read-only documents the diff editor compares (prompts, the sides of a run comparison, artifacts). */
 export const COMPARE_SCHEME = 'agent-time-travel-compare';
 
+/** The MCP server definition provider (package.json contributes.mcpServerDefinitionProviders): `ocdb mcp`. */
+export const MCP_PROVIDER = { id: 'agentTimeTravel.runStore', label: 'Agent Time Travel runs' } as const;
+
 export const VIEW_CONTAINER = 'agentRuns';
 export const VIEWS = {
   runs: 'agentTimeTravel.runs',

@@ -239,7 +239,7 @@ function stepsOf(store: RunStore, view: View): Steps {
   for (const [stepIndex, list] of [...byStep.entries()].sort((a, b) => a[0] - b[0])) {
     const first = list[0] as ViewCheckpoint;
     const prompt = list.filter((c) => c.summary.boundary === 'before_model_call').at(-1);
-    const loaded: Checkpoint = store.getCheckpoint((prompt ?? first).summary.checkpointId);
+    const loaded: Checkpoint = store.getCheckpointView((prompt ?? first).summary.checkpointId);
     contexts.set(stepIndex, loaded.runtimeContext);
     const answer = list.find((c) => c.summary.boundary === 'after_model_call');
     const reply = answer ? store.getLastMessage(answer.summary.checkpointId) : undefined;

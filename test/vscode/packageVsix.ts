@@ -17,6 +17,7 @@ const VSCE = path.join(REPO_ROOT, 'node_modules', '@vscode', 'vsce', 'vsce');
 export const REQUIRED_ENTRIES = [
   'extension/package.json',
   'extension/dist/extension.js',
+  'extension/dist/cli.js', // `ocdb mcp`, which the extension registers for agent mode
   'extension/dist/pgWorker.js',
   'extension/dist/webview.js',
   'extension/dist/codicons/codicon.css',

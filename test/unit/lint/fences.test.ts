@@ -85,6 +85,22 @@ const FORBIDDEN: [string, string, string][] = [
     'src/cli is the ocdb command line: it must not import src/extension',
   ],
   ['src/cli/main.ts', '../webview/protocol', 'it must not import src/webview'],
+  [
+    'src/mcp/mcpServer.ts',
+    '../extension/ids',
+    'src/mcp is the MCP server for coding agents: it must not import src/extension',
+  ],
+  [
+    'src/mcp/mcpServer.ts',
+    '../cli/cliCommand',
+    'src/mcp is the MCP server for coding agents: it must not import src/cli',
+  ],
+  ['src/fork/forkService.ts', '../mcp/mcpServer', 'src/fork is the fork engine: it must not import src/mcp'],
+  [
+    'src/mcp/mcpServer.ts',
+    '../debug/replayController',
+    'src/mcp is the MCP server for coding agents: it must not import src/debug',
+  ],
   ['src/extension/ids.ts', '../cli/main', 'src/extension is the VS Code wiring: it must not import src/cli'],
   ['src/extension/ids.ts', '../webview/main', 'of src/webview it may import only webview/protocol.ts'],
   ['src/webview/view.ts', '../model', 'src/webview is browser page code'],
@@ -110,6 +126,8 @@ const ALLOWED: [string, string[]][] = [
   ['src/demo/index.ts', ['../model', '../store', '../recorder', '../fork/promptRender']],
   ['src/debug/frames.ts', ['../model', '../store', '../replay/runView', '../fork/forkService', '@vscode/debugadapter']],
   ['src/cli/commands/showCommand.ts', ['../../debug/agentReplaySession', '../../server/httpServer', '../../demo']],
+  ['src/cli/commands/mcpCommand.ts', ['../../mcp/mcpServer']],
+  ['src/mcp/mcpServer.ts', ['../model', '../store', '../fork/forkService', '../replay/runComparison', '../importers']],
   ['src/extension/ids.ts', ['vscode', '../debug/protocol', '../webview/protocol', '../importers', '../demo']],
   [
     'src/webview/view.ts',

@@ -40,7 +40,6 @@ describe('hostile .ocdb folders: links where the debugger writes', () => {
   after(() => {
     store.close();
     fs.rmSync(dir, { recursive: true, force: true });
-    // eslint-disable-next-line no-console
     console.log(`# hostile links: ${cases.length} cases, 0 written through — ${cases.join('; ')}`);
   });
 

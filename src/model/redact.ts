@@ -6,7 +6,12 @@
  * credentials (`user:key@`) and key-like query parameters (`?api-key=`,
  * `key=`, `token=`, `sig=`, …), and values of key-like JSON fields. Applied by
  * the model client, the fork error mapping (`fork/forkErrors.ts` toRunError),
- * the CLI's error output and the HTTP error body. Pure.
+ * the CLI's error output and the HTTP error body.
+ *
+ * A key without a well-known shape is found by its value: the model client tells this module the key it sends
+ * (`knowSecretValue`), and from then on every text redacted in the process loses that value too — an endpoint that
+ * echoes the key in an error or in an answer cannot put it in the store or on the screen. The only state here: the
+ * set of values known (never listed, never logged).
  */
 
 /** What stands in for a removed secret. */
@@ -32,9 +37,34 @@ const TOKEN_PATTERNS: readonly RegExp[] = [
   /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g, // JWT
 ];
 
+/** Secret values this process sends (API keys, passwords), redacted wherever they appear. */
+const knownValues = new Set<string>();
+
+/** Shorter values are not redacted by value: they would hide ordinary words. */
+const MIN_KNOWN_LENGTH = 8;
+
+/**
+ * Registers a secret this process sends (an API key, a password), so every text redacted from now on loses it:
+ * as written, JSON-escaped and URL-encoded.
+ */
+export function knowSecretValue(value: string | undefined): void {
+  if (!value || value.trim().length < MIN_KNOWN_LENGTH) return;
+  for (const form of [value, JSON.stringify(value).slice(1, -1), encodeURIComponent(value)]) knownValues.add(form);
+}
+
+/**
+ * Text with the secret values known to this process (`knowSecretValue`) replaced by [REDACTED], and nothing else
+ * changed: for content that must stay as it is but for a key echoed in it (a model's answer).
+ */
+export function redactKnownSecrets(text: string): string {
+  let out = text;
+  for (const value of knownValues) if (out.includes(value)) out = out.split(value).join(REDACTED);
+  return out;
+}
+
 /** Text with every secret it carries replaced by [REDACTED]. */
 export function redactText(text: string): string {
-  let out = text
+  let out = redactKnownSecrets(text)
     // URL credentials: scheme://user:pass@host -> scheme://[REDACTED]@host
     .replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@"'<>]+@/gi, `$1${REDACTED}@`)
     // header lines and JSON / form fields: `Authorization: Bearer x`, `"api_key": "x"`, `token=x`
@@ -96,6 +126,15 @@ function decodeSafe(s: string): string {
  * returns new objects, never mutates its input.
  */
 export function redactValue<T>(value: T): T {
+  return redactValueWith(value, redactText);
+}
+
+/** A JSON-like value with the secret values known to this process removed from its strings (`redactKnownSecrets`). */
+export function redactKnownInValue<T>(value: T): T {
+  return knownValues.size === 0 ? value : redactValueWith(value, redactKnownSecrets, false);
+}
+
+function redactValueWith<T>(value: T, redactString: (text: string) => string, bySecretName = true): T {
   const root: { v: unknown } = { v: value };
   const stack: { from: unknown; to: Record<string, unknown> | unknown[]; key: string | number }[] = [
     { from: value, to: root as unknown as Record<string, unknown>, key: 'v' },
@@ -105,7 +144,7 @@ export function redactValue<T>(value: T): T {
     // defineProperty: a `__proto__` key stays a plain field, never a prototype
     const put = (v: unknown) =>
       Object.defineProperty(to, key, { value: v, enumerable: true, writable: true, configurable: true });
-    if (typeof from === 'string') put(redactText(from));
+    if (typeof from === 'string') put(redactString(from));
     else if (Array.isArray(from)) {
       const copy: unknown[] = new Array<unknown>(from.length);
       put(copy);
@@ -114,7 +153,7 @@ export function redactValue<T>(value: T): T {
       const copy: Record<string, unknown> = {};
       put(copy);
       for (const [k, v] of Object.entries(from)) {
-        if (isSecretName(k) && (typeof v === 'string' || typeof v === 'number')) {
+        if (bySecretName && isSecretName(k) && (typeof v === 'string' || typeof v === 'number')) {
           Object.defineProperty(copy, k, { value: REDACTED, enumerable: true, writable: true, configurable: true });
         } else {
           Object.defineProperty(copy, k, { value: undefined, enumerable: true, writable: true, configurable: true });

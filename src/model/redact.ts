@@ -126,15 +126,6 @@ function decodeSafe(s: string): string {
  * returns new objects, never mutates its input.
  */
 export function redactValue<T>(value: T): T {
-  return redactValueWith(value, redactText);
-}
-
-/** A JSON-like value with the secret values known to this process removed from its strings (`redactKnownSecrets`). */
-export function redactKnownInValue<T>(value: T): T {
-  return knownValues.size === 0 ? value : redactValueWith(value, redactKnownSecrets, false);
-}
-
-function redactValueWith<T>(value: T, redactString: (text: string) => string, bySecretName = true): T {
   const root: { v: unknown } = { v: value };
   const stack: { from: unknown; to: Record<string, unknown> | unknown[]; key: string | number }[] = [
     { from: value, to: root as unknown as Record<string, unknown>, key: 'v' },
@@ -144,7 +135,7 @@ function redactValueWith<T>(value: T, redactString: (text: string) => string, by
     // defineProperty: a `__proto__` key stays a plain field, never a prototype
     const put = (v: unknown) =>
       Object.defineProperty(to, key, { value: v, enumerable: true, writable: true, configurable: true });
-    if (typeof from === 'string') put(redactString(from));
+    if (typeof from === 'string') put(redactText(from));
     else if (Array.isArray(from)) {
       const copy: unknown[] = new Array<unknown>(from.length);
       put(copy);
@@ -153,7 +144,7 @@ function redactValueWith<T>(value: T, redactString: (text: string) => string, by
       const copy: Record<string, unknown> = {};
       put(copy);
       for (const [k, v] of Object.entries(from)) {
-        if (bySecretName && isSecretName(k) && (typeof v === 'string' || typeof v === 'number')) {
+        if (isSecretName(k) && (typeof v === 'string' || typeof v === 'number')) {
           Object.defineProperty(copy, k, { value: REDACTED, enumerable: true, writable: true, configurable: true });
         } else {
           Object.defineProperty(copy, k, { value: undefined, enumerable: true, writable: true, configurable: true });

@@ -167,8 +167,11 @@ export function storeLocationLabel(location: string): string {
   try {
     parsed = new URL(location);
   } catch {
-    return redactText(location);
+    return credentialsCut(location);
   }
+  // an `@` after the host or a fragment: a password holding `/`, `?` or `#` was cut into the wrong parts
+  if (parsed.hash !== '' || parsed.pathname.includes('@') || parsed.search.includes('@'))
+    return credentialsCut(location);
   parsed.password = '';
   const q = parsed.search;
   parsed.search = '';
@@ -185,4 +188,15 @@ export function storeLocationLabel(location: string): string {
     })
     .join('&');
   return `${base}?${kept}`;
+}
+
+/**
+ * A URL that does not parse as meant, shown without what may be a password: everything between `://` and the last
+ * `@` goes (a password may hold `/`, `#`, `?` or `@`), the host and database after it stay.
+ */
+function credentialsCut(location: string): string {
+  const start = location.indexOf('://') + 3;
+  const at = location.lastIndexOf('@');
+  if (at < start) return redactText(location);
+  return `${location.slice(0, start)}${REDACTED}@${redactText(location.slice(at + 1))}`;
 }

@@ -9,6 +9,7 @@ export {
   withStorePassword,
   storePasswordKey,
   storeLocalFolder,
+  parseStoreUrl,
 } from './storePath';
 export { HEARTBEAT_STALE_MS, pidAlive } from './liveness';
 export { ensureRealFolder, isLocalFile, readLocalFile, writeLocalFile, type LocalWriteOptions } from './localFiles';

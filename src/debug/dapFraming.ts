@@ -121,7 +121,7 @@ export class DapFrameReader {
     const named = nameOf(bytes);
     this.options.onRefused({
       ...named,
-      message: `A message of ${bytes.length} bytes (its Content-Length) is not JSON and was ignored; is the Content-Length right?`,
+      message: `ignored a message that could not be read (${bytes.length} bytes, as its Content-Length says, that are not JSON); the session goes on.`,
     });
     const next = bytes.indexOf(HEADER_NAME);
     if (next >= 0) this.push(bytes.subarray(next));

@@ -22,12 +22,14 @@ import {
   ThreadEvent,
   Event,
 } from '@vscode/debugadapter';
+import { PassThrough } from 'node:stream';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { OcdbError, errorMessage, storeLocationLabel } from '../model';
 import { checkpointAtLine } from '../replay/transcript';
 import type { RunView } from '../replay/runView';
 import { toDapError } from './dapErrors';
 import { CAPABILITIES } from './capabilities';
+import { DapFrameReader, MAX_REQUEST_BYTES, type RefusedFrame } from './dapFraming';
 import { checkpointLines, dataBreakpointInfo, exceptionInfo, setSourceBreakpoints } from './breakpointMapping';
 import { FrameIds, labelFrame, pageFrames, toStackFrame, totalFrames, UNPAGED_FRAMES, type FrameRef } from './frames';
 import { LiveController, type LiveEvent } from './liveController';
@@ -84,6 +86,39 @@ export class AgentReplaySession extends LoggingDebugSession {
         this.shutdown();
       }
     });
+  }
+
+  /**
+   * Reads the client's frames with the adapter's own reader (dapFraming.ts): a frame whose Content-Length lies, or
+   * one larger than the adapter takes, is answered with an error and the session goes on; the library's reader would
+   * wait for bytes that never come, or join a huge message quadratically.
+   */
+  override start(inStream: NodeJS.ReadableStream, outStream: NodeJS.WritableStream): void {
+    const idle = new PassThrough();
+    super.start(idle, outStream);
+    const frames = new DapFrameReader({
+      maxBytes: MAX_REQUEST_BYTES,
+      onMessage: (message) => this.handleMessage(message as DebugProtocol.ProtocolMessage),
+      onRefused: (refused) => this.refuseFrame(refused),
+    });
+    inStream.on('data', (data: Buffer | string) => frames.push(typeof data === 'string' ? Buffer.from(data) : data));
+    const ended = () => {
+      frames.close();
+      idle.destroy(); // the library's 'close': the session shuts down as before
+    };
+    inStream.on('end', ended);
+    inStream.on('close', ended);
+    inStream.on('error', (e: Error) => this.emit('error', new Event('error', `inStream error: ${e.message}`)));
+    inStream.resume();
+  }
+
+  /** A frame the reader could not take: an error response when its request is known, a line on the console always. */
+  private refuseFrame(refused: RefusedFrame): void {
+    this.log(`ocdb dap: ${refused.message}`);
+    this.sendEvent(new OutputEvent(`ocdb dap: ${refused.message}\n`, 'important'));
+    if (refused.seq === undefined || refused.command === undefined) return;
+    const request: DebugProtocol.Request = { seq: refused.seq, type: 'request', command: refused.command };
+    this.fail(new Response(request), new OcdbError('InvalidInput', refused.message));
   }
 
   /** Sends the DAP error response of `e` for `response` (the one place errors become responses). */

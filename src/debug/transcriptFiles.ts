@@ -14,11 +14,11 @@
  * and the extension both call it, so a run at a detail level is the same
  * bytes whoever wrote it (and F5 never rewrites an open transcript).
  */
-import * as fs from 'node:fs';
+import { createHash } from 'node:crypto';
 import * as path from 'node:path';
 import type { RunView } from '../replay/runView';
 import { TRANSCRIPT_FORMAT } from '../replay/transcript';
-import { storeLocalFolder } from '../store';
+import { isLocalFile, readLocalFile, storeLocalFolder, writeLocalFile } from '../store';
 
 export const TRANSCRIPT_EXTENSION = '.transcript';
 
@@ -35,14 +35,15 @@ export function runIdOfTranscript(file: string): string | undefined {
   return decodeURIComponent(base.slice(0, -TRANSCRIPT_EXTENSION.length));
 }
 
-/** Writes `text` to `file` unless it already holds exactly that; returns false when the folder is not writable. */
+/**
+ * Writes `text` to `file` unless it already holds exactly that; returns false when the folder is not writable or
+ * is (or holds) a link. Never writes through a link (store/localFiles.ts): the transcripts folder is `.ocdb/`'s,
+ * which may have come with a repository.
+ */
 export function writeTranscriptFile(file: string, text: string): boolean {
   try {
-    if (fs.existsSync(file) && fs.readFileSync(file, 'utf8') === text) return true;
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    const tmp = `${file}.${process.pid}.tmp`;
-    fs.writeFileSync(tmp, text, 'utf8');
-    fs.renameSync(tmp, file);
+    if (readLocalFile(file) === text) return true;
+    writeLocalFile(file, text, { root: path.dirname(path.dirname(file)) });
     return true;
   } catch {
     return false;
@@ -53,11 +54,20 @@ export function writeTranscriptFile(file: string, text: string): boolean {
  * What a transcript file was rendered from: the run as it stood (its change counter moves with every write to it:
  * a checkpoint, a live edit, its end), the detail level and the rendering's version. Kept beside the file
  * (`<file>.key`): a session that finds the file written from the same is spared rendering it again (on a run of
- * 10,000 checkpoints, reading every result and message excerpted: most of a second).
+ * 10,000 checkpoints, reading every result and message excerpted: most of a second). Kept as a hash: the file
+ * holds no run id or other text a shell could read as a command.
  */
 function keyOf(view: Pick<RunView, 'run' | 'detail'>): string {
   const { run } = view;
-  return JSON.stringify([TRANSCRIPT_FORMAT, run.runId, run.startedAt, run.changeSeq, run.checkpointCount, view.detail]);
+  const facts = JSON.stringify([
+    TRANSCRIPT_FORMAT,
+    run.runId,
+    run.startedAt,
+    run.changeSeq,
+    run.checkpointCount,
+    view.detail,
+  ]);
+  return `${createHash('sha256').update(facts).digest('hex')}\n`;
 }
 
 /**
@@ -72,14 +82,11 @@ export function writeRunTranscript(
   const file = transcriptPath(storePath, view.runId);
   const key = keyOf(view);
   const keyFile = `${file}.key`;
-  try {
-    if (fs.readFileSync(keyFile, 'utf8') === key && fs.existsSync(file)) return file;
-  } catch {
-    // no key (a file an older release wrote, or none): rendered below
-  }
+  // no key (a file an older release wrote, or none), or a link: rendered below
+  if (readLocalFile(keyFile) === key && isLocalFile(file)) return file;
   if (!writeTranscriptFile(file, view.transcript().text)) return undefined;
   try {
-    fs.writeFileSync(keyFile, key, 'utf8');
+    writeLocalFile(keyFile, key, { root: path.dirname(path.dirname(file)) });
   } catch {
     // the file is written; without its key the next session renders it again
   }

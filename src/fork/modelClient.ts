@@ -10,7 +10,9 @@ import { z } from 'zod';
 import {
   OcdbError,
   errorMessage,
+  knowSecretValue,
   parseWith,
+  redactKnownSecrets,
   redactText,
   redactUrl,
   type Message,
@@ -88,7 +90,10 @@ export function basicAuthOf(baseUrl: string): string | undefined {
   const url = new URL(baseUrl);
   if (!url.username && !url.password) return undefined;
   const pair = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
-  return `Basic ${Buffer.from(pair).toString('base64')}`;
+  const encoded = Buffer.from(pair).toString('base64');
+  knowSecretValue(decodeURIComponent(url.password));
+  knowSecretValue(encoded);
+  return `Basic ${encoded}`;
 }
 
 /**
@@ -101,8 +106,11 @@ function authHeaders(
 ): Record<string, string> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   const { apiKey, apiKeyEnv } = settings;
-  if (apiKey) headers.authorization = `Bearer ${apiKey}`;
-  else if (apiKeyEnv) {
+  // the key is known by value from here on: an endpoint echoing it reaches neither the store nor the screen
+  if (apiKey) {
+    knowSecretValue(apiKey);
+    headers.authorization = `Bearer ${apiKey}`;
+  } else if (apiKeyEnv) {
     const key = env[apiKeyEnv];
     if (!key) {
       throw new OcdbError(
@@ -111,6 +119,7 @@ function authHeaders(
         { apiKeyEnv },
       );
     }
+    knowSecretValue(key);
     headers.authorization = `Bearer ${key}`;
   }
   const basic = basicAuthOf(settings.baseUrl);
@@ -230,7 +239,8 @@ export class OpenAiChatModel implements ChatModel {
           (e as Error).name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : redactText(errorMessage(e));
         continue;
       }
-      const text = await response.text();
+      // an answer echoing the key (some endpoints quote the request) loses it before anything reads it
+      const text = redactKnownSecrets(await response.text());
       if (response.status === 429 || response.status >= 500) {
         lastError = `HTTP ${response.status}${response.headers.get('retry-after') ? ` retry-after=${response.headers.get('retry-after')}` : ''}`;
         continue;

@@ -6,7 +6,12 @@
  * credentials (`user:key@`) and key-like query parameters (`?api-key=`,
  * `key=`, `token=`, `sig=`, …), and values of key-like JSON fields. Applied by
  * the model client, the fork error mapping (`fork/forkErrors.ts` toRunError),
- * the CLI's error output and the HTTP error body. Pure.
+ * the CLI's error output and the HTTP error body.
+ *
+ * A key without a well-known shape is found by its value: the model client tells this module the key it sends
+ * (`knowSecretValue`), and from then on every text redacted in the process loses that value too — an endpoint that
+ * echoes the key in an error or in an answer cannot put it in the store or on the screen. The only state here: the
+ * set of values known (never listed, never logged).
  */
 
 /** What stands in for a removed secret. */
@@ -32,9 +37,34 @@ const TOKEN_PATTERNS: readonly RegExp[] = [
   /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g, // JWT
 ];
 
+/** Secret values this process sends (API keys, passwords), redacted wherever they appear. */
+const knownValues = new Set<string>();
+
+/** Shorter values are not redacted by value: they would hide ordinary words. */
+const MIN_KNOWN_LENGTH = 8;
+
+/**
+ * Registers a secret this process sends (an API key, a password), so every text redacted from now on loses it:
+ * as written, JSON-escaped and URL-encoded.
+ */
+export function knowSecretValue(value: string | undefined): void {
+  if (!value || value.trim().length < MIN_KNOWN_LENGTH) return;
+  for (const form of [value, JSON.stringify(value).slice(1, -1), encodeURIComponent(value)]) knownValues.add(form);
+}
+
+/**
+ * Text with the secret values known to this process (`knowSecretValue`) replaced by [REDACTED], and nothing else
+ * changed: for content that must stay as it is but for a key echoed in it (a model's answer).
+ */
+export function redactKnownSecrets(text: string): string {
+  let out = text;
+  for (const value of knownValues) if (out.includes(value)) out = out.split(value).join(REDACTED);
+  return out;
+}
+
 /** Text with every secret it carries replaced by [REDACTED]. */
 export function redactText(text: string): string {
-  let out = text
+  let out = redactKnownSecrets(text)
     // URL credentials: scheme://user:pass@host -> scheme://[REDACTED]@host
     .replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@"'<>]+@/gi, `$1${REDACTED}@`)
     // header lines and JSON / form fields: `Authorization: Bearer x`, `"api_key": "x"`, `token=x`
@@ -137,8 +167,11 @@ export function storeLocationLabel(location: string): string {
   try {
     parsed = new URL(location);
   } catch {
-    return redactText(location);
+    return credentialsCut(location);
   }
+  // an `@` after the host or a fragment: a password holding `/`, `?` or `#` was cut into the wrong parts
+  if (parsed.hash !== '' || parsed.pathname.includes('@') || parsed.search.includes('@'))
+    return credentialsCut(location);
   parsed.password = '';
   const q = parsed.search;
   parsed.search = '';
@@ -155,4 +188,15 @@ export function storeLocationLabel(location: string): string {
     })
     .join('&');
   return `${base}?${kept}`;
+}
+
+/**
+ * A URL that does not parse as meant, shown without what may be a password: everything between `://` and the last
+ * `@` goes (a password may hold `/`, `#`, `?` or `@`), the host and database after it stay.
+ */
+function credentialsCut(location: string): string {
+  const start = location.indexOf('://') + 3;
+  const at = location.lastIndexOf('@');
+  if (at < start) return redactText(location);
+  return `${location.slice(0, start)}${REDACTED}@${redactText(location.slice(at + 1))}`;
 }

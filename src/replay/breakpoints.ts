@@ -97,19 +97,37 @@ interface SourceBp extends Armed {
 }
 interface FunctionBp extends Armed {
   pattern: string;
-  regex: RegExp;
+  matches: (toolName: string) => boolean;
 }
 interface DataBp extends Armed {
   path: string;
 }
 
-/** A `*` / `?` glob as an anchored regular expression. */
-export function globToRegExp(glob: string): RegExp {
-  const body = glob
-    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
-    .replace(/\*/g, '.*')
-    .replace(/\?/g, '.');
-  return new RegExp(`^${body}$`);
+/**
+ * Whether `text` matches the `*` / `?` glob as a whole. Greedy with one resume point (the last `*` seen), never a
+ * regular expression: at most glob × text steps, so a pattern of many `*` cannot backtrack exponentially and hang
+ * the adapter (a function breakpoint's name is typed by the user, or sent by any DAP client).
+ */
+export function globMatches(glob: string, text: string): boolean {
+  let g = 0;
+  let t = 0;
+  let star = -1;
+  let resume = 0;
+  while (t < text.length) {
+    const c = glob[g];
+    if (c === '*') {
+      star = g++;
+      resume = t;
+    } else if (g < glob.length && (c === '?' || c === text[t])) {
+      g++;
+      t++;
+    } else if (star >= 0) {
+      g = star + 1;
+      t = ++resume;
+    } else return false;
+  }
+  while (glob[g] === '*') g++;
+  return g === glob.length;
 }
 
 /**
@@ -217,12 +235,13 @@ export class BreakpointSet {
   ): BreakpointResult[] {
     this.functions = [];
     return specs.map((spec) => {
-      const bp: FunctionBp = { ...this.arm(spec), pattern: spec.name, regex: globToRegExp(spec.name.trim()) };
+      const glob = spec.name.trim();
+      const bp: FunctionBp = { ...this.arm(spec), pattern: spec.name, matches: (name) => globMatches(glob, name) };
       const problem = validate(spec);
       if (problem) return { id: bp.id, verified: false, message: problem };
       this.functions.push(bp);
       if (toolNames === undefined) return { id: bp.id, verified: true };
-      const matches = [...toolNames].some((n) => bp.regex.test(n));
+      const matches = [...toolNames].some((n) => bp.matches(n));
       return matches
         ? { id: bp.id, verified: true }
         : {
@@ -291,7 +310,7 @@ export class BreakpointSet {
     }
     if (summary.boundary === 'before_tool_call' && summary.toolName) {
       for (const bp of this.functions) {
-        if (bp.regex.test(summary.toolName)) consider(bp, 'function breakpoint', `Tool ${summary.toolName}`);
+        if (bp.matches(summary.toolName)) consider(bp, 'function breakpoint', `Tool ${summary.toolName}`);
       }
     }
     if (this.data.length > 0 && index > 0) {

@@ -11,7 +11,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { OcdbError, parseWith } from '../model';
-import { pidAlive, storeLocalFolder } from '../store';
+import { pidAlive, readLocalFile, storeLocalFolder, writeLocalFile } from '../store';
 
 export const ServerFileSchema = z.object({ url: z.url(), token: z.string().min(16), pid: z.number().int().optional() });
 export type ServerFile = z.infer<typeof ServerFileSchema>;
@@ -28,36 +28,30 @@ export function serverFilePath(storePath: string): string {
  */
 export function writeServerFile(storePath: string, content: ServerFile): string {
   const file = serverFilePath(storePath);
-  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  const tmp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, `${JSON.stringify(content, null, 2)}\n`, { mode: 0o600 });
-  fs.chmodSync(tmp, 0o600);
-  try {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        fs.linkSync(tmp, file); // exclusive: fails when the file exists
-        return file;
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw e;
-      }
-      const owner = ownerOf(file);
-      if (owner && owner.pid !== process.pid && pidAlive(owner.pid)) {
-        throw new OcdbError(
-          'StoreLocked',
-          `Another ocdb serve (pid ${owner.pid}) already serves this store at ${owner.url}; use it (its token is in ${file}) or stop it first.`,
-          { file, pid: owner.pid, url: owner.url },
-        );
-      }
-      fs.rmSync(file, { force: true }); // the file of a server that is gone
+  const text = `${JSON.stringify(content, null, 2)}\n`;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      // exclusive, never through a link (store/localFiles.ts): fails when the file (or a link) is there
+      writeLocalFile(file, text, { root: path.dirname(file), mode: 0o600, folderMode: 0o700, exclusive: true });
+      return file;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw e;
     }
-  } finally {
-    fs.rmSync(tmp, { force: true });
+    const owner = ownerOf(file);
+    if (owner && owner.pid !== process.pid && pidAlive(owner.pid)) {
+      throw new OcdbError(
+        'StoreLocked',
+        `Another ocdb serve (pid ${owner.pid}) already serves this store at ${owner.url}; use it (its token is in ${file}) or stop it first.`,
+        { file, pid: owner.pid, url: owner.url },
+      );
+    }
+    fs.rmSync(file, { force: true }); // the file of a server that is gone (a link is removed, not followed)
   }
 }
 
 function ownerOf(file: string): { pid: number; url: string } | undefined {
   try {
-    const parsed = ServerFileSchema.safeParse(JSON.parse(fs.readFileSync(file, 'utf8')));
+    const parsed = ServerFileSchema.safeParse(JSON.parse(readLocalFile(file) ?? ''));
     return parsed.success && parsed.data.pid !== undefined ? { pid: parsed.data.pid, url: parsed.data.url } : undefined;
   } catch {
     return undefined; // unreadable or half written by a crashed writer: stale

@@ -9,8 +9,10 @@ export {
   withStorePassword,
   storePasswordKey,
   storeLocalFolder,
+  parseStoreUrl,
 } from './storePath';
 export { HEARTBEAT_STALE_MS, pidAlive } from './liveness';
+export { ensureRealFolder, isLocalFile, readLocalFile, writeLocalFile, type LocalWriteOptions } from './localFiles';
 export type { DriverName } from './sqlDriver';
 export { lazyList } from './lazyList';
 export { isStoredItem, isUnread, itemFacts } from './storedItems';

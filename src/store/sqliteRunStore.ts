@@ -44,6 +44,7 @@ import { migrate } from './migrations';
 import { openDriver } from './openDriver';
 import { isPostgresLocation } from './pgDialect';
 import { openPgDriver } from './pgStore';
+import { parseStoreUrl } from './storePath';
 import { compact, json, rowToRunSummary as decodeRunRow, str, toJson } from './rowCodec';
 import { checkLoadedRun } from './loadValidation';
 import type {
@@ -108,6 +109,7 @@ export interface GroupCommitOptions {
 export function openRunStore(file: string, options: OpenStoreOptions = {}): SqliteRunStore {
   const create = options.create ?? true;
   if (isPostgresLocation(file)) {
+    parseStoreUrl(file); // a malformed URL refused here, in one line without its password
     const { db, location } = openPgDriver(file, { create, busyTimeoutMs: options.busyTimeoutMs ?? 5000 });
     return new SqliteRunStore(location, db);
   }

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { OcdbError, storeLocationLabel } from '../model';
 import { isPostgresLocation } from './pgDialect';
 
 /** True when `location` names a PostgreSQL store (`postgres://` or `postgresql://`). */
@@ -32,12 +33,34 @@ export function resolveStorePath(
 }
 
 /**
+ * A PostgreSQL store URL parsed, or InvalidInput in one line that shows no password: a URL that does not parse, or
+ * whose password (holding an unencoded `/`, `?`, `#` or `@`) spilled into its path or fragment — the driver would
+ * otherwise sign in as someone else at another host, or fail with the whole URL in its message.
+ */
+export function parseStoreUrl(location: string): URL {
+  let url: URL | undefined;
+  try {
+    url = new URL(location.trim());
+  } catch {
+    url = undefined;
+  }
+  if (!url || url.hash !== '' || url.pathname.includes('@') || url.search.includes('@')) {
+    throw new OcdbError(
+      'InvalidInput',
+      `The store URL ${storeLocationLabel(location.trim())} is not a valid URL: percent-encode a password holding / ? # @ or % (%2F %3F %23 %40 %25), or leave it out and set PGPASSWORD or ~/.pgpass.`,
+      { path: 'store' },
+    );
+  }
+  return url;
+}
+
+/**
  * The location with `password` filled in when it is a PostgreSQL URL that names none (the extension's
  * SecretStorage, handed to the store and never shown); any other location is returned as is.
  */
 export function withStorePassword(location: string, password: string | undefined): string {
   if (!password || !isPostgresLocation(location)) return location;
-  const url = new URL(location.trim());
+  const url = parseStoreUrl(location);
   if (url.password !== '') return location;
   url.password = password;
   return url.toString();
@@ -49,7 +72,7 @@ export function withStorePassword(location: string, password: string | undefined
  */
 export function storePasswordKey(location: string): string | undefined {
   if (!isPostgresLocation(location)) return undefined;
-  const url = new URL(location.trim());
+  const url = parseStoreUrl(location);
   url.password = '';
   url.search = '';
   url.hash = '';

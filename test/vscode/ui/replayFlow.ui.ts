@@ -131,6 +131,20 @@ export const tests: UiTest[] = [
       await role.scrollIntoViewIfNeeded();
       await page.mouse.move(700, 10);
       await screenshot('06-fork-editor-context');
+      // Fork starts held by the demo's email and report tools, said in the page's own words and pointing at the
+      // control that settles it (no ForkConfig field names)
+      const held = editor.locator('.why', { hasText: 'send_email' });
+      await held.waitFor({ timeout: 10_000 });
+      assert.match(await held.innerText(), /send_email would run again .*choose its Replay policy in Tool policies/);
+      const hints = await editor.locator('.hazards .hint').allInnerTexts();
+      assert.ok(
+        hints.some((t) => /tick "Run write_case_report again"/.test(t)),
+        hints.join(' | '),
+      );
+      for (const t of hints) assert.doesNotMatch(t, /toolPolicyMap|toolMockResults|acknowledge/, t);
+      await editor.locator('.hazards').scrollIntoViewIfNeeded();
+      await page.mouse.move(700, 10);
+      await screenshot('06a-fork-editor-held');
       // Replay every tool from the recording ('*' → reuse_result): nothing runs again, so no hazard needs a tick.
       await chooseOption(editor.locator('vscode-single-select[data-policy="*"]'), 'reuse_result');
       const fork = editor.locator('vscode-button#fork:not([disabled])');

@@ -38,6 +38,7 @@ import { ReplayController, type StopInfo } from './replayController';
 import { completionsAt } from './completions';
 import { ContinueSearch } from './continueSearch';
 import { NOT_SUPPORTED, parseRequestArgs, type RequestArgs } from './requestArgs';
+import { stagedContextPatchRequest } from './protocol';
 import { contextPathOf, parseEditedValue } from './stagedEdits';
 import { TranscriptSources } from './transcriptSources';
 import { Variables, previewValue } from './variables';
@@ -919,6 +920,12 @@ export class AgentReplaySession extends LoggingDebugSession {
    */
   protected override customRequest(command: string, response: DebugProtocol.Response, args: unknown): void {
     this.handle(response, () => {
+      if (command === stagedContextPatchRequest.command && this.live && this.live.threads.length === 0) {
+        // waiting for an agent's next run: nothing can be staged yet, and the extension asks on every selection
+        response.body = { contextPatch: {} };
+        this.sendResponse(response);
+        return;
+      }
       const answer = this.controller().customRequest(command, args);
       response.body = answer.body;
       this.sendResponse(response);

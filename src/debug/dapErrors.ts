@@ -75,6 +75,8 @@ export const SILENT_COMMANDS: ReadonlySet<string> = new Set([
   'gotoTargets',
   'stepInTargets',
   'cancel',
+  // the extension's own question on every checkpoint selected, not something the user asked the session
+  'stagedContextPatch',
 ]);
 
 /** Maps any thrown value to the DAP error of a failed request `command`. */

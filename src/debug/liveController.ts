@@ -106,7 +106,9 @@ export class LiveController {
     storeLocation: (location: string) => string = (location) => location,
   ): LiveController {
     const args = parseAttachArgs(rawArgs, env);
-    const store = openRunStore(storeLocation(args.storePath), { create: false });
+    // the next runs of an agent may be its first: their store is made now rather than refused (the agent's recorder
+    // opens the same file); a running run must already be in a store
+    const store = openRunStore(storeLocation(args.storePath), { create: args.runId === undefined });
     try {
       return new LiveController(store, args, client, now);
     } catch (e) {

@@ -175,9 +175,12 @@ function pathText(path: readonly PropertyKey[]): string {
 
 /**
  * Parses the arguments of `command` (InvalidInput naming the argument: `setBreakpoints: argument source is
- * required`); a command without a schema passes through unchanged.
+ * required`); a command without a schema (a custom request, parsed by its handler) passes through unchanged. An empty
+ * array is no arguments, as an empty object.
  */
-export function parseRequestArgs(command: string, raw: unknown): unknown {
+export function parseRequestArgs(command: string, given: unknown): unknown {
+  // nvim-dap encodes no arguments as a Lua empty table, which its JSON encoder writes as `[]`
+  const raw = Array.isArray(given) && given.length === 0 ? {} : given;
   const schema = (REQUEST_ARGS as Record<string, z.ZodType>)[command];
   if (!schema) return raw;
   const result = schema.safeParse(raw ?? (command === 'cancel' ? undefined : {}));

@@ -94,6 +94,7 @@ const FORK_ITEM = `viewItem =~ /^${ITEM_CONTEXT.forkRun.replace('.', '\\.')}/`;
 /** A run being recorded now (`agentRun.running`, `agentRun.fork.running`): it offers Attach. */
 const RUNNING_ITEM = `viewItem =~ /\\.running$/`;
 const inRunsView = (when: string) => `view == ${VIEWS.runs} && ${when}`;
+const DIVERGED_ITEM = `viewItem == ${ITEM_CONTEXT.divergedForkRun}`;
 
 /**
  * "Attach to agent run" in a new launch.json: wait for the next run of an agent picked when the session starts
@@ -162,6 +163,9 @@ function menus() {
       { command: c.forkFromCheckpoint.id, when: inRunsView(RUN_ITEM), group: 'inline@2' },
       { command: c.replayRun.id, when: inRunsView(CHECKPOINT_ITEM), group: 'inline@1' },
       { command: c.forkFromCheckpoint.id, when: inRunsView(CHECKPOINT_ITEM), group: 'inline@2' },
+      { command: c.showPromptDifference.id, when: inRunsView(DIVERGED_ITEM), group: '0_diverged@1' },
+      { command: c.continueRecorded.id, when: inRunsView(DIVERGED_ITEM), group: '0_diverged@2' },
+      { command: c.continueReal.id, when: inRunsView(DIVERGED_ITEM), group: '0_diverged@3' },
       { command: c.attachRun.id, when: inRunsView(RUNNING_ITEM), group: '1_replay@0' },
       { command: c.replayRun.id, when: inRunsView(RUN_ITEM), group: '1_replay@1' },
       { command: c.openTranscript.id, when: inRunsView(RUN_ITEM), group: '1_replay@2' },

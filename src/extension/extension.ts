@@ -16,6 +16,7 @@ import { setUpModelEndpoint } from './modelEndpointCommand';
 import { registerCommand, showError } from './notify';
 import { ReplaySessions } from './replaySessions';
 import { registerLiveCommands } from './liveCommands';
+import { registerDivergedCommands } from './forkActions';
 import { LiveRuns } from './liveRuns';
 import { registerRunCommands } from './runCommands';
 import { RunsTreeProvider } from './runsTreeProvider';
@@ -178,6 +179,7 @@ function wire(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): A
     ...registerDebugger(ctx),
     ...registerRunCommands(ctx, tracker),
     ...registerLiveCommands(ctx),
+    ...registerDivergedCommands(ctx),
     ...registerStoreCommands(ctx, tree),
     ...registerMcpProvider(ctx),
     registerCommand(log, 'setUpModelEndpoint', (args) => setUpModelEndpoint(ctx, args)),

@@ -27,7 +27,10 @@ import { promptUri } from './compareDocuments';
 import { plural } from './format';
 import { COMMANDS, DEBUG_TYPE } from './ids';
 import { notificationText } from './markdownText';
-import { showError } from './notify';
+import { registerCommand, showError } from './notify';
+import { continueDiverged, divergedFork, isDivergedFork } from './divergedFork';
+import { runIdOfArg } from './runCommands';
+import { pickRun } from './runPicker';
 import { endpointReady, forkEndpoint } from './modelEndpointCommand';
 
 /** Plans a fork; an error (bad patch, unknown checkpoint) becomes the plan's `error` with its field path. */
@@ -164,18 +167,18 @@ export async function replayFork(ctx: ExtensionContextObject, runId: string): Pr
   return ctx.startReplay(runId);
 }
 
-/** The choices of a diverged fork's notification (what a user wants next). */
+/** The buttons of a diverged fork's notification: short, so a toast shows them whole. */
 export const DIVERGED_CHOICES = {
-  showPrompt: 'Show prompt difference',
-  recorded: 'Continue with the recorded outputs',
-  real: 'Continue with a real model',
-  setUp: 'Set up a model endpoint…',
+  showPrompt: 'Prompt difference',
+  recorded: 'Use recorded outputs',
+  real: 'Use a real model',
+  setUp: 'Set up a model…',
 } as const;
 
 /**
  * A diverged fork's outcome: where it diverged, and what a user wants next — the prompt difference, the same
- * fork again with the recorded outputs under the edited context, or with a real model from the divergence on
- * (when no endpoint is configured: the endpoint settings).
+ * edit again with the recorded outputs, or with a real model from the divergence on (when no endpoint is
+ * configured: the endpoint settings). The same actions stay on the fork (its context menu, the palette).
  */
 async function offerAfterDivergence(
   ctx: ExtensionContextObject,
@@ -185,33 +188,55 @@ async function offerAfterDivergence(
   const where = divergence ? divergenceSummary(divergence) : 'diverged from the recording';
   const configured = await endpointReady(ctx);
   const choice = await vscode.window.showInformationMessage(
-    notificationText(`Fork ${created.runId} ${where}: the recording has no answer for the prompt there.`),
+    notificationText(
+      `Fork ${created.runId} ${where}: the recording has no answer for the prompt there. Its context menu in Runs keeps these actions.`,
+    ),
     ...(divergence ? [DIVERGED_CHOICES.showPrompt] : []),
     DIVERGED_CHOICES.recorded,
     configured ? DIVERGED_CHOICES.real : DIVERGED_CHOICES.setUp,
   );
-  const store = ctx.connection.getOrCreate();
-  const acknowledged = store.getForkRequest(created.forkRequestId).acknowledgedTools;
-  const { onDivergence: _onDivergence, ...config } = created.plan.config;
-  switch (choice) {
-    case DIVERGED_CHOICES.showPrompt:
-      if (divergence) await showPromptDifference(ctx, created.runId, divergence);
-      return;
-    case DIVERGED_CHOICES.recorded:
-      createFork(ctx, { ...config, modelOverride: { mode: 'recorded' } }, acknowledged);
-      return;
-    case DIVERGED_CHOICES.real:
-      createFork(ctx, { ...created.plan.config, onDivergence: 'continue_real' }, acknowledged);
-      return;
-    case DIVERGED_CHOICES.setUp:
-      // once an endpoint is saved, the fork goes on as "Continue with a real model" would
-      if (await vscode.commands.executeCommand<boolean>(COMMANDS.setUpModelEndpoint.id)) {
-        createFork(ctx, { ...created.plan.config, onDivergence: 'continue_real' }, acknowledged);
-      }
-      return;
-    default:
-      return;
-  }
+  const command =
+    choice === DIVERGED_CHOICES.showPrompt
+      ? COMMANDS.showPromptDifference
+      : choice === DIVERGED_CHOICES.recorded
+        ? COMMANDS.continueRecorded
+        : choice === DIVERGED_CHOICES.real || choice === DIVERGED_CHOICES.setUp
+          ? COMMANDS.continueReal
+          : undefined;
+  if (command) await vscode.commands.executeCommand(command.id, created.runId);
+}
+
+/** The diverged fork's actions as commands: on its tree item, in the palette (a pick of the diverged forks). */
+export function registerDivergedCommands(ctx: ExtensionContextObject): vscode.Disposable[] {
+  const { log, connection } = ctx;
+  const forkOf = async (arg: unknown, title: string) => {
+    const runId = runIdOfArg(arg) ?? (await pickRun(connection, { title, filter: isDivergedFork }));
+    return runId ? divergedFork(connection.getOrCreate(), runId) : undefined;
+  };
+  const create = (config: ForkConfig, acknowledged: readonly string[]) => createFork(ctx, config, acknowledged);
+  return [
+    registerCommand(log, 'showPromptDifference', async (arg) => {
+      const fork = await forkOf(arg, 'Show the prompt difference of which diverged fork?');
+      if (!fork) return;
+      if (!fork.divergence) throw new Error(`${fork.runId} does not record where it diverged.`);
+      await showPromptDifference(ctx, fork.runId, fork.divergence);
+    }),
+    registerCommand(log, 'continueRecorded', async (arg) => {
+      const fork = await forkOf(arg, 'Continue which diverged fork with the recorded outputs?');
+      return fork ? continueDiverged(ctx, fork, 'recorded', create).runId : undefined;
+    }),
+    registerCommand(log, 'continueReal', async (arg) => {
+      const fork = await forkOf(arg, 'Continue which diverged fork with a real model?');
+      if (!fork) return undefined;
+      // no endpoint yet: the settings first; the fork goes on once one is saved
+      if (
+        !(await endpointReady(ctx)) &&
+        !(await vscode.commands.executeCommand<boolean>(COMMANDS.setUpModelEndpoint.id))
+      )
+        return undefined;
+      return continueDiverged(ctx, fork, 'real', create).runId;
+    }),
+  ];
 }
 
 /** The diff editor: the prompt the recording has at the divergence vs the prompt the fork rendered there. */

@@ -88,6 +88,24 @@ export const COMMANDS = {
     palette: true,
   },
   attachRun: { id: 'agentTimeTravel.attachRun', title: 'Attach', icon: 'plug', palette: false },
+  showPromptDifference: {
+    id: 'agentTimeTravel.showPromptDifference',
+    title: 'Show Prompt Difference',
+    icon: 'diff',
+    palette: true,
+  },
+  continueRecorded: {
+    id: 'agentTimeTravel.continueRecorded',
+    title: 'Continue Fork with the Recorded Outputs',
+    icon: 'debug-continue',
+    palette: true,
+  },
+  continueReal: {
+    id: 'agentTimeTravel.continueReal',
+    title: 'Continue Fork with a Real Model',
+    icon: 'sparkle',
+    palette: true,
+  },
   pickAgent: { id: 'agentTimeTravel.pickAgent', title: 'Pick Agent', icon: 'person', palette: false },
 } as const;
 export type CommandKey = keyof typeof COMMANDS;
@@ -108,6 +126,8 @@ export const ITEM_CONTEXT = {
   /** A run being recorded now (not crashed): it offers Attach. */
   runningRun: 'agentRun.running',
   runningForkRun: 'agentRun.fork.running',
+  /** A fork that stopped where the recording has no answer: it offers its ways on for as long as it is diverged. */
+  divergedForkRun: 'agentRun.fork.diverged',
   step: 'agentStep',
   checkpoint: 'agentCheckpoint',
   ledger: 'agentToolLedger',

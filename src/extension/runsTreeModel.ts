@@ -114,6 +114,7 @@ export interface LiveMark {
 function runContextValue(run: RunSummary): ItemContext {
   const fork = run.mode === 'fork' || Boolean(run.parentRunId);
   if (run.status === 'running' && !run.crashed) return fork ? ITEM_CONTEXT.runningForkRun : ITEM_CONTEXT.runningRun;
+  if (fork && run.status === 'diverged' && !run.crashed) return ITEM_CONTEXT.divergedForkRun;
   return fork ? ITEM_CONTEXT.forkRun : ITEM_CONTEXT.run;
 }
 

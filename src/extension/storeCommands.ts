@@ -9,7 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { writeDemoStore } from '../demo';
-import { importPath } from '../importers';
+import { FORMAT_SPECS, importPath } from '../importers';
 import { errorMessage, isOcdbError } from '../model';
 import { writeRunExport } from '../store';
 import type { ExtensionContextObject } from './context';
@@ -69,8 +69,15 @@ async function importTraces(ctx: ExtensionContextObject, file: string): Promise<
     if (f.outcome !== 'imported') ctx.log.warn(`import ${f.file}: ${f.outcome}${f.reason ? ` (${f.reason})` : ''}`);
     for (const w of f.warnings) ctx.log.info(`import ${w.file}${w.line ? `:${w.line}` : ''}: ${w.message}`);
   }
-  if (summary.failed > 0 && summary.imported === 0) {
-    throw new Error(`Nothing imported from ${file}: ${summary.files.map((f) => f.reason ?? f.outcome).join('; ')}`);
+  if (summary.imported === 0) {
+    // what went wrong first, file by file (a reason may name the file itself: said once)
+    const reasons = summary.files.map((f) => {
+      const reason = (f.reason ?? f.outcome).replace(`${f.file}: `, '');
+      return `${path.basename(f.file)}: ${reason}`;
+    });
+    const text = `Nothing imported. ${reasons.slice(0, 3).join('; ')}${reasons.length > 3 ? `; … (${reasons.length - 3} more in the log)` : ''}`;
+    if (summary.failed > 0) throw new Error(text);
+    void vscode.window.showWarningMessage(notificationText(text));
   }
   return summary.runIds;
 }
@@ -108,7 +115,11 @@ export function registerStoreCommands(ctx: ExtensionContextObject, tree: RunsTre
           ? arg
           : (
               await vscode.window.showOpenDialog({
-                title: 'Import a run (DebugRun JSON, Claude Code JSONL, OpenAI chat JSON, OTLP JSON)',
+                title: `Import a run: an ocdb export (DebugRun JSON) or a trace of ${FORMAT_SPECS.map((f) => f.format).join(', ')}`,
+                // where a project's traces usually are; the file dialog otherwise opens at the last folder used
+                ...(vscode.workspace.workspaceFolders?.[0]
+                  ? { defaultUri: vscode.workspace.workspaceFolders[0].uri }
+                  : {}),
                 canSelectFiles: true,
                 canSelectFolders: true,
                 canSelectMany: false,

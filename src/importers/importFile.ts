@@ -13,7 +13,7 @@ import type { RunStore, RunSummary } from '../store';
 import { formatSpec } from './formats';
 import type { PlanOutput, RunPlan } from './runPlan';
 import { sideEffectOf } from './sideEffects';
-import { formatsHelp, sniffFormat } from './sniff';
+import { formatNames, sniffFormat } from './sniff';
 import type { FileResult, ImportFormat, ImportOptions, SkippedRecord } from './types';
 import { growthOf, noteGrowable, type Growth } from './growth';
 import { StreamedPlans, continueRunPlan, writeRunPlan } from './writePlan';
@@ -208,8 +208,13 @@ export async function importFile(
         result.reason = `not a trace file: ${sniffed.binary}`;
         return result;
       }
+      if ('invalid' in sniffed) {
+        result.reason = sniffed.invalid;
+        return result;
+      }
       if ('unknown' in sniffed) {
-        result.reason = `format not recognised (${sniffed.unknown}). The formats and how each is recognised: ${formatsHelp()}. Pass --format to force one.`;
+        // what went wrong first; how each format is recognised is in `ocdb import --help` and the README
+        result.reason = `format not recognised: ${sniffed.unknown}. Pass --format to force one of ${formatNames()}.`;
         return result;
       }
       format = sniffed.format;

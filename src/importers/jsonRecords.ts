@@ -9,6 +9,7 @@ import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { OcdbError, assertJsonDepth } from '../model';
 import type { ReaderOptions } from './importFile';
 import { readJsonLines, type JsonLinesOptions } from './jsonLines';
+import { jsonErrorText } from './jsonError';
 
 export interface JsonRecord {
   value: unknown;
@@ -58,16 +59,6 @@ function isJsonLines(file: string): boolean {
   return lines.slice(1, 5).some(isObjectLine);
 }
 
-function position(text: string, message: string): string {
-  const m = /position (\d+)/.exec(message);
-  if (!m) return '';
-  const pos = Number(m[1]);
-  const before = text.slice(0, pos);
-  const line = before.split('\n').length;
-  const col = pos - before.lastIndexOf('\n');
-  return ` at line ${line}, column ${col}`;
-}
-
 export async function* readJsonRecords(
   file: string,
   options: JsonLinesOptions & { spread: boolean },
@@ -90,15 +81,13 @@ export async function* readJsonRecords(
   options.onText?.(text);
   options.onBytes?.(size);
   let value: unknown;
+  const json = text.replace(/^\uFEFF/, '');
   try {
-    value = JSON.parse(text.replace(/^\uFEFF/, ''));
+    value = JSON.parse(json);
   } catch (e) {
-    const msg = (e as Error).message;
-    throw new OcdbError(
-      'InvalidInput',
-      `${file}: not valid JSON${position(text, msg)} (${msg}); nothing of this file was imported`,
-      { file },
-    );
+    throw new OcdbError('InvalidInput', `${file}: ${jsonErrorText(json, e)}; nothing of this file was imported`, {
+      file,
+    });
   }
   assertJsonDepth(value, file); // MAX_JSON_DEPTH, named by field path
   if (

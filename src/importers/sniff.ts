@@ -3,20 +3,25 @@
  * asking each format of the registry (formats.ts) in order. A gzip, zip or
  * other binary file is named as such instead of being guessed at.
  */
-import { openSync, readSync, closeSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, readFileSync } from 'node:fs';
 import { FORMAT_SPECS } from './formats';
+import { jsonErrorOf } from './jsonError';
 import type { ImportFormat } from './types';
 
 const HEAD_BYTES = 64 * 1024;
+/** Up to this size a JSON document no format recognises is parsed whole, to say where it breaks. */
+const WHOLE_JSON_BYTES = 64 * 1024 * 1024;
 
-export type SniffResult = { format: ImportFormat } | { empty: true } | { unknown: string } | { binary: string };
+/** `invalid`: a JSON document that does not parse, with where (`invalid JSON at line 5, column 14: …`). */
+export type SniffResult =
+  { format: ImportFormat } | { empty: true } | { unknown: string } | { binary: string } | { invalid: string };
 
-function readHead(file: string): Buffer {
+function readHead(file: string): { head: Buffer; size: number } {
   const fd = openSync(file, 'r');
   try {
     const buf = Buffer.alloc(HEAD_BYTES);
     const n = readSync(fd, buf, 0, HEAD_BYTES, 0);
-    return buf.subarray(0, n);
+    return { head: buf.subarray(0, n), size: fstatSync(fd).size };
   } finally {
     closeSync(fd);
   }
@@ -39,8 +44,13 @@ export function formatsHelp(): string {
   return FORMAT_SPECS.map((s) => `${s.format}: ${s.recognisedBy}`).join('; ');
 }
 
+/** The names of the formats, for `--format`: `claude-code, codex, …`. */
+export function formatNames(): string {
+  return FORMAT_SPECS.map((s) => s.format).join(', ');
+}
+
 export function sniffFormat(file: string): SniffResult {
-  const raw = readHead(file);
+  const { head: raw, size } = readHead(file);
   const binary = binaryKind(raw);
   if (binary) return { binary };
   const head = raw
@@ -58,5 +68,16 @@ export function sniffFormat(file: string): SniffResult {
   for (const spec of FORMAT_SPECS) if (spec.recognise({ first, head })) return { format: spec.format };
   // A document whose first line does not parse alone: try again on the head text only.
   if (first !== undefined) return { unknown: 'no format recognises its records' };
+  // A JSON document no format took may be one cut off or broken: say where, before anything about formats.
+  if ((head.startsWith('{') || head.startsWith('[')) && size <= WHOLE_JSON_BYTES) {
+    const text =
+      size <= raw.length
+        ? head
+        : readFileSync(file, 'utf8')
+            .replace(/^\uFEFF/, '')
+            .trimStart();
+    const invalid = jsonErrorOf(text);
+    if (invalid) return { invalid };
+  }
   return { unknown: 'no format recognises its content' };
 }

@@ -260,7 +260,7 @@ function stepsOf(store: RunStore, view: View): Steps {
         .filter((c) => c.summary.boundary === 'before_tool_call')
         .map((c) => comparedCall(c.summary.toolCallId ? view.calls.get(c.summary.toolCallId) : undefined, c.summary)),
       tokens: list.reduce((n, c) => n + spentTokens(c.summary), 0),
-      durationMs: (list.at(-1) as ViewCheckpoint).summary.createdAt - first.summary.createdAt,
+      durationMs: stepDuration(list),
     };
     const edited = list.flatMap((c) => view.liveEdits.get(c.summary.checkpointId) ?? []);
     if (edited.length > 0) side.liveEdits = edited;
@@ -277,6 +277,20 @@ function stepsOf(store: RunStore, view: View): Steps {
     sides.push(side);
   }
   return { sides, contexts };
+}
+
+/**
+ * The time a step took: the gaps between its checkpoints, leaving out the one from the last inherited checkpoint to
+ * the fork's first own one (a fork made today of a month-old run would count the month).
+ */
+function stepDuration(list: readonly ViewCheckpoint[]): number {
+  let ms = 0;
+  for (let i = 1; i < list.length; i++) {
+    const before = list[i - 1] as ViewCheckpoint;
+    const at = list[i] as ViewCheckpoint;
+    if (before.inherited === at.inherited) ms += at.summary.createdAt - before.summary.createdAt;
+  }
+  return ms;
 }
 
 const callKey = (c: ComparedToolCall) =>

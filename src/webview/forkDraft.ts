@@ -213,11 +213,21 @@ export function forkReadiness(
   if (plan.error) return { ok: false, why: plan.error.message };
   const rows = hazardRows(plan, draft);
   const blocked = rows.filter((r) => !r.unlockable);
-  if (blocked.length > 0)
-    return { ok: false, why: `${blocked.map((r) => r.toolName).join(', ')} cannot be unlocked this way` };
+  if (blocked.length > 0) {
+    const names = blocked.map((r) => r.toolName).join(', ');
+    return {
+      ok: false,
+      why: `${names} would run again and cannot be unlocked this way: choose ${blocked.length > 1 ? 'their' : 'its'} Replay policy in Tool policies (reuse_result replays the recording)`,
+    };
+  }
   const open = rows.filter((r) => !r.ticked);
-  if (open.length > 0)
-    return { ok: false, why: `tick ${open.map((r) => r.toolName).join(', ')} to confirm it may run again` };
+  if (open.length > 0) {
+    const ticks = open.map((r) => `"Run ${r.toolName} again"`).join(', ');
+    return {
+      ok: false,
+      why: `tick ${ticks} below, or replay ${open.length > 1 ? 'their' : 'its'} result (Tool policies)`,
+    };
+  }
   return { ok: true };
 }
 

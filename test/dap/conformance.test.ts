@@ -173,8 +173,9 @@ describe('DAP conformance', () => {
       );
       assertError(await dc.raw('attach', { store, agentId: '' }), /agentId must not be empty/);
       assertError(await dc.raw('attach', { store, runId: 'nope' }), /nope/, DAP_ERROR_IDS.RunNotFound);
+      // a running run needs its store (the next runs of an agent may make theirs: firstAttach.test.ts)
       assertError(
-        await dc.raw('attach', { store: `${store}.missing`, agentId: 'a' }),
+        await dc.raw('attach', { store: `${store}.missing`, runId: 'r-1' }),
         /missing/,
         DAP_ERROR_IDS.StoreUnavailable,
       );

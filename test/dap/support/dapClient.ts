@@ -91,6 +91,23 @@ export class OcdbDebugClient extends DebugClient {
     });
   }
 
+  /**
+   * Sends `command` with its arguments exactly as given, even empty ones (`raw` leaves out an empty `{}` or `[]`, as
+   * the library does; nvim-dap sends `[]`), and resolves with the whole response.
+   */
+  verbatim(command: string, args: unknown): Promise<DebugProtocol.Response> {
+    const self = this as unknown as {
+      sequence: number;
+      pendingRequests: Map<number, (r: DebugProtocol.Response) => void>;
+    };
+    return new Promise((resolve) => {
+      const seq = self.sequence++;
+      self.pendingRequests.set(seq, resolve);
+      const json = JSON.stringify({ type: 'request', seq, command, arguments: args });
+      this.writeRaw(`Content-Length: ${Buffer.byteLength(json, 'utf8')}\r\n\r\n${json}`);
+    });
+  }
+
   /** Kills the adapter process at once (SIGKILL: no disconnect, no cleanup), as a crash would. */
   kill9(): void {
     this.proc?.kill('SIGKILL');

@@ -115,8 +115,15 @@ test("the tool table lists '*' first, then every tool of the ledger with its bad
   draft.policies = { search_kb: 'mock_result' };
   const config = buildForkConfig(checkpoint, draft).config;
   assert.ok(config);
-  const rows = toolTable(planView(new ForkService(store).plan(config)), draft);
+  const plan = planView(new ForkService(store).plan(config));
+  const rows = toolTable(plan, draft);
   assert.equal(rows[0]?.toolName, '*');
+  assert.deepEqual(
+    plan.warnings.filter((w) => w.startsWith('search_kb')),
+    [
+      'search_kb is set to mock_result without a mock result: write one under Mock results (JSON), or choose another Replay policy for it in Tool policies (the fork fails if it is called).',
+    ],
+  );
   const names = rows.map((r) => r.toolName);
   for (const t of ['lookup_customer', 'lookup_order', 'issue_refund', 'send_email', 'write_case_report']) {
     assert.ok(names.includes(t), `${t} is in the table`);
@@ -166,7 +173,18 @@ test('by default the demo fork is held by send_email (external_irreversible, man
   const plan = planView(new ForkService(store).plan(result.config));
   const email = hazardRows(plan, draft).find((h) => h.toolName === 'send_email');
   assert.equal(email?.unlockable, false);
-  assert.match(forkReadiness(result, plan, draft).why ?? '', /send_email cannot be unlocked/);
+  // in the page's own words, pointing at its controls; no ForkConfig field names
+  const why = forkReadiness(result, plan, draft).why ?? '';
+  assert.match(
+    why,
+    /send_email would run again and cannot be unlocked this way: choose its Replay policy in Tool policies/,
+  );
+  assert.match(email?.reason ?? '', /set its Replay policy to reuse_result in Tool policies/);
+  const report = hazardRows(plan, draft).find((h) => h.toolName === 'write_case_report');
+  assert.match(report?.reason ?? '', /tick "Run write_case_report again"/);
+  for (const text of [why, ...hazardRows(plan, draft).map((h) => h.reason), ...plan.warnings]) {
+    assert.doesNotMatch(text, /toolPolicyMap|toolMockResults|acknowledge/, text);
+  }
   draft.policies = { send_email: 'reuse_result', write_case_report: 'reuse_result' };
   const fixed = buildForkConfig(checkpoint, draft);
   assert.ok(fixed.config);

@@ -26,6 +26,7 @@ import {
   LAUNCH_CONFIG_NAME,
   SETTINGS,
   SETTINGS_SECTION,
+  VIEWS,
 } from '../../../src/extension/ids';
 
 interface Manifest {
@@ -166,7 +167,7 @@ test('live debugging: "Attach to agent run" is an initial configuration and a sn
   assert.ok(regex, inline[0]?.when);
   const offered = Object.values(ITEM_CONTEXT).filter((v) => new RegExp(regex).test(v));
   assert.deepEqual(offered.sort(), [ITEM_CONTEXT.runningForkRun, ITEM_CONTEXT.runningRun].sort());
-  // Compare with Parent stays on forks, running or not
+  // Compare with Parent stays on forks, running, diverged or not
   const compare = manifest.contributes.menus['view/item/context'].find(
     (m) => m.command === COMMANDS.compareWithParent.id,
   );
@@ -175,6 +176,14 @@ test('live debugging: "Attach to agent run" is an initial configuration and a sn
     Object.values(ITEM_CONTEXT)
       .filter((v) => new RegExp(compareRegex).test(v))
       .sort(),
-    [ITEM_CONTEXT.forkRun, ITEM_CONTEXT.runningForkRun].sort(),
+    [ITEM_CONTEXT.divergedForkRun, ITEM_CONTEXT.forkRun, ITEM_CONTEXT.runningForkRun].sort(),
   );
+  // a diverged fork keeps its ways on in its own menu, and only a diverged fork shows them
+  for (const command of [COMMANDS.showPromptDifference, COMMANDS.continueRecorded, COMMANDS.continueReal]) {
+    const item = manifest.contributes.menus['view/item/context'].filter((m) => m.command === command.id);
+    assert.deepEqual(
+      item.map((m) => m.when),
+      [`view == ${VIEWS.runs} && viewItem == ${ITEM_CONTEXT.divergedForkRun}`],
+    );
+  }
 });

@@ -131,6 +131,20 @@ export const tests: UiTest[] = [
       await role.scrollIntoViewIfNeeded();
       await page.mouse.move(700, 10);
       await screenshot('06-fork-editor-context');
+      // Fork starts held by the demo's email and report tools, said in the page's own words and pointing at the
+      // control that settles it (no ForkConfig field names)
+      const held = editor.locator('.why', { hasText: 'send_email' });
+      await held.waitFor({ timeout: 10_000 });
+      assert.match(await held.innerText(), /send_email would run again .*choose its Replay policy in Tool policies/);
+      const hints = await editor.locator('.hazards .hint').allInnerTexts();
+      assert.ok(
+        hints.some((t) => /tick "Run write_case_report again"/.test(t)),
+        hints.join(' | '),
+      );
+      for (const t of hints) assert.doesNotMatch(t, /toolPolicyMap|toolMockResults|acknowledge/, t);
+      await editor.locator('.hazards').scrollIntoViewIfNeeded();
+      await page.mouse.move(700, 10);
+      await screenshot('06a-fork-editor-held');
       // Replay every tool from the recording ('*' → reuse_result): nothing runs again, so no hazard needs a tick.
       await chooseOption(editor.locator('vscode-single-select[data-policy="*"]'), 'reuse_result');
       const fork = editor.locator('vscode-button#fork:not([disabled])');
@@ -172,7 +186,7 @@ export const tests: UiTest[] = [
       // diverged (an answer, not a failure), says where, and offers what a user wants next.
       const toast = page
         .locator('.notification-toast', { hasText: `Fork ${forkRunId}` })
-        .filter({ hasText: 'Show prompt difference' })
+        .filter({ hasText: 'Prompt difference' })
         .first();
       await toast.waitFor({ timeout: 60_000 });
       const outcome = await toast.locator('.notification-list-item-message').innerText();
@@ -180,15 +194,20 @@ export const tests: UiTest[] = [
       assert.doesNotMatch(outcome, /failed/i, outcome);
       const buttons = await toast.locator('.monaco-button').allInnerTexts();
       assert.ok(
-        buttons.some((b) => /Continue with the recorded outputs/.test(b)),
+        buttons.some((b) => b === 'Use recorded outputs'),
         `the outcome offers the recorded outputs: ${buttons.join(' | ')}`,
       );
       assert.ok(
-        buttons.some((b) => /Continue with a real model|Set up a model endpoint/.test(b)),
+        buttons.some((b) => b === 'Use a real model' || b === 'Set up a model…'),
         `the outcome offers a real model: ${buttons.join(' | ')}`,
       );
       await screenshot('08-fork-outcome');
-      await toast.locator('.monaco-button', { hasText: 'Show prompt difference' }).click();
+      // every button shows its whole label (none cut to "Continue with the re…")
+      for (const b of await toast.locator('.monaco-button').all()) {
+        const fits = await b.evaluate((e) => e.scrollWidth <= e.clientWidth);
+        assert.ok(fits, `a button's label is cut: ${await b.innerText()}`);
+      }
+      await toast.locator('.monaco-button', { hasText: 'Prompt difference' }).click();
       const diffTab = page.locator('.tab', { hasText: /Prompt at step \d+: recorded ↔/ }).first();
       await diffTab.waitFor({ timeout: 20_000 });
       await page.locator('.editor-container .monaco-diff-editor', { hasText: 'You act as auditor' }).first().waitFor({

@@ -1,6 +1,6 @@
 /**
  * Forking with a local model, as a user does it in the workbench at VS Code's default side bar width: a captured
- * fork with an edited role diverges; its "Set up a model endpoint…" runs Set Up Model Endpoint… (any base URL → a
+ * fork with an edited role diverges; its "Set up a model…" runs Set Up Model Endpoint… (any base URL → a
  * local OpenAI-compatible server this test starts on 127.0.0.1, an API key typed once, the model picked from the
  * server's own /models list, the connection tested), then the fork continues with that model to its end, and Replay
  * fork focuses the fork's replay (its transcript, its Call Stack, the status bar) while the parent's was paused.
@@ -48,7 +48,7 @@ async function pick(page: Page, title: RegExp, label: string): Promise<void> {
 
 export const tests: UiTest[] = [
   {
-    name: 'a diverged fork’s “Set up a model endpoint…” asks for a base URL and a key, lists the models, tests them',
+    name: 'a diverged fork’s “Set up a model…” asks for a base URL and a key, lists the models, tests them',
     async run({ page, screenshot }) {
       server = await startFakeModelServer(() => ({ content: 'The refund of 189 EUR is approved.' }), {
         models: MODELS,
@@ -70,10 +70,10 @@ export const tests: UiTest[] = [
       // no endpoint is configured yet: the diverged outcome offers to set one up
       const diverged = page
         .locator('.notification-toast', { hasText: /diverged at step \d+/ })
-        .filter({ hasText: 'Set up a model endpoint…' })
+        .filter({ hasText: 'Set up a model…' })
         .first();
       await diverged.waitFor({ timeout: 60_000 });
-      await diverged.locator('.monaco-button', { hasText: 'Set up a model endpoint…' }).click();
+      await diverged.locator('.monaco-button', { hasText: 'Set up a model…' }).click();
       await pick(page, /1\/3/, 'Other OpenAI-compatible endpoint…');
       const url = await quickInput(page, /1\/3\): base URL/);
       await url.fill(`${server.url}/v1`);

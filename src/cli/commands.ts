@@ -20,6 +20,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'load', load: async () => (await import('./commands/loadCommand')).loadCommand },
   { name: 'push', load: async () => (await import('./commands/transferCommand')).pushCommand },
   { name: 'pull', load: async () => (await import('./commands/transferCommand')).pullCommand },
+  { name: 'sessions', load: async () => (await import('./commands/sessionsCommand')).sessionsCommand },
   { name: 'import', load: async () => (await import('./commands/importCommand')).importCommand },
   { name: 'replay', load: async () => (await import('./commands/replayCommand')).replayCommand },
   { name: 'fork', load: async () => (await import('./commands/forkCommand')).forkCommand },

@@ -39,7 +39,9 @@ export type RunsNode =
   | { kind: 'ledger'; id: string; runId: string }
   | { kind: 'toolCall'; id: string; runId: string; toolCallId: string }
   | { kind: 'artifacts'; id: string; runId: string }
-  | { kind: 'artifact'; id: string; runId: string; name: string };
+  | { kind: 'artifact'; id: string; runId: string; name: string }
+  | { kind: 'sessions'; id: string }
+  | { kind: 'session'; id: string; file: string };
 
 export const nodeIds = {
   run: (runId: string) => `run:${runId}`,
@@ -50,6 +52,8 @@ export const nodeIds = {
   toolCall: (runId: string, toolCallId: string) => `tool:${runId}:${toolCallId}`,
   artifacts: (runId: string) => `artifacts:${runId}`,
   artifact: (runId: string, name: string) => `artifact:${runId}:${name}`,
+  sessions: () => 'sessions',
+  session: (file: string) => `session:${file}`,
 };
 
 /** How one node looks. `tooltip` is markdown in which every piece of run data went through markdownText.ts. */

@@ -67,6 +67,15 @@ export interface NodeView {
   command?: { id: string; title: string; args: unknown[] };
 }
 
+/**
+ * A run's name in the tree: the title an import found (a coding session's summary or first prompt), so sessions
+ * are told apart at a narrow side bar where ids such as `cc-4d5611e5-…` all look alike; else its id.
+ */
+export function runLabel(run: RunSummary): string {
+  const title = run.metadata.title;
+  return typeof title === 'string' && title.trim() !== '' ? shorten(title.trim(), 100) : run.runId;
+}
+
 /** The status a user sees: a crashed recording is never "running"; "diverged at step 5 · system prompt". */
 export function runStatusText(run: RunSummary): string {
   return statusTextOf(run);
@@ -159,7 +168,7 @@ export function runView(run: RunSummary, now: number, live?: LiveMark): NodeView
   if (stopped !== undefined) tooltip.push('', `$(git-compare) ${mdText(shorten(stopped, 300))}`);
   else if (run.error !== undefined) tooltip.push('', `Error: ${mdText(shorten(toJson(run.error, 0), 300))}`);
   return {
-    label: run.runId,
+    label: runLabel(run),
     description: parts.join(' · '),
     tooltip: tooltip.join('\n'),
     icon: attached

@@ -29,6 +29,7 @@ export async function openPage(browser: Browser, url: string, log: (line: string
     if (m.type() === 'error') log(`[browser] ${m.text()}`);
   });
   page.on('pageerror', (e) => log(`[browser] page error: ${e.message}`));
-  await page.goto(url);
+  // a loaded machine can take long to serve the workbench's first load: the states after it are waited for
+  await page.goto(url, { timeout: 180_000 });
   return page;
 }

@@ -89,6 +89,7 @@ export const ATTACH_ATTRIBUTES = {
 
 const RUN_ITEM = `viewItem =~ /^${ITEM_CONTEXT.run}/`;
 const CHECKPOINT_ITEM = `viewItem == ${ITEM_CONTEXT.checkpoint}`;
+const SESSION_ITEM = `viewItem == ${ITEM_CONTEXT.session}`;
 /** A fork, running or not (`agentRun.fork`, `agentRun.fork.running`). */
 const FORK_ITEM = `viewItem =~ /^${ITEM_CONTEXT.forkRun.replace('.', '\\.')}/`;
 /** A run being recorded now (`agentRun.running`, `agentRun.fork.running`): it offers Attach. */
@@ -182,6 +183,8 @@ function menus() {
       { command: c.forkFromCheckpoint.id, when: inRunsView(CHECKPOINT_ITEM), group: '1_replay@2' },
       { command: c.editContext.id, when: inRunsView(CHECKPOINT_ITEM), group: '1_replay@3' },
       { command: c.openTranscript.id, when: inRunsView(CHECKPOINT_ITEM), group: '1_replay@4' },
+      { command: c.openSession.id, when: inRunsView(SESSION_ITEM), group: 'inline@1' },
+      { command: c.openSession.id, when: inRunsView(SESSION_ITEM), group: '1_replay@1' },
     ],
     'debug/callstack/context': [
       {
@@ -246,6 +249,27 @@ function configuration() {
         enumDescriptions: TRANSCRIPT_DETAILS.map((d) => `Excerpts of ${EXCERPT_LENGTHS[d]} characters.`),
         default: DEFAULT_TRANSCRIPT_DETAIL,
         description: 'How much of each message, argument and result a transcript line shows.',
+      },
+      [p(SETTINGS.sessionsEnabled)]: {
+        type: 'boolean',
+        default: true,
+        description:
+          'List the Claude Code, Codex and Gemini CLI sessions of this workspace in the Runs view ("Coding agent sessions"). A session is imported only when you open it.',
+      },
+      [p(SETTINGS.sessionsFolders)]: {
+        type: 'array',
+        items: { type: 'string' },
+        default: [],
+        scope: 'machine',
+        description:
+          'More folders to list coding-agent session files from (any workspace), beside the folders each agent keeps them in.',
+      },
+      [p(SETTINGS.sessionsHome)]: {
+        type: 'string',
+        default: '',
+        scope: 'machine',
+        markdownDescription:
+          'The home folder holding `.claude`, `.codex` and `.gemini`. Empty: the `OCDB_SESSIONS_HOME` environment variable, else your home folder.',
       },
     },
   };

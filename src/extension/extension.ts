@@ -20,6 +20,8 @@ import { registerDivergedCommands } from './forkActions';
 import { LiveRuns } from './liveRuns';
 import { registerRunCommands } from './runCommands';
 import { RunsTreeProvider } from './runsTreeProvider';
+import { AgentSessions } from './agentSessions';
+import { registerSessionCommands } from './sessionCommands';
 import { affectsSettings } from './settings';
 import { ReplayStatusBar } from './statusBar';
 import { StoreConnection } from './storeConnection';
@@ -39,6 +41,7 @@ export interface AgentTimeTravelApi {
   statusBar: ReplayStatusBar;
   tracker: DebugPositionTracker;
   liveRuns: LiveRuns;
+  agentSessions: AgentSessions;
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<AgentTimeTravelApi> {
@@ -56,11 +59,12 @@ function wire(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): A
   const subs = context.subscriptions;
   const connection = new StoreConnection(log, context.secrets);
   const transcripts = new TranscriptService(connection);
-  const tree = new RunsTreeProvider(connection, log);
+  const agentSessions = new AgentSessions(connection, log);
+  const tree = new RunsTreeProvider(connection, log, agentSessions);
   const treeView = vscode.window.createTreeView(VIEWS.runs, { treeDataProvider: tree, showCollapseAll: true });
   // the runs a debugger is attached to (any client), marked in the tree
   const liveRuns = new LiveRuns(connection, (marks) => tree.setLiveMarks(marks), log);
-  subs.push(connection, transcripts, tree, treeView, liveRuns);
+  subs.push(connection, transcripts, agentSessions, tree, treeView, liveRuns);
   // a shared store says which one it is above the runs (its URL without password)
   const describeStore = () => (treeView.description = connection.isUrl ? connection.label : undefined);
   describeStore();
@@ -182,13 +186,14 @@ function wire(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): A
     ...registerDivergedCommands(ctx),
     ...registerStoreCommands(ctx, tree),
     ...registerMcpProvider(ctx),
+    ...registerSessionCommands(ctx, agentSessions),
     registerCommand(log, 'setUpModelEndpoint', (args) => setUpModelEndpoint(ctx, args)),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (affectsSettings(e)) connection.reconfigure();
     }),
   );
   log.info(`Agent Time Travel active; store ${connection.label}; debug type ${DEBUG_TYPE}`);
-  return { ctx, tree, treeView, editor, statusBar, tracker, liveRuns };
+  return { ctx, tree, treeView, editor, statusBar, tracker, liveRuns, agentSessions };
 }
 
 export function deactivate(): void {

@@ -107,6 +107,12 @@ export const COMMANDS = {
     palette: true,
   },
   pickAgent: { id: 'agentTimeTravel.pickAgent', title: 'Pick Agent', icon: 'person', palette: false },
+  openSession: {
+    id: 'agentTimeTravel.openSession',
+    title: 'Open Coding Agent Session',
+    icon: 'debug-alt',
+    palette: false,
+  },
 } as const;
 export type CommandKey = keyof typeof COMMANDS;
 export type CommandId = (typeof COMMANDS)[CommandKey]['id'];
@@ -136,6 +142,9 @@ export const ITEM_CONTEXT = {
   artifact: 'agentArtifact',
   loadMore: 'agentLoadMore',
   message: 'agentMessage',
+  /** The "Coding agent sessions" section and its sessions (found on disk, imported when opened). */
+  sessions: 'agentSessions',
+  session: 'agentSession',
 } as const;
 export type ItemContext = (typeof ITEM_CONTEXT)[keyof typeof ITEM_CONTEXT];
 
@@ -148,6 +157,9 @@ export const SETTINGS = {
   modelName: 'modelEndpoint.model',
   apiKeyEnvVar: 'modelEndpoint.apiKeyEnvVar',
   transcriptDetail: 'transcriptDetail',
+  sessionsEnabled: 'codingSessions.enabled',
+  sessionsFolders: 'codingSessions.folders',
+  sessionsHome: 'codingSessions.home',
 } as const;
 export type SettingKey = (typeof SETTINGS)[keyof typeof SETTINGS];
 

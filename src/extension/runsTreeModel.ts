@@ -39,7 +39,9 @@ export type RunsNode =
   | { kind: 'ledger'; id: string; runId: string }
   | { kind: 'toolCall'; id: string; runId: string; toolCallId: string }
   | { kind: 'artifacts'; id: string; runId: string }
-  | { kind: 'artifact'; id: string; runId: string; name: string };
+  | { kind: 'artifact'; id: string; runId: string; name: string }
+  | { kind: 'sessions'; id: string }
+  | { kind: 'session'; id: string; file: string };
 
 export const nodeIds = {
   run: (runId: string) => `run:${runId}`,
@@ -50,6 +52,8 @@ export const nodeIds = {
   toolCall: (runId: string, toolCallId: string) => `tool:${runId}:${toolCallId}`,
   artifacts: (runId: string) => `artifacts:${runId}`,
   artifact: (runId: string, name: string) => `artifact:${runId}:${name}`,
+  sessions: () => 'sessions',
+  session: (file: string) => `session:${file}`,
 };
 
 /** How one node looks. `tooltip` is markdown in which every piece of run data went through markdownText.ts. */
@@ -61,6 +65,15 @@ export interface NodeView {
   contextValue: ItemContext;
   collapsible: 'none' | 'collapsed' | 'expanded';
   command?: { id: string; title: string; args: unknown[] };
+}
+
+/**
+ * A run's name in the tree: the title an import found (a coding session's summary or first prompt), so sessions
+ * are told apart at a narrow side bar where ids such as `cc-4d5611e5-…` all look alike; else its id.
+ */
+export function runLabel(run: RunSummary): string {
+  const title = run.metadata.title;
+  return typeof title === 'string' && title.trim() !== '' ? shorten(title.trim(), 100) : run.runId;
 }
 
 /** The status a user sees: a crashed recording is never "running"; "diverged at step 5 · system prompt". */
@@ -156,7 +169,7 @@ export function runView(run: RunSummary, now: number, live?: LiveMark): NodeView
   if (stopped !== undefined) tooltip.push('', `$(git-compare) ${mdText(shorten(stopped, 300))}`);
   else if (run.error !== undefined) tooltip.push('', `Error: ${mdText(shorten(toJson(run.error, 0), 300))}`);
   return {
-    label: run.runId,
+    label: runLabel(run),
     description: parts.join(' · '),
     tooltip: tooltip.join('\n'),
     icon: attached

@@ -29,6 +29,8 @@ import {
   type RunsNode,
 } from './runsTreeModel';
 import type { StoreConnection, StoreEvent } from './storeConnection';
+import type { AgentSessions } from './agentSessions';
+import { sessionView, sessionsSectionView } from './sessionsTreeModel';
 
 const CRASH_CHECK_MS = 5000;
 
@@ -53,8 +55,11 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
   constructor(
     private readonly connection: StoreConnection,
     private readonly log: vscode.LogOutputChannel,
+    /** The coding-agent sessions found on disk, shown in a section above the runs. */
+    private readonly agentSessions?: AgentSessions,
   ) {
     this.disposables.push(connection.onDidChange((e) => this.onStoreEvent(e)));
+    if (agentSessions) this.disposables.push(agentSessions.onDidChange(() => this.emitter.fire(undefined)));
     this.crashTimer = setInterval(() => this.checkRunning(), CRASH_CHECK_MS);
     this.updateEmptyContext();
   }
@@ -88,6 +93,16 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
       checkpointId: c.checkpointId,
       stepIndex: c.stepIndex,
     });
+  }
+
+  private sessionNode(file: string): RunsNode {
+    return this.node({ kind: 'session', id: nodeIds.session(file), file });
+  }
+
+  /** The sessions section (first at the root) when the workspace has coding-agent sessions. */
+  private sessionsSection(): RunsNode[] {
+    const list = this.agentSessions?.sessions() ?? [];
+    return list.length > 0 ? [this.node({ kind: 'sessions', id: nodeIds.sessions() })] : [];
   }
 
   // ---- cached reads ----
@@ -244,6 +259,23 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
         // a click opens the content read-only (the artifact document of compareDocuments.ts)
         return artifactView(ref, content, { id: 'vscode.open', args: [uri, { preview: true }] });
       }
+      case 'sessions':
+        return sessionsSectionView(this.agentSessions?.sessions() ?? [], this.shownRuns.size > 0);
+      case 'session': {
+        const session = this.agentSessions?.find(node.file);
+        if (!session)
+          return {
+            label: node.file,
+            description: 'gone',
+            icon: { id: 'trash' },
+            contextValue: 'agentSession',
+            collapsible: 'none',
+          };
+        return sessionView(session, Date.now(), {
+          subagent: this.agentSessions?.ownerOf(node.file)?.file !== node.file,
+          followed: this.agentSessions?.isFollowed(node.file) === true,
+        });
+      }
       default: {
         const unreachable: never = node;
         throw new Error(`unknown tree node ${JSON.stringify(unreachable)}`);
@@ -252,8 +284,11 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
   }
 
   getChildren(node?: RunsNode): RunsNode[] {
+    if (node?.kind === 'sessions') return (this.agentSessions?.sessions() ?? []).map((s) => this.sessionNode(s.file));
+    if (node?.kind === 'session')
+      return (this.agentSessions?.find(node.file)?.subagents ?? []).map((s) => this.sessionNode(s.file));
     const store = this.store;
-    if (!store) return [];
+    if (!store) return node ? [] : this.sessionsSection();
     try {
       if (!node) {
         const { runs, total } = store.listRuns({ parentRunId: null, limit: this.shown });
@@ -261,7 +296,7 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
           this.runs.set(r.runId, r);
           this.shownRuns.add(r.runId);
         }
-        const children: RunsNode[] = runs.map((r) => this.runNode(r.runId));
+        const children: RunsNode[] = [...this.sessionsSection(), ...runs.map((r) => this.runNode(r.runId))];
         if (total > runs.length) {
           // a fresh object each time: its label carries the counts
           const more: RunsNode = { kind: 'loadMore', id: nodeIds.loadMore(), shown: runs.length, total };
@@ -335,6 +370,14 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
         return this.stepNode(node.runId, node.stepIndex);
       case 'toolCall':
         return this.node({ kind: 'ledger', id: nodeIds.ledger(node.runId), runId: node.runId });
+      case 'sessions':
+        return undefined;
+      case 'session': {
+        const owner = this.agentSessions?.ownerOf(node.file);
+        return owner && owner.file !== node.file
+          ? this.sessionNode(owner.file)
+          : this.node({ kind: 'sessions', id: nodeIds.sessions() });
+      }
       default: {
         const unreachable: never = node;
         throw new Error(`unknown tree node ${JSON.stringify(unreachable)}`);
@@ -381,6 +424,7 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
     this.artifacts.clear();
     this.contents.clear();
     this.updateEmptyContext();
+    this.agentSessions?.relist();
     this.emitter.fire(undefined);
   }
 

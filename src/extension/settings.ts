@@ -16,6 +16,10 @@ export interface Settings {
   modelName: string;
   apiKeyEnvVar: string;
   transcriptDetail: TranscriptDetail;
+  /** The "Coding agent sessions" section: shown, more folders, the home folder of the agents' folders. */
+  sessionsEnabled: boolean;
+  sessionsFolders: string[];
+  sessionsHome: string;
 }
 
 function get<T>(key: SettingKey, fallback: T, valid: (v: unknown) => v is T): T {
@@ -36,6 +40,8 @@ function getUserOnly<T>(key: SettingKey, fallback: T, valid: (v: unknown) => v i
 }
 
 const isString = (v: unknown): v is string => typeof v === 'string';
+const isBoolean = (v: unknown): v is boolean => typeof v === 'boolean';
+const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every(isString);
 /** A value the schema accepts as is (an enum of src/model or src/replay: the one list of its values). */
 const accepts =
   <T>(schema: z.ZodType<T>) =>
@@ -54,6 +60,9 @@ export function readSettings(): Settings {
       DEFAULT_TRANSCRIPT_DETAIL,
       accepts(TranscriptDetailSchema),
     ),
+    sessionsEnabled: get(SETTINGS.sessionsEnabled, true, isBoolean),
+    sessionsFolders: getUserOnly(SETTINGS.sessionsFolders, [], isStrings),
+    sessionsHome: getUserOnly(SETTINGS.sessionsHome, '', isString),
   };
 }
 

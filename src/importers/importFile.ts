@@ -18,6 +18,7 @@ import type { FileResult, ImportFormat, ImportOptions, SkippedRecord } from './t
 import { growthOf, noteGrowable, type Growth } from './growth';
 import { StreamedPlans, continueRunPlan, writeRunPlan } from './writePlan';
 import type { FormatSpec } from './formats';
+import { noteTitles } from './sessions/runTitles';
 
 export interface ReadPlans {
   plans: RunPlan[];
@@ -155,6 +156,7 @@ async function importStreamed(
         noteSkipped(read.plans, result.skippedRecords);
         // The content was read again from the file: it must be the file that was read.
         const shas = prepared.verify();
+        noteTitles(read.plans, spec.format);
         if (spec.grows) noteGrowable(read.plans, bytesRead, (plan) => output.resumeOf(plan), shas);
         return read.plans.map((plan) => output.close(plan));
       });
@@ -257,6 +259,7 @@ export async function importFile(
     const readWith = async (idSuffix?: string) => {
       const read = await spec.read(file, readerOptions(idSuffix));
       noteSkipped(read.plans, result.skippedRecords);
+      noteTitles(read.plans, format);
       if (spec.grows) noteGrowable(read.plans, bytesRead);
       return read;
     };

@@ -11,3 +11,4 @@ export { formatsHelp, sniffFormat } from './sniff';
 export { FORMAT_SPECS } from './formats';
 export { DEFAULT_SIDE_EFFECTS, loadSideEffectTable, sideEffectOf, type SideEffectTable } from './sideEffects';
 export * from './types';
+export * from './sessions';

@@ -1,0 +1,266 @@
+/**
+ * The files a coding agent changed, at every checkpoint of its run, rebuilt
+ * from its own edit tools (fileEdits.ts) in the order the calls finished:
+ * each file starts from what a read showed of it (or from the first write),
+ * edits apply to that text, and a later read of the file is checked against
+ * the rebuilt text (a mismatch is marked, and the read's text taken from
+ * there). A shell call may have changed any file: its step is marked. The
+ * files "at" a checkpoint are what the calls finished by then had done: at a
+ * `before_tool_call`, before that tool ran. Read-only; no vscode.
+ */
+import { isAbsolute, relative, resolve } from 'node:path';
+import { toolOutcomeOf, type ToolCallRecord } from '../model';
+import type { CheckpointSummary, RunStore } from '../store';
+import { applyEdits, applyHunks, callEffect, lineCounts, type FileOp } from './fileEdits';
+
+/** Where a change or a mark happened: the checkpoint that closed the call (its `after_tool_call`). */
+export interface FileEventAt {
+  checkpointIndex: number;
+  stepIndex: number;
+  toolCallId: string;
+  toolName: string;
+}
+
+export interface FileAt {
+  /** Absolute path (relative paths of the agent resolved against the run's folder). */
+  path: string;
+  /** Relative to the run's folder when inside it. */
+  displayPath: string;
+  /** The text as the agent's edits made it; undefined when no read or whole write showed the file first. */
+  content: string | undefined;
+  /** The text before the run's first change of it, when known ('' for a file the run created). */
+  original: string | undefined;
+  deleted: boolean;
+  added: number;
+  removed: number;
+  /** The calls that changed it, oldest first. */
+  changes: FileEventAt[];
+  /** Reads (or edits) whose text differed from the rebuilt one: the rebuilt text was not the file's. */
+  mismatches: FileEventAt[];
+}
+
+export interface FileHistory {
+  /** The folder the agent ran in (relative paths resolve against it). */
+  cwd: string | undefined;
+  /** Checkpoints closing a shell call: "files may have changed here (shell)". */
+  shellMarks: FileEventAt[];
+  /** The files changed by the calls finished at or before checkpoint `index` (every checkpoint: Infinity). */
+  filesAt(index: number): FileAt[];
+}
+
+interface FileEvent {
+  at: FileEventAt;
+  op: FileOp;
+}
+
+interface State {
+  path: string;
+  content: string | undefined;
+  original: string | undefined;
+  /** False until a read or a whole write showed the text: edits before that are counted, not applied. */
+  known: boolean;
+  deleted: boolean;
+  changes: FileEventAt[];
+  mismatches: FileEventAt[];
+  counted: { added: number; removed: number };
+}
+
+const sameText = (a: string, b: string): boolean => a.replace(/\n+$/, '') === b.replace(/\n+$/, '');
+
+function apply(states: Map<string, State>, path: string, op: FileOp, at: FileEventAt): void {
+  let s = states.get(path);
+  if (!s) {
+    s = {
+      path,
+      content: undefined,
+      original: undefined,
+      known: false,
+      deleted: false,
+      changes: [],
+      mismatches: [],
+      counted: { added: 0, removed: 0 },
+    };
+    states.set(path, s);
+  }
+  const change = (next: string | undefined, counts?: { added: number; removed: number }) => {
+    if (s.changes.length === 0 && s.original === undefined && s.known) s.original = s.content;
+    if (counts) {
+      s.counted.added += counts.added;
+      s.counted.removed += counts.removed;
+    }
+    s.content = next;
+    s.deleted = false;
+    s.changes.push(at);
+  };
+  switch (op.op) {
+    case 'read': {
+      if (!op.whole) {
+        if (s.known && s.content !== undefined) {
+          const lines = s.content
+            .split('\n')
+            .slice(op.fromLine - 1, op.fromLine - 1 + op.content.split('\n').length - 1);
+          if (!sameText(`${lines.join('\n')}\n`, op.content)) s.mismatches.push(at);
+        }
+        return;
+      }
+      if (s.known && s.content !== undefined && !sameText(s.content, op.content)) {
+        s.mismatches.push(at);
+        s.content = op.content;
+      } else if (!s.known) {
+        s.content = op.content;
+        s.known = true;
+        if (s.changes.length === 0) s.original = op.content;
+      }
+      return;
+    }
+    case 'write': {
+      const before = s.known ? (s.content ?? '') : undefined;
+      if (s.changes.length === 0 && !s.known) s.original = ''; // written before anything showed it: new, as far as the run knows
+      s.known = true;
+      change(op.content, before !== undefined ? undefined : lineCounts('', op.content));
+      return;
+    }
+    case 'edit': {
+      if (s.known && s.content !== undefined) {
+        const next = applyEdits(s.content, op.edits);
+        if (next === undefined) {
+          s.mismatches.push(at);
+          s.known = false;
+          change(undefined, sumEdits(op.edits));
+        } else change(next);
+      } else change(undefined, sumEdits(op.edits));
+      return;
+    }
+    case 'patch': {
+      if (s.known && s.content !== undefined) {
+        const next = applyHunks(s.content, op.hunks);
+        if (next === undefined) {
+          s.mismatches.push(at);
+          s.known = false;
+          change(undefined, sumHunks(op.hunks));
+        } else change(next);
+      } else change(undefined, sumHunks(op.hunks));
+      if (op.moveTo) {
+        const moved = s.content;
+        apply(states, path, { op: 'delete', path }, at);
+        if (moved !== undefined) apply(states, op.moveTo, { op: 'write', path: op.moveTo, content: moved }, at);
+      }
+      return;
+    }
+    case 'delete':
+      change(undefined, s.known && s.content !== undefined ? lineCounts(s.content, '') : undefined);
+      s.deleted = true;
+      s.known = true;
+      return;
+    case 'opaque':
+      s.known = false;
+      change(undefined);
+      return;
+    default: {
+      const unreachable: never = op;
+      throw new Error(`unknown file op ${JSON.stringify(unreachable)}`);
+    }
+  }
+}
+
+function sumEdits(edits: readonly { oldText: string; newText: string }[]): { added: number; removed: number } {
+  return edits.reduce(
+    (n, e) => {
+      const c = lineCounts(e.oldText, e.newText);
+      return { added: n.added + c.added, removed: n.removed + c.removed };
+    },
+    { added: 0, removed: 0 },
+  );
+}
+
+function sumHunks(hunks: readonly string[][]): { added: number; removed: number } {
+  let added = 0;
+  let removed = 0;
+  for (const h of hunks)
+    for (const l of h) {
+      if (l.startsWith('+')) added++;
+      else if (l.startsWith('-')) removed++;
+    }
+  return { added, removed };
+}
+
+/** The run's folder: the runtime context's `project.cwd` where an importer set it. */
+export function fileHistory(
+  checkpoints: readonly CheckpointSummary[],
+  calls: readonly ToolCallRecord[],
+  cwd: string | undefined,
+): FileHistory {
+  const byId = new Map(calls.map((c) => [c.toolCallId, c]));
+  const events: FileEvent[] = [];
+  const shellMarks: FileEventAt[] = [];
+  const closed = new Set<string>();
+  const abs = (p: string) => (isAbsolute(p) || cwd === undefined ? resolve(p) : resolve(cwd, p));
+  for (const cp of checkpoints) {
+    // a call's effect counts from the checkpoint that closed it (an unanswered call: from the one that opened it)
+    if (!cp.toolCallId || closed.has(cp.toolCallId)) continue;
+    const call = byId.get(cp.toolCallId);
+    if (!call) continue;
+    if (cp.boundary === 'before_tool_call' && call.endedAt !== undefined) continue;
+    closed.add(cp.toolCallId);
+    const at = {
+      checkpointIndex: cp.index,
+      stepIndex: cp.stepIndex,
+      toolCallId: call.toolCallId,
+      toolName: call.toolName,
+    };
+    const effect = callEffect(
+      call.toolName,
+      call.args,
+      call.result,
+      call.endedAt !== undefined && toolOutcomeOf(call) === 'success',
+    );
+    if (effect.kind === 'shell') shellMarks.push(at);
+    else if (effect.kind === 'files')
+      for (const op of effect.ops) events.push({ at, op: { ...op, path: abs(op.path) } });
+  }
+  return {
+    cwd,
+    shellMarks,
+    filesAt(index: number): FileAt[] {
+      const states = new Map<string, State>();
+      for (const e of events) if (e.at.checkpointIndex <= index) apply(states, e.op.path, e.op, e.at);
+      const out: FileAt[] = [];
+      for (const s of states.values()) {
+        if (s.changes.length === 0) continue; // only read
+        const counts =
+          s.original !== undefined && s.content !== undefined && !s.deleted
+            ? lineCounts(s.original, s.content)
+            : s.deleted && s.original !== undefined
+              ? lineCounts(s.original, '')
+              : s.counted;
+        const rel = cwd !== undefined ? relative(cwd, s.path) : s.path;
+        out.push({
+          path: s.path,
+          displayPath: cwd !== undefined && !rel.startsWith('..') && !isAbsolute(rel) ? rel : s.path,
+          content: s.deleted ? undefined : s.content,
+          original: s.original,
+          deleted: s.deleted,
+          added: counts.added,
+          removed: counts.removed,
+          changes: s.changes,
+          mismatches: s.mismatches,
+        });
+      }
+      return out.sort((a, b) => a.displayPath.localeCompare(b.displayPath));
+    },
+  };
+}
+
+/** A run's file history read from the store (its folder from the first checkpoint's `project.cwd`). */
+export function runFileHistory(
+  store: RunStore,
+  runId: string,
+): { history: FileHistory; checkpoints: CheckpointSummary[] } {
+  const checkpoints = store.listCheckpoints(runId);
+  const first = checkpoints[0];
+  const cwd = first ? store.getCheckpoint(first.checkpointId).runtimeContext.project.cwd : undefined;
+  return {
+    history: fileHistory(checkpoints, store.listToolCalls(runId), typeof cwd === 'string' ? cwd : undefined),
+    checkpoints,
+  };
+}

@@ -244,8 +244,9 @@ export const whatIfCommand: CliCommand = {
     } catch (e) {
       if (e instanceof OcdbError && e.code === 'ForkRejected') {
         io.err(e.message);
+        const tool = (e.details.hazards as { toolName?: string }[] | undefined)?.[0]?.toolName ?? '<tool>';
         io.err(
-          'Name each tool with its own policy and acknowledge it (--policy issue_refund=re_execute --ack issue_refund), or answer it from the recording (--policy issue_refund=reuse_result).',
+          `Nothing ran. Name each tool with its own policy and acknowledge it (--policy ${tool}=re_execute --ack ${tool}), or answer it from the recording (--policy ${tool}=reuse_result).`,
         );
         return EXIT.rejected;
       }

@@ -16,10 +16,12 @@ const XML_ESCAPES: Readonly<Record<string, string>> = {
 
 /** Text safe in an XML attribute or element (characters XML 1.0 cannot hold are dropped). */
 export function xmlText(text: string): string {
-  return text
-    // eslint-disable-next-line no-control-regex -- the control characters XML 1.0 cannot hold are what it removes
-    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '')
-    .replace(/[&<>"']/g, (c) => XML_ESCAPES[c] as string);
+  return (
+    text
+      // eslint-disable-next-line no-control-regex -- the control characters XML 1.0 cannot hold are what it removes
+      .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '')
+      .replace(/[&<>"']/g, (c) => XML_ESCAPES[c] as string)
+  );
 }
 
 export function junitReport(report: WhatIfReport): string {

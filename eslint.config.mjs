@@ -34,7 +34,7 @@ const LAYERS = {
     role: 'src/extension is the VS Code wiring',
     may: ['model', 'store', 'writer', 'fork', 'replay', 'recorder', 'importers', 'server', 'demo', 'debug', 'cohort'],
     // The typed webview protocol is shared by both ends; the rest of src/webview is browser page code.
-    only: { webview: ['protocol'] },
+    only: { webview: ['protocol', 'cohortProtocol'] },
   },
   // src/webview is fenced by WEBVIEW below: it runs in the browser page.
   webview: { role: 'src/webview is browser page code', may: ['model'] },

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { z } from 'zod';
-import { canonicalJson } from '../model';
+import { OcdbError, canonicalJson } from '../model';
 import { WhatIfRunResultSchema, WhatIfSpecSchema, type WhatIfRunResult, type WhatIfSpec } from './whatIfSpec';
 
 const HeaderSchema = z.object({
@@ -77,4 +77,23 @@ function parseLine<T>(line: string, schema: z.ZodType<T>): T | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** A batch file read back (for a cohort view of a batch `ocdb what-if` ran): its spec, cohort and results. */
+export function readBatchFile(path: string): { spec: WhatIfSpec; runIds: string[]; results: WhatIfRunResult[] } {
+  const lines = readFileSync(path, 'utf8').split('\n');
+  const header = parseLine(lines[0] ?? '', HeaderSchema);
+  if (!header) {
+    throw new OcdbError('InvalidInput', `${path}: not a what-if batch file (its first line names no batch).`, {
+      path: 'batchFile',
+      file: path,
+    });
+  }
+  const byRun = new Map<string, WhatIfRunResult>();
+  for (const line of lines.slice(1)) {
+    const parsed = parseLine(line, LineSchema);
+    if (parsed) byRun.set(parsed.result.sourceRunId, parsed.result);
+  }
+  const results = header.runIds.map((id) => byRun.get(id)).filter((r): r is WhatIfRunResult => r !== undefined);
+  return { spec: header.spec, runIds: header.runIds, results };
 }

@@ -22,6 +22,8 @@ import { affectsSettings } from './settings';
 import { ReplayStatusBar } from './statusBar';
 import { StoreConnection } from './storeConnection';
 import { registerStoreCommands } from './storeCommands';
+import { registerWhatIfCommands } from './whatIfCommands';
+import { WhatIfPanels } from './whatIfPanel';
 import { TranscriptExpressionProvider, TranscriptHoverProvider } from './transcriptHoverProvider';
 import { TranscriptService } from './transcriptService';
 import { ValueDocumentProvider } from './valueDocuments';
@@ -37,6 +39,7 @@ export interface AgentTimeTravelApi {
   statusBar: ReplayStatusBar;
   tracker: DebugPositionTracker;
   liveRuns: LiveRuns;
+  whatIf: WhatIfPanels;
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<AgentTimeTravelApi> {
@@ -55,7 +58,12 @@ function wire(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): A
   const connection = new StoreConnection(log, context.secrets);
   const transcripts = new TranscriptService(connection);
   const tree = new RunsTreeProvider(connection, log);
-  const treeView = vscode.window.createTreeView(VIEWS.runs, { treeDataProvider: tree, showCollapseAll: true });
+  // several runs selected: What-if Across Runs… and Compare Several Runs… take the selection
+  const treeView = vscode.window.createTreeView(VIEWS.runs, {
+    treeDataProvider: tree,
+    showCollapseAll: true,
+    canSelectMany: true,
+  });
   // the runs a debugger is attached to (any client), marked in the tree
   const liveRuns = new LiveRuns(connection, (marks) => tree.setLiveMarks(marks), log);
   subs.push(connection, transcripts, tree, treeView, liveRuns);
@@ -161,6 +169,7 @@ function wire(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): A
   );
 
   const compareDocuments = new CompareDocumentProvider(connection);
+  const whatIf = new WhatIfPanels(ctx);
   subs.push(
     vscode.languages.registerHoverProvider(
       { language: TRANSCRIPT_LANGUAGE },
@@ -178,13 +187,15 @@ function wire(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): A
     ...registerRunCommands(ctx, tracker),
     ...registerLiveCommands(ctx),
     ...registerStoreCommands(ctx, tree),
+    whatIf,
+    ...registerWhatIfCommands(ctx, whatIf),
     registerCommand(log, 'setUpModelEndpoint', (args) => setUpModelEndpoint(ctx, args)),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (affectsSettings(e)) connection.reconfigure();
     }),
   );
   log.info(`Agent Time Travel active; store ${connection.label}; debug type ${DEBUG_TYPE}`);
-  return { ctx, tree, treeView, editor, statusBar, tracker, liveRuns };
+  return { ctx, tree, treeView, editor, statusBar, tracker, liveRuns, whatIf };
 }
 
 export function deactivate(): void {

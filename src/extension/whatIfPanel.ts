@@ -109,18 +109,18 @@ export class WhatIfPanels implements vscode.Disposable {
         return;
       }
       this.received.fire(parsed.data);
-      void this.handle(parsed.data, panel, results);
+      void this.handle(parsed.data, () => panel.webview.postMessage(results));
     });
     panel.webview.html = html(panel.webview, dist, media);
     return panel;
   }
 
   /** What a page's message asks for: its results once it is ready, a run's comparison with its fork. */
-  async handle(message: CohortToHost, panel: vscode.WebviewPanel, results: CohortResults): Promise<void> {
+  async handle(message: CohortToHost, sendResults: () => Thenable<boolean>): Promise<void> {
     try {
       switch (message.type) {
         case 'ready':
-          await panel.webview.postMessage(results);
+          await sendResults();
           return;
         case 'openComparison':
           await diff(this.ctx, message.sourceRunId, message.forkRunId);
@@ -133,6 +133,16 @@ export class WhatIfPanels implements vscode.Disposable {
     } catch (e) {
       showError(this.ctx.log, 'What-if', e);
     }
+  }
+
+  /** What a click on the `index`-th row of the last results does (their order as sent): its comparison opens. */
+  async openRow(index: number): Promise<void> {
+    const row = this.last?.rows[index];
+    if (!row?.forkRunId) throw new Error(`no fork in row ${index}`);
+    await this.handle(
+      { type: 'openComparison', sourceRunId: row.sourceRunId, forkRunId: row.forkRunId },
+      async () => true,
+    );
   }
 
   dispose(): void {

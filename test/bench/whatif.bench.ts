@@ -104,7 +104,7 @@ export async function run(): Promise<void> {
           `  per fork: ${fmt((totalMs - preflightMs) / forks)} ms (create, walk ${checkpoints - 1} checkpoints, compare, assert); preflight (select, fork points, plans, gate): ${fmt(preflightMs / 1000)} s`,
           `  outcomes: ${same} same as recorded, ${forks - same} other; certificate: ${report.certificate.statement}`,
           `  heap: ${fmt(heapBefore / 2 ** 20)} MiB before, peak seen ${fmt(heapPeak / 2 ** 20)} MiB (+${fmt((heapPeak - heapBefore) / 2 ** 20)} MiB)`,
-          `  target: minutes for 1,000 forks on 2 cores — ${totalMs < 10 * 60_000 ? 'met' : 'NOT met'} (${fmt(totalMs / 60_000)} min)`,
+          `  target: minutes for 1,000 forks on 2 cores — CPU ${fmt(cpuMs / 60_000)} min (the batch is one thread: an idle machine's wall time); wall ${fmt(totalMs / 60_000)} min at this load`,
         ].join('\n') + '\n',
       );
     } finally {

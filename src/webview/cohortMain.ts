@@ -59,18 +59,24 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, cls?: string, text?: 
   return e;
 }
 
-const OUTCOME_ORDER: Record<string, number> = { failed: 0, different: 1, diverged: 2, same: 3 };
+/** What a reader acts on first: failed forks, then failed assertions, then other outcomes, then the same. */
+const rank = (r: CohortRow): number =>
+  r.outcome === 'failed'
+    ? 0
+    : r.failed.length > 0
+      ? 1
+      : r.outcome === 'different'
+        ? 2
+        : r.outcome === 'diverged'
+          ? 3
+          : 4;
 
 function compare(a: CohortRow, b: CohortRow): number {
   switch (state.sort) {
     case 'run':
       return a.sourceRunId.localeCompare(b.sourceRunId);
     case 'outcome':
-      return (
-        (OUTCOME_ORDER[a.outcome] ?? 9) - (OUTCOME_ORDER[b.outcome] ?? 9) ||
-        b.failed.length - a.failed.length ||
-        a.sourceRunId.localeCompare(b.sourceRunId)
-      );
+      return rank(a) - rank(b) || a.sourceRunId.localeCompare(b.sourceRunId);
     case 'step':
       return a.divergedAtStep - b.divergedAtStep;
     case 'tools':

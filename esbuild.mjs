@@ -42,7 +42,7 @@ if (existsSync('src/webview/main.ts')) {
     format: 'iife',
     sourcemap: !production,
     minify: production,
-    entryPoints: { webview: 'src/webview/main.ts' },
+    entryPoints: { webview: 'src/webview/main.ts', cohort: 'src/webview/cohortMain.ts' },
     outdir: 'dist',
     logLevel: 'warning',
   });

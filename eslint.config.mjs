@@ -29,15 +29,29 @@ const LAYERS = {
     role: 'src/mcp is the MCP server for coding agents',
     may: ['model', 'store', 'writer', 'fork', 'replay', 'recorder', 'importers', 'server', 'demo'],
   },
+  cohort: { role: 'src/cohort is what-if across runs', may: ['model', 'store', 'writer', 'fork', 'replay'] },
   cli: {
     role: 'src/cli is the ocdb command line',
-    may: ['model', 'store', 'writer', 'fork', 'replay', 'recorder', 'importers', 'server', 'demo', 'debug', 'mcp'],
+    may: [
+      'model',
+      'store',
+      'writer',
+      'fork',
+      'replay',
+      'recorder',
+      'importers',
+      'server',
+      'demo',
+      'debug',
+      'mcp',
+      'cohort',
+    ],
   },
   extension: {
     role: 'src/extension is the VS Code wiring',
-    may: ['model', 'store', 'writer', 'fork', 'replay', 'recorder', 'importers', 'server', 'demo', 'debug'],
+    may: ['model', 'store', 'writer', 'fork', 'replay', 'recorder', 'importers', 'server', 'demo', 'debug', 'cohort'],
     // The typed webview protocol is shared by both ends; the rest of src/webview is browser page code.
-    only: { webview: ['protocol'] },
+    only: { webview: ['protocol', 'cohortProtocol'] },
   },
   // src/webview is fenced by WEBVIEW below: it runs in the browser page.
   webview: { role: 'src/webview is browser page code', may: ['model'] },

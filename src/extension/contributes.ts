@@ -156,6 +156,7 @@ function menus() {
       { command: c.importRun.id, when: `view == ${VIEWS.runs}`, group: 'navigation@2' },
       { command: c.runDemo.id, when: `view == ${VIEWS.runs}`, group: 'navigation@3' },
       { command: c.compareRuns.id, when: `view == ${VIEWS.runs}`, group: '1_runs@1' },
+      { command: c.whatIfAcrossRuns.id, when: `view == ${VIEWS.runs}`, group: '1_runs@3' },
       { command: c.openStore.id, when: `view == ${VIEWS.runs}`, group: '1_runs@2' },
     ],
     'view/item/context': [
@@ -177,6 +178,8 @@ function menus() {
         group: '2_compare@1',
       },
       { command: c.compareRuns.id, when: inRunsView(RUN_ITEM), group: '2_compare@2' },
+      { command: c.compareRunsNWay.id, when: inRunsView(RUN_ITEM), group: '2_compare@3' },
+      { command: c.whatIfAcrossRuns.id, when: inRunsView(RUN_ITEM), group: '2_compare@4' },
       { command: c.exportRun.id, when: inRunsView(RUN_ITEM), group: '3_manage@1' },
       { command: c.deleteRun.id, when: inRunsView(RUN_ITEM), group: '3_manage@2' },
       { command: c.replayRun.id, when: inRunsView(CHECKPOINT_ITEM), group: '1_replay@1' },

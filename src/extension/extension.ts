@@ -26,6 +26,8 @@ import { affectsSettings } from './settings';
 import { ReplayStatusBar } from './statusBar';
 import { StoreConnection } from './storeConnection';
 import { registerStoreCommands } from './storeCommands';
+import { registerWhatIfCommands } from './whatIfCommands';
+import { WhatIfPanels } from './whatIfPanel';
 import { TranscriptExpressionProvider, TranscriptHoverProvider } from './transcriptHoverProvider';
 import { TranscriptService } from './transcriptService';
 import { ValueDocumentProvider } from './valueDocuments';
@@ -42,6 +44,7 @@ export interface AgentTimeTravelApi {
   tracker: DebugPositionTracker;
   liveRuns: LiveRuns;
   agentSessions: AgentSessions;
+  whatIf: WhatIfPanels;
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<AgentTimeTravelApi> {
@@ -61,7 +64,12 @@ function wire(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): A
   const transcripts = new TranscriptService(connection);
   const agentSessions = new AgentSessions(connection, log);
   const tree = new RunsTreeProvider(connection, log, agentSessions);
-  const treeView = vscode.window.createTreeView(VIEWS.runs, { treeDataProvider: tree, showCollapseAll: true });
+  // several runs selected: What-if Across Runs… and Compare Several Runs… take the selection
+  const treeView = vscode.window.createTreeView(VIEWS.runs, {
+    treeDataProvider: tree,
+    showCollapseAll: true,
+    canSelectMany: true,
+  });
   // the runs a debugger is attached to (any client), marked in the tree
   const liveRuns = new LiveRuns(connection, (marks) => tree.setLiveMarks(marks), log);
   subs.push(connection, transcripts, agentSessions, tree, treeView, liveRuns);
@@ -167,6 +175,7 @@ function wire(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): A
   );
 
   const compareDocuments = new CompareDocumentProvider(connection);
+  const whatIf = new WhatIfPanels(ctx);
   subs.push(
     vscode.languages.registerHoverProvider(
       { language: TRANSCRIPT_LANGUAGE },
@@ -187,13 +196,15 @@ function wire(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): A
     ...registerStoreCommands(ctx, tree),
     ...registerMcpProvider(ctx),
     ...registerSessionCommands(ctx, agentSessions),
+    whatIf,
+    ...registerWhatIfCommands(ctx, whatIf),
     registerCommand(log, 'setUpModelEndpoint', (args) => setUpModelEndpoint(ctx, args)),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (affectsSettings(e)) connection.reconfigure();
     }),
   );
   log.info(`Agent Time Travel active; store ${connection.label}; debug type ${DEBUG_TYPE}`);
-  return { ctx, tree, treeView, editor, statusBar, tracker, liveRuns, agentSessions };
+  return { ctx, tree, treeView, editor, statusBar, tracker, liveRuns, agentSessions, whatIf };
 }
 
 export function deactivate(): void {

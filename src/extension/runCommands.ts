@@ -104,7 +104,7 @@ const MAX_ARTIFACT_DIFFS = 5;
  * runs step by step — a fork with the steps it inherited, so only what changed differs —, a text diff of each
  * changed artifact, and the summary beside (which lists the artifacts that differ).
  */
-async function diff(ctx: ExtensionContextObject, left: string, right: string): Promise<void> {
+export async function diff(ctx: ExtensionContextObject, left: string, right: string): Promise<void> {
   const { log } = ctx;
   const store = ctx.connection.getOrCreate();
   store.getRun(left); // RunNotFound before any editor opens

@@ -47,7 +47,8 @@ export function resolveCheckpoint(store: RunStore, runId: string, ref: string): 
   );
 }
 
-function pairs(values: string[] | undefined, flag: string): [string, string][] {
+/** `tool=value` pairs of a repeatable flag (InvalidInput naming the flag otherwise). */
+export function pairs(values: string[] | undefined, flag: string): [string, string][] {
   return (values ?? []).map((v) => {
     const eq = v.indexOf('=');
     if (eq <= 0 || eq === v.length - 1) {
@@ -59,7 +60,8 @@ function pairs(values: string[] | undefined, flag: string): [string, string][] {
   });
 }
 
-function modelOverride(spec: string | undefined): ForkConfig['modelOverride'] {
+/** The --model flag as a model override: captured, recorded, real or override:provider/model. */
+export function modelOverride(spec: string | undefined): ForkConfig['modelOverride'] {
   if (spec === undefined || spec === 'captured') return spec === undefined ? undefined : { mode: 'captured' };
   if (spec === 'recorded') return { mode: 'recorded' };
   if (spec === 'real') return { mode: 'real' };

@@ -15,6 +15,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'runs', load: async () => (await import('./commands/runsCommand')).runsCommand },
   { name: 'show', load: async () => (await import('./commands/showCommand')).showCommand },
   { name: 'diff', load: async () => (await import('./commands/diffCommand')).diffCommand },
+  { name: 'view', load: async () => (await import('./commands/viewCommand')).viewCommand },
   { name: 'artifact', load: async () => (await import('./commands/artifactCommand')).artifactCommand },
   { name: 'export', load: async () => (await import('./commands/exportCommand')).exportCommand },
   { name: 'load', load: async () => (await import('./commands/loadCommand')).loadCommand },

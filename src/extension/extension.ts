@@ -24,6 +24,7 @@ import { StoreConnection } from './storeConnection';
 import { registerStoreCommands } from './storeCommands';
 import { TranscriptExpressionProvider, TranscriptHoverProvider } from './transcriptHoverProvider';
 import { TranscriptService } from './transcriptService';
+import { registerTimeline } from './timelinePanel';
 import { ValueDocumentProvider } from './valueDocuments';
 import { CompareDocumentProvider } from './compareDocuments';
 import type { RunsNode } from './runsTreeModel';
@@ -176,6 +177,7 @@ function wire(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): A
     connection.onDidChange(() => compareDocuments.refresh()),
     ...registerDebugger(ctx),
     ...registerRunCommands(ctx, tracker),
+    ...registerTimeline(ctx, tracker),
     ...registerLiveCommands(ctx),
     ...registerStoreCommands(ctx, tree),
     registerCommand(log, 'setUpModelEndpoint', (args) => setUpModelEndpoint(ctx, args)),

@@ -86,6 +86,7 @@ export const COMMANDS = {
   },
   attachRun: { id: 'agentTimeTravel.attachRun', title: 'Attach', icon: 'plug', palette: false },
   pickAgent: { id: 'agentTimeTravel.pickAgent', title: 'Pick Agent', icon: 'person', palette: false },
+  showTimeline: { id: 'agentTimeTravel.showTimeline', title: 'Show Timeline', icon: 'graph-line', palette: true },
 } as const;
 export type CommandKey = keyof typeof COMMANDS;
 export type CommandId = (typeof COMMANDS)[CommandKey]['id'];

@@ -222,6 +222,9 @@ export type ToolCallFacts = Pick<
   'toolCallId' | 'toolName' | 'sideEffectLevel' | 'replayPolicy' | 'startedAt' | 'endedAt'
 >;
 
+/** A call's facts with how it stands (running, or how it ended) and whether a live edit changed its arguments. */
+export type ToolCallMarks = ToolCallFacts & { state: 'running' | ToolOutcome; liveEdited: boolean };
+
 export interface ListsFrom {
   checkpointId: string;
   messages: readonly Message[];
@@ -312,6 +315,8 @@ export interface RunStore {
   listToolCallsView(runId: string): readonly ToolCallRecord[];
   /** A run's calls without their arguments and results (no blob is read), in order. */
   listToolCallFacts(runId: string): ToolCallFacts[];
+  /** listToolCallFacts with each call's state and live-edit mark (no blob is read): what the Timeline draws. */
+  listToolCallMarks(runId: string): ToolCallMarks[];
   /** The ids of a run's calls in the order they were begun (no record read: where each stands in the ledger). */
   listToolCallIds(runId: string): string[];
   /** Recorded calls of `toolName` with `argsHash` in any of `runIds`, oldest first (the tool cassette). */

@@ -68,6 +68,7 @@ import type {
   RunSummary,
   StoreChanges,
   ToolCallFacts,
+  ToolCallMarks,
 } from './runStore';
 import type { DriverName, SqlDriver, SqlRow, SqlStatement, SqlValue } from './sqlDriver';
 import { translateSqliteError } from './sqliteErrors';
@@ -1041,6 +1042,11 @@ export class SqliteRunStore implements RunStore {
   listToolCallFacts(runId: string): ToolCallFacts[] {
     this.assertOpen();
     return this.toolCalls.facts(runId);
+  }
+
+  listToolCallMarks(runId: string): ToolCallMarks[] {
+    this.assertOpen();
+    return this.toolCalls.marks(runId);
   }
 
   listToolCalls(runId: string): ToolCallRecord[] {

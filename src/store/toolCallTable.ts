@@ -11,7 +11,7 @@ import {
 import { hashKey, hashOf } from './contentStore';
 import { lazyList } from './lazyList';
 import { compact, json, num, toJson } from './rowCodec';
-import type { BeginToolCallInput, FinishToolCallInput, ToolCallFacts } from './runStore';
+import type { BeginToolCallInput, FinishToolCallInput, ToolCallFacts, ToolCallMarks } from './runStore';
 import type { SqlRow } from './sqlDriver';
 import type { StoreContext } from './storeContext';
 
@@ -313,6 +313,41 @@ export class ToolCallTable {
           `store tool call ${String(row.tool_call_id)}`,
         ),
       );
+  }
+
+  /** facts with how each call stands (running, or how it ended) and whether a live edit changed it: the Timeline's. */
+  marks(runId: string): ToolCallMarks[] {
+    this.ctx.requireRunRow(runId);
+    const states: readonly string[] = ['running', 'success', 'error', 'cancelled'];
+    return this.ctx
+      .sql(
+        `SELECT tool_call_id, tool_name, side_effect_level, replay_policy, started_at, ended_at, state,
+                live_edit_json IS NOT NULL AS edited
+           FROM tool_calls WHERE run_id = ? ORDER BY seq`,
+      )
+      .all(runId)
+      .map((row) => {
+        const facts = parseWith(
+          ToolCallFactsSchema,
+          compact({
+            toolCallId: String(row.tool_call_id),
+            toolName: String(row.tool_name),
+            sideEffectLevel: row.side_effect_level,
+            replayPolicy: row.replay_policy,
+            startedAt: Number(row.started_at),
+            endedAt: num(row.ended_at),
+          }),
+          `store tool call ${String(row.tool_call_id)}`,
+        );
+        const state = String(row.state);
+        if (!states.includes(state)) {
+          throw new OcdbError('StoreCorrupt', `store tool call ${facts.toolCallId}: unknown state ${state}`, {
+            runId,
+            toolCallId: facts.toolCallId,
+          });
+        }
+        return { ...facts, state: state as ToolCallState, liveEdited: Boolean(row.edited) };
+      });
   }
 
   find(runIds: readonly string[], toolName: string, hash: string): ToolCallRecord[] {

@@ -1,0 +1,180 @@
+/**
+ * The Timeline's summary query: a run and its lineage as `model/timeline.ts` data, from the store's summaries only
+ * — the checkpoints' rows (listCheckpoints: no message, no ledger), the calls' rows (listToolCallMarks: no
+ * argument, no result), the live edits and the runs' rows. Model calls are the before_model_call →
+ * after_model_call pairs (tokens from the answer's usage); tool calls are the ledger's rows placed at their
+ * before_tool_call checkpoint. Forks (every depth) and sub-agent runs (named by their caller's metadata) follow
+ * the run they hang from. Read-only; nothing is loaded whole, so a 20,000-checkpoint run costs its rows.
+ */
+import { divergenceOfError, runStatusText } from '../model';
+import { TIMELINE_BOUNDARIES, type Timeline, type TimelineCall, type TimelineRun } from '../model/timeline';
+import type { CheckpointSummary, RunStore, RunSummary } from '../store';
+
+export interface TimelineOptions {
+  /** Forks of the run (and of its forks) as branches; default true. */
+  withForks?: boolean;
+  /** Sub-agent runs as nested lanes; default true. */
+  withSubagents?: boolean;
+  /** At most this many runs (the root first); default 200. */
+  maxRuns?: number;
+}
+
+const BOUNDARY_CODE = new Map<string, number>(TIMELINE_BOUNDARIES.map((b, i) => [b, i]));
+
+/** The sub-agent runs a run's metadata names (`subagents: [{ runId, toolCallId }]`, an import's links). */
+function subagentsOf(run: RunSummary): { runId: string; toolCallId?: string }[] {
+  const list = run.metadata.subagents;
+  if (!Array.isArray(list)) return [];
+  const out: { runId: string; toolCallId?: string }[] = [];
+  for (const item of list as unknown[]) {
+    if (typeof item !== 'object' || item === null) continue;
+    const { runId, toolCallId, parentRunId } = item as Record<string, unknown>;
+    if (typeof runId !== 'string' || (parentRunId !== undefined && parentRunId !== run.runId)) continue;
+    out.push(typeof toolCallId === 'string' ? { runId, toolCallId } : { runId });
+  }
+  return out;
+}
+
+function modelCalls(cps: readonly CheckpointSummary[]): TimelineCall[] {
+  const calls: TimelineCall[] = [];
+  let open: CheckpointSummary | undefined;
+  for (const c of cps) {
+    if (c.boundary === 'before_model_call') open = c;
+    else if (c.boundary === 'after_model_call') {
+      const from = open ?? c;
+      const call: TimelineCall = {
+        kind: 'model',
+        cp: from.index,
+        endCp: c.index,
+        step: c.stepIndex,
+        start: from.createdAt,
+        end: c.createdAt,
+        name: 'model call',
+      };
+      if (c.usage) {
+        call.tokensIn = c.usage.inputTokens;
+        call.tokensOut = c.usage.outputTokens;
+        if (c.usage.captured) call.captured = true;
+      }
+      calls.push(call);
+      open = undefined;
+    }
+  }
+  if (open)
+    calls.push({ kind: 'model', cp: open.index, step: open.stepIndex, start: open.createdAt, name: 'model call' });
+  return calls;
+}
+
+/** One run's lane data. */
+export function timelineRun(
+  store: RunStore,
+  run: RunSummary,
+  kind: TimelineRun['kind'],
+  extra: { parentRunId?: string; forkIndex?: number; calledBy?: string } = {},
+): TimelineRun {
+  const cps = store.listCheckpoints(run.runId);
+  const n = cps.length;
+  const cpAt = new Array<number>(n);
+  const cpStep = new Array<number>(n);
+  const cpBoundary = new Array<number>(n);
+  const beforeTool = new Map<string, number>();
+  const afterTool = new Map<string, number>();
+  const byId = new Map<string, number>();
+  for (let i = 0; i < n; i++) {
+    const c = cps[i] as CheckpointSummary;
+    cpAt[i] = c.createdAt;
+    cpStep[i] = c.stepIndex;
+    cpBoundary[i] = BOUNDARY_CODE.get(c.boundary) ?? 0;
+    byId.set(c.checkpointId, i);
+    if (c.toolCallId && c.boundary === 'before_tool_call') beforeTool.set(c.toolCallId, i);
+    if (c.toolCallId && c.boundary === 'after_tool_call') afterTool.set(c.toolCallId, i);
+  }
+  const calls = modelCalls(cps);
+  for (const t of store.listToolCallMarks(run.runId)) {
+    const cp = beforeTool.get(t.toolCallId);
+    // a fork's inherited calls are its parent's, drawn on the parent's lane
+    if (cp === undefined) continue;
+    const call: TimelineCall = {
+      kind: 'tool',
+      cp,
+      step: cpStep[cp] ?? 0,
+      start: t.startedAt,
+      name: t.toolName,
+      toolCallId: t.toolCallId,
+      sideEffect: t.sideEffectLevel,
+      state: t.state,
+    };
+    const endCp = afterTool.get(t.toolCallId);
+    if (endCp !== undefined) call.endCp = endCp;
+    if (t.endedAt !== undefined) call.end = t.endedAt;
+    if (t.liveEdited) call.edited = true;
+    calls.push(call);
+  }
+  calls.sort((a, b) => a.cp - b.cp);
+  const liveEdits: number[] = [];
+  for (const e of store.listLiveEdits(run.runId)) {
+    const at = byId.get(e.checkpointId);
+    if (at !== undefined) liveEdits.push(at);
+  }
+  const out: TimelineRun = {
+    runId: run.runId,
+    agentId: run.agentId,
+    kind,
+    status: run.crashed ? 'crashed' : run.status,
+    statusText: runStatusText(run),
+    startedAt: run.startedAt,
+    stepCount: run.stepCount,
+    inputTokens: run.inputTokens,
+    outputTokens: run.outputTokens,
+    cpAt,
+    cpStep,
+    cpBoundary,
+    calls,
+    liveEdits,
+    ...extra,
+  };
+  if (run.endedAt !== undefined) out.endedAt = run.endedAt;
+  const d = divergenceOfError(run.error);
+  if (d) {
+    const at = d.forkCheckpointId !== undefined ? byId.get(d.forkCheckpointId) : undefined;
+    out.divergence = at === undefined ? { stepIndex: d.stepIndex } : { stepIndex: d.stepIndex, cp: at };
+  } else if (run.status === 'diverged') {
+    out.divergence = { stepIndex: cpStep[n - 1] ?? 0 };
+  }
+  return out;
+}
+
+/** A run and its lineage, the root first and each fork and sub-agent run after the run it hangs from. */
+export function timelineOf(store: RunStore, runId: string, options: TimelineOptions = {}): Timeline {
+  const withForks = options.withForks ?? true;
+  const withSubagents = options.withSubagents ?? true;
+  const maxRuns = options.maxRuns ?? 200;
+  const runs: TimelineRun[] = [];
+  const seen = new Set<string>();
+  const visit = (run: RunSummary, kind: TimelineRun['kind'], extra: Parameters<typeof timelineRun>[3]) => {
+    if (seen.has(run.runId) || runs.length >= maxRuns) return;
+    seen.add(run.runId);
+    const lane = timelineRun(store, run, kind, extra);
+    runs.push(lane);
+    if (withSubagents) {
+      for (const sub of subagentsOf(run)) {
+        if (!store.hasRun(sub.runId)) continue;
+        visit(store.getRun(sub.runId), 'subagent', {
+          parentRunId: run.runId,
+          ...(sub.toolCallId ? { calledBy: sub.toolCallId } : {}),
+        });
+      }
+    }
+    if (withForks) {
+      const forks = store.listRuns({ parentRunId: run.runId, limit: maxRuns }).runs;
+      forks.sort((a, b) => a.startedAt - b.startedAt);
+      for (const fork of forks) {
+        const from = fork.forkFromCheckpointId;
+        const forkIndex = from ? store.getCheckpointSummary(from).index : undefined;
+        visit(fork, 'fork', { parentRunId: run.runId, ...(forkIndex !== undefined ? { forkIndex } : {}) });
+      }
+    }
+  };
+  visit(store.getRun(runId), 'run', {});
+  return { rootRunId: runId, runs };
+}

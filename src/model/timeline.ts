@@ -112,7 +112,8 @@ export function timelineRunText(run: TimelineRun): string {
       : run.kind === 'subagent'
         ? `sub-agent of ${run.parentRunId ?? '?'}`
         : 'run';
-  return `${run.runId}: ${where} · ${run.statusText} · ${run.cpAt.length} checkpoints · ${run.stepCount} steps · ${run.inputTokens} in / ${run.outputTokens} out tokens`;
+  const n = (count: number, what: string) => `${count} ${what}${count === 1 ? '' : 's'}`;
+  return `${run.runId}: ${where} · ${run.statusText} · ${n(run.cpAt.length, 'checkpoint')} · ${n(run.stepCount, 'step')} · ${run.inputTokens} in / ${run.outputTokens} out tokens`;
 }
 
 const PositionSchema = z.object({ runId: z.string(), index: z.int() });

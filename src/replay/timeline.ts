@@ -70,8 +70,9 @@ export function timelineRun(
   store: RunStore,
   run: RunSummary,
   kind: TimelineRun['kind'],
-  extra: { parentRunId?: string; forkIndex?: number; calledBy?: string } = {},
+  where: { parentRunId?: string; forkIndex?: number; calledBy?: string; now?: number } = {},
 ): TimelineRun {
+  const { now, ...extra } = where;
   const cps = store.listCheckpoints(run.runId);
   const n = cps.length;
   const cpAt = new Array<number>(n);
@@ -134,6 +135,18 @@ export function timelineRun(
     ...extra,
   };
   if (run.endedAt !== undefined) out.endedAt = run.endedAt;
+  if (run.status === 'running' && !run.crashed) {
+    // a live run its debugger holds at a checkpoint (PAUSED before a tool): the attachment's newest stop
+    const attachment = store.liveAttachmentFor(run.runId, run.agentId, now ?? Date.now());
+    const stop = attachment
+      ? store
+          .listLiveStops(attachment.attachId, ['stopped'], now)
+          .filter((st) => st.runId === run.runId)
+          .at(-1)
+      : undefined;
+    const at = stop ? byId.get(stop.checkpointId) : undefined;
+    if (at !== undefined) out.pausedAt = at;
+  }
   const d = divergenceOfError(run.error);
   if (d) {
     const at = d.forkCheckpointId !== undefined ? byId.get(d.forkCheckpointId) : undefined;

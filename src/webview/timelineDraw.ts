@@ -116,18 +116,29 @@ function label(ctx: CanvasRenderingContext2D, s: DrawState, lane: Lane, top: num
     at += 10;
   }
   ctx.fillStyle = palette.text;
-  const name =
-    lane.run.kind === 'fork'
-      ? `⑂ ${lane.run.runId}`
-      : lane.run.kind === 'subagent'
-        ? `↳ ${lane.run.runId}`
-        : lane.run.runId;
+  // plain box-drawing marks: every font the page may fall back to has them
+  const name = lane.run.kind === 'run' ? lane.run.runId : `└ ${lane.run.runId}`;
   ctx.fillText(name, at, y, Math.max(40, s.width * 0.45));
   at += Math.min(ctx.measureText(name).width, Math.max(40, s.width * 0.45)) + 8;
+  let right = s.width - 4;
+  if (lane.run.inputTokens + lane.run.outputTokens > 0) {
+    // the run's token total at the right of its label line, clear of the bars; it gives way to the status
+    ctx.font = '10px sans-serif';
+    const total = `Σ ${lane.run.inputTokens} in / ${lane.run.outputTokens} out`;
+    const w = ctx.measureText(total).width;
+    if (s.width - at > w + 120) {
+      ctx.fillStyle = palette.muted;
+      ctx.textAlign = 'right';
+      ctx.fillText(total, right, y);
+      ctx.textAlign = 'left';
+      right -= w + 10;
+    }
+    ctx.font = '11px sans-serif';
+  }
   const status = lane.run.statusText;
   ctx.fillStyle = lane.run.status === 'failed' || lane.run.status === 'crashed' ? palette.error : palette.muted;
   if (lane.run.status === 'diverged') ctx.fillStyle = palette.cursor;
-  ctx.fillText(status, at, y, Math.max(20, s.width - at - 4));
+  ctx.fillText(status, at, y, Math.max(20, right - at));
 }
 
 function barRect(ctx: CanvasRenderingContext2D, x0: number, x1: number, y: number, h: number): void {
@@ -229,14 +240,6 @@ function tokens(ctx: CanvasRenderingContext2D, s: DrawState, lane: Lane, top: nu
     ctx.fillRect(px, y0 - inH, w, inH);
     ctx.fillStyle = palette.tokensOut;
     ctx.fillRect(px, y0 - inH - outH, w, outH);
-  }
-  const total = lane.run.inputTokens + lane.run.outputTokens;
-  if (total > 0) {
-    ctx.fillStyle = palette.muted;
-    ctx.font = '9px sans-serif';
-    ctx.textAlign = 'right';
-    ctx.fillText(`Σ ${lane.run.inputTokens} in / ${lane.run.outputTokens} out`, s.width - 4, y0 - h / 2);
-    ctx.textAlign = 'left';
   }
 }
 

@@ -61,6 +61,12 @@ function panel(root: HTMLElement): void {
     }
   });
   post({ type: 'ready' });
+  expose(view);
+}
+
+/** The page's view for devtools and the UI tests (`timeline.barPoint(run, 37)`: where a user would click). */
+function expose(view: TimelineView): void {
+  (window as unknown as { timeline?: TimelineView }).timeline = view;
 }
 
 /** `#cp=37` (the root run) or `#cp=<run>:37` (a fork). */
@@ -99,6 +105,7 @@ function file(root: HTMLElement, dataEl: HTMLElement): void {
     details: (runId, toolCallId) => Promise.resolve(details[`${runId}:${toolCallId}`]),
   });
   view.setData(timeline);
+  expose(view);
   land(hashPosition(timeline), true);
   window.addEventListener('hashchange', () => land(hashPosition(timeline), true));
   document.body.dataset.ready = 'true';

@@ -106,6 +106,16 @@ export class TimelineView {
     this.canvas.addEventListener('keydown', (e) => this.onKey(e));
     this.minimap.addEventListener('pointerdown', (e) => this.onMinimap(e));
     new ResizeObserver(() => this.resize()).observe(root);
+    // VS Code changes the theme's variables on the page in place: draw again in the new colours
+    new MutationObserver(() => this.schedule()).observe(document.documentElement, {
+      attributes: true,
+      subtree: false,
+      attributeFilter: ['style', 'class'],
+    });
+    new MutationObserver(() => this.schedule()).observe(document.body, {
+      attributes: true,
+      attributeFilter: ['class'],
+    });
     this.resize();
   }
 
@@ -242,6 +252,24 @@ export class TimelineView {
     }
     this.lastDrawMs = performance.now() - started;
     this.canvas.dataset.drawMs = this.lastDrawMs.toFixed(2);
+    this.canvas.dataset.background = palette.background;
+  }
+
+  /**
+   * Where the bar holding checkpoint `cp` of `runId` is drawn (page pixels, its centre), when it is in view: what
+   * the UI tests click, as a user clicks the bar they see.
+   */
+  barPoint(runId: string, cp: number): { x: number; y: number } | undefined {
+    const li = this.layout?.lanes.findIndex((l) => l.run.runId === runId) ?? -1;
+    const lane = this.layout?.lanes[li];
+    const bi = lane ? barOfCheckpoint(lane, cp) : undefined;
+    const bar = bi === undefined ? undefined : lane?.bars[bi];
+    if (!bar) return undefined;
+    const x = this.scale();
+    const rect = this.canvas.getBoundingClientRect();
+    const px = (Math.max(x(bar.x0), 0) + Math.min(x(bar.x1), this.width)) / 2;
+    const top = laneTop(li) + LANE.label + (bar.call.kind === 'tool' ? LANE.track * 0.65 : LANE.track * 0.35);
+    return { x: rect.left + px, y: rect.top + top };
   }
 
   /** The lane and bar under a mouse event, if any. */

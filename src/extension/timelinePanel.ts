@@ -22,6 +22,8 @@ import { newNonce } from './webviewHtml';
 export const TIMELINE_VIEW_TYPE = 'agentTimeTravel.timeline';
 /** The replay's one thread (src/debug/agentReplaySession.ts). */
 const REPLAY_THREAD = 1;
+/** How often a changing lineage is read again, at most. */
+const REFRESH_MS = 300;
 
 function attr(value: string): string {
   return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
@@ -52,6 +54,8 @@ export class TimelinePanel implements vscode.Disposable {
   private rootRunId: string | undefined;
   private runIds = new Set<string>();
   private ready = false;
+  private refreshTimer: NodeJS.Timeout | undefined;
+  private lastRefresh = 0;
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
@@ -63,7 +67,7 @@ export class TimelinePanel implements vscode.Disposable {
       ctx.connection.onDidChange((e) => {
         if (!this.panel) return;
         if (e.kind === 'reset' || e.changes.changedRuns.some((r) => this.concerns(r.runId, r.parentRunId)))
-          this.postTimeline();
+          this.refreshSoon();
       }),
     );
   }
@@ -107,6 +111,20 @@ export class TimelinePanel implements vscode.Disposable {
       this.panel.reveal(vscode.ViewColumn.Beside);
       this.postTimeline();
     }
+  }
+
+  /**
+   * A run being recorded changes the store at every step: read the lineage again at most every REFRESH_MS, so a
+   * long live run grows on the timeline without the query running at each commit.
+   */
+  private refreshSoon(): void {
+    if (this.refreshTimer) return;
+    const wait = Math.max(0, this.lastRefresh + REFRESH_MS - Date.now());
+    this.refreshTimer = setTimeout(() => {
+      this.refreshTimer = undefined;
+      this.lastRefresh = Date.now();
+      this.postTimeline();
+    }, wait);
   }
 
   private post(message: TimelineHostMessage): void {
@@ -177,6 +195,7 @@ export class TimelinePanel implements vscode.Disposable {
   }
 
   dispose(): void {
+    clearTimeout(this.refreshTimer);
     this.panel?.dispose();
     for (const d of this.disposables) d.dispose();
   }

@@ -134,6 +134,8 @@ export const tests: UiTest[] = [
       await clickInlineAction(row(pane, REFUND).first(), 'Replay Run');
       await debugToolbarButton(page, 'Step Over').waitFor({ timeout: 30_000 });
       await waitForTopFrame(page, /step 0 · before_prompt_build/);
+      // the replay's transcript took the editor: its title bar's Show Timeline brings the panel back beside it
+      await page.locator('.editor-actions .action-label[aria-label="Show Timeline"]').first().click();
       const frame = await timelineFrame(page);
       await waitForCursor(frame, `${REFUND}:0`);
       // click the failed get_shipping_events bar ([15]) where it is drawn

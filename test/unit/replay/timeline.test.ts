@@ -8,10 +8,12 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { writeDemoStore } from '../../../src/demo';
 import { TimelineSchema } from '../../../src/model/timeline';
+import { openRecorder } from '../../../src/recorder';
 import { timelineOf } from '../../../src/replay/timeline';
 import type { RunStore } from '../../../src/store';
 import { cpX, layOut } from '../../../src/webview/timelineLayout';
 import { REFUND, forkAuditor } from '../../helpers/auditorFork';
+import { testContext } from '../../helpers/context';
 import { tmpStore } from '../../helpers/tmp';
 
 /** The store, failing any read of a whole checkpoint, a call's arguments or its result. */
@@ -99,4 +101,44 @@ test('a fork leaves its parent lane at the fork point on the wall-clock and the 
   }
   // a collapsed run hides its forks
   assert.equal(layOut(timeline, 'time', new Set([REFUND])).lanes.length, 1);
+});
+
+test('a sub-agent run named by its caller nests under the tool call that started it', () => {
+  const store = tmpStore();
+  const recorder = openRecorder({ runStore: store, heartbeatMs: 0, fork: false });
+  const sub = recorder.startRun({ agentId: 'sub', runId: 'session-agent-a1', runtimeContext: testContext() });
+  sub.checkpoint('before_model_call', {});
+  sub.checkpoint('after_model_call', { usage: { inputTokens: 5, outputTokens: 1 } });
+  sub.end();
+  const main = recorder.startRun({
+    agentId: 'main',
+    runId: 'session',
+    runtimeContext: testContext(),
+    metadata: {
+      subagents: [{ agentId: 'a1', runId: 'session-agent-a1', toolCallId: 'call_task', parentRunId: 'session' }],
+    },
+  });
+  main.checkpoint('before_model_call', {});
+  main.checkpoint('after_model_call', { usage: { inputTokens: 9, outputTokens: 2 } });
+  main.beginTool(
+    'Task',
+    { prompt: 'look' },
+    { sideEffectLevel: 'none', replayPolicy: 'reuse_result', toolCallId: 'call_task' },
+  );
+  main.finishTool('call_task', 'success', 'done');
+  main.end();
+  recorder.close();
+  const timeline = timelineOf(store, 'session');
+  assert.deepEqual(
+    timeline.runs.map((r) => [r.runId, r.kind, r.parentRunId, r.calledBy]),
+    [
+      ['session', 'run', undefined, undefined],
+      ['session-agent-a1', 'subagent', 'session', 'call_task'],
+    ],
+  );
+  const layout = layOut(timeline, 'steps');
+  const task = timeline.runs[0]?.calls.find((c) => c.name === 'Task');
+  assert.ok(task);
+  assert.equal(layout.lanes[1]?.depth, 1);
+  assert.equal(layout.lanes[1]?.branchX, task.cp, 'the lane hangs from the Task call');
 });

@@ -8,7 +8,7 @@
  */
 import { divergenceOfError, runStatusText } from '../model';
 import { TIMELINE_BOUNDARIES, type Timeline, type TimelineCall, type TimelineRun } from '../model/timeline';
-import type { CheckpointSummary, RunStore, RunSummary } from '../store';
+import type { CheckpointMarks, RunStore, RunSummary } from '../store';
 
 export interface TimelineOptions {
   /** Forks of the run (and of its forks) as branches; default true. */
@@ -35,33 +35,41 @@ function subagentsOf(run: RunSummary): { runId: string; toolCallId?: string }[] 
   return out;
 }
 
-function modelCalls(cps: readonly CheckpointSummary[]): TimelineCall[] {
+function modelCalls(m: CheckpointMarks): TimelineCall[] {
   const calls: TimelineCall[] = [];
-  let open: CheckpointSummary | undefined;
-  for (const c of cps) {
-    if (c.boundary === 'before_model_call') open = c;
-    else if (c.boundary === 'after_model_call') {
-      const from = open ?? c;
+  let open: number | undefined;
+  for (let i = 0; i < m.boundary.length; i++) {
+    const boundary = m.boundary[i];
+    if (boundary === 'before_model_call') open = i;
+    else if (boundary === 'after_model_call') {
+      const from = open ?? i;
       const call: TimelineCall = {
         kind: 'model',
-        cp: from.index,
-        endCp: c.index,
-        step: c.stepIndex,
-        start: from.createdAt,
-        end: c.createdAt,
+        cp: from,
+        endCp: i,
+        step: m.stepIndex[i] ?? 0,
+        start: m.createdAt[from] ?? 0,
+        end: m.createdAt[i] ?? 0,
         name: 'model call',
       };
-      if (c.usage) {
-        call.tokensIn = c.usage.inputTokens;
-        call.tokensOut = c.usage.outputTokens;
-        if (c.usage.captured) call.captured = true;
+      const usage = m.usage[i];
+      if (usage) {
+        call.tokensIn = usage.inputTokens;
+        call.tokensOut = usage.outputTokens;
+        if (usage.captured) call.captured = true;
       }
       calls.push(call);
       open = undefined;
     }
   }
-  if (open)
-    calls.push({ kind: 'model', cp: open.index, step: open.stepIndex, start: open.createdAt, name: 'model call' });
+  if (open !== undefined)
+    calls.push({
+      kind: 'model',
+      cp: open,
+      step: m.stepIndex[open] ?? 0,
+      start: m.createdAt[open] ?? 0,
+      name: 'model call',
+    });
   return calls;
 }
 
@@ -73,24 +81,29 @@ export function timelineRun(
   where: { parentRunId?: string; forkIndex?: number; calledBy?: string; now?: number } = {},
 ): TimelineRun {
   const { now, ...extra } = where;
-  const cps = store.listCheckpoints(run.runId);
-  const n = cps.length;
-  const cpAt = new Array<number>(n);
-  const cpStep = new Array<number>(n);
-  const cpBoundary = new Array<number>(n);
+  const m = store.listCheckpointMarks(run.runId);
+  const n = m.boundary.length;
+  const cpAt = m.createdAt;
+  const cpStep = m.stepIndex;
+  const cpBoundary = m.boundary.map((b) => BOUNDARY_CODE.get(b) ?? 0);
   const beforeTool = new Map<string, number>();
   const afterTool = new Map<string, number>();
-  const byId = new Map<string, number>();
   for (let i = 0; i < n; i++) {
-    const c = cps[i] as CheckpointSummary;
-    cpAt[i] = c.createdAt;
-    cpStep[i] = c.stepIndex;
-    cpBoundary[i] = BOUNDARY_CODE.get(c.boundary) ?? 0;
-    byId.set(c.checkpointId, i);
-    if (c.toolCallId && c.boundary === 'before_tool_call') beforeTool.set(c.toolCallId, i);
-    if (c.toolCallId && c.boundary === 'after_tool_call') afterTool.set(c.toolCallId, i);
+    const id = m.toolCallId[i];
+    if (id === undefined) continue;
+    if (m.boundary[i] === 'before_tool_call') beforeTool.set(id, i);
+    else if (m.boundary[i] === 'after_tool_call') afterTool.set(id, i);
   }
-  const calls = modelCalls(cps);
+  // the few checkpoints named by id (live edits, a divergence) are looked up one by one
+  const indexOf = (checkpointId: string): number | undefined => {
+    try {
+      const s = store.getCheckpointSummary(checkpointId);
+      return s.runId === run.runId ? s.index : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const calls = modelCalls(m);
   for (const t of store.listToolCallMarks(run.runId)) {
     const cp = beforeTool.get(t.toolCallId);
     // a fork's inherited calls are its parent's, drawn on the parent's lane
@@ -114,7 +127,7 @@ export function timelineRun(
   calls.sort((a, b) => a.cp - b.cp);
   const liveEdits: number[] = [];
   for (const e of store.listLiveEdits(run.runId)) {
-    const at = byId.get(e.checkpointId);
+    const at = indexOf(e.checkpointId);
     if (at !== undefined) liveEdits.push(at);
   }
   const out: TimelineRun = {
@@ -144,12 +157,12 @@ export function timelineRun(
           .filter((st) => st.runId === run.runId)
           .at(-1)
       : undefined;
-    const at = stop ? byId.get(stop.checkpointId) : undefined;
+    const at = stop ? indexOf(stop.checkpointId) : undefined;
     if (at !== undefined) out.pausedAt = at;
   }
   const d = divergenceOfError(run.error);
   if (d) {
-    const at = d.forkCheckpointId !== undefined ? byId.get(d.forkCheckpointId) : undefined;
+    const at = d.forkCheckpointId !== undefined ? indexOf(d.forkCheckpointId) : undefined;
     out.divergence = at === undefined ? { stepIndex: d.stepIndex } : { stepIndex: d.stepIndex, cp: at };
   } else if (run.status === 'diverged') {
     out.divergence = { stepIndex: cpStep[n - 1] ?? 0 };

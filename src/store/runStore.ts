@@ -222,6 +222,15 @@ export type ToolCallFacts = Pick<
   'toolCallId' | 'toolName' | 'sideEffectLevel' | 'replayPolicy' | 'startedAt' | 'endedAt'
 >;
 
+/** A run's checkpoints as columns, in order (index i: checkpoint [i]): what the Timeline draws, no summary objects. */
+export interface CheckpointMarks {
+  createdAt: number[];
+  stepIndex: number[];
+  boundary: CheckpointBoundary[];
+  toolCallId: (string | undefined)[];
+  usage: (Usage | undefined)[];
+}
+
 /** A call's facts with how it stands (running, or how it ended) and whether a live edit changed its arguments. */
 export type ToolCallMarks = ToolCallFacts & { state: 'running' | ToolOutcome; liveEdited: boolean };
 
@@ -279,6 +288,8 @@ export interface RunStore {
   getRun(runId: string): RunSummary;
   listRuns(options?: ListRunsOptions): { runs: RunSummary[]; total: number };
   listCheckpoints(runId: string, range?: { offset?: number; limit?: number }): CheckpointSummary[];
+  /** listCheckpoints as columns of the rows alone (no join, no id): the Timeline's summary of a long run. */
+  listCheckpointMarks(runId: string): CheckpointMarks;
   getCheckpoint(checkpointId: string): Checkpoint;
   getCheckpointAt(runId: string, index: number): Checkpoint;
   /** How many before_tool_call checkpoints each tool has after index `after` of a run (a fork plan's counts). */

@@ -33,6 +33,7 @@ import {
 } from '../model';
 import { z } from 'zod';
 import { ArtifactTable } from './artifactTable';
+import { checkpointMarks } from './checkpointMarks';
 import { CheckpointTable, parseCheckpointShell } from './checkpointTable';
 import { ConfirmationTable } from './confirmationTable';
 import { ContentStore } from './contentStore';
@@ -69,6 +70,7 @@ import type {
   StoreChanges,
   ToolCallFacts,
   ToolCallMarks,
+  CheckpointMarks,
 } from './runStore';
 import type { DriverName, SqlDriver, SqlRow, SqlStatement, SqlValue } from './sqlDriver';
 import { translateSqliteError } from './sqliteErrors';
@@ -990,6 +992,12 @@ export class SqliteRunStore implements RunStore {
   listCheckpoints(runId: string, range: { offset?: number; limit?: number } = {}): CheckpointSummary[] {
     this.assertOpen();
     return this.checkpoints.list(runId, range);
+  }
+
+  listCheckpointMarks(runId: string): CheckpointMarks {
+    this.assertOpen();
+    this.requireRunRow(runId);
+    return checkpointMarks((text) => this.sql(text), runId);
   }
 
   getCheckpoint(checkpointId: string): Checkpoint {

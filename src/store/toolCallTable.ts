@@ -1,6 +1,8 @@
 /** The `tool_calls` table: a run's ledger (the tool cassette) — begin, finish exactly once, read, find by cassette key. */
 import {
   OcdbError,
+  REPLAY_POLICIES,
+  SIDE_EFFECT_LEVELS,
   ToolCallRecordSchema,
   argsHash,
   parseWith,
@@ -23,6 +25,10 @@ const ToolCallFactsSchema = ToolCallRecordSchema.pick({
   startedAt: true,
   endedAt: true,
 });
+
+const MARK_LEVELS: ReadonlySet<unknown> = new Set(SIDE_EFFECT_LEVELS);
+const MARK_POLICIES: ReadonlySet<unknown> = new Set(REPLAY_POLICIES);
+const MARK_STATES: ReadonlySet<unknown> = new Set(['running', 'success', 'error', 'cancelled']);
 
 /** The `state` column: running until finished, then how it finished. */
 export type ToolCallState = 'running' | ToolOutcome;
@@ -318,7 +324,7 @@ export class ToolCallTable {
   /** facts with how each call stands (running, or how it ended) and whether a live edit changed it: the Timeline's. */
   marks(runId: string): ToolCallMarks[] {
     this.ctx.requireRunRow(runId);
-    const states: readonly string[] = ['running', 'success', 'error', 'cancelled'];
+    // checked field by field, not parsed per row: a long run's calls are read at the cost of their rows
     return this.ctx
       .sql(
         `SELECT tool_call_id, tool_name, side_effect_level, replay_policy, started_at, ended_at, state,
@@ -327,26 +333,27 @@ export class ToolCallTable {
       )
       .all(runId)
       .map((row) => {
-        const facts = parseWith(
-          ToolCallFactsSchema,
-          compact({
-            toolCallId: String(row.tool_call_id),
-            toolName: String(row.tool_name),
-            sideEffectLevel: row.side_effect_level,
-            replayPolicy: row.replay_policy,
-            startedAt: Number(row.started_at),
-            endedAt: num(row.ended_at),
-          }),
-          `store tool call ${String(row.tool_call_id)}`,
-        );
-        const state = String(row.state);
-        if (!states.includes(state)) {
-          throw new OcdbError('StoreCorrupt', `store tool call ${facts.toolCallId}: unknown state ${state}`, {
+        const toolCallId = String(row.tool_call_id);
+        const bad = (what: string, value: unknown) =>
+          new OcdbError('StoreCorrupt', `store tool call ${toolCallId}: unknown ${what} ${String(value)}`, {
             runId,
-            toolCallId: facts.toolCallId,
+            toolCallId,
           });
-        }
-        return { ...facts, state: state as ToolCallState, liveEdited: Boolean(row.edited) };
+        if (!MARK_LEVELS.has(row.side_effect_level)) throw bad('side-effect level', row.side_effect_level);
+        if (!MARK_POLICIES.has(row.replay_policy)) throw bad('replay policy', row.replay_policy);
+        if (!MARK_STATES.has(row.state)) throw bad('state', row.state);
+        const mark: ToolCallMarks = {
+          toolCallId,
+          toolName: String(row.tool_name),
+          sideEffectLevel: row.side_effect_level as ToolCallMarks['sideEffectLevel'],
+          replayPolicy: row.replay_policy as ToolCallMarks['replayPolicy'],
+          startedAt: Number(row.started_at),
+          state: row.state as ToolCallState,
+          liveEdited: Boolean(row.edited),
+        };
+        const ended = num(row.ended_at);
+        if (ended !== undefined) mark.endedAt = ended;
+        return mark;
       });
   }
 

@@ -48,6 +48,22 @@ if (existsSync('src/webview/main.ts')) {
   });
 }
 
+// The Timeline page: one bundle for the VS Code panel and the file `ocdb view` writes (inlined there, so minified
+// and without a source map); its stylesheet travels in it as text.
+if (existsSync('src/webview/timelineMain.ts')) {
+  builds.push({
+    bundle: true,
+    platform: 'browser',
+    target: 'es2022',
+    format: 'iife',
+    minify: true,
+    loader: { '.css': 'text' },
+    entryPoints: { timeline: 'src/webview/timelineMain.ts' },
+    outdir: 'dist',
+    logLevel: 'warning',
+  });
+}
+
 // The webview's icon font: copied into dist/ so the webview's localResourceRoots can stay limited to the bundle.
 if (existsSync('node_modules/@vscode/codicons/dist/codicon.css')) {
   mkdirSync('dist/codicons', { recursive: true });

@@ -105,15 +105,16 @@ function fencesOf(folder) {
 }
 
 /**
- * src/webview runs in the browser page: it imports only zod, @vscode-elements/*, its own folder and the
+ * src/webview runs in the browser page: it imports only zod, @vscode-elements/*, d3's scale, selection and zoom, its own folder and the
  * browser-safe files of src/model (one file at a time: src/model/index.ts re-exports canonicalJson.ts, which
  * needs node:crypto). The browser bundle in esbuild.mjs fails if a model file it pulls in imports node:*.
  */
 const WEBVIEW = [
   {
-    regex: '^(?!\\./(?!\\.\\.))(?!zod(?:/|$))(?!@vscode-elements/)(?!\\.\\./model/(?!index$|canonicalJson$)[^/]+$)',
+    regex:
+      '^(?!\\./(?!\\.\\.))(?!zod(?:/|$))(?!@vscode-elements/)(?!d3-(?:scale|selection|zoom)$)(?!\\.\\./model/(?!index$|canonicalJson$)[^/]+$)',
     message:
-      'src/webview is browser page code: it imports only zod, @vscode-elements/*, ./ files and single browser-safe files of src/model (not ../model or ../model/canonicalJson).',
+      'src/webview is browser page code: it imports only zod, @vscode-elements/*, d3-scale / d3-selection / d3-zoom (the Timeline), ./ files and single browser-safe files of src/model (not ../model or ../model/canonicalJson).',
   },
 ];
 

@@ -28,6 +28,8 @@ const POSTGRES_SUITE = [
   // a used checkpoint id refused with nothing kept, the change feed once and in order (i11append)
   'test/unit/store/appendPath.test.ts',
   'test/unit/writer/conformance.test.ts',
+  // the Timeline's summary query: the calls' states and live-edit marks from their rows (listToolCallMarks)
+  'test/unit/replay/timeline.test.ts',
   // a finished call's record made from the open one the writer holds, or read back when the row changed (i11)
   'test/unit/writer/finishRecord.test.ts',
   // a writer letting go of what it wrote (a streamed import) and a run's end setting its metadata (i11import)

@@ -16,6 +16,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'show', load: async () => (await import('./commands/showCommand')).showCommand },
   { name: 'diff', load: async () => (await import('./commands/diffCommand')).diffCommand },
   { name: 'files', load: async () => (await import('./commands/filesCommand')).filesCommand },
+  { name: 'view', load: async () => (await import('./commands/viewCommand')).viewCommand },
   { name: 'artifact', load: async () => (await import('./commands/artifactCommand')).artifactCommand },
   { name: 'export', load: async () => (await import('./commands/exportCommand')).exportCommand },
   { name: 'load', load: async () => (await import('./commands/loadCommand')).loadCommand },

@@ -171,6 +171,7 @@ function menus() {
       { command: c.attachRun.id, when: inRunsView(RUNNING_ITEM), group: '1_replay@0' },
       { command: c.replayRun.id, when: inRunsView(RUN_ITEM), group: '1_replay@1' },
       { command: c.openTranscript.id, when: inRunsView(RUN_ITEM), group: '1_replay@2' },
+      { command: c.showTimeline.id, when: inRunsView(RUN_ITEM), group: '1_replay@5' },
       { command: c.forkFromCheckpoint.id, when: inRunsView(RUN_ITEM), group: '1_replay@3' },
       {
         command: c.compareWithParent.id,
@@ -195,6 +196,10 @@ function menus() {
         when: `debugType == ${DEBUG_TYPE} && callStackItemType == 'stackFrame'`,
         group: 'navigation',
       },
+      { command: c.showTimeline.id, when: `debugType == ${DEBUG_TYPE}`, group: 'navigation' },
+    ],
+    'editor/title': [
+      { command: c.showTimeline.id, when: `resourceLangId == ${TRANSCRIPT_LANGUAGE}`, group: 'navigation' },
     ],
     commandPalette: (Object.keys(c) as CommandKey[])
       .filter((k) => !c[k].palette)

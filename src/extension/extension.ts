@@ -30,6 +30,7 @@ import { registerWhatIfCommands } from './whatIfCommands';
 import { WhatIfPanels } from './whatIfPanel';
 import { TranscriptExpressionProvider, TranscriptHoverProvider } from './transcriptHoverProvider';
 import { TranscriptService } from './transcriptService';
+import { registerTimeline } from './timelinePanel';
 import { ValueDocumentProvider } from './valueDocuments';
 import { CompareDocumentProvider } from './compareDocuments';
 import type { RunsNode } from './runsTreeModel';
@@ -191,6 +192,7 @@ function wire(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): A
     connection.onDidChange(() => compareDocuments.refresh()),
     ...registerDebugger(ctx),
     ...registerRunCommands(ctx, tracker),
+    ...registerTimeline(ctx, tracker),
     ...registerLiveCommands(ctx),
     ...registerDivergedCommands(ctx),
     ...registerStoreCommands(ctx, tree),

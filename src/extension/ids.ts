@@ -131,6 +131,7 @@ export const COMMANDS = {
     icon: 'debug-alt',
     palette: false,
   },
+  showTimeline: { id: 'agentTimeTravel.showTimeline', title: 'Show Timeline', icon: 'graph-line', palette: true },
 } as const;
 export type CommandKey = keyof typeof COMMANDS;
 export type CommandId = (typeof COMMANDS)[CommandKey]['id'];

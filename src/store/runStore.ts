@@ -222,6 +222,18 @@ export type ToolCallFacts = Pick<
   'toolCallId' | 'toolName' | 'sideEffectLevel' | 'replayPolicy' | 'startedAt' | 'endedAt'
 >;
 
+/** A run's checkpoints as columns, in order (index i: checkpoint [i]): what the Timeline draws, no summary objects. */
+export interface CheckpointMarks {
+  createdAt: number[];
+  stepIndex: number[];
+  boundary: CheckpointBoundary[];
+  toolCallId: (string | undefined)[];
+  usage: (Usage | undefined)[];
+}
+
+/** A call's facts with how it stands (running, or how it ended) and whether a live edit changed its arguments. */
+export type ToolCallMarks = ToolCallFacts & { state: 'running' | ToolOutcome; liveEdited: boolean };
+
 export interface ListsFrom {
   checkpointId: string;
   messages: readonly Message[];
@@ -276,6 +288,8 @@ export interface RunStore {
   getRun(runId: string): RunSummary;
   listRuns(options?: ListRunsOptions): { runs: RunSummary[]; total: number };
   listCheckpoints(runId: string, range?: { offset?: number; limit?: number }): CheckpointSummary[];
+  /** listCheckpoints as columns of the rows alone (no join, no id): the Timeline's summary of a long run. */
+  listCheckpointMarks(runId: string): CheckpointMarks;
   getCheckpoint(checkpointId: string): Checkpoint;
   getCheckpointAt(runId: string, index: number): Checkpoint;
   /** How many before_tool_call checkpoints each tool has after index `after` of a run (a fork plan's counts). */
@@ -312,6 +326,8 @@ export interface RunStore {
   listToolCallsView(runId: string): readonly ToolCallRecord[];
   /** A run's calls without their arguments and results (no blob is read), in order. */
   listToolCallFacts(runId: string): ToolCallFacts[];
+  /** listToolCallFacts with each call's state and live-edit mark (no blob is read): what the Timeline draws. */
+  listToolCallMarks(runId: string): ToolCallMarks[];
   /** The ids of a run's calls in the order they were begun (no record read: where each stands in the ledger). */
   listToolCallIds(runId: string): string[];
   /** Recorded calls of `toolName` with `argsHash` in any of `runIds`, oldest first (the tool cassette). */

@@ -33,6 +33,7 @@ import {
 } from '../model';
 import { z } from 'zod';
 import { ArtifactTable } from './artifactTable';
+import { checkpointMarks } from './checkpointMarks';
 import { CheckpointTable, parseCheckpointShell } from './checkpointTable';
 import { ConfirmationTable } from './confirmationTable';
 import { ContentStore } from './contentStore';
@@ -69,6 +70,8 @@ import type {
   RunSummary,
   StoreChanges,
   ToolCallFacts,
+  ToolCallMarks,
+  CheckpointMarks,
 } from './runStore';
 import type { DriverName, SqlDriver, SqlRow, SqlStatement, SqlValue } from './sqlDriver';
 import { translateSqliteError } from './sqliteErrors';
@@ -993,6 +996,12 @@ export class SqliteRunStore implements RunStore {
     return this.checkpoints.list(runId, range);
   }
 
+  listCheckpointMarks(runId: string): CheckpointMarks {
+    this.assertOpen();
+    this.requireRunRow(runId);
+    return checkpointMarks((text) => this.sql(text), runId);
+  }
+
   getCheckpoint(checkpointId: string): Checkpoint {
     this.assertOpen();
     return this.checkpoints.get(checkpointId);
@@ -1043,6 +1052,11 @@ export class SqliteRunStore implements RunStore {
   listToolCallFacts(runId: string): ToolCallFacts[] {
     this.assertOpen();
     return this.toolCalls.facts(runId);
+  }
+
+  listToolCallMarks(runId: string): ToolCallMarks[] {
+    this.assertOpen();
+    return this.toolCalls.marks(runId);
   }
 
   listToolCalls(runId: string): ToolCallRecord[] {

@@ -1,6 +1,8 @@
 /** The `tool_calls` table: a run's ledger (the tool cassette) — begin, finish exactly once, read, find by cassette key. */
 import {
   OcdbError,
+  REPLAY_POLICIES,
+  SIDE_EFFECT_LEVELS,
   ToolCallRecordSchema,
   argsHash,
   parseWith,
@@ -11,7 +13,7 @@ import {
 import { hashKey, hashOf } from './contentStore';
 import { lazyList } from './lazyList';
 import { compact, json, num, toJson } from './rowCodec';
-import type { BeginToolCallInput, FinishToolCallInput, ToolCallFacts } from './runStore';
+import type { BeginToolCallInput, FinishToolCallInput, ToolCallFacts, ToolCallMarks } from './runStore';
 import type { SqlRow } from './sqlDriver';
 import type { StoreContext } from './storeContext';
 
@@ -23,6 +25,10 @@ const ToolCallFactsSchema = ToolCallRecordSchema.pick({
   startedAt: true,
   endedAt: true,
 });
+
+const MARK_LEVELS: ReadonlySet<unknown> = new Set(SIDE_EFFECT_LEVELS);
+const MARK_POLICIES: ReadonlySet<unknown> = new Set(REPLAY_POLICIES);
+const MARK_STATES: ReadonlySet<unknown> = new Set(['running', 'success', 'error', 'cancelled']);
 
 /** The `state` column: running until finished, then how it finished. */
 export type ToolCallState = 'running' | ToolOutcome;
@@ -313,6 +319,42 @@ export class ToolCallTable {
           `store tool call ${String(row.tool_call_id)}`,
         ),
       );
+  }
+
+  /** facts with how each call stands (running, or how it ended) and whether a live edit changed it: the Timeline's. */
+  marks(runId: string): ToolCallMarks[] {
+    this.ctx.requireRunRow(runId);
+    // checked field by field, not parsed per row: a long run's calls are read at the cost of their rows
+    return this.ctx
+      .sql(
+        `SELECT tool_call_id, tool_name, side_effect_level, replay_policy, started_at, ended_at, state,
+                live_edit_json IS NOT NULL AS edited
+           FROM tool_calls WHERE run_id = ? ORDER BY seq`,
+      )
+      .all(runId)
+      .map((row) => {
+        const toolCallId = String(row.tool_call_id);
+        const bad = (what: string, value: unknown) =>
+          new OcdbError('StoreCorrupt', `store tool call ${toolCallId}: unknown ${what} ${String(value)}`, {
+            runId,
+            toolCallId,
+          });
+        if (!MARK_LEVELS.has(row.side_effect_level)) throw bad('side-effect level', row.side_effect_level);
+        if (!MARK_POLICIES.has(row.replay_policy)) throw bad('replay policy', row.replay_policy);
+        if (!MARK_STATES.has(row.state)) throw bad('state', row.state);
+        const mark: ToolCallMarks = {
+          toolCallId,
+          toolName: String(row.tool_name),
+          sideEffectLevel: row.side_effect_level as ToolCallMarks['sideEffectLevel'],
+          replayPolicy: row.replay_policy as ToolCallMarks['replayPolicy'],
+          startedAt: Number(row.started_at),
+          state: row.state as ToolCallState,
+          liveEdited: Boolean(row.edited),
+        };
+        const ended = num(row.ended_at);
+        if (ended !== undefined) mark.endedAt = ended;
+        return mark;
+      });
   }
 
   find(runIds: readonly string[], toolName: string, hash: string): ToolCallRecord[] {

@@ -1,0 +1,227 @@
+/**
+ * The Timeline panel (a webview panel beside the editor, the page of src/webview/timelineMain.ts): the lineage of
+ * a run from its top-most ancestor — forks and sub-agents included — as the store's summary query answers it
+ * (replay/timeline.ts), read again when the store changes (a live run grows as it records). It is a debugger view:
+ * it draws where the active replay is (DebugPositionTracker, which follows the stopped events: F10, Step Back), and
+ * a bar the user activates moves the paused replay of that run there (DAP `goto`) or starts a replay at it.
+ * VS Code wiring only.
+ */
+import * as vscode from 'vscode';
+import { runIdOfTranscript } from '../debug/transcriptFiles';
+import { errorMessage, redactValue } from '../model';
+import { TimelinePageMessageSchema, type TimelineHostMessage, type TimelinePageMessage } from '../model/timeline';
+import { timelineOf } from '../replay/timeline';
+import { excerpt } from '../replay/transcript';
+import type { ExtensionContextObject } from './context';
+import type { DebugPositionTracker } from './debugPosition';
+import { registerCommand } from './notify';
+import { runIdOfArg } from './runCommands';
+import { pickRun } from './runPicker';
+import { newNonce } from './webviewHtml';
+
+export const TIMELINE_VIEW_TYPE = 'agentTimeTravel.timeline';
+/** The replay's one thread (src/debug/agentReplaySession.ts). */
+const REPLAY_THREAD = 1;
+/** How often a changing lineage is read again, at most. */
+const REFRESH_MS = 300;
+
+function attr(value: string): string {
+  return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+}
+
+/** The panel's page: nothing but the nonce'd bundle (its stylesheet inside, added under the same nonce). */
+export function timelineHtml(scriptUri: string, nonce: string, title: string): string {
+  const csp = ["default-src 'none'", `script-src 'nonce-${nonce}'`, `style-src 'nonce-${nonce}'`, 'img-src data:'].join(
+    '; ',
+  );
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${attr(csp)}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<title>${attr(title)}</title>
+</head>
+<body>
+<main id="timeline" aria-label="${attr(title)}"></main>
+<script nonce="${attr(nonce)}" src="${attr(scriptUri)}"></script>
+</body>
+</html>`;
+}
+
+export class TimelinePanel implements vscode.Disposable {
+  private panel: vscode.WebviewPanel | undefined;
+  private rootRunId: string | undefined;
+  private runIds = new Set<string>();
+  private ready = false;
+  private refreshTimer: NodeJS.Timeout | undefined;
+  private lastRefresh = 0;
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(
+    private readonly ctx: ExtensionContextObject,
+    private readonly tracker: DebugPositionTracker,
+  ) {
+    this.disposables.push(
+      tracker.onDidChange(() => this.postPosition()),
+      ctx.connection.onDidChange((e) => {
+        if (!this.panel) return;
+        if (e.kind === 'reset' || e.changes.changedRuns.some((r) => this.concerns(r.runId, r.parentRunId)))
+          this.refreshSoon();
+      }),
+    );
+  }
+
+  /** The run whose lineage is shown; a fork shows from its top-most ancestor, so its branch point is on screen. */
+  private rootOf(runId: string): string {
+    const store = this.ctx.connection.getOrCreate();
+    let id = runId;
+    for (let i = 0; i < 64; i++) {
+      const parent = store.getRun(id).parentRunId;
+      if (!parent || !store.hasRun(parent)) break;
+      id = parent;
+    }
+    return id;
+  }
+
+  private concerns(runId: string, parentRunId: string | undefined): boolean {
+    return this.runIds.has(runId) || (parentRunId !== undefined && this.runIds.has(parentRunId));
+  }
+
+  async show(runId: string): Promise<void> {
+    this.rootRunId = this.rootOf(runId);
+    const title = `Timeline: ${this.rootRunId}`;
+    if (!this.panel) {
+      const dist = vscode.Uri.joinPath(this.ctx.vscodeContext.extensionUri, 'dist');
+      this.panel = vscode.window.createWebviewPanel(
+        TIMELINE_VIEW_TYPE,
+        title,
+        { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false },
+        { enableScripts: true, retainContextWhenHidden: true, localResourceRoots: [dist] },
+      );
+      const script = this.panel.webview.asWebviewUri(vscode.Uri.joinPath(dist, 'timeline.js')).toString();
+      this.panel.webview.html = timelineHtml(script, newNonce(), title);
+      this.panel.onDidDispose(() => {
+        this.panel = undefined;
+        this.ready = false;
+      });
+      this.panel.webview.onDidReceiveMessage((m: unknown) => void this.receive(m));
+    } else {
+      this.panel.title = title;
+      this.panel.reveal(vscode.ViewColumn.Beside);
+      this.postTimeline();
+    }
+  }
+
+  /**
+   * A run being recorded changes the store at every step: read the lineage again at most every REFRESH_MS, so a
+   * long live run grows on the timeline without the query running at each commit.
+   */
+  private refreshSoon(): void {
+    if (this.refreshTimer) return;
+    const wait = Math.max(0, this.lastRefresh + REFRESH_MS - Date.now());
+    this.refreshTimer = setTimeout(() => {
+      this.refreshTimer = undefined;
+      this.lastRefresh = Date.now();
+      this.postTimeline();
+    }, wait);
+  }
+
+  private post(message: TimelineHostMessage): void {
+    if (this.panel && this.ready) void this.panel.webview.postMessage(message);
+  }
+
+  private postTimeline(): void {
+    if (!this.rootRunId || !this.ready) return;
+    try {
+      const timeline = timelineOf(this.ctx.connection.getOrCreate(), this.rootRunId, { withForks: true });
+      this.runIds = new Set(timeline.runs.map((r) => r.runId));
+      this.post({ type: 'timeline', timeline });
+      this.postPosition();
+    } catch (e) {
+      this.ctx.log.warn(`timeline of ${this.rootRunId}: ${errorMessage(e)}`);
+    }
+  }
+
+  private postPosition(): void {
+    const p = this.tracker.position;
+    const position = p && this.runIds.has(p.run.runId) ? { runId: p.run.runId, index: p.checkpoint.index } : undefined;
+    this.post({ type: 'position', ...(position ? { position } : {}) });
+  }
+
+  private async receive(raw: unknown): Promise<void> {
+    const parsed = TimelinePageMessageSchema.safeParse(raw);
+    if (!parsed.success) {
+      this.ctx.log.warn(`timeline page: a message the host does not know: ${parsed.error.message}`);
+      return;
+    }
+    const m: TimelinePageMessage = parsed.data;
+    if (m.type === 'ready') {
+      this.ready = true;
+      this.postTimeline();
+    } else if (m.type === 'activate') {
+      await this.moveReplay(m.runId, m.index).catch((e: unknown) =>
+        vscode.window.showErrorMessage(`Timeline: could not move the replay: ${errorMessage(e)}`),
+      );
+    } else {
+      this.post({ type: 'details', requestId: m.requestId, ...this.details(m.runId, m.toolCallId) });
+    }
+  }
+
+  /** A tool call's arguments and result as short excerpts (secrets redacted), read for its hover alone. */
+  private details(runId: string, toolCallId: string): { text?: string } {
+    try {
+      const call = this.ctx.connection.getOrCreate().getToolCall(runId, toolCallId);
+      const lines = [`args ${excerpt(redactValue(call.args), 160)}`];
+      if (call.result !== undefined) lines.push(`result ${excerpt(redactValue(call.result), 160)}`);
+      if (call.error !== undefined) lines.push(`error ${excerpt(redactValue(call.error), 160)}`);
+      return { text: lines.join('\n') };
+    } catch (e) {
+      this.ctx.log.debug(`timeline details of ${toolCallId}: ${errorMessage(e)}`);
+      return {};
+    }
+  }
+
+  /** The paused replay of `runId` jumps to checkpoint `index`; without one, a replay starts there. */
+  private async moveReplay(runId: string, index: number): Promise<void> {
+    const p = this.tracker.position;
+    if (p && p.run.runId === runId) {
+      await p.session.customRequest('goto', { threadId: REPLAY_THREAD, targetId: index + 1 });
+      return;
+    }
+    const checkpoint = this.ctx.connection.getOrCreate().listCheckpoints(runId, { offset: index, limit: 1 })[0];
+    if (!checkpoint) throw new Error(`run ${runId} has no checkpoint [${index}]`);
+    await this.ctx.startReplay(runId, checkpoint.checkpointId);
+  }
+
+  dispose(): void {
+    clearTimeout(this.refreshTimer);
+    this.panel?.dispose();
+    for (const d of this.disposables) d.dispose();
+  }
+}
+
+/** Show Timeline: from a tree item, a Call Stack frame, a transcript's title bar, or the palette (the replay's run). */
+export function registerTimeline(ctx: ExtensionContextObject, tracker: DebugPositionTracker): vscode.Disposable[] {
+  const panel = new TimelinePanel(ctx, tracker);
+  const runOf = async (arg: unknown): Promise<string | undefined> => {
+    const direct = runIdOfArg(arg);
+    if (direct && ctx.connection.getOrCreate().hasRun(direct)) return direct;
+    const uri = arg instanceof vscode.Uri ? arg : typeof arg === 'string' ? vscode.Uri.parse(arg) : undefined;
+    const fromFile = uri ? runIdOfTranscript(uri.fsPath) : undefined;
+    if (fromFile) return fromFile;
+    const editor = vscode.window.activeTextEditor?.document.uri;
+    const fromEditor = editor ? runIdOfTranscript(editor.fsPath) : undefined;
+    if (fromEditor) return fromEditor;
+    await tracker.update();
+    if (tracker.position) return tracker.position.run.runId;
+    return pickRun(ctx.connection, { title: 'Show the timeline of which run?' });
+  };
+  return [
+    panel,
+    registerCommand(ctx.log, 'showTimeline', async (arg) => {
+      const runId = await runOf(arg);
+      if (runId) await panel.show(runId);
+    }),
+  ];
+}

@@ -1,0 +1,353 @@
+/**
+ * Draws a Timeline layout on a canvas: the ruler, each lane's label (run, status, "diverged at step N"), its bars
+ * coloured by kind and side-effect level (errors, cancelled calls and live edits marked), its token strip, the
+ * branch lines of forks and sub-agents, the replay position and the focused bar. Bars thinner than a pixel are
+ * drawn once per pixel column and colour, so a 20,000-checkpoint run costs its visible columns, not its calls.
+ */
+import type { ScaleLinear } from 'd3-scale';
+import { TIMELINE_BOUNDARIES } from '../model/timeline';
+import {
+  LANE,
+  LANE_HEIGHT,
+  cpX,
+  firstBarFrom,
+  type Bar,
+  type BarColor,
+  type Lane,
+  type Layout,
+} from './timelineLayout';
+
+export const RULER = 20;
+
+/** The theme colours the page reads from VS Code's CSS variables (or the file's fallbacks). */
+export interface Palette {
+  bars: Record<BarColor, string>;
+  error: string;
+  cancelled: string;
+  text: string;
+  muted: string;
+  line: string;
+  cursor: string;
+  focus: string;
+  tokensIn: string;
+  tokensOut: string;
+  background: string;
+}
+
+export function readPalette(el: Element): Palette {
+  const css = getComputedStyle(el);
+  const v = (name: string, fallback: string) => css.getPropertyValue(name).trim() || fallback;
+  return {
+    bars: {
+      model: v('--vscode-charts-blue', '#3794ff'),
+      none: v('--vscode-charts-green', '#89d185'),
+      read_only: v('--vscode-charts-green', '#89d185'),
+      expensive_read: v('--vscode-charts-yellow', '#cca700'),
+      write: v('--vscode-charts-orange', '#d18616'),
+      external_irreversible: v('--vscode-charts-purple', '#b180d7'),
+    },
+    error: v('--vscode-errorForeground', '#f14c4c'),
+    cancelled: v('--vscode-disabledForeground', '#888888'),
+    text: v('--vscode-foreground', '#cccccc'),
+    muted: v('--vscode-descriptionForeground', '#999999'),
+    line: v('--vscode-editorIndentGuide-background1', v('--vscode-panel-border', '#80808059')),
+    cursor: v('--vscode-debugIcon-stepOverForeground', v('--vscode-charts-yellow', '#ffcc00')),
+    focus: v('--vscode-focusBorder', '#007fd4'),
+    tokensIn: v('--vscode-charts-blue', '#3794ff'),
+    tokensOut: v('--vscode-charts-purple', '#b180d7'),
+    background: v('--vscode-editor-background', '#1e1e1e'),
+  };
+}
+
+export interface DrawState {
+  layout: Layout;
+  x: ScaleLinear<number, number>;
+  width: number;
+  palette: Palette;
+  /** The replay position: a run and a checkpoint index. */
+  position?: { runId: string; index: number };
+  /** The focused bar (keyboard). */
+  focus?: { lane: number; bar: number };
+  hover?: { lane: number; bar: number };
+  /** The first relative time of the ruler (the root run's start). */
+  origin: number;
+}
+
+export function laneTop(i: number): number {
+  return RULER + i * LANE_HEIGHT;
+}
+
+function ruler(ctx: CanvasRenderingContext2D, s: DrawState): void {
+  const { x, palette, layout } = s;
+  ctx.fillStyle = palette.muted;
+  ctx.strokeStyle = palette.line;
+  ctx.font = '10px sans-serif';
+  ctx.textBaseline = 'middle';
+  for (const t of x.ticks(Math.max(2, Math.floor(s.width / 90)))) {
+    const px = Math.round(x(t)) + 0.5;
+    ctx.beginPath();
+    ctx.moveTo(px, RULER - 5);
+    ctx.lineTo(px, RULER);
+    ctx.stroke();
+    const label = layout.axis === 'steps' ? `[${Math.round(t)}]` : relative(t - s.origin);
+    ctx.fillText(label, px + 2, RULER / 2 - 1);
+  }
+}
+
+function relative(ms: number): string {
+  const a = Math.abs(ms);
+  const sign = ms < 0 ? '-' : '+';
+  if (a < 1000) return `${sign}${Math.round(a)} ms`;
+  if (a < 60_000) return `${sign}${(a / 1000).toFixed(a < 10_000 ? 1 : 0)} s`;
+  if (a < 3_600_000) return `${sign}${(a / 60_000).toFixed(1)} min`;
+  return `${sign}${(a / 3_600_000).toFixed(1)} h`;
+}
+
+function label(ctx: CanvasRenderingContext2D, s: DrawState, lane: Lane, top: number): void {
+  const { palette } = s;
+  const indent = 4 + lane.depth * 12;
+  ctx.font = '11px sans-serif';
+  ctx.textBaseline = 'middle';
+  const y = top + LANE.label / 2;
+  let at = indent;
+  if (lane.hasChildren) {
+    ctx.fillStyle = palette.muted;
+    ctx.fillText('▾', at, y);
+    at += 10;
+  }
+  ctx.fillStyle = palette.text;
+  // plain box-drawing marks: every font the page may fall back to has them
+  const name = lane.run.kind === 'run' ? lane.run.runId : `└ ${lane.run.runId}`;
+  ctx.fillText(name, at, y, Math.max(40, s.width * 0.45));
+  at += Math.min(ctx.measureText(name).width, Math.max(40, s.width * 0.45)) + 8;
+  let right = s.width - 4;
+  if (lane.run.inputTokens + lane.run.outputTokens > 0) {
+    // the run's token total at the right of its label line, clear of the bars; it gives way to the status
+    ctx.font = '10px sans-serif';
+    const total = `Σ ${lane.run.inputTokens} in / ${lane.run.outputTokens} out`;
+    const w = ctx.measureText(total).width;
+    if (s.width - at > w + 120) {
+      ctx.fillStyle = palette.muted;
+      ctx.textAlign = 'right';
+      ctx.fillText(total, right, y);
+      ctx.textAlign = 'left';
+      right -= w + 10;
+    }
+    ctx.font = '11px sans-serif';
+  }
+  const status = lane.run.statusText;
+  ctx.fillStyle = lane.run.status === 'failed' || lane.run.status === 'crashed' ? palette.error : palette.muted;
+  if (lane.run.status === 'diverged') ctx.fillStyle = palette.cursor;
+  ctx.fillText(status, at, y, Math.max(20, right - at));
+}
+
+function barRect(ctx: CanvasRenderingContext2D, x0: number, x1: number, y: number, h: number): void {
+  ctx.fillRect(x0, y, Math.max(1, x1 - x0), h);
+}
+
+function bars(ctx: CanvasRenderingContext2D, s: DrawState, lane: Lane, top: number): void {
+  const { x, palette } = s;
+  const y = top + LANE.label + 2;
+  const h = LANE.track - 4;
+  const [d0, d1] = x.domain() as [number, number];
+  // the run's span: a thin line from its first to its last checkpoint
+  const n = lane.run.cpAt.length;
+  if (n > 0) {
+    ctx.fillStyle = palette.line;
+    const a = x(cpX(lane, s.layout.axis, 0));
+    const b = x(cpX(lane, s.layout.axis, n - 1) + (s.layout.axis === 'steps' ? 1 : 0));
+    ctx.fillRect(Math.max(0, a), y + h / 2 - 0.5, Math.max(1, Math.min(s.width, b) - Math.max(0, a)), 1);
+  }
+  // a long call may start before the view: look back for it, then draw from there
+  let i = Math.max(0, firstBarFrom(lane, d0) - 1);
+  while (i > 0 && (lane.bars[i - 1] as Bar).x1 >= d0 && firstBarFrom(lane, d0) - i < 256) i--;
+  let lastPx = -1;
+  let lastColor = '';
+  const marks: { px: number; bar: Bar }[] = [];
+  for (; i < lane.bars.length; i++) {
+    const b = lane.bars[i] as Bar;
+    if (b.x0 > d1) break;
+    if (b.x1 < d0) continue;
+    const px0 = Math.floor(x(b.x0));
+    const px1 = x(b.x1);
+    const color = palette.bars[b.color];
+    const special = b.call.state === 'error' || b.call.state === 'cancelled' || b.call.edited === true;
+    if (px1 - px0 < 1.5 && px0 === lastPx && color === lastColor && !special) continue;
+    lastPx = px0;
+    lastColor = color;
+    ctx.fillStyle = b.call.state === 'cancelled' ? palette.cancelled : color;
+    const tool = b.call.kind === 'tool';
+    // tool calls sit in the lower part of the track, model calls in the upper: both read where they overlap
+    barRect(ctx, px0, px1, tool ? y + h * 0.35 : y, tool ? h * 0.65 : h * 0.6);
+    if (special) marks.push({ px: px0, bar: b });
+  }
+  for (const { px, bar } of marks) {
+    if (bar.call.state === 'error') {
+      ctx.fillStyle = palette.error;
+      ctx.fillRect(px, y + h - 2, Math.max(3, x(bar.x1) - px), 3);
+      ctx.font = 'bold 10px sans-serif';
+      ctx.fillText('✕', px, y - 1);
+    }
+    if (bar.call.edited) {
+      ctx.fillStyle = palette.text;
+      ctx.font = '10px sans-serif';
+      ctx.fillText('✎', px + 2, y + 2);
+    }
+  }
+  ctx.font = '10px sans-serif';
+  for (const at of lane.run.liveEdits) {
+    const px = x(cpX(lane, s.layout.axis, at));
+    if (px < 0 || px > s.width) continue;
+    ctx.fillStyle = palette.text;
+    ctx.fillText('✎', px - 3, y + 2);
+  }
+  const d = lane.run.divergence;
+  if (d) {
+    const at = d.cp ?? n - 1;
+    const px = x(cpX(lane, s.layout.axis, Math.max(0, at)));
+    ctx.fillStyle = palette.cursor;
+    ctx.beginPath();
+    ctx.moveTo(px, y - 1);
+    ctx.lineTo(px + 5, y + h / 2);
+    ctx.lineTo(px, y + h + 1);
+    ctx.lineTo(px - 5, y + h / 2);
+    ctx.fill();
+    ctx.font = '10px sans-serif';
+    ctx.fillText(`diverged at step ${d.stepIndex}`, px + 7, y + h / 2);
+  }
+  if (lane.run.pausedAt !== undefined) {
+    const px = x(cpX(lane, s.layout.axis, lane.run.pausedAt));
+    ctx.fillStyle = palette.cursor;
+    ctx.fillText('⏸ PAUSED', px + 4, y + h / 2);
+  }
+}
+
+function tokens(ctx: CanvasRenderingContext2D, s: DrawState, lane: Lane, top: number, max: number): void {
+  const { x, palette } = s;
+  const y0 = top + LANE.label + LANE.track + LANE.tokens - 1;
+  const h = LANE.tokens - 2;
+  const [d0, d1] = x.domain() as [number, number];
+  let lastPx = -1;
+  for (const b of lane.bars) {
+    if (b.call.kind !== 'model' || b.x1 < d0 || b.x0 > d1) continue;
+    const px = Math.floor(x(b.x0));
+    if (px === lastPx) continue;
+    lastPx = px;
+    const inH = ((b.call.tokensIn ?? 0) / max) * h;
+    const outH = ((b.call.tokensOut ?? 0) / max) * h;
+    const w = Math.max(1, Math.min(6, x(b.x1) - px));
+    ctx.fillStyle = palette.tokensIn;
+    ctx.fillRect(px, y0 - inH, w, inH);
+    ctx.fillStyle = palette.tokensOut;
+    ctx.fillRect(px, y0 - inH - outH, w, outH);
+  }
+}
+
+function branch(ctx: CanvasRenderingContext2D, s: DrawState, lane: Lane, top: number): void {
+  if (lane.parent === undefined || lane.branchX === undefined) return;
+  const parentTop = laneTop(lane.parent);
+  const px = Math.round(s.x(lane.branchX)) + 0.5;
+  const start = s.x(lane.run.cpAt.length > 0 ? cpX(lane, s.layout.axis, 0) : lane.branchX);
+  const yFrom = parentTop + LANE.label + LANE.track / 2;
+  const yTo = top + LANE.label + LANE.track / 2;
+  ctx.strokeStyle = lane.run.kind === 'fork' ? s.palette.text : s.palette.muted;
+  ctx.lineWidth = 1;
+  ctx.setLineDash(lane.run.kind === 'subagent' ? [3, 2] : []);
+  ctx.beginPath();
+  ctx.moveTo(px, yFrom);
+  ctx.lineTo(px, yTo);
+  ctx.lineTo(Math.max(px, start), yTo);
+  ctx.stroke();
+  ctx.setLineDash([]);
+  ctx.fillStyle = s.palette.text;
+  ctx.beginPath();
+  ctx.arc(px, yFrom, 2.5, 0, Math.PI * 2);
+  ctx.fill();
+}
+
+function outline(ctx: CanvasRenderingContext2D, s: DrawState, at: { lane: number; bar: number }, color: string): void {
+  const lane = s.layout.lanes[at.lane];
+  const b = lane?.bars[at.bar];
+  if (!lane || !b) return;
+  const top = laneTop(at.lane) + LANE.label + 1;
+  const x0 = Math.floor(s.x(b.x0)) - 1.5;
+  ctx.strokeStyle = color;
+  ctx.lineWidth = 1.5;
+  ctx.strokeRect(x0, top, Math.max(4, s.x(b.x1) - x0 + 1.5), LANE.track - 2);
+}
+
+function cursor(ctx: CanvasRenderingContext2D, s: DrawState): void {
+  const p = s.position;
+  if (!p) return;
+  const laneIndex = s.layout.lanes.findIndex((l) => l.run.runId === p.runId);
+  const lane = s.layout.lanes[laneIndex];
+  if (!lane) return;
+  const px = Math.round(s.x(cpX(lane, s.layout.axis, p.index) + (s.layout.axis === 'steps' ? 0.3 : 0))) + 0.5;
+  const top = laneTop(laneIndex);
+  ctx.strokeStyle = s.palette.cursor;
+  ctx.lineWidth = 2;
+  ctx.beginPath();
+  ctx.moveTo(px, top + LANE.label - 2);
+  ctx.lineTo(px, top + LANE.label + LANE.track + LANE.tokens);
+  ctx.stroke();
+  ctx.fillStyle = s.palette.cursor;
+  ctx.beginPath();
+  ctx.moveTo(px - 5, top + LANE.label - 6);
+  ctx.lineTo(px + 5, top + LANE.label - 6);
+  ctx.lineTo(px, top + LANE.label);
+  ctx.fill();
+  ctx.font = 'bold 10px sans-serif';
+  const boundary = TIMELINE_BOUNDARIES[lane.run.cpBoundary[p.index] ?? 0] ?? '';
+  const text = `[${p.index}] ${boundary}`;
+  const w = ctx.measureText(text).width;
+  ctx.fillText(text, Math.min(px + 6, s.width - w - 2), top + LANE.label - 8);
+  ctx.lineWidth = 1;
+}
+
+/** Draws everything (the canvas's pixel size set by the caller, its context scaled to CSS pixels). */
+export function draw(ctx: CanvasRenderingContext2D, s: DrawState, height: number): void {
+  ctx.clearRect(0, 0, s.width, height);
+  ruler(ctx, s);
+  let maxTokens = 1;
+  for (const lane of s.layout.lanes)
+    for (const b of lane.bars)
+      if (b.call.kind === 'model') maxTokens = Math.max(maxTokens, (b.call.tokensIn ?? 0) + (b.call.tokensOut ?? 0));
+  s.layout.lanes.forEach((lane, i) => branch(ctx, s, lane, laneTop(i)));
+  s.layout.lanes.forEach((lane, i) => {
+    const top = laneTop(i);
+    label(ctx, s, lane, top);
+    bars(ctx, s, lane, top);
+    tokens(ctx, s, lane, top, maxTokens);
+  });
+  if (s.hover) outline(ctx, s, s.hover, s.palette.muted);
+  if (s.focus) outline(ctx, s, s.focus, s.palette.focus);
+  cursor(ctx, s);
+}
+
+/** The minimap: every lane's bars over the whole domain, compressed, and the window the main view shows. */
+export function drawMinimap(
+  ctx: CanvasRenderingContext2D,
+  s: Pick<DrawState, 'layout' | 'palette' | 'width'>,
+  full: ScaleLinear<number, number>,
+  view: [number, number],
+  height: number,
+): void {
+  ctx.clearRect(0, 0, s.width, height);
+  const lanes = s.layout.lanes;
+  const rowH = Math.max(1, Math.min(4, (height - 2) / Math.max(1, lanes.length)));
+  lanes.forEach((lane, li) => {
+    let lastPx = -1;
+    for (const b of lane.bars) {
+      const px = Math.floor(full(b.x0));
+      if (px === lastPx) continue;
+      lastPx = px;
+      ctx.fillStyle = b.call.state === 'error' ? s.palette.error : s.palette.bars[b.color];
+      ctx.fillRect(px, 1 + li * rowH, Math.max(1, full(b.x1) - px), rowH);
+    }
+  });
+  const a = full(view[0]);
+  const b = full(view[1]);
+  ctx.strokeStyle = s.palette.focus;
+  ctx.lineWidth = 1;
+  ctx.strokeRect(Math.max(0.5, a) + 0.5, 0.5, Math.max(3, Math.min(s.width - 1, b) - Math.max(0.5, a)), height - 1);
+}

@@ -1,0 +1,127 @@
+/**
+ * Entry of the Timeline page (bundled to dist/timeline.js), for both of its hosts:
+ * - the VS Code panel: it says "ready", takes the timeline and the replay position from the host (every message
+ *   parsed with model/timeline.ts), and asks the host to move the replay or for a call's details;
+ * - `ocdb view`'s file: the timeline and the calls' details are JSON in the page; a bar's activation (and a
+ *   `#cp=37` link) marks that checkpoint in the transcript below and scrolls to it.
+ * Its stylesheet is in the bundle, added under the page's script nonce (the CSP allows nothing else).
+ */
+import * as z from 'zod/mini';
+import { TimelineHostMessageSchema, TimelineSchema, type TimelinePageMessage, type Timeline } from '../model/timeline';
+import css from './timeline.css';
+import { TimelineView } from './timelineView';
+
+interface VsCodeApi {
+  postMessage(message: unknown): void;
+}
+declare function acquireVsCodeApi(): VsCodeApi;
+
+function addStyle(): void {
+  const script = document.currentScript as HTMLScriptElement | null;
+  const style = document.createElement('style');
+  const nonce = script?.nonce || document.querySelector<HTMLScriptElement>('script[nonce]')?.nonce;
+  if (nonce) style.nonce = nonce;
+  style.textContent = css;
+  document.head.append(style);
+}
+
+function fail(root: HTMLElement, what: string): void {
+  root.textContent = `The timeline could not be shown: ${what}`;
+}
+
+function panel(root: HTMLElement): void {
+  const vscode = acquireVsCodeApi();
+  const post = (m: TimelinePageMessage) => vscode.postMessage(m);
+  const pending = new Map<number, (text: string | undefined) => void>();
+  let next = 1;
+  document.body.classList.add('tl-panel');
+  const view = new TimelineView(root, {
+    activate: (runId, index) => post({ type: 'activate', runId, index }),
+    details: (runId, toolCallId) =>
+      new Promise((resolve) => {
+        const requestId = next++;
+        pending.set(requestId, resolve);
+        post({ type: 'details', requestId, runId, toolCallId });
+      }),
+  });
+  window.addEventListener('message', (event: MessageEvent<unknown>) => {
+    const parsed = TimelineHostMessageSchema.safeParse(event.data);
+    if (!parsed.success) {
+      console.warn(`timeline: a message the page does not know: ${parsed.error.message}`);
+      return;
+    }
+    const m = parsed.data;
+    if (m.type === 'timeline') {
+      view.setData(m.timeline);
+      document.body.dataset.ready = 'true';
+    } else if (m.type === 'position') view.setPosition(m.position);
+    else {
+      pending.get(m.requestId)?.(m.text);
+      pending.delete(m.requestId);
+    }
+  });
+  post({ type: 'ready' });
+  expose(view);
+}
+
+/** The page's view for devtools and the UI tests (`timeline.barPoint(run, 37)`: where a user would click). */
+function expose(view: TimelineView): void {
+  (window as unknown as { timeline?: TimelineView }).timeline = view;
+}
+
+/** `#cp=37` (the root run) or `#cp=<run>:37` (a fork). */
+function hashPosition(timeline: Timeline): { runId: string; index: number } | undefined {
+  const m = /^#cp=(?:(.+):)?(\d+)$/.exec(decodeURIComponent(location.hash));
+  if (!m) return undefined;
+  return { runId: m[1] ?? timeline.rootRunId, index: Number(m[2]) };
+}
+
+function anchorOf(timeline: Timeline, p: { runId: string; index: number }): string {
+  return p.runId === timeline.rootRunId ? `cp=${p.index}` : `cp=${p.runId}:${p.index}`;
+}
+
+function file(root: HTMLElement, dataEl: HTMLElement): void {
+  const parsed = TimelineSchema.safeParse(JSON.parse(dataEl.textContent ?? 'null'));
+  if (!parsed.success) return fail(root, parsed.error.message);
+  const timeline = parsed.data;
+  const detailsEl = document.getElementById('timeline-details');
+  const details = z
+    .catch(z.record(z.string(), z.string()), {})
+    .parse(detailsEl ? JSON.parse(detailsEl.textContent ?? '{}') : {});
+  let current: HTMLElement | null = null;
+  const land = (p: { runId: string; index: number } | undefined, scroll: boolean) => {
+    view.setPosition(p);
+    current?.classList.remove('current');
+    current = p ? document.getElementById(anchorOf(timeline, p)) : null;
+    current?.classList.add('current');
+    if (current && scroll) current.scrollIntoView({ block: 'center' });
+    document.body.dataset.position = p ? anchorOf(timeline, p) : '';
+  };
+  const view = new TimelineView(root, {
+    activate: (runId, index) => {
+      history.replaceState(null, '', `#${anchorOf(timeline, { runId, index })}`);
+      land({ runId, index }, true);
+    },
+    details: (runId, toolCallId) => Promise.resolve(details[`${runId}:${toolCallId}`]),
+  });
+  view.setData(timeline);
+  expose(view);
+  land(hashPosition(timeline), true);
+  window.addEventListener('hashchange', () => land(hashPosition(timeline), true));
+  document.body.dataset.ready = 'true';
+}
+
+function main(): void {
+  addStyle();
+  const root = document.getElementById('timeline');
+  if (!root) return;
+  try {
+    const dataEl = document.getElementById('timeline-data');
+    if (dataEl) file(root, dataEl);
+    else panel(root);
+  } catch (e) {
+    fail(root, e instanceof Error ? e.message : String(e));
+  }
+}
+
+main();

@@ -1,0 +1,457 @@
+/**
+ * The Timeline page's behaviour, shared by the VS Code panel and `ocdb view`'s file: a toolbar (fit, zoom, the
+ * wall-clock / step axis switch), the minimap, the canvas with d3-zoom's pan and zoom on the x axis, hover
+ * summaries, a click or Enter on a bar to move the replay there, arrows between bars and lanes, collapsible
+ * lineage, and the accessible text list that mirrors the canvas. Where a click goes and where a hover's details
+ * come from are the host's (`TimelineHost`).
+ */
+import { scaleLinear, type ScaleLinear } from 'd3-scale';
+import { select } from 'd3-selection';
+import { zoom as d3zoom, zoomIdentity, type ZoomBehavior, type ZoomTransform } from 'd3-zoom';
+import { timelineCallText, type Timeline } from '../model/timeline';
+import { h, replaceChildren } from './dom';
+import { RULER, draw, drawMinimap, laneTop, readPalette, type DrawState } from './timelineDraw';
+import { renderTextList } from './timelineList';
+import {
+  LANE,
+  LANE_HEIGHT,
+  barAt,
+  barOfCheckpoint,
+  cpX,
+  layOut,
+  type Axis,
+  type Bar,
+  type Layout,
+} from './timelineLayout';
+
+export interface TimelineHost {
+  /** The user chose checkpoint `index` of `runId` (a click or Enter on a bar). */
+  activate(runId: string, index: number): void;
+  /** More about a tool call for its hover (arguments and result excerpts), when the host has it. */
+  details?(runId: string, toolCallId: string): Promise<string | undefined>;
+}
+
+const MINIMAP = 22;
+
+export class TimelineView {
+  private timeline: Timeline | undefined;
+  private layout: Layout | undefined;
+  private axis: Axis = 'time';
+  private readonly collapsed = new Set<string>();
+  private position: { runId: string; index: number } | undefined;
+  private focus: { lane: number; bar: number } | undefined;
+  private hover: { lane: number; bar: number } | undefined;
+  private transform: ZoomTransform = zoomIdentity;
+  private readonly zoom: ZoomBehavior<HTMLCanvasElement, unknown>;
+  private readonly canvas: HTMLCanvasElement;
+  private readonly minimap: HTMLCanvasElement;
+  private readonly tip: HTMLElement;
+  private readonly live: HTMLElement;
+  private readonly list: HTMLElement;
+  private readonly axisButton: HTMLButtonElement;
+  private readonly scroller: HTMLElement;
+  private width = 300;
+  private frame = 0;
+  private fitted = true;
+  /** How long the last draw took (ms): the bench and the test read it. */
+  lastDrawMs = 0;
+
+  constructor(
+    private readonly root: HTMLElement,
+    private readonly host: TimelineHost,
+  ) {
+    this.canvas = h('canvas', {
+      class: 'tl-canvas',
+      tabindex: '0',
+      role: 'img',
+      'aria-label': 'Timeline: arrows move between calls, Enter moves the replay there; the list below reads the same',
+    });
+    this.minimap = h('canvas', { class: 'tl-minimap', 'aria-hidden': 'true' });
+    this.tip = h('div', { class: 'tl-tip', role: 'tooltip', hidden: true });
+    this.live = h('div', { class: 'tl-sr', 'aria-live': 'polite' });
+    this.list = h('div', { class: 'tl-list' });
+    const button = (text: string, title: string, on: () => void) =>
+      h('button', { class: 'tl-button', type: 'button', title, 'aria-label': title, onclick: on }, text);
+    this.axisButton = button('Steps', 'Switch to the step axis', () =>
+      this.setAxis(this.axis === 'time' ? 'steps' : 'time'),
+    );
+    const toolbar = h(
+      'div',
+      { class: 'tl-toolbar', role: 'toolbar', 'aria-label': 'Timeline' },
+      button('Fit', 'Fit the whole run', () => this.fit()),
+      button('+', 'Zoom in', () => this.zoomBy(2)),
+      button('−', 'Zoom out', () => this.zoomBy(0.5)),
+      this.axisButton,
+      h('span', { class: 'tl-legend', 'aria-hidden': 'true' }, ...legend()),
+    );
+    this.scroller = h('div', { class: 'tl-scroll' }, this.canvas, this.tip);
+    replaceChildren(root, toolbar, this.minimap, this.scroller, this.live, this.list);
+    this.zoom = d3zoom<HTMLCanvasElement, unknown>()
+      .scaleExtent([1, 1e6])
+      .filter((event: Event) => {
+        // a plain wheel scrolls the lanes when they overflow; Ctrl/⌘ + wheel (and a pinch) zooms
+        if (event.type === 'wheel')
+          return (event as WheelEvent).ctrlKey || (event as WheelEvent).metaKey || !this.overflows();
+        return !(event as MouseEvent).button && event.type !== 'dblclick';
+      })
+      .on('zoom', (event: { transform: ZoomTransform; sourceEvent?: Event }) => {
+        this.transform = event.transform;
+        if (event.sourceEvent) this.fitted = false;
+        this.schedule();
+      });
+    select(this.canvas).call(this.zoom);
+    this.canvas.addEventListener('mousemove', (e) => this.onHover(e));
+    this.canvas.addEventListener('mouseleave', () => this.setHover(undefined));
+    this.canvas.addEventListener('click', (e) => this.onClick(e));
+    this.canvas.addEventListener('keydown', (e) => this.onKey(e));
+    this.minimap.addEventListener('pointerdown', (e) => this.onMinimap(e));
+    new ResizeObserver(() => this.resize()).observe(root);
+    // VS Code changes the theme's variables on the page in place: draw again in the new colours
+    new MutationObserver(() => this.schedule()).observe(document.documentElement, {
+      attributes: true,
+      subtree: false,
+      attributeFilter: ['style', 'class'],
+    });
+    new MutationObserver(() => this.schedule()).observe(document.body, {
+      attributes: true,
+      attributeFilter: ['class'],
+    });
+    this.resize();
+  }
+
+  /** Shows `timeline` (a first load or a live run that grew), keeping the zoom unless the view was fitted. */
+  setData(timeline: Timeline): void {
+    this.timeline = timeline;
+    this.relayout();
+    renderTextList(this.list, timeline, (runId, index) => this.host.activate(runId, index));
+  }
+
+  /** Draws the replay position (a run and a checkpoint), panning to it when it is out of view. */
+  setPosition(position: { runId: string; index: number } | undefined): void {
+    this.position = position;
+    if (position && this.layout) {
+      const li = this.layout.lanes.findIndex((l) => l.run.runId === position.runId);
+      const lane = this.layout.lanes[li];
+      if (lane) {
+        const bar = barOfCheckpoint(lane, position.index);
+        if (bar !== undefined) this.focus = { lane: li, bar };
+        this.reveal(cpX(lane, this.layout.axis, position.index), li);
+      }
+    }
+    this.canvas.dataset.position = position ? `${position.runId}:${position.index}` : '';
+    this.schedule();
+  }
+
+  setAxis(axis: Axis): void {
+    this.axis = axis;
+    this.axisButton.textContent = axis === 'time' ? 'Steps' : 'Time';
+    this.axisButton.title = axis === 'time' ? 'Switch to the step axis' : 'Switch to the wall-clock axis';
+    this.axisButton.setAttribute('aria-label', this.axisButton.title);
+    this.relayout();
+    this.fit();
+  }
+
+  fit(): void {
+    this.fitted = true;
+    select(this.canvas).call(this.zoom.transform, zoomIdentity);
+  }
+
+  private zoomBy(k: number): void {
+    this.fitted = false;
+    select(this.canvas).call(this.zoom.scaleBy, k);
+  }
+
+  private relayout(): void {
+    if (!this.timeline) return;
+    const focusRun = this.focus && this.layout?.lanes[this.focus.lane]?.run.runId;
+    this.layout = layOut(this.timeline, this.axis, this.collapsed);
+    const li = focusRun ? this.layout.lanes.findIndex((l) => l.run.runId === focusRun) : -1;
+    if (this.focus && li < 0) this.focus = undefined;
+    else if (this.focus)
+      this.focus = { lane: li, bar: Math.min(this.focus.bar, (this.layout.lanes[li]?.bars.length ?? 1) - 1) };
+    this.hover = undefined;
+    if (this.fitted) this.transform = zoomIdentity;
+    this.resize();
+  }
+
+  private base(): ScaleLinear<number, number> {
+    const domain = this.layout?.domain ?? [0, 1];
+    return scaleLinear()
+      .domain(domain)
+      .range([8, Math.max(20, this.width - 8)]);
+  }
+
+  private scale(): ScaleLinear<number, number> {
+    return this.transform.rescaleX(this.base());
+  }
+
+  private overflows(): boolean {
+    return this.scroller.scrollHeight > this.scroller.clientHeight + 1;
+  }
+
+  private resize(): void {
+    this.width = Math.max(120, this.root.clientWidth);
+    const lanes = this.layout?.lanes.length ?? 1;
+    const height = RULER + lanes * LANE_HEIGHT;
+    const dpr = window.devicePixelRatio || 1;
+    for (const [c, hgt] of [
+      [this.canvas, height],
+      [this.minimap, MINIMAP],
+    ] as const) {
+      c.width = Math.round(this.width * dpr);
+      c.height = Math.round(hgt * dpr);
+      c.style.width = `${this.width}px`;
+      c.style.height = `${hgt}px`;
+    }
+    this.zoom
+      .extent([
+        [0, 0],
+        [this.width, height],
+      ])
+      .translateExtent([
+        [0, 0],
+        [this.width, height],
+      ]);
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.frame) return;
+    this.frame = requestAnimationFrame(() => {
+      this.frame = 0;
+      this.render();
+    });
+  }
+
+  /** Draws now (the bench and tests call it to time a frame). */
+  render(): void {
+    if (!this.layout) return;
+    const started = performance.now();
+    const dpr = window.devicePixelRatio || 1;
+    const palette = readPalette(this.root);
+    const x = this.scale();
+    const state: DrawState = {
+      layout: this.layout,
+      x,
+      width: this.width,
+      palette,
+      origin: this.timeline?.runs[0]?.startedAt ?? 0,
+      ...(this.position ? { position: this.position } : {}),
+      ...(this.focus ? { focus: this.focus } : {}),
+      ...(this.hover ? { hover: this.hover } : {}),
+    };
+    const ctx = this.canvas.getContext('2d');
+    if (ctx) {
+      ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+      draw(ctx, state, this.canvas.height / dpr);
+    }
+    const mini = this.minimap.getContext('2d');
+    if (mini) {
+      mini.setTransform(dpr, 0, 0, dpr, 0, 0);
+      drawMinimap(mini, state, this.base(), x.domain() as [number, number], MINIMAP);
+    }
+    this.lastDrawMs = performance.now() - started;
+    this.canvas.dataset.drawMs = this.lastDrawMs.toFixed(2);
+    this.canvas.dataset.background = palette.background;
+  }
+
+  /**
+   * Where the bar holding checkpoint `cp` of `runId` is drawn (page pixels, its centre), when it is in view: what
+   * the UI tests click, as a user clicks the bar they see.
+   */
+  barPoint(runId: string, cp: number): { x: number; y: number } | undefined {
+    const li = this.layout?.lanes.findIndex((l) => l.run.runId === runId) ?? -1;
+    const lane = this.layout?.lanes[li];
+    const bi = lane ? barOfCheckpoint(lane, cp) : undefined;
+    const bar = bi === undefined ? undefined : lane?.bars[bi];
+    if (!bar) return undefined;
+    const x = this.scale();
+    const rect = this.canvas.getBoundingClientRect();
+    const px = (Math.max(x(bar.x0), 0) + Math.min(x(bar.x1), this.width)) / 2;
+    const top = laneTop(li) + LANE.label + (bar.call.kind === 'tool' ? LANE.track * 0.65 : LANE.track * 0.35);
+    return { x: rect.left + px, y: rect.top + top };
+  }
+
+  /** The lane and bar under a mouse event, if any. */
+  private hit(e: MouseEvent): { lane: number; bar: number } | undefined {
+    if (!this.layout) return undefined;
+    const rect = this.canvas.getBoundingClientRect();
+    const px = e.clientX - rect.left;
+    const py = e.clientY - rect.top;
+    const li = Math.floor((py - RULER) / LANE_HEIGHT);
+    const lane = this.layout.lanes[li];
+    if (!lane) return undefined;
+    const inLane = py - laneTop(li);
+    if (inLane < LANE.label - 2 || inLane > LANE.label + LANE.track + LANE.tokens) return undefined;
+    const x = this.scale();
+    const bar = barAt(lane, x.invert(px), Math.abs(x.invert(px + 3) - x.invert(px)));
+    return bar === undefined ? undefined : { lane: li, bar };
+  }
+
+  private barOf(at: { lane: number; bar: number } | undefined): { bar: Bar; runId: string } | undefined {
+    const lane = at && this.layout?.lanes[at.lane];
+    const bar = lane?.bars[at?.bar ?? -1];
+    return lane && bar ? { bar, runId: lane.run.runId } : undefined;
+  }
+
+  private onHover(e: MouseEvent): void {
+    const at = this.hit(e);
+    this.setHover(at, e);
+  }
+
+  private setHover(at: { lane: number; bar: number } | undefined, e?: MouseEvent): void {
+    this.hover = at;
+    this.schedule();
+    const found = this.barOf(at);
+    if (!found || !e) {
+      this.tip.hidden = true;
+      return;
+    }
+    const text = timelineCallText(found.bar.call);
+    replaceChildren(this.tip, h('div', { class: 'tl-tip-title' }, `${found.runId}`), h('div', {}, text));
+    const rect = this.scroller.getBoundingClientRect();
+    this.tip.hidden = false;
+    this.tip.style.left = `${Math.min(e.clientX - rect.left + 12, Math.max(0, this.width - 260))}px`;
+    this.tip.style.top = `${e.clientY - rect.top + this.scroller.scrollTop + 14}px`;
+    const id = found.bar.call.toolCallId;
+    if (id && this.host.details) {
+      void this.host.details(found.runId, id).then((more) => {
+        if (more && this.hover === at && !this.tip.hidden) this.tip.append(h('div', { class: 'tl-tip-more' }, more));
+      });
+    }
+  }
+
+  private onClick(e: MouseEvent): void {
+    if (e.defaultPrevented) return;
+    const rect = this.canvas.getBoundingClientRect();
+    const py = e.clientY - rect.top;
+    const li = Math.floor((py - RULER) / LANE_HEIGHT);
+    const lane = this.layout?.lanes[li];
+    // a click on a run's label folds or unfolds its forks and sub-agents
+    if (
+      lane &&
+      py - laneTop(li) < LANE.label - 2 &&
+      lane.hasChildren &&
+      e.clientX - rect.left < 4 + lane.depth * 12 + 12
+    ) {
+      this.toggle(lane.run.runId);
+      return;
+    }
+    const at = this.hit(e);
+    const found = this.barOf(at);
+    if (!at || !found) return;
+    this.focus = at;
+    this.activate();
+  }
+
+  toggle(runId: string): void {
+    if (this.collapsed.has(runId)) this.collapsed.delete(runId);
+    else this.collapsed.add(runId);
+    this.relayout();
+  }
+
+  private activate(): void {
+    const found = this.barOf(this.focus);
+    if (!found) return;
+    this.host.activate(found.runId, found.bar.call.cp);
+    this.schedule();
+  }
+
+  private onKey(e: KeyboardEvent): void {
+    const layout = this.layout;
+    if (!layout || layout.lanes.length === 0) return;
+    const focus = this.focus ?? { lane: 0, bar: 0 };
+    const lane = layout.lanes[focus.lane];
+    let next: { lane: number; bar: number } | undefined;
+    switch (e.key) {
+      case 'ArrowRight':
+        next = { lane: focus.lane, bar: Math.min((lane?.bars.length ?? 1) - 1, this.focus ? focus.bar + 1 : 0) };
+        break;
+      case 'ArrowLeft':
+        next = { lane: focus.lane, bar: Math.max(0, focus.bar - 1) };
+        break;
+      case 'Home':
+        next = { lane: focus.lane, bar: 0 };
+        break;
+      case 'End':
+        next = { lane: focus.lane, bar: (lane?.bars.length ?? 1) - 1 };
+        break;
+      case 'ArrowUp':
+      case 'ArrowDown': {
+        const li = focus.lane + (e.key === 'ArrowUp' ? -1 : 1);
+        const target = layout.lanes[li];
+        if (!target || target.bars.length === 0) break;
+        const x = lane?.bars[focus.bar]?.x0 ?? layout.domain[0];
+        next = { lane: li, bar: barAt(target, x, Infinity) ?? 0 };
+        break;
+      }
+      case 'Enter':
+      case ' ':
+        if (this.focus) this.activate();
+        e.preventDefault();
+        return;
+      case '+':
+      case '=':
+        this.zoomBy(2);
+        return;
+      case '-':
+        this.zoomBy(0.5);
+        return;
+      case '0':
+        this.fit();
+        return;
+      default:
+        return;
+    }
+    e.preventDefault();
+    if (!next || !layout.lanes[next.lane]?.bars[next.bar]) return;
+    this.focus = next;
+    const found = this.barOf(next);
+    if (found) {
+      this.live.textContent = `${found.runId} ${timelineCallText(found.bar.call)}`;
+      this.reveal(found.bar.x0, next.lane);
+    }
+    this.schedule();
+  }
+
+  /** Pans so domain x `x` is in view and scrolls lane `li` into view. */
+  private reveal(x: number, li: number): void {
+    const scale = this.scale();
+    const px = scale(x);
+    if (px < 8 || px > this.width - 8) {
+      this.fitted = false;
+      select(this.canvas).call(this.zoom.translateTo, this.base()(x), 0, [this.width / 2, 0]);
+    }
+    const top = laneTop(li);
+    if (top < this.scroller.scrollTop || top + LANE_HEIGHT > this.scroller.scrollTop + this.scroller.clientHeight)
+      this.scroller.scrollTop = Math.max(0, top - RULER);
+  }
+
+  private onMinimap(e: PointerEvent): void {
+    const move = (ev: PointerEvent) => {
+      const rect = this.minimap.getBoundingClientRect();
+      const x = this.base().invert(ev.clientX - rect.left);
+      this.fitted = false;
+      select(this.canvas).call(this.zoom.translateTo, this.base()(x), 0, [this.width / 2, 0]);
+    };
+    move(e);
+    this.minimap.setPointerCapture(e.pointerId);
+    this.minimap.onpointermove = move;
+    this.minimap.onpointerup = () => {
+      this.minimap.onpointermove = null;
+      this.minimap.onpointerup = null;
+    };
+  }
+}
+
+function legend(): HTMLElement[] {
+  const item = (cls: string, text: string) => h('span', { class: `tl-key ${cls}` }, text);
+  return [
+    item('k-model', 'model'),
+    item('k-read', 'read'),
+    item('k-expensive', 'expensive'),
+    item('k-write', 'write'),
+    item('k-irreversible', 'irreversible'),
+    item('k-error', '✕ error'),
+  ];
+}

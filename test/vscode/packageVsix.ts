@@ -20,6 +20,8 @@ export const REQUIRED_ENTRIES = [
   'extension/dist/cli.js', // `ocdb mcp`, which the extension registers for agent mode
   'extension/dist/pgWorker.js',
   'extension/dist/webview.js',
+  'extension/dist/timeline.js',
+  'extension/dist/cohort.js',
   'extension/dist/codicons/codicon.css',
   'extension/dist/codicons/codicon.ttf',
 ];

@@ -25,13 +25,14 @@ const LAYERS = {
   },
   demo: { role: 'src/demo records the demo runs through the SDK', may: ['model', 'store', 'recorder', 'fork'] },
   debug: { role: 'src/debug is the DAP adapter', may: ['model', 'store', 'writer', 'fork', 'replay'] },
+  team: { role: 'src/team reaches a team store asynchronously', may: ['model', 'store', 'fork'] },
   cli: {
     role: 'src/cli is the ocdb command line',
-    may: ['model', 'store', 'writer', 'fork', 'replay', 'recorder', 'importers', 'server', 'demo', 'debug'],
+    may: ['model', 'store', 'writer', 'fork', 'replay', 'recorder', 'importers', 'server', 'demo', 'debug', 'team'],
   },
   extension: {
     role: 'src/extension is the VS Code wiring',
-    may: ['model', 'store', 'writer', 'fork', 'replay', 'recorder', 'importers', 'server', 'demo', 'debug'],
+    may: ['model', 'store', 'writer', 'fork', 'replay', 'recorder', 'importers', 'server', 'demo', 'debug', 'team'],
     // The typed webview protocol is shared by both ends; the rest of src/webview is browser page code.
     only: { webview: ['protocol'] },
   },

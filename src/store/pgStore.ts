@@ -3,7 +3,7 @@
  * lock timeout, the migrations (pgMigrations.ts). SqliteRunStore then runs the same code over it as over a file.
  * The location a store shows (`store.path`, every error) is the connection string redacted: no password.
  */
-import { OcdbError, redactUrl } from '../model';
+import { OcdbError, REDACTED, redactUrl } from '../model';
 import { PgDriver } from './pgDriver';
 import { applyFixups } from './fixups';
 import { migratePg, pgSchemaVersion } from './pgMigrations';
@@ -14,12 +14,36 @@ export interface OpenPgOptions {
   create: boolean;
   /** Milliseconds a writer waits for another writer's lock before StoreLocked. */
   busyTimeoutMs: number;
+  /** Milliseconds a connection attempt may take; default the driver's. */
+  connectTimeoutMs?: number;
+}
+
+/**
+ * Refuses a connection string that does not parse, in one line that never holds its password: a password with
+ * `/`, `#`, `?` or `@` not percent-encoded reads as part of the host, and the parser's own error quotes it all.
+ */
+export function checkStoreUrl(url: string): void {
+  try {
+    new URL(url);
+    return;
+  } catch {
+    // shown below without what comes before the last `@` (the user and password)
+  }
+  const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(url)?.[0] ?? '';
+  const at = url.lastIndexOf('@');
+  const shown = at >= 0 ? `${scheme}${REDACTED}@${url.slice(at + 1)}` : `${scheme}…`;
+  throw new OcdbError(
+    'InvalidInput',
+    `The store URL ${shown} is not a valid URL: percent-encode a user name or password that holds / # ? @ or : (/ as %2F, # as %23, ? as %3F, @ as %40, : as %3A), or give the password in PGPASSWORD or ~/.pgpass.`,
+    { path: 'store' },
+  );
 }
 
 /** Connects to `url` and brings its schema up to date; answers the driver and the location to show. */
 export function openPgDriver(url: string, options: OpenPgOptions): { db: SqlDriver; location: string } {
+  checkStoreUrl(url.trim());
   const location = redactUrl(url.trim());
-  const db = new PgDriver({ url: url.trim(), location });
+  const db = new PgDriver({ url: url.trim(), location, connectTimeoutMs: options.connectTimeoutMs });
   try {
     // a migration another process is applying may take a while: wait for it longer than for a write
     db.exec(`PRAGMA busy_timeout = ${Math.max(options.busyTimeoutMs, 60_000)}`);

@@ -92,6 +92,8 @@ export interface OpenStoreOptions {
    * or the process's exit (SqliteRunStore.groupedWrite).
    */
   groupCommit?: boolean | GroupCommitOptions;
+  /** PostgreSQL: milliseconds a connection attempt may take before the store reads unreachable; default 10000. */
+  connectTimeoutMs?: number;
 }
 
 export interface GroupCommitOptions {
@@ -108,7 +110,11 @@ export interface GroupCommitOptions {
 export function openRunStore(file: string, options: OpenStoreOptions = {}): SqliteRunStore {
   const create = options.create ?? true;
   if (isPostgresLocation(file)) {
-    const { db, location } = openPgDriver(file, { create, busyTimeoutMs: options.busyTimeoutMs ?? 5000 });
+    const { db, location } = openPgDriver(file, {
+      create,
+      busyTimeoutMs: options.busyTimeoutMs ?? 5000,
+      connectTimeoutMs: options.connectTimeoutMs,
+    });
     return new SqliteRunStore(location, db);
   }
   const abs = path.resolve(file);

@@ -53,7 +53,8 @@ function workerSource(): { code: string } {
   let preload = '';
   if (__filename.endsWith('.ts')) {
     file = path.join(__dirname, 'teamWorker.ts');
-    preload = `require(${JSON.stringify(require.resolve('tsx/cjs'))});`;
+    const tsx = 'tsx/cjs'; // resolved at run time: from source only, never bundled
+    preload = `require(${JSON.stringify(require.resolve(tsx))});`;
   } else {
     file = path.join(__dirname, 'teamWorker.js');
     if (!fs.existsSync(file))

@@ -1,8 +1,8 @@
 /**
  * The driver seam: the few SQLite operations the store needs, so the same SQL
- * runs on better-sqlite3 (fast, native, the default) or on Node's built-in
- * `node:sqlite` (for hosts whose Electron ABI cannot load the native binary,
- * e.g. desktop VS Code on Node 22) — and on PostgreSQL (pgDriver.ts: the statements translated by
+ * runs on Node's built-in `node:sqlite` (every runtime that has it: the VS Code
+ * extension host, Node 22 and 24) or on better-sqlite3 (Node 20) — openDriver.ts
+ * chooses — and on PostgreSQL (pgDriver.ts: the statements translated by
  * pgDialect.ts, the `pg` client in a worker thread, answered synchronously). Only src/store may touch SQL.
  */
 export type SqlValue = string | number | bigint | null | Uint8Array;
@@ -52,6 +52,6 @@ export interface SqlDriver {
 export interface OpenDriverOptions {
   /** Open read-write and create the file when missing. */
   create: boolean;
-  /** Force one driver (tests); default: better-sqlite3, falling back to node:sqlite when it cannot load. */
+  /** Force one driver (tests, benches); default: node:sqlite where the runtime has it, else better-sqlite3 (openDriver.ts). */
   driver?: DriverName;
 }

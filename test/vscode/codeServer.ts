@@ -1,17 +1,55 @@
 /**
- * Installs code-server (VS Code 1.100.3's workbench and server, see shared VSCODE-OFFLINE.md) into a cache folder on
- * first use and finds the system tools the VS Code tests need (Debian's chromium, ripgrep, libkrb5-dev). Idempotent:
- * when the pinned version is already installed this costs one stat. Must not depend on src/ or the extension.
+ * Installs code-server — the VS Code workbench and server of one release, see shared VSCODE-OFFLINE.md — into a
+ * cache folder on first use, under the Node that release of desktop VS Code ships (test/support/nodeRuntime.ts),
+ * and finds the system tools the VS Code tests need (Debian's chromium, ripgrep, libkrb5-dev). Idempotent: when a
+ * release is installed this costs one stat. Must not depend on src/ or the extension.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { ensureNode, nodeDir, NODE_OF_CURRENT_VSCODE, NODE_OF_OLDEST_VSCODE, REPO_ROOT } from '../support/nodeRuntime';
 
-export const CODE_SERVER_VERSION = '4.100.3';
-export const REPO_ROOT = path.resolve(__dirname, '..', '..');
-/** Where code-server is installed; OCDB_CODE_SERVER_DIR overrides (e.g. a CI cache). */
-export const CODE_SERVER_DIR = process.env.OCDB_CODE_SERVER_DIR ?? path.join(REPO_ROOT, '.cache', 'code-server');
+export { REPO_ROOT };
+
+/** A VS Code release the tests run in: code-server's build of it, on the Node its desktop build ships. */
+export interface VsCodeRelease {
+  readonly label: 'current' | 'oldest' | 'legacy';
+  /** code-server's npm version */
+  readonly codeServer: string;
+  /** the VS Code release it is (`code-server --version`) */
+  readonly vscode: string;
+  /** the Node of that release's extension host */
+  readonly node: string;
+}
+
+/** Every phase runs here: the newest VS Code the npm registry's code-server has. */
+export const CURRENT_RELEASE: VsCodeRelease = {
+  label: 'current',
+  codeServer: '4.139.1',
+  vscode: '1.139.1',
+  node: NODE_OF_CURRENT_VSCODE,
+};
+/**
+ * The harness before this extension moved to node:sqlite: VS Code 1.100 on this Node (20), where the store opens
+ * with better-sqlite3. Only the first-use bench runs it, to compare.
+ */
+export const LEGACY_RELEASE: VsCodeRelease = {
+  label: 'legacy',
+  codeServer: '4.100.3',
+  vscode: '1.100.3',
+  node: process.versions.node,
+};
+/** The oldest release engines.vscode admits (1.103: Node 22.17, node:sqlite whole); the packaged phase runs here too. */
+export const OLDEST_RELEASE: VsCodeRelease = {
+  label: 'oldest',
+  codeServer: '4.103.2',
+  vscode: '1.103.2',
+  node: NODE_OF_OLDEST_VSCODE,
+};
+
+/** Where code-server releases are installed; OCDB_CODE_SERVER_DIR overrides (e.g. a CI cache). */
+export const CODE_SERVER_DIR = process.env.OCDB_CODE_SERVER_DIR ?? path.join(REPO_ROOT, '.cache');
 export const CHROMIUM = process.env.OCDB_CHROMIUM ?? '/usr/bin/chromium';
 
 /** @vscode/ripgrep's postinstall looks here before downloading from GitHub (unreachable here). */
@@ -31,11 +69,14 @@ const DEBIAN_PACKAGES: { pkg: string; present: () => boolean }[] = [
 
 const log = (msg: string): void => void process.stderr.write(`[code-server] ${msg}\n`);
 
+function installDir(release: VsCodeRelease): string {
+  return path.join(CODE_SERVER_DIR, `code-server-${release.codeServer}`);
+}
 function binPath(dir: string): string {
   return path.join(dir, 'node_modules', 'code-server', 'out', 'node', 'entry.js');
 }
-function marker(dir: string): string {
-  return path.join(dir, `.installed-${CODE_SERVER_VERSION}`);
+function marker(dir: string, release: VsCodeRelease): string {
+  return path.join(dir, `.installed-${release.codeServer}-node-${release.node}`);
 }
 
 /** Installs missing Debian packages when running as root; otherwise says what to install. */
@@ -70,22 +111,27 @@ function ensureRipgrepCache(): void {
   fs.rmSync(staging, { recursive: true, force: true });
 }
 
+/** How to start one release: its entry script and the Node that runs it (and so its extension host). */
+export interface InstalledCodeServer {
+  readonly release: VsCodeRelease;
+  readonly entry: string;
+  readonly node: string;
+}
+
 /**
- * Returns the path of code-server's entry script (run it with Node 20), installing it on first use.
- * A concurrent second caller waits on a lock file rather than installing twice.
+ * Installs `release` on first use (its Node first, then code-server built against that Node's headers) and returns
+ * how to start it. A concurrent second caller waits on a lock file rather than installing twice.
  */
-export function ensureCodeServer(dir = CODE_SERVER_DIR): string {
-  if (fs.existsSync(marker(dir)) && fs.existsSync(binPath(dir))) return binPath(dir);
-  const major = Number(process.versions.node.split('.')[0]);
-  if (major !== 20) {
-    throw new Error(`code-server@${CODE_SERVER_VERSION} installs only under Node 20 (this is Node ${process.version})`);
-  }
+export function ensureCodeServer(release: VsCodeRelease = CURRENT_RELEASE): InstalledCodeServer {
+  const node = ensureNode(release.node);
+  const dir = installDir(release);
+  if (fs.existsSync(marker(dir, release)) && fs.existsSync(binPath(dir))) return { release, entry: binPath(dir), node };
   ensureSystemPackages();
   ensureRipgrepCache();
   fs.mkdirSync(dir, { recursive: true });
   const lock = path.join(dir, '.install.lock');
   // flock serialises two test runs installing at once; the second finds the marker and returns.
-  const script = `test -f '${marker(dir)}' && exit 0; npm install --unsafe-perm --no-audit --no-fund --loglevel=error code-server@${CODE_SERVER_VERSION} && touch '${marker(dir)}'`;
+  const script = `test -f '${marker(dir, release)}' && exit 0; npm install --unsafe-perm --no-audit --no-fund --loglevel=error code-server@${release.codeServer} && touch '${marker(dir, release)}'`;
   if (!fs.existsSync(path.join(dir, 'package.json'))) {
     fs.writeFileSync(
       path.join(dir, 'package.json'),
@@ -93,23 +139,27 @@ export function ensureCodeServer(dir = CODE_SERVER_DIR): string {
     );
   }
   const started = Date.now();
-  log(`installing code-server@${CODE_SERVER_VERSION} into ${dir} (first use, ~2 minutes)`);
+  log(
+    `installing code-server@${release.codeServer} (VS Code ${release.vscode}) on Node ${release.node} into ${dir} (first use, ~4 minutes)`,
+  );
   const env = {
     ...process.env,
     npm_config_yes: 'true',
-    // Node 20 first on PATH: code-server's postinstall refuses other majors.
-    PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH ?? ''}`,
+    // that Node first on PATH (code-server's postinstall checks its major) and its headers for the native modules:
+    // the machine's npm config may name another Node's (nodedir), and modules built for it would not load
+    PATH: `${path.dirname(node)}${path.delimiter}${process.env.PATH ?? ''}`,
+    ...(nodeDir(release.node) ? { npm_config_nodedir: nodeDir(release.node) } : {}),
   };
   const r = spawnSync('flock', [lock, 'sh', '-c', script], { cwd: dir, stdio: 'inherit', env });
   if (r.status !== 0 || !fs.existsSync(binPath(dir))) {
-    throw new Error(`installing code-server@${CODE_SERVER_VERSION} into ${dir} failed (exit ${r.status})`);
+    throw new Error(`installing code-server@${release.codeServer} into ${dir} failed (exit ${r.status})`);
   }
   log(`installed in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  return binPath(dir);
+  return { release, entry: binPath(dir), node };
 }
 
 if (require.main === module) {
   const started = Date.now();
-  const entry = ensureCodeServer();
-  console.log(`${entry} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+  const installed = [CURRENT_RELEASE, OLDEST_RELEASE].map((r) => ensureCodeServer(r).entry);
+  console.log(`${installed.join('\n')} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
 }

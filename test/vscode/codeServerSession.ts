@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ensureCodeServer } from './codeServer';
+import { CURRENT_RELEASE, ensureCodeServer, type VsCodeRelease } from './codeServer';
 
 export interface CodeServerOptions {
   /** Extra environment for the server and so for the extension host (e.g. OCDB_VTEST_RESULTS). */
@@ -22,11 +22,8 @@ export interface CodeServerOptions {
   port?: number;
   /** Echo the server's output to stderr. */
   verbose?: boolean;
-  /**
-   * The Node that runs code-server and so its extension host (default this one, Node 20): Node 22 stands in for
-   * desktop VS Code's Electron, whose ABI cannot load a better-sqlite3 built for Node 20.
-   */
-  node?: string;
+  /** The VS Code release to run (default the current one), on the Node its desktop build ships. */
+  release?: VsCodeRelease;
 }
 
 export interface CodeServer {
@@ -85,7 +82,7 @@ async function waitUntilUp(origin: string, child: ChildProcess, logFile: string,
 }
 
 export async function startCodeServer(options: CodeServerOptions = {}): Promise<CodeServer> {
-  const entry = ensureCodeServer();
+  const { entry, node } = ensureCodeServer(options.release ?? CURRENT_RELEASE);
   const dir = options.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'ocdb-code-server-'));
   const userDataDir = path.join(dir, 'user-data');
   const extensionsDir = options.extensionsDir ?? path.join(dir, 'extensions');
@@ -116,7 +113,7 @@ export async function startCodeServer(options: CodeServerOptions = {}): Promise<
     '--extensions-dir',
     extensionsDir,
   ];
-  const child = spawn(options.node ?? process.execPath, args, {
+  const child = spawn(node, args, {
     env: { ...process.env, ...options.env },
     stdio: ['ignore', options.verbose ? 'inherit' : log, options.verbose ? 'inherit' : log],
     detached: true, // its own process group, so stop() also ends the extension host and pty host it forks

@@ -1,9 +1,10 @@
 /**
- * `npm run test:vscode`: the extension inside a real VS Code (code-server 4.100.3 + headless Chromium, installed on
- * first use). Builds, then runs the phases in order — the extension-host suite (suite/*.vtest.ts), the UI flows
- * (ui/*.ui.ts, screenshots in test-results/screenshots/), and the packaged .vsix installed into code-server — and
- * prints `N passed, N failed`; exits non-zero on any failure. `--phase suite,ui,vsix` runs a subset;
- * OCDB_VTEST_GREP narrows the tests by name.
+ * `npm run test:vscode`: the extension inside a real, current VS Code (code-server 4.139 on Node 24, as desktop
+ * VS Code 1.139 ships it, + headless Chromium; installed into .cache on first use). Builds, then runs the phases in
+ * order — the extension-host suite (suite/*.vtest.ts), the UI flows (ui/*.ui.ts, screenshots in
+ * test-results/screenshots/), and the packaged .vsix installed into the current release and into the oldest one
+ * engines.vscode admits (1.103 on Node 22.17) — and prints `N passed, N failed`; exits non-zero on any failure.
+ * `--phase suite,ui,vsix` runs a subset; OCDB_VTEST_GREP narrows the tests by name.
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -12,7 +13,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { launchBrowser } from './browser';
 import { buildExtension, buildSuite } from './buildTests';
-import { ensureCodeServer, ensureSystemPackages, REPO_ROOT } from './codeServer';
+import { CURRENT_RELEASE, ensureCodeServer, ensureSystemPackages, OLDEST_RELEASE, REPO_ROOT } from './codeServer';
 import { printOutcome, type PhaseOutcome } from './outcome';
 import { runSuitePhase } from './suitePhase';
 import { runUiPhase, SCREENSHOTS } from './uiPhase';
@@ -37,7 +38,8 @@ async function main(): Promise<number> {
   const phases = selectedPhases(process.argv.slice(2));
   const installStarted = Date.now();
   ensureSystemPackages(); // chromium, ripgrep, libkrb5-dev, unzip: apt-get when root, else a clear error
-  ensureCodeServer();
+  ensureCodeServer(CURRENT_RELEASE);
+  if (phases.includes('vsix')) ensureCodeServer(OLDEST_RELEASE);
   const installMs = Date.now() - installStarted;
   buildExtension();
   const vtests = phases.includes('suite') ? await buildSuite() : [];

@@ -12,7 +12,7 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import { launchBrowser, openPage } from './browser';
 import { buildExtension } from './buildTests';
-import { REPO_ROOT } from './codeServer';
+import { CURRENT_RELEASE, REPO_ROOT } from './codeServer';
 import { freePort, startCodeServer } from './codeServerSession';
 import { CLI } from './demoWorkspace';
 import { waitForRuns, waitForWorkbench, widenSideBar } from './ui/workbench';
@@ -79,7 +79,9 @@ async function main(): Promise<void> {
     }
     return;
   }
-  console.log(`\nAgent Time Travel is running in code-server (VS Code 1.100) on the demo workspace:\n\n  ${url}\n`);
+  console.log(
+    `\nAgent Time Travel is running in code-server (VS Code ${CURRENT_RELEASE.vscode}) on the demo workspace:\n\n  ${url}\n`,
+  );
   console.log(`Open it in a browser; the Agent Runs view is in the activity bar. Ctrl+C stops the server.`);
   const stop = () => void server.stop().then(() => process.exit(0));
   process.on('SIGINT', stop);

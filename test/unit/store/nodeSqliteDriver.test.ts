@@ -1,7 +1,8 @@
 /**
- * The node:sqlite driver under a real Node 22 (the runtime of desktop VS Code 1.101+'s extension host, where the
- * better-sqlite3 binary built for Node 20 cannot load): the demo recorded through it reads back identical to the
- * same demo recorded through better-sqlite3, passes integrity_check, and the file opens with better-sqlite3 again.
+ * The store under the Nodes of the supported VS Code releases' extension hosts (22.17 in 1.103, the oldest; 22.22;
+ * 24 in a current one), fetched from the npm registry: there the store opens with node:sqlite by itself, prints no
+ * ExperimentalWarning, records the whole demo identical to better-sqlite3 (this process, Node 20), passes
+ * integrity_check, and the file opens with better-sqlite3 again.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -9,8 +10,9 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { writeDemoStore } from '../../../src/demo';
 import { openRunStore, type SqliteRunStore } from '../../../src/store';
+import { defaultSqliteDriver } from '../../../src/store/openDriver';
 import { tmpDir } from '../../helpers/tmp';
-import { node22Binary } from './nodeSqliteDriverBinary';
+import { ensureNode, EXTENSION_HOST_NODES } from '../../support/nodeRuntime';
 
 const CHILD = join(__dirname, 'nodeSqliteDriverChild.ts');
 
@@ -24,15 +26,14 @@ interface ChildReport {
   firstToolCall?: { boundary: string; toolCallId?: string };
 }
 
-function recordUnderNode22(store: string, how: 'forced' | 'fallback'): ChildReport {
+/** Records the demo under Node `version` with the driver it picks by itself; what it printed on stderr too. */
+function recordUnder(version: string, store: string): ChildReport & { stderr: string } {
   const env = { ...process.env };
   delete env.OCDB_SQLITE_DRIVER;
-  const r = spawnSync(node22Binary(), ['--no-warnings', '--import', 'tsx', CHILD, store, how], {
-    encoding: 'utf8',
-    env,
-  });
+  delete env.NODE_OPTIONS;
+  const r = spawnSync(ensureNode(version), ['--import', 'tsx', CHILD, store, 'default'], { encoding: 'utf8', env });
   assert.equal(r.status, 0, `child failed:\n${r.stderr}`);
-  return JSON.parse(r.stdout) as ChildReport;
+  return { ...(JSON.parse(r.stdout) as ChildReport), stderr: r.stderr };
 }
 
 /** The same demo recorded in this process (Node 20, better-sqlite3): the reference. */
@@ -54,46 +55,58 @@ function stable(value: unknown): unknown {
   );
 }
 
-test('under Node 22 the store records and reads the whole demo through node:sqlite, identical to better-sqlite3', () => {
-  const file = join(tmpDir(), 'runs.db');
-  const report = recordUnderNode22(file, 'forced');
-  assert.match(report.node, /^v22\./);
-  assert.equal(report.driver, 'node:sqlite');
-  assert.equal(report.integrity, 'ok');
-  assert.equal(report.written.length, 7);
-  const byId = new Map(report.runs.map((r) => [r.runId, r]));
-  assert.equal(
-    byId.get('demo-research-crashed')?.crashed,
-    true,
-    'a run left running by a dead process shows as crashed',
-  );
-  assert.equal(byId.get('demo-coding-cancelled')?.status, 'cancelled');
-  assert.ok((byId.get('demo-support-refund')?.checkpoints ?? 0) > 40);
-  assert.equal(report.firstToolCall?.boundary, 'before_tool_call');
-  assert.deepEqual(stable(report.exports), stable(referenceExports()));
+let reference: Record<string, unknown> | undefined;
 
-  // The file node:sqlite wrote opens with better-sqlite3 (Node 20) and holds the same runs.
-  let store: SqliteRunStore | undefined;
-  try {
-    store = openRunStore(file, { create: false, driver: 'better-sqlite3' });
-    assert.equal(store.integrityCheck(), 'ok');
-    assert.deepEqual(
-      store
-        .listRuns({ limit: 100 })
-        .runs.map((r) => r.runId)
-        .sort(),
-      [...report.written].sort(),
+for (const version of EXTENSION_HOST_NODES) {
+  test(`under Node ${version} the store picks node:sqlite by itself, warns nothing, and records the demo as better-sqlite3 does`, () => {
+    const file = join(tmpDir(), 'runs.db');
+    const report = recordUnder(version, file);
+    assert.equal(report.node, `v${version}`);
+    assert.equal(report.driver, 'node:sqlite');
+    assert.doesNotMatch(report.stderr, /ExperimentalWarning|SQLite is an experimental/);
+    assert.equal(report.integrity, 'ok');
+    assert.equal(report.written.length, 7);
+    const byId = new Map(report.runs.map((r) => [r.runId, r]));
+    assert.equal(
+      byId.get('demo-research-crashed')?.crashed,
+      true,
+      'a run left running by a dead process shows as crashed',
     );
-    assert.deepEqual(stable(store.exportRun('demo-support-refund')), stable(report.exports['demo-support-refund']));
-  } finally {
-    store?.close();
-  }
-});
+    assert.equal(byId.get('demo-coding-cancelled')?.status, 'cancelled');
+    assert.ok((byId.get('demo-support-refund')?.checkpoints ?? 0) > 40);
+    assert.equal(report.firstToolCall?.boundary, 'before_tool_call');
+    reference ??= referenceExports();
+    assert.deepEqual(stable(report.exports), stable(reference));
 
-test('under Node 22 a store opened without a driver falls back to node:sqlite (the Node 20 better-sqlite3 binary cannot load)', () => {
-  const report = recordUnderNode22(join(tmpDir(), 'runs.db'), 'fallback');
-  assert.match(report.node, /^v22\./);
-  assert.equal(report.driver, 'node:sqlite');
-  assert.equal(report.integrity, 'ok');
-  assert.equal(report.runs.length, 7);
+    // The file node:sqlite wrote opens with better-sqlite3 (Node 20) and holds the same runs.
+    let store: SqliteRunStore | undefined;
+    try {
+      store = openRunStore(file, { create: false, driver: 'better-sqlite3' });
+      assert.equal(store.integrityCheck(), 'ok');
+      assert.deepEqual(
+        store
+          .listRuns({ limit: 100 })
+          .runs.map((r) => r.runId)
+          .sort(),
+        [...report.written].sort(),
+      );
+      assert.deepEqual(stable(store.exportRun('demo-support-refund')), stable(report.exports['demo-support-refund']));
+    } finally {
+      store?.close();
+    }
+  });
+}
+
+test('on Node 20, which has no node:sqlite, the store opens with better-sqlite3', () => {
+  assert.match(process.version, /^v20\./);
+  assert.equal(defaultSqliteDriver(), 'better-sqlite3');
+  const forced = process.env.OCDB_SQLITE_DRIVER;
+  delete process.env.OCDB_SQLITE_DRIVER;
+  const store = openRunStore(join(tmpDir(), 'runs.db'));
+  try {
+    assert.equal(store.driverName, 'better-sqlite3');
+  } finally {
+    store.close();
+    if (forced !== undefined) process.env.OCDB_SQLITE_DRIVER = forced;
+  }
 });

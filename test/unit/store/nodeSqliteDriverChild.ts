@@ -1,16 +1,16 @@
 /**
- * Child process of nodeSqliteDriver.test.ts, run under Node 22: records the whole demo (support, research and coding
- * agents; a fork, tool errors, failed/cancelled/crashed runs) into a store opened with `node:sqlite` — forced with
- * `forced`, or by the automatic fallback with `fallback` (better-sqlite3's Node 20 binary does not load here) — reads
- * it back and prints one JSON line for the parent to check.
- * Usage: node --import tsx nodeSqliteDriverChild.ts <store> forced|fallback
+ * Child process of nodeSqliteDriver.test.ts, run under the Node of a VS Code release: records the whole demo
+ * (support, research and coding agents; a fork, tool errors, failed/cancelled/crashed runs) into a store opened with
+ * `node:sqlite` — forced with `forced`, or as the store picks by itself with `default` — reads it back and prints one
+ * JSON line for the parent to check.
+ * Usage: node --import tsx nodeSqliteDriverChild.ts <store> forced|default
  */
 import { writeDemoStore } from '../../../src/demo';
 import { openRunStore } from '../../../src/store';
 
 const [file, how] = process.argv.slice(2);
-if (!file || (how !== 'forced' && how !== 'fallback')) {
-  throw new Error('usage: nodeSqliteDriverChild.ts <store> forced|fallback');
+if (!file || (how !== 'forced' && how !== 'default')) {
+  throw new Error('usage: nodeSqliteDriverChild.ts <store> forced|default');
 }
 const store = openRunStore(file, how === 'forced' ? { driver: 'node:sqlite' } : {});
 try {

@@ -21,19 +21,14 @@ import { errorMessage, redactText, storeLocationLabel } from '../model';
 import {
   isStoreUrl,
   openRunStore,
-  storeLocalFolder,
   storePasswordKey,
   withStorePassword,
   type RunStore,
   type StoreChanges,
 } from '../store';
 import { storeFilePath } from './settings';
+import { teamCachePath } from '../team/teamShipper';
 import { TeamRuns } from './teamRuns';
-
-/** The local cache of a team store: the SQLite store its runs are copied into and the debugger reads. */
-export function teamCachePath(location: string): string {
-  return path.join(storeLocalFolder(location), 'cache.db');
-}
 
 /** The SecretStorage key of the password of a PostgreSQL store (by its URL without password and options). */
 export function storePasswordSecret(location: string): string | undefined {

@@ -9,8 +9,7 @@
  * a crashed one stays crashed on the target; a settled fork request of a copied fork run goes with it
  * (`GET /forks/:id` answers on the target too).
  */
-import { OcdbError, storeLocationLabel, type ForkRequestRecord } from '../model';
-import { FORK_METADATA_KEY } from '../fork/forkService';
+import { FORK_METADATA_KEY, OcdbError, storeLocationLabel, type ForkRequestRecord } from '../model';
 import { HEARTBEAT_STALE_MS, runExportChunks, type RunStore, type RunSummary } from '../store';
 
 export interface TransferOptions {

@@ -29,6 +29,7 @@ export async function openPage(browser: Browser, url: string, log: (line: string
     if (m.type() === 'error') log(`[browser] ${m.text()}`);
   });
   page.on('pageerror', (e) => log(`[browser] page error: ${e.message}`));
-  await page.goto(url);
+  // a loaded machine (several suites at once) can take longer than the default 30 s to serve the workbench
+  await page.goto(url, { timeout: 120_000 });
   return page;
 }

@@ -19,6 +19,8 @@ export interface DelayProxy {
   setMode(mode: ProxyMode): void;
   /** Connections the proxy accepted (each a round trip's worth of handshakes; a measure of connection churn). */
   accepted(): number;
+  /** Chunks clients sent (each a flight of requests pipelined together: a round trip's worth, at most). */
+  requests(): number;
   close(): Promise<void>;
 }
 
@@ -26,6 +28,7 @@ export async function startDelayProxy(target: { host: string; port: number }, de
   let delay = delayMs;
   let mode: ProxyMode = 'forward';
   let count = 0;
+  let requests = 0;
   const open = new Set<net.Socket>();
   const hold = (from: net.Socket, to: net.Socket) => {
     // chunks leave in the order they came, each `delay` after its arrival
@@ -59,6 +62,7 @@ export async function startDelayProxy(target: { host: string; port: number }, de
     });
     upstream.on('error', () => client.destroy());
     client.on('close', () => upstream.destroy());
+    client.on('data', () => requests++);
     hold(client, upstream);
     hold(upstream, client);
   });
@@ -80,6 +84,7 @@ export async function startDelayProxy(target: { host: string; port: number }, de
       if (next === 'down') for (const s of open) s.destroy();
     },
     accepted: () => count,
+    requests: () => requests,
     close() {
       for (const s of open) s.destroy();
       return new Promise<void>((resolve) => server.close(() => resolve()));

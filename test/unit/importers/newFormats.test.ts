@@ -247,11 +247,13 @@ describe('new trace formats', () => {
     assert.equal(run.sessionId, 'conv_7a1b');
   });
 
-  it('names every format and how it is recognised when none fits, and names gzip and binary files', async () => {
+  it('names every format to force, in one line, when none fits, and names gzip and binary files', async () => {
     const unknown = await importPath(t.store, write(t.dir, 'misc/notes.json', '{"hello": "world"}'));
     const reason = String(unknown.files[0]?.reason);
+    assert.match(reason, /^format not recognised: .*--format/);
+    assert.doesNotMatch(reason, /\n/, 'one line');
     for (const f of ['claude-code', 'codex', 'gemini-cli', 'openai-agents', 'openai-responses', 'otel', 'openai-chat'])
-      assert.match(reason, new RegExp(`${f}: `));
+      assert.match(reason, new RegExp(`\\b${f}\\b`));
     const gz = await importPath(t.store, write(t.dir, 'misc/session.jsonl.json', gzipSync(fs.readFileSync(CODEX))));
     assert.match(String(gz.files[0]?.reason), /gzip-compressed file: decompress it first/);
     const bin = await importPath(t.store, write(t.dir, 'misc/blob.json', Buffer.from([0x7b, 0, 1, 2, 3, 0x7d])));

@@ -70,7 +70,7 @@ async function measure(release: VsCodeRelease, dir: string): Promise<Map<string,
       figures,
     );
     await debugToolbarButton(page, 'Stop').click();
-    await debugToolbarButton(page, 'Step Over').waitFor({ state: 'detached', timeout: 30_000 });
+    await debugToolbarButton(page, 'Step Over').waitFor({ state: 'hidden', timeout: 30_000 });
     await timed(
       `Replay Run (${LONG.toLocaleString('en')} cp) → paused`,
       async () => {

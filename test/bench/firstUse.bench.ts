@@ -4,7 +4,9 @@
  * 10,000-checkpoint run and one step there, and a captured fork from the Context & Fork view until it is created.
  * Measured in the current VS Code (code-server 4.139 on Node 24: the store on node:sqlite), the oldest supported
  * release (1.103 on Node 22.17) and, beside them, the harness before the move (1.100 on Node 20: better-sqlite3).
- * `OCDB_BENCH_RELEASES=current,legacy` picks releases; each is installed into .cache on first use.
+ * `OCDB_BENCH_RELEASES=current,legacy` picks releases; each is installed into .cache on first use. VS Code 1.100
+ * cannot load this build (engines.vscode ^1.103): `OCDB_BENCH_LEGACY_EXTENSION=<a checkout of an older release,
+ * built>` names the extension it runs there; without it the legacy column is left out.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -18,6 +20,7 @@ import {
   chooseOption,
   clickInlineAction,
   debugToolbarButton,
+  openAgentRuns,
   row,
   waitForRuns,
   waitForWorkbench,
@@ -46,7 +49,7 @@ async function measure(release: VsCodeRelease, dir: string): Promise<Map<string,
   const server = await startCodeServer({
     dir: path.join(dir, `server-${release.label}`),
     release,
-    linkExtension: REPO_ROOT,
+    linkExtension: release === LEGACY_RELEASE ? (process.env.OCDB_BENCH_LEGACY_EXTENSION ?? REPO_ROOT) : REPO_ROOT,
   });
   const browser = await launchBrowser();
   const figures = new Map<string, number>();
@@ -71,6 +74,10 @@ async function measure(release: VsCodeRelease, dir: string): Promise<Map<string,
     );
     await debugToolbarButton(page, 'Stop').click();
     await debugToolbarButton(page, 'Step Over').waitFor({ state: 'hidden', timeout: 30_000 });
+    // the replay revealed its checkpoint: the tree is folded again so the long run's row is in view
+    await openAgentRuns(page);
+    await pane.hover();
+    await pane.locator('.action-label[aria-label^="Collapse All"]').first().click();
     await timed(
       `Replay Run (${LONG.toLocaleString('en')} cp) → paused`,
       async () => {
@@ -110,17 +117,28 @@ async function measure(release: VsCodeRelease, dir: string): Promise<Map<string,
 
 export async function run(): Promise<void> {
   const wanted = (process.env.OCDB_BENCH_RELEASES ?? '').split(',').filter(Boolean);
-  const releases = wanted.length ? RELEASES.filter((r) => wanted.includes(r.label)) : RELEASES;
+  const releases = (wanted.length ? RELEASES.filter((r) => wanted.includes(r.label)) : RELEASES).filter(
+    (r) => r !== LEGACY_RELEASE || process.env.OCDB_BENCH_LEGACY_EXTENSION,
+  );
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ocdb-bench-first-use-'));
   const columns: { release: VsCodeRelease; figures: Map<string, number> }[] = [];
   try {
-    for (const release of releases) columns.push({ release, figures: await measure(release, dir) });
+    for (const release of releases) {
+      const figures = await measure(release, dir).catch((e: unknown) => {
+        process.stdout.write(
+          `VS Code ${release.vscode}: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}\n`,
+        );
+        return new Map<string, number>();
+      });
+      process.stdout.write(`VS Code ${release.vscode}: ${JSON.stringify(Object.fromEntries(figures))}\n`);
+      columns.push({ release, figures });
+    }
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
   const head = columns.map((c) => `VS Code ${c.release.vscode}, Node ${c.release.node}`.padStart(30));
   process.stdout.write(`${'ms'.padEnd(52)}${head.join('')}\n`);
-  for (const what of columns[0]?.figures.keys() ?? []) {
+  for (const what of new Set(columns.flatMap((c) => [...c.figures.keys()]))) {
     const cells = columns.map((c) => (c.figures.get(what)?.toFixed(0) ?? '-').padStart(30));
     process.stdout.write(`${what.padEnd(52)}${cells.join('')}\n`);
   }

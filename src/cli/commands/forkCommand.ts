@@ -78,6 +78,35 @@ export function modelOverride(spec: string | undefined): ForkConfig['modelOverri
   return { mode: 'override', ...(m[1] ? { provider: m[1] } : {}), model: m[2] as string };
 }
 
+/** The flags a fork and a what-if batch share, as the fork configuration's edits (model, patch, policies, mocks). */
+export function forkEditsFromFlags(
+  values: { model?: string; patch?: string; policy?: string[]; mock?: string[]; 'prompt-version'?: string },
+  cwd: string,
+): Pick<ForkConfig, 'modelOverride' | 'contextPatch' | 'toolPolicyMap' | 'toolMockResults' | 'promptVersionOverride'> {
+  const toolPolicyMap: Record<string, ReplayPolicy> = {};
+  for (const [tool, policy] of pairs(values.policy, '--policy')) {
+    toolPolicyMap[tool] = parseWith(ReplayPolicySchema, policy, `--policy ${tool}`);
+  }
+  const toolMockResults: Record<string, unknown> = {};
+  for (const [tool, file] of pairs(values.mock, '--mock')) toolMockResults[tool] = readJsonFile(file, '--mock', cwd);
+  const override = modelOverride(values.model);
+  return {
+    ...(override ? { modelOverride: override } : {}),
+    ...(values.patch
+      ? {
+          contextPatch: parseWith(
+            ForkConfigSchema.shape.contextPatch.unwrap(),
+            readJsonFile(values.patch, '--patch', cwd),
+            `--patch ${values.patch}`,
+          ),
+        }
+      : {}),
+    ...(Object.keys(toolPolicyMap).length ? { toolPolicyMap } : {}),
+    ...(Object.keys(toolMockResults).length ? { toolMockResults } : {}),
+    ...(values['prompt-version'] ? { promptVersionOverride: values['prompt-version'] } : {}),
+  };
+}
+
 export const forkCommand: CliCommand = {
   name: 'fork',
   summary: 'plan and create a fork of a run from a checkpoint (and run it)',
@@ -125,13 +154,7 @@ export const forkCommand: CliCommand = {
       io.err(`ocdb fork: expected <runId> <checkpointId>.\n\n${this.help}`);
       return EXIT.usage;
     }
-    const toolPolicyMap: Record<string, ReplayPolicy> = {};
-    for (const [tool, policy] of pairs(values.policy, '--policy')) {
-      toolPolicyMap[tool] = parseWith(ReplayPolicySchema, policy, `--policy ${tool}`);
-    }
-    const toolMockResults: Record<string, unknown> = {};
-    for (const [tool, file] of pairs(values.mock, '--mock'))
-      toolMockResults[tool] = readJsonFile(file, '--mock', io.cwd);
+    const edits = forkEditsFromFlags(values, io.cwd);
     const acknowledged = (values.ack ?? [])
       .flatMap((a) => a.split(','))
       .map((a) => a.trim())
@@ -148,23 +171,10 @@ export const forkCommand: CliCommand = {
     const onDivergence = parsedDivergence.data;
     const store = openStoreFor(io, values.store, false);
     try {
-      const override = modelOverride(values.model);
       const config: ForkConfig = {
         sourceRunId: runId,
         sourceCheckpointId: resolveCheckpoint(store, runId, checkpointRef),
-        ...(override ? { modelOverride: override } : {}),
-        ...(values.patch
-          ? {
-              contextPatch: parseWith(
-                ForkConfigSchema.shape.contextPatch.unwrap(),
-                readJsonFile(values.patch, '--patch', io.cwd),
-                `--patch ${values.patch}`,
-              ),
-            }
-          : {}),
-        ...(Object.keys(toolPolicyMap).length ? { toolPolicyMap } : {}),
-        ...(Object.keys(toolMockResults).length ? { toolMockResults } : {}),
-        ...(values['prompt-version'] ? { promptVersionOverride: values['prompt-version'] } : {}),
+        ...edits,
         ...(onDivergence ? { onDivergence } : {}),
       };
       const service = new ForkService(store);

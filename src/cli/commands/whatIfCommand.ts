@@ -8,16 +8,7 @@
 import { writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
-import {
-  ForkConfigSchema,
-  OcdbError,
-  OnDivergenceSchema,
-  REPLAY_POLICIES,
-  ReplayPolicySchema,
-  RunStatusSchema,
-  parseWith,
-  type ReplayPolicy,
-} from '../../model';
+import { OcdbError, OnDivergenceSchema, REPLAY_POLICIES, RunStatusSchema, parseWith } from '../../model';
 import { parseForkPoint } from '../../cohort/cohortSelection';
 import { junitReport } from '../../cohort/junitReport';
 import { runWhatIf, type CostEstimate, type WhatIfReport } from '../../cohort/whatIfBatch';
@@ -32,8 +23,8 @@ import {
   type CliCommand,
   type CliIo,
 } from '../cliCommand';
-import { modelOverride, pairs } from './forkCommand';
-import { MODEL_HELP, MODEL_OPTIONS, chatModelFrom, readJsonFile, requireEndpoint } from './forkCliShared';
+import { forkEditsFromFlags, pairs } from './forkCommand';
+import { MODEL_HELP, MODEL_OPTIONS, chatModelFrom, requireEndpoint } from './forkCliShared';
 
 /** `[name=]expression`: a name is a word before a single `=` (an expression's `==` is not a name). */
 export function parseAssertion(text: string): { name: string; expression: string } {
@@ -142,13 +133,7 @@ export const whatIfCommand: CliCommand = {
       junit: { type: 'string' },
       all: { type: 'boolean' },
     });
-    const toolPolicyMap: Record<string, ReplayPolicy> = {};
-    for (const [tool, policy] of pairs(values.policy, '--policy')) {
-      toolPolicyMap[tool] = parseWith(ReplayPolicySchema, policy, `--policy ${tool}`);
-    }
-    const toolMockResults: Record<string, unknown> = {};
-    for (const [tool, file] of pairs(values.mock, '--mock'))
-      toolMockResults[tool] = readJsonFile(file, '--mock', io.cwd);
+    const edits = forkEditsFromFlags(values, io.cwd);
     const metadata = Object.fromEntries(pairs(values.meta, '--meta'));
     const runIds = [...positionals, ...(values.run ?? [])];
     const number = (text: string | undefined, flag: string): number | undefined => {
@@ -158,7 +143,7 @@ export const whatIfCommand: CliCommand = {
         throw new OcdbError('InvalidInput', `${flag} ${text}: expected a positive number`, { path: flag });
       return n;
     };
-    const override = modelOverride(values.model);
+    const override = edits.modelOverride;
     const since = parseTime(values.since, '--since');
     const until = parseTime(values.until, '--until');
     const limit = number(values.limit, '--limit');
@@ -175,19 +160,7 @@ export const whatIfCommand: CliCommand = {
       },
       at: parseForkPoint(values.at),
       fork: {
-        ...(override ? { modelOverride: override } : {}),
-        ...(values.patch
-          ? {
-              contextPatch: parseWith(
-                ForkConfigSchema.shape.contextPatch.unwrap(),
-                readJsonFile(values.patch, '--patch', io.cwd),
-                `--patch ${values.patch}`,
-              ),
-            }
-          : {}),
-        ...(Object.keys(toolPolicyMap).length ? { toolPolicyMap } : {}),
-        ...(Object.keys(toolMockResults).length ? { toolMockResults } : {}),
-        ...(values['prompt-version'] ? { promptVersionOverride: values['prompt-version'] } : {}),
+        ...edits,
         ...(values['on-divergence']
           ? { onDivergence: parseWith(OnDivergenceSchema, values['on-divergence'], '--on-divergence') }
           : {}),

@@ -8,6 +8,10 @@
  * arguments are parsed (requestArgs.ts), requests it does not implement are
  * refused, and errors become responses in one place (`fail`, dapErrors.ts).
  * A long continue runs in slices (continueSearch.ts). Must not import vscode.
+ *
+ * Over the ~600 lines a file should hold: it still switches between replay and live attach in its handlers. The
+ * split into one DAP-translating session over a replay and a live implementation of one interface is planned work
+ * (the debug session by responsibility), not done here.
  */
 import {
   InitializedEvent,

@@ -157,8 +157,12 @@ export function ensureCodeServer(release: VsCodeRelease = CURRENT_RELEASE): Inst
   log(
     `installing code-server@${release.codeServer} (VS Code ${release.vscode}) on Node ${release.node} into ${dir} (first use, ~4 minutes)`,
   );
+  // Under `npm test` the outer npm (on the machine's Node) exports npm_config_user_agent = "npm/… node/v20…" and
+  // npm_node_execpath; the inner npm would take them as its own config, and code-server's postinstall reads its Node
+  // major from that user agent. So every npm_* variable of the outer npm is left out.
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k)));
   const env = {
-    ...process.env,
+    ...inherited,
     npm_config_yes: 'true',
     // that Node first on PATH (code-server's postinstall checks its major) and its headers for the native modules:
     // the machine's npm config may name another Node's (nodedir), and modules built for it would not load

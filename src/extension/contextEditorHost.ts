@@ -123,7 +123,8 @@ export class ContextEditorHost implements vscode.WebviewViewProvider, vscode.Dis
     if (!store || !store.hasRun(this.current.runId)) return null;
     const run = store.getRun(this.current.runId);
     const cp = store.getCheckpoint(this.current.checkpointId);
-    const index = store.listCheckpoints(run.runId).findIndex((c) => c.checkpointId === cp.checkpointId);
+    // the summary by id carries the position: the view follows every step, so it never lists the whole run
+    const index = store.getCheckpointSummary(cp.checkpointId).index;
     return {
       runId: run.runId,
       checkpointId: cp.checkpointId,

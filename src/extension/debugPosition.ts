@@ -73,8 +73,9 @@ export class DebugPositionTracker implements vscode.Disposable {
     if (!runId || !store?.hasRun(runId)) return undefined;
     const line = checkpointAtLine(this.ctx.transcripts.transcript(runId), frame.line - 1);
     if (!line) return undefined;
-    const checkpoint = store.listCheckpoints(runId).find((c) => c.checkpointId === line.checkpointId);
-    return checkpoint ? { session, run: store.getRun(runId), checkpoint } : undefined;
+    // one row by id, not the run's whole list: this runs at every step, and a run may hold 10,000 checkpoints
+    const checkpoint = store.getCheckpointSummary(line.checkpointId);
+    return checkpoint.runId === runId ? { session, run: store.getRun(runId), checkpoint } : undefined;
   }
 
   dispose(): void {

@@ -34,6 +34,21 @@ export function displayStatus(run: Pick<RunSummary, 'status' | 'crashed' | 'erro
   return runStatusText(run);
 }
 
+/**
+ * `text` as one line a terminal shows as it is: control characters (a newline or an ANSI escape in a file name or
+ * a record a trace holds) are written as escapes (`\\n`, `\\x1b`), never sent to the terminal raw.
+ */
+export function printable(text: string): string {
+  // eslint-disable-next-line no-control-regex -- control characters are what this replaces
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => {
+    if (c === '\n') return '\\n';
+    if (c === '\r') return '\\r';
+    if (c === '\t') return '\\t';
+    const code = c.charCodeAt(0);
+    return code > 0xff ? `\\u${code.toString(16).padStart(4, '0')}` : `\\x${code.toString(16).padStart(2, '0')}`;
+  });
+}
+
 export function shorten(text: string, max: number): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;

@@ -111,7 +111,7 @@ export const FORMAT_SPECS: readonly FormatSpec[] = [
   {
     format: 'gemini-cli',
     recognisedBy:
-      'a JSON document `{ sessionId, projectHash, startTime, messages: [{ type: user | gemini, ... }] }` (Gemini CLI chats)',
+      'a JSON document `{ sessionId, projectHash, startTime, messages: [{ type: user | gemini, ... }] }`, or JSON Lines opening with `{ sessionId, projectHash, startTime }` (Gemini CLI chats)',
     recognise: ({ first, head }) =>
       first !== undefined ? isGeminiChat(first) : /"projectHash"\s*:/.test(head) && /"messages"\s*:/.test(head),
     read: readGeminiChat,

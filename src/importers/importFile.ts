@@ -19,6 +19,7 @@ import { growthOf, noteGrowable, type Growth } from './growth';
 import { StreamedPlans, continueRunPlan, writeRunPlan } from './writePlan';
 import type { FormatSpec } from './formats';
 import { noteTitles } from './sessions/runTitles';
+import { notRegularFile } from './regularFile';
 
 export interface ReadPlans {
   plans: RunPlan[];
@@ -196,7 +197,13 @@ export async function importFile(
     bytes: 0,
   };
   try {
-    result.bytes = statSync(file).size;
+    const st = statSync(file);
+    // Opening a FIFO or a device blocks (or never ends): refuse it before anything opens it.
+    if (!st.isFile()) {
+      result.reason = notRegularFile(st);
+      return result;
+    }
+    result.bytes = st.size;
     let format: ImportFormat;
     if (options.format && options.format !== 'auto') format = options.format;
     else {

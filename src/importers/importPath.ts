@@ -6,11 +6,12 @@
  * the next line (files already imported stay imported). No vscode import:
  * the CLI and the extension both call this.
  */
-import { readdirSync, statSync } from 'node:fs';
+import { lstatSync, readdirSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { OcdbError } from '../model';
 import type { RunStore } from '../store';
 import { importFile } from './importFile';
+import { notRegularFile } from './regularFile';
 import type { FileResult, ImportOptions, ImportSummary } from './types';
 
 /** True for <dir>/<session>/subagents/agent-x.jsonl when <dir>/<session>.jsonl is part of the same walk (it reads them). */
@@ -26,20 +27,72 @@ function isSubagentOfSession(file: string, root: string): boolean {
   }
 }
 
-/** The trace files under `dir`, sorted, subagent files of a present session left out. */
-export function listTraceFiles(dir: string): string[] {
-  const out: string[] = [];
+/** Why a link under the walked folder cannot be followed (a loop, a self-link, a link to nothing). */
+function brokenLink(e: unknown): string {
+  const code = (e as NodeJS.ErrnoException).code;
+  if (code === 'ELOOP') return 'a symbolic link that loops (it leads back to itself); skipped';
+  if (code === 'ENOENT') return 'a symbolic link to nothing (dangling); skipped';
+  return `a symbolic link that cannot be followed (${String(code ?? e)}); skipped`;
+}
+
+/** One entry of a folder's walk: a trace file to import, or a path that is reported and left out. */
+export interface TraceEntry {
+  file: string;
+  problem?: string;
+}
+
+/**
+ * The trace files under `dir` in walk order (sorted), subagent files of a present session left out, with the paths
+ * that cannot be imported reported instead of failing the walk: links that loop or lead nowhere, a link back to a
+ * folder already walked, FIFOs and device files named like traces, folders that cannot be read.
+ */
+export function listTraceEntries(dir: string): TraceEntry[] {
+  const out: TraceEntry[] = [];
+  const seen = new Set<string>();
   const walk = (d: string) => {
-    for (const name of readdirSync(d).sort()) {
+    let real: string;
+    let names: string[];
+    try {
+      real = realpathSync(d);
+      names = readdirSync(d).sort();
+    } catch (e) {
+      out.push({
+        file: d,
+        problem: `cannot read the folder (${String((e as NodeJS.ErrnoException).code ?? e)}); skipped`,
+      });
+      return;
+    }
+    if (seen.has(real)) {
+      out.push({ file: d, problem: `a link back to the folder ${real}, already walked (a loop); skipped` });
+      return;
+    }
+    seen.add(real);
+    for (const name of names) {
       if (name.startsWith('.') || name === 'node_modules') continue;
       const p = join(d, name);
-      const st = statSync(p);
+      let st: Stats;
+      try {
+        st = lstatSync(p);
+        if (st.isSymbolicLink()) st = statSync(p);
+      } catch (e) {
+        out.push({ file: p, problem: brokenLink(e) });
+        continue;
+      }
       if (st.isDirectory()) walk(p);
-      else if (st.isFile() && /\.(jsonl|json)$/i.test(name) && !isSubagentOfSession(p, dir)) out.push(p);
+      else if (!/\.(jsonl|json)$/i.test(name)) continue;
+      else if (!st.isFile()) out.push({ file: p, problem: notRegularFile(st) });
+      else if (!isSubagentOfSession(p, dir)) out.push({ file: p });
     }
   };
   walk(dir);
   return out;
+}
+
+/** The trace files under `dir`, sorted, subagent files of a present session left out (what cannot be read is not listed). */
+export function listTraceFiles(dir: string): string[] {
+  return listTraceEntries(dir)
+    .filter((e) => e.problem === undefined)
+    .map((e) => e.file);
 }
 
 export async function importPath(store: RunStore, path: string, options: ImportOptions = {}): Promise<ImportSummary> {
@@ -49,7 +102,20 @@ export async function importPath(store: RunStore, path: string, options: ImportO
   } catch {
     throw new OcdbError('InvalidInput', `${path}: no such file or directory`, { path });
   }
-  const files = st.isDirectory() ? listTraceFiles(resolve(path)) : [resolve(path)];
+  const entries: TraceEntry[] = st.isDirectory() ? listTraceEntries(resolve(path)) : [{ file: resolve(path) }];
+  const refused: FileResult[] = entries
+    .filter((e): e is Required<TraceEntry> => e.problem !== undefined)
+    .map((e) => ({
+      file: e.file,
+      outcome: 'failed',
+      reason: e.problem,
+      runs: [],
+      unknownTypes: {},
+      warnings: [],
+      skippedRecords: [],
+      bytes: 0,
+    }));
+  const files = entries.filter((e) => e.problem === undefined).map((e) => e.file);
   const sizes = files.map((f) => {
     try {
       return statSync(f).size;
@@ -59,7 +125,7 @@ export async function importPath(store: RunStore, path: string, options: ImportO
   });
   const allBytesTotal = sizes.reduce((a, b) => a + b, 0);
   let doneBytes = 0;
-  const results: FileResult[] = [];
+  const results: FileResult[] = [...refused];
   for (const [i, file] of files.entries()) {
     if (options.signal?.aborted)
       throw new OcdbError('Cancelled', `Import cancelled after ${i} of ${files.length} file(s).`, { results });

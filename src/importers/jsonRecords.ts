@@ -5,7 +5,8 @@
  * Documents are read whole (up to 512 MiB); use JSONL for bigger logs.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { closeSync, readFileSync, readSync, statSync } from 'node:fs';
+import { openRegularFile } from './regularFile';
 import { OcdbError, assertJsonDepth } from '../model';
 import type { ReaderOptions } from './importFile';
 import { readJsonLines, type JsonLinesOptions } from './jsonLines';
@@ -23,7 +24,7 @@ export interface JsonRecord {
 const MAX_DOCUMENT = 512 * 1024 * 1024;
 
 function firstLines(file: string): string[] {
-  const fd = openSync(file, 'r');
+  const fd = openRegularFile(file);
   try {
     const buf = Buffer.alloc(1 << 20);
     const n = readSync(fd, buf, 0, buf.length, 0);

@@ -3,8 +3,9 @@
  * asking each format of the registry (formats.ts) in order. A gzip, zip or
  * other binary file is named as such instead of being guessed at.
  */
-import { closeSync, fstatSync, openSync, readSync, readFileSync } from 'node:fs';
+import { closeSync, fstatSync, readSync, readFileSync } from 'node:fs';
 import { FORMAT_SPECS } from './formats';
+import { openRegularFile } from './regularFile';
 import { jsonErrorOf } from './jsonError';
 import type { ImportFormat } from './types';
 
@@ -17,7 +18,7 @@ export type SniffResult =
   { format: ImportFormat } | { empty: true } | { unknown: string } | { binary: string } | { invalid: string };
 
 function readHead(file: string): { head: Buffer; size: number } {
-  const fd = openSync(file, 'r');
+  const fd = openRegularFile(file);
   try {
     const buf = Buffer.alloc(HEAD_BYTES);
     const n = readSync(fd, buf, 0, HEAD_BYTES, 0);

@@ -9,6 +9,7 @@ import {
   type ImportProgress,
 } from '../../importers';
 import { EXIT, STORE_HELP, STORE_OPTION, openStoreFor, parseCommandArgs, type CliCommand } from '../cliCommand';
+import { printable } from '../format';
 
 /** Progress when stderr is not a terminal: a line every this many files or this many ms, whichever comes first. */
 const PROGRESS_FILES = 50;
@@ -75,7 +76,7 @@ export const importCommand: CliCommand = {
               ? `writing ${p.checkpointsWritten ?? 0}${p.checkpointsTotal !== undefined ? ` of ${p.checkpointsTotal}` : ''} checkpoints`
               : `reading ${mib(p.allBytesRead)} of ${mib(p.allBytesTotal)}`;
           const files = p.filesTotal > 1 ? `file ${Math.min(p.filesDone + 1, p.filesTotal)} of ${p.filesTotal}, ` : '';
-          process.stderr.write(`\r\x1b[Kimporting ${pct}% (${files}${what}) ${p.file}`);
+          process.stderr.write(`\r\x1b[Kimporting ${pct}% (${files}${what}) ${printable(p.file)}`);
         }
       : (p: ImportProgress) => {
           // Not a terminal (a log, CI): a line every PROGRESS_FILES files or PROGRESS_MS, for a directory only.
@@ -101,27 +102,33 @@ export const importCommand: CliCommand = {
         io.out(JSON.stringify(summary, null, 2));
       } else {
         for (const f of summary.files) {
-          for (const w of f.warnings) io.err(`warning: ${w.file}: ${w.message}`);
+          for (const w of f.warnings) io.err(printable(`warning: ${w.file}: ${w.message}`));
           const unknown = Object.entries(f.unknownTypes);
           if (unknown.length > 0)
             io.err(
-              `note: ${f.file}: skipped lines of unknown type: ${unknown.map(([t, n]) => `${t} x${n}`).join(', ')}`,
+              printable(
+                `note: ${f.file}: skipped lines of unknown type: ${unknown.map(([t, n]) => `${t} x${n}`).join(', ')}`,
+              ),
             );
           if (f.outcome === 'imported') {
             for (const r of f.runs) {
               if (r.appended !== undefined) {
                 io.out(
-                  r.appended > 0
-                    ? `appended ${r.appended} checkpoints to ${r.runId} (now ${r.checkpointCount} checkpoints, ${r.toolCallCount} tool calls) from ${f.file}`
-                    : `unchanged ${r.runId} from ${f.file}`,
+                  printable(
+                    r.appended > 0
+                      ? `appended ${r.appended} checkpoints to ${r.runId} (now ${r.checkpointCount} checkpoints, ${r.toolCallCount} tool calls) from ${f.file}`
+                      : `unchanged ${r.runId} from ${f.file}`,
+                  ),
                 );
                 continue;
               }
               io.out(
-                `imported ${r.runId} (${r.mode}${r.parentRunId ? ` of ${r.parentRunId}` : ''}, ${r.checkpointCount} checkpoints, ${r.toolCallCount} tool calls) from ${f.file}`,
+                printable(
+                  `imported ${r.runId} (${r.mode}${r.parentRunId ? ` of ${r.parentRunId}` : ''}, ${r.checkpointCount} checkpoints, ${r.toolCallCount} tool calls) from ${f.file}`,
+                ),
               );
             }
-          } else io.out(`${f.outcome} ${f.file}: ${f.reason ?? ''}`);
+          } else io.out(printable(`${f.outcome} ${f.file}: ${f.reason ?? ''}`));
         }
         const malformed =
           summary.skippedRecords > 0 ? ` (${summary.skippedRecords} malformed record(s) skipped, see warnings)` : '';

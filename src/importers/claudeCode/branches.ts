@@ -52,7 +52,36 @@ function responseKey(e: Entry): string | undefined {
   return `${e.messageId}\u0000${e.requestId ?? ''}`;
 }
 
-export function splitBranches(all: readonly Entry[]): Branch[] {
+/**
+ * Breaks every cycle of `parentOf` (a hand-edited or corrupted transcript can chain parentUuids in a ring, which
+ * leaves no leaf to start a run from): the earliest line of each ring becomes a root, so the ring reads in file order.
+ * Answers the line numbers of each ring broken.
+ */
+function breakCycles(nodes: readonly Entry[], parentOf: Map<string, Entry | undefined>): number[][] {
+  const done = new Set<string>();
+  const rings: number[][] = [];
+  for (const start of nodes) {
+    const walk: Entry[] = [];
+    const onWalk = new Set<string>();
+    let cur: Entry | undefined = start;
+    while (cur && !done.has(cur.uuid) && !onWalk.has(cur.uuid)) {
+      onWalk.add(cur.uuid);
+      walk.push(cur);
+      cur = parentOf.get(cur.uuid);
+    }
+    if (cur && onWalk.has(cur.uuid)) {
+      const ring = walk.slice(walk.indexOf(cur));
+      const first = ring.reduce((a, b) => (b.lineNo < a.lineNo ? b : a));
+      parentOf.set(first.uuid, undefined);
+      rings.push(ring.map((e) => e.lineNo).sort((a, b) => a - b));
+    }
+    for (const e of walk) done.add(e.uuid);
+  }
+  return rings;
+}
+
+/** `onCycle` hears the line numbers of each parentUuid ring that was broken to read the file. */
+export function splitBranches(all: readonly Entry[], onCycle?: (lines: number[]) => void): Branch[] {
   const byUuid = new Map<string, Entry>();
   for (const e of all) byUuid.set(e.uuid, e);
   // The lines of one response collapse onto their first line (the head).
@@ -88,6 +117,7 @@ export function splitBranches(all: readonly Entry[]): Branch[] {
     if (!p && i > 0 && (!linked || lost || isCompaction(e))) p = nodes[i - 1];
     parentOf.set(e.uuid, p);
   });
+  for (const ring of breakCycles(nodes, parentOf)) onCycle?.(ring);
   const hasChild = new Set<string>();
   for (const e of nodes) {
     const p = parentOf.get(e.uuid);

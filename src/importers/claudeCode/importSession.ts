@@ -294,7 +294,13 @@ function lineError(file: string, lineNo: number, e: unknown): Error {
 
 function buildPlans(input: BuildInput): RunPlan[] {
   const { read, file, options } = input;
-  const branches = splitBranches(read.entries);
+  const branches = splitBranches(read.entries, (lines) =>
+    options.warnings.push({
+      file,
+      line: lines[0] as number,
+      message: `the parentUuid links of lines ${lines.join(', ')} form a cycle; read them in file order from line ${String(lines[0])}`,
+    }),
+  );
   if (branches.length === 0) return [];
   const context = sessionContext(
     read.facts,

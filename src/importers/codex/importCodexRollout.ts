@@ -3,10 +3,11 @@
  * -> one RunPlan. Each line is `{ timestamp, type, payload }`: `session_meta`
  * (id, cwd, cli version), `turn_context` (model), `response_item` (the
  * Responses API items the model saw and wrote, mapped by responseItems.ts),
- * `event_msg` (only `token_count` is read: its `last_token_usage` is the
- * usage of the model call it follows; the user / agent messages it repeats
- * are in the response items) and `compacted` (a compaction: the
- * conversation restarts from its summary). Rollouts of early 2025 (no
+ * `event_msg` (`token_count`: the usage of the model call it follows; the
+ * user / agent messages and reasoning it repeats are read only from a
+ * rollout that holds no `message` response items — there they are the whole
+ * conversation) and `compacted` (a compaction: the conversation restarts
+ * from its summary). Rollouts of early 2025 (no
  * `type` wrapper: a first line `{ id, timestamp, instructions }`, then bare
  * items and `record_type: state` lines) are read too. Reads the file; writes
  * nothing.
@@ -31,6 +32,29 @@ export function isCodexLine(v: unknown): boolean {
   return typeof v.id === 'string' && typeof v.timestamp === 'string' && 'instructions' in v;
 }
 
+type TokenStep = { kind: 'repeat' } | { kind: 'usage'; usage: ReturnType<typeof responsesUsage> };
+
+const TOKEN_KEYS = ['input_tokens', 'cached_input_tokens', 'output_tokens', 'reasoning_output_tokens'];
+
+/**
+ * The tokens of the model call a `token_count` event follows. Codex writes the running total of the session
+ * (`total_token_usage`) and the call's own figures (`last_token_usage`), and repeats the event unchanged after a
+ * turn: the same total again is a repeat. The total starts again from zero when a session is resumed in a new
+ * process (it drops below the one before): then the call's own figures are its tokens, never a negative growth;
+ * so they are for the first event of a file.
+ */
+function tokenStep(info: Obj, previous: Obj | undefined): TokenStep {
+  const total = info.total_token_usage;
+  const last = info.last_token_usage;
+  if (!isObj(total)) return { kind: 'usage', usage: responsesUsage(last) };
+  if (previous && TOKEN_KEYS.every((k) => Number(total[k] ?? 0) === Number(previous[k] ?? 0)))
+    return { kind: 'repeat' };
+  // The first total of a file that starts mid-session (a cut rollout) is not this call's alone: its own figures are.
+  const restarted = previous === undefined || TOKEN_KEYS.some((k) => Number(total[k] ?? 0) < Number(previous[k] ?? 0));
+  if (restarted) return { kind: 'usage', usage: isObj(last) ? responsesUsage(last) : growth(total, {}) };
+  return { kind: 'usage', usage: growth(total, previous ?? {}) };
+}
+
 /** `total - previous` of Codex's running token totals, as a model call's usage. */
 function growth(total: Obj, previous: Obj): ReturnType<typeof responsesUsage> {
   const d = (k: string) => Math.max(0, Number(total[k] ?? 0) - Number(previous[k] ?? 0));
@@ -40,6 +64,18 @@ function growth(total: Obj, previous: Obj): ReturnType<typeof responsesUsage> {
     output_tokens: d('output_tokens'),
     reasoning_output_tokens: d('reasoning_output_tokens'),
   });
+}
+
+/** An `event_msg` user / agent message or reasoning as the response item it stands for (event-only rollouts). */
+function eventItem(payload: Obj): Obj | undefined {
+  const text = typeof payload.message === 'string' ? payload.message : undefined;
+  if (payload.type === 'user_message' && text !== undefined)
+    return { type: 'message', role: 'user', content: [{ type: 'input_text', text }] };
+  if (payload.type === 'agent_message' && text !== undefined)
+    return { type: 'message', role: 'assistant', content: [{ type: 'output_text', text }] };
+  if (payload.type === 'agent_reasoning' && typeof payload.text === 'string')
+    return { type: 'reasoning', summary: [{ type: 'summary_text', text: payload.text }] };
+  return undefined;
 }
 
 function context(meta: Obj, model: string | undefined, sessionId: string): RuntimeContextSnapshot {
@@ -108,7 +144,15 @@ export async function readCodexRollout(file: string, options: ReaderOptions): Pr
   const tools = new Set<string>();
   let compactions = 0;
   let tokenEvents = 0;
-  let lastTotal: Obj = {};
+  let lastTotal: Obj | undefined;
+  // A rollout with no message items (only event_msg user / agent messages): those events are the conversation.
+  const itemTypes = new Set(
+    lines.map((l) =>
+      l.value.type === 'response_item' && isObj(l.value.payload) ? l.value.payload.type : l.value.type,
+    ),
+  );
+  const fromEvents = !itemTypes.has('message');
+  const reasoningFromEvents = fromEvents && !itemTypes.has('reasoning');
   for (const { lineNo, value } of lines) {
     try {
       const t = at(value);
@@ -121,13 +165,15 @@ export async function readCodexRollout(file: string, options: ReaderOptions): Pr
         items.item(payload, t);
       } else if (type === 'event_msg' && payload) {
         if (payload.type === 'token_count' && isObj(payload.info)) {
-          // The call's tokens: the growth of the running total (Codex repeats the event), else last_token_usage.
-          const total = payload.info.total_token_usage;
-          const usage = isObj(total) ? growth(total, lastTotal) : responsesUsage(payload.info.last_token_usage);
-          if (isObj(total)) lastTotal = total;
+          const step = tokenStep(payload.info, lastTotal);
+          if (isObj(payload.info.total_token_usage)) lastTotal = payload.info.total_token_usage;
+          const usage = step.kind === 'usage' ? step.usage : undefined;
           if (usage && (usage.inputTokens > 0 || usage.outputTokens > 0)) {
             if (items.usage(usage)) tokenEvents++;
           }
+        } else if (fromEvents) {
+          const item = eventItem(payload);
+          if (item && (item.type !== 'reasoning' || reasoningFromEvents)) items.item(item, t);
         }
       } else if (type === 'compacted' && payload) {
         items.flush();

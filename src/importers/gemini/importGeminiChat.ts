@@ -1,18 +1,21 @@
 /**
  * Gemini CLI chats (`~/.gemini/tmp/<project hash>/chats/session-*.json`: one
- * JSON document `{ sessionId, projectHash, startTime, lastUpdated, messages }`)
- * -> one RunPlan. A `user` message is the user's prompt; a `gemini` message
+ * JSON document `{ sessionId, projectHash, startTime, lastUpdated, messages }`;
+ * or the later `session-*.jsonl` recording, replayed into that shape by
+ * chatRecords.ts) -> one RunPlan. A `user` message is the user's prompt; a `gemini` message
  * is one model call (its text, its `thoughts` as reasoning parts, `tokens`
  * as usage, `model`) whose `toolCalls` are its tool calls, each closed at
  * once with its `result` (`functionResponse.response`) and `status`
- * (error / cancelled). `info` and `error` messages are kept as notes in the
- * run's metadata. Reads the file; writes nothing.
+ * (error / cancelled; a call still scheduled or executing when the file ends
+ * is unanswered). `info`, `warning` and `error` messages are kept as notes in
+ * the run's metadata. Reads the file; writes nothing.
  */
 import { z } from 'zod';
 import { parseWith, type RuntimeContextSnapshot } from '../../model';
 import type { ReadPlans, ReaderOptions } from '../importFile';
 import { readRecordsWithDigest } from '../jsonRecords';
-import { RunPlanBuilder } from '../runPlan';
+import { RunPlanBuilder, planEnd } from '../runPlan';
+import { isGeminiChatHeader, replayChatRecords } from './chatRecords';
 
 const ToolCallSchema = z.looseObject({
   id: z.string().min(1),
@@ -50,11 +53,28 @@ const SessionSchema = z.looseObject({
   messages: z.array(z.unknown()),
 });
 
-/** True for a Gemini CLI chat document. */
+/** True for a Gemini CLI chat document, or the header line of a JSON Lines chat recording. */
 export function isGeminiChat(v: unknown): boolean {
   if (!v || typeof v !== 'object' || Array.isArray(v)) return false;
   const o = v as Record<string, unknown>;
-  return typeof o.sessionId === 'string' && 'projectHash' in o && Array.isArray(o.messages);
+  return (typeof o.sessionId === 'string' && 'projectHash' in o && Array.isArray(o.messages)) || isGeminiChatHeader(v);
+}
+
+/** Tool call states of a call the CLI had not finished when the file was written. */
+const UNFINISHED = new Set(['validating', 'scheduled', 'executing', 'awaiting_approval']);
+
+/** A JSON Lines recording (its first record a header, not a whole document) as the one document it stands for. */
+function wholeDocs(
+  file: string,
+  docs: { value: unknown; where: string }[],
+  options: ReaderOptions,
+): { value: unknown; where: string; rewritten?: number }[] {
+  if (!isGeminiChatHeader(docs[0]?.value)) return docs;
+  const replayed = replayChatRecords(docs, (where, e) => {
+    const line = /: line (\d+)$/.exec(where);
+    options.skip(line ? { file, line: Number(line[1]) } : { file, where }, e);
+  });
+  return [{ value: replayed.doc, where: file, rewritten: replayed.rewritten }];
 }
 
 const time = (s: string | null | undefined) => {
@@ -101,7 +121,7 @@ export async function readGeminiChat(file: string, options: ReaderOptions): Prom
     10,
   );
   const plans = [];
-  for (const doc of docs) {
+  for (const doc of wholeDocs(file, docs, options)) {
     const session = parseWith(SessionSchema, doc.value, doc.where);
     const messages: z.infer<typeof MessageSchema>[] = [];
     session.messages.forEach((m, i) => {
@@ -176,10 +196,12 @@ export async function readGeminiChat(file: string, options: ReaderOptions): Prom
           });
         else if (c.status === 'cancelled')
           b.finishTool(c.id, { outcome: 'cancelled', error: 'cancelled in the Gemini CLI', endedAt: callAt });
+        else if (UNFINISHED.has(c.status ?? '') && (c.result === undefined || c.result === null)) continue;
         else b.finishTool(c.id, { result: value, endedAt: callAt });
       }
     }
     const end = time(session.lastUpdated);
+    const open = b.closeUnanswered('the chat ends before its result');
     plans.push(
       b.finish({
         sessionId: session.sessionId,
@@ -187,9 +209,10 @@ export async function readGeminiChat(file: string, options: ReaderOptions): Prom
         mode: 'live',
         startedAt,
         ...(end !== undefined ? { endedAt: Math.max(end, b.lastTimestamp) } : {}),
-        status: 'completed',
+        ...planEnd(open, 'the chat'),
         metadata: {
           source: { format: 'gemini-cli', file, contentHash: digest },
+          ...(doc.rewritten ? { rewrittenMessages: doc.rewritten } : {}),
           ...(session.projectHash ? { projectHash: session.projectHash } : {}),
           ...(notes.length > 0 ? { notes } : {}),
         },

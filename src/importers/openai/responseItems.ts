@@ -62,9 +62,13 @@ export class ResponseItems {
   /** The after_model_call of the last model call completed, while it has no usage. */
   private lastCall: string | undefined;
 
+  /** Usage reported before the items of its model call: the next call takes it. */
+  private early: { usage: Usage; finishReason?: string } | undefined;
+
   /**
    * Sets the usage (and finish reason) of the model call being assembled, or of the last one completed when it
-   * has none yet (Codex reports tokens after the call's outputs); false when there is no call to take it.
+   * has none yet (Codex reports tokens after the call's outputs), or else of the next call to start (Codex 0.5x–0.6x
+   * write a call's token count just before its items).
    */
   usage(usage: Usage, finishReason?: string): boolean {
     if (this.pending) {
@@ -72,7 +76,10 @@ export class ResponseItems {
       if (finishReason) this.pending.finishReason = finishReason;
       return true;
     }
-    if (this.lastCall === undefined) return false;
+    if (this.lastCall === undefined) {
+      this.early = { usage, ...(finishReason ? { finishReason } : {}) };
+      return true;
+    }
     this.builder.setUsage(this.lastCall, usage);
     this.lastCall = undefined;
     return true;
@@ -140,7 +147,17 @@ export class ResponseItems {
   }
 
   private open(at: number | undefined): PendingCall {
-    this.pending ??= { parts: [], calls: [], ...(at !== undefined ? { at } : {}) };
+    if (!this.pending) {
+      const early = this.early;
+      this.early = undefined;
+      this.pending = {
+        parts: [],
+        calls: [],
+        ...(at !== undefined ? { at } : {}),
+        ...(early ? { usage: early.usage } : {}),
+        ...(early?.finishReason ? { finishReason: early.finishReason } : {}),
+      };
+    }
     return this.pending;
   }
 

@@ -44,6 +44,30 @@ function parseJson(v: unknown): unknown {
   }
 }
 
+/**
+ * A generation's `output` as the messages it stands for: the SDK writes the choice's message, but a model provider
+ * behind it may write whole `chat.completion` objects (`choices[0].message`) or messages without a `role` — both
+ * are what the model answered.
+ */
+function outputMessages(list: unknown): { messages: unknown[]; usage?: Obj; finishReason?: string } {
+  if (!Array.isArray(list)) return { messages: [] };
+  let usage: Obj | undefined;
+  let finishReason: string | undefined;
+  const messages = list.flatMap((m): unknown[] => {
+    if (!isObj(m)) return [m];
+    if (Array.isArray(m.choices)) {
+      if (isObj(m.usage)) usage = m.usage;
+      const choice = m.choices[0];
+      if (!isObj(choice)) return [];
+      if (typeof choice.finish_reason === 'string') finishReason = choice.finish_reason;
+      const message = isObj(choice.message) ? choice.message : {};
+      return [{ ...message, role: message.role ?? 'assistant' }];
+    }
+    return [m.role === undefined ? { ...m, role: 'assistant' } : m];
+  });
+  return { messages, ...(usage ? { usage } : {}), ...(finishReason ? { finishReason } : {}) };
+}
+
 /** Chat Completions messages as Messages, tool calls as parts. */
 function chatMessages(list: unknown, where: string): Message[] {
   if (!Array.isArray(list)) return [];
@@ -105,7 +129,8 @@ function traceToPlan(
       if (system.length > 0) b.setSystemPrompt(system.map((m) => String(m.content)).join('\n'));
       if (input.length > 0) b.resetMessages(input.filter((m) => m.role !== 'system'));
       b.checkpoint('before_model_call', { at: start });
-      const output = type === 'generation' ? chatMessages(d.output, `${file}: span ${String(s.id)} output`) : [];
+      const answered = type === 'generation' ? outputMessages(d.output) : { messages: [] };
+      const output = chatMessages(answered.messages, `${file}: span ${String(s.id)} output`);
       const calls: typeof asked = [];
       if (response && Array.isArray(response.output)) {
         const parts: unknown[] = [];
@@ -130,15 +155,16 @@ function traceToPlan(
             if (p.type === 'tool_call')
               calls.push({ id: String(p.toolCallId), name: String(p.toolName), args: p.args });
       }
-      const usage = isObj(d.usage)
+      const counted = isObj(d.usage) ? d.usage : answered.usage;
+      const usage = counted
         ? {
-            inputTokens: Number(d.usage.input_tokens ?? d.usage.prompt_tokens ?? 0),
-            outputTokens: Number(d.usage.output_tokens ?? d.usage.completion_tokens ?? 0),
+            inputTokens: Number(counted.input_tokens ?? counted.prompt_tokens ?? 0),
+            outputTokens: Number(counted.output_tokens ?? counted.completion_tokens ?? 0),
           }
         : responsesUsage(response?.usage);
       b.checkpoint('after_model_call', {
         at: end,
-        ...(s.error ? { finishReason: 'error' } : {}),
+        ...(s.error ? { finishReason: 'error' } : answered.finishReason ? { finishReason: answered.finishReason } : {}),
         ...(usage ? { usage } : {}),
       });
       asked = calls;

@@ -84,6 +84,8 @@ function traceToPlan(
     const s = g.span;
     if (g.kind === 'chat') {
       chats++;
+      for (const note of g.notes ?? [])
+        options.warnings.push({ file, message: `trace ${traceId} span ${s.spanId} (${s.name}): ${note}` });
       settle(g.input);
       if (g.model) b.setModel({ provider: g.provider ?? 'unknown', model: g.model });
       if (g.system !== undefined) b.setSystemPrompt(g.system);

@@ -36,6 +36,8 @@ export interface ModelSpan {
   input?: Message[];
   output: OutputTurn;
   usage?: { inputTokens: number; outputTokens: number };
+  /** Content of the span the importer could not use as it stands (said as warnings). */
+  notes?: string[];
 }
 
 export interface ToolSpan {
@@ -367,7 +369,8 @@ function genAi(s: FlatSpan): GenAiSpan | undefined {
   const a = s.attrs;
   const op = str(a['gen_ai.operation.name']) ?? s.name.split(' ')[0] ?? s.name;
   if (CHAT_OPS.has(op)) {
-    const messages = inputMessages(s);
+    const notes: string[] = [];
+    const messages = inputMessages(s, notes);
     const instructions = a['gen_ai.system_instructions'];
     const { system, input } = messages ? split(messages) : { system: undefined, input: undefined };
     const provider = str(a['gen_ai.provider.name']) ?? str(a['gen_ai.system']);
@@ -384,8 +387,9 @@ function genAi(s: FlatSpan): GenAiSpan | undefined {
           ? { system }
           : {}),
       ...(input ? { input } : {}),
-      output: outputTurn(s),
+      output: outputTurn(s, notes),
       usage: usageOf(num(a['gen_ai.usage.input_tokens']), num(a['gen_ai.usage.output_tokens'])),
+      ...(notes.length > 0 ? { notes } : {}),
     };
   }
   if (op === 'execute_tool') {

@@ -6,7 +6,8 @@
  * malformed file: a line that does not parse is passed over. No store, no
  * vscode.
  */
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, readSync } from 'node:fs';
+import { openRegularFile } from '../regularFile';
 
 /** Bytes of a JSON Lines session read for its title (a Codex first line holds the instructions: tens of KiB). */
 export const HEAD_BYTES = 512 * 1024;
@@ -29,7 +30,7 @@ export interface SessionHead {
 
 /** The first `max` bytes of `file` as text (cut at the last whole line when the file is longer). */
 export function readHead(file: string, max = HEAD_BYTES): string {
-  const fd = openSync(file, 'r');
+  const fd = openRegularFile(file);
   try {
     const buf = Buffer.alloc(max);
     const n = readSync(fd, buf, 0, max, 0);

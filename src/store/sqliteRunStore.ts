@@ -684,8 +684,8 @@ export class SqliteRunStore implements RunStore {
 
   /**
    * The columns of the run's row a write on a running run reads (its status, the next checkpoint and tool call
-   * seq, its artifacts): not `SELECT *`, which was a tenth of an import's writes (issue 11 item 6, branch
-   * i11import3).
+   * seq, its artifacts): not `SELECT *`, which was a tenth of an import's writes
+   * (`npm run bench -- import`).
    */
   private requireRunning(runId: string): SqlRow {
     const row = this.sql(

@@ -10,7 +10,7 @@ export const CATEGORY = 'Agent Time Travel';
 
 export const DEBUG_TYPE = 'agent-replay';
 export const LAUNCH_CONFIG_NAME = 'Replay agent run';
-/** The attach configuration: stop a running agent (issue 14, the live stop protocol of src/store/liveTable.ts). */
+/** The attach configuration: stop a running agent (live debugging: the stop protocol of src/store/liveTable.ts). */
 export const ATTACH_CONFIG_NAME = 'Attach to agent run';
 
 export const TRANSCRIPT_LANGUAGE = 'agent-transcript';

@@ -1,5 +1,5 @@
 /**
- * Live debugging (issue 14): a debugger attached to a running run or agent (LiveAttachment, with a lease it
+ * Live debugging: a debugger attached to a running run or agent (LiveAttachment, with a lease it
  * renews), the stops the agent asks at each checkpoint boundary (LiveStop: asking -> stopped -> resumed, or
  * expired when the lease ran out), the edits a resumed stop carries (LiveEdits) and how an applied edit is
  * recorded in the run (LiveEditRecord, in `DebugRun.liveEdits`). The protocol: src/README.md, "Live debugging". Pure.

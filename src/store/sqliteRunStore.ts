@@ -17,7 +17,6 @@ import {
   ArtifactRefSchema,
   assertJsonInput,
   DebugRunSchema,
-  MessageSchema,
   OcdbError,
   errorMessage,
   RuntimeContextSnapshotSchema,
@@ -1428,9 +1427,3 @@ export class SqliteRunStore implements RunStore {
       throw new OcdbError('StoreUnavailable', `The run store ${this.path} is closed.`, { path: this.path });
   }
 }
-
-/** Validates one message (used by the HTTP ingest and importers for per-item errors). */
-export const validateMessage = (m: unknown, where: string): unknown => parseWith(MessageSchema, m, where);
-/** Validates a runtime context snapshot. */
-export const validateContext = (c: unknown, where: string): unknown =>
-  parseWith(RuntimeContextSnapshotSchema, c, where);

@@ -187,8 +187,3 @@ export const PICK_RUN_VARIABLE = `\${command:${COMMANDS.pickRun.id}}`;
 
 /** The command variable of attach configurations: `"agentId": "${command:agentTimeTravel.pickAgent}"`. */
 export const PICK_AGENT_VARIABLE = `\${command:${COMMANDS.pickAgent.id}}`;
-
-/** Key of a command by id (for logging and tests). */
-export function commandKeyOf(id: string): CommandKey | undefined {
-  return (Object.keys(COMMANDS) as CommandKey[]).find((k) => COMMANDS[k].id === id);
-}

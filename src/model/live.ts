@@ -82,18 +82,6 @@ export function liveEditFieldsAt(boundary: z.infer<typeof CheckpointBoundarySche
   }
 }
 
-/** True when `edits` changes something (not only who and which paths). */
-export function hasLiveChanges(edits: LiveEdits | undefined): edits is LiveEdits {
-  if (!edits) return false;
-  return (
-    edits.toolArgs !== undefined ||
-    edits.toolOutcome !== undefined ||
-    edits.runtimeContext !== undefined ||
-    edits.systemPrompt !== undefined ||
-    edits.messages !== undefined
-  );
-}
-
 export const LiveStopSchema = z.object({
   stopId: IdSchema,
   attachId: IdSchema,

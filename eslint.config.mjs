@@ -4,12 +4,13 @@
 // (or sideways where that is forbidden) fails `npm run lint`. Only
 // src/extension may import `vscode` as a value; only src/store may import
 // better-sqlite3 / node:sqlite / pg. Tests (test/**) are not fenced.
-// test/unit/lint/fences.test.ts checks that the fences catch what they claim.
+// test/unit/lint/fences.test.ts checks that the fences catch what they claim;
+// test/unit/lint/layerTable.test.ts that LAYERS is the Layers table of src/README.md.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 /** The layers, bottom to top: each folder with what it may import of ours and why. */
-const LAYERS = {
+export const LAYERS = {
   model: { role: 'src/model is the bottom layer: it imports nothing of ours', may: [] },
   store: { role: 'src/store is the RunStore contract and SQLite', may: ['model'] },
   writer: { role: 'src/writer is the one write path', may: ['model', 'store'] },

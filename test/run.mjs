@@ -15,30 +15,30 @@ const POSTGRES_SUITE = [
   'test/unit/store/listMemo.test.ts',
   'test/unit/store/loadValidation.test.ts',
   'test/unit/store/lazyView.test.ts',
-  // a view's items validated and frozen once per content, shared by the views that hold them (i11 item 3)
+  // a view's items validated and frozen once per content, shared by the views that hold them
   'test/unit/store/itemCache.test.ts',
   'test/unit/store/contentAddressing.test.ts',
-  // new content written without a look-up per blob; content stored before looked up again (i11 item 1)
+  // new content written without a look-up per blob; content stored before looked up again
   'test/unit/store/blobLookups.test.ts',
   // a cancelled call is no error; an older store's count corrected once at open (store/fixups.ts)
   'test/unit/store/fixups.test.ts',
-  // a screenshot in a tool result stored once (issue 11, item 2)
+  // a screenshot in a tool result stored once
   'test/unit/store/imageResults.test.ts',
   'test/unit/store/processes.test.ts',
-  // a used checkpoint id refused with nothing kept, the change feed once and in order (i11append)
+  // a used checkpoint id refused with nothing kept, the change feed once and in order
   'test/unit/store/appendPath.test.ts',
   'test/unit/writer/conformance.test.ts',
   // the Timeline's summary query: the calls' states and live-edit marks from their rows (listToolCallMarks)
   'test/unit/replay/timeline.test.ts',
-  // a finished call's record made from the open one the writer holds, or read back when the row changed (i11)
+  // a finished call's record made from the open one the writer holds, or read back when the row changed
   'test/unit/writer/finishRecord.test.ts',
-  // a writer letting go of what it wrote (a streamed import) and a run's end setting its metadata (i11import)
+  // a writer letting go of what it wrote (a streamed import) and a run's end setting its metadata
   'test/unit/writer/rebase.test.ts',
   'test/unit/fork/forkService.test.ts',
   'test/unit/fork/capturedReplay.test.ts',
   // the cassette's n-th recorded result, counting the calls finished at the fork point
   'test/unit/fork/cassetteCount.test.ts',
-  // push / pull between a SQLite file and the PostgreSQL store, and ocdb serve over TLS in front of it (i16ops)
+  // push / pull between a SQLite file and the PostgreSQL store, and ocdb serve over TLS in front of it
   'test/unit/cli/transfer.test.ts',
   'test/unit/server/tlsServe.test.ts',
   // live debugging's stop protocol and gate, artifacts, a resumed writer (the integration of this wave)
@@ -46,9 +46,9 @@ const POSTGRES_SUITE = [
   'test/unit/writer/liveGate.test.ts',
   'test/unit/recorder/artifact.test.ts',
   'test/unit/writer/resume.test.ts',
-  // many runs loaded in one transaction, the scale bench's seeding path (i16scale)
+  // many runs loaded in one transaction, the scale bench's seeding path
   'test/unit/store/bulkLoad.test.ts',
-  // checkpoint ids of every kind found by themselves, heads, usages (schema 7, i11bytes)
+  // checkpoint ids of every kind found by themselves, heads, usages (schema 7)
   'test/unit/store/checkpointIds.test.ts',
 ];
 

@@ -3,7 +3,7 @@
  * what is live after each full collection (`--heap-growing-percent=25`), where V8 let it grow to about four times
  * that: collection is so cheap in an import (under 1 % of its time) that V8 saw no reason to collect sooner. Set when
  * the process starts (this module is main.ts's first import). Peak RSS of a 200 MiB Claude Code transcript's import
- * 364 → 229 MiB, of a 50 MiB one ~240 → ~178 MiB, 3–10 % slower (issue 11, item 6).
+ * 364 → 229 MiB, of a 50 MiB one ~240 → ~178 MiB, 3–10 % slower (`npm run bench -- import`).
  *
  * And it stops V8 growing the young generation once it is past 4 MiB a semi-space (`--semi-space-growth-factor=1`
  * from then on), where V8 grows it to 16: the first collection reported finds it at 8. A cap set when the process

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { batchKey, openBatchFile, type BatchProgress } from './batchFile';
 import { checkForkPoint, forkPointOf, selectCohort } from './cohortSelection';
 import { gateCertificate, type GateCertificate } from './gateCertificate';
-import { costOf, priceOf } from './modelPrices';
+import { costOf } from './modelPrices';
 import { failedResult, whatIfRun } from './whatIfRun';
 import {
   WHAT_IF_OUTCOMES,
@@ -237,6 +237,3 @@ export async function runWhatIf(
     ...(file ? { batchFile: file } : {}),
   };
 }
-
-/** True when the price of `model` is known (for the CLI's estimate line). */
-export const knownPrice = (model: string | undefined): boolean => priceOf(model) !== undefined;

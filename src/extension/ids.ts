@@ -10,7 +10,7 @@ export const CATEGORY = 'Agent Time Travel';
 
 export const DEBUG_TYPE = 'agent-replay';
 export const LAUNCH_CONFIG_NAME = 'Replay agent run';
-/** The attach configuration: stop a running agent (issue 14, the live stop protocol of src/store/liveTable.ts). */
+/** The attach configuration: stop a running agent (live debugging: the stop protocol of src/store/liveTable.ts). */
 export const ATTACH_CONFIG_NAME = 'Attach to agent run';
 
 export const TRANSCRIPT_LANGUAGE = 'agent-transcript';
@@ -187,8 +187,3 @@ export const PICK_RUN_VARIABLE = `\${command:${COMMANDS.pickRun.id}}`;
 
 /** The command variable of attach configurations: `"agentId": "${command:agentTimeTravel.pickAgent}"`. */
 export const PICK_AGENT_VARIABLE = `\${command:${COMMANDS.pickAgent.id}}`;
-
-/** Key of a command by id (for logging and tests). */
-export function commandKeyOf(id: string): CommandKey | undefined {
-  return (Object.keys(COMMANDS) as CommandKey[]).find((k) => COMMANDS[k].id === id);
-}

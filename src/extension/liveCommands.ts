@@ -1,5 +1,5 @@
 /**
- * The commands of live debugging (issue 14): Debug Next Run of Agent… (pick or type an agent id, then an attach
+ * The commands of live debugging: Debug Next Run of Agent… (pick or type an agent id, then an attach
  * session waits for its next run), Attach (a running run of the tree, or one picked), and Pick Agent (the
  * `${command:agentTimeTravel.pickAgent}` variable of an "Attach to agent run" launch configuration). They only
  * start sessions; the adapter's attach (src/debug/) does the rest through the store.

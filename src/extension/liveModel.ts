@@ -1,5 +1,5 @@
 /**
- * What live debugging (attach to a running agent, issue 14) looks like in VS Code, as pure data: the agents a user
+ * What live debugging (attach to a running agent) looks like in VS Code, as pure data: the agents a user
  * can pick for "Debug Next Run of Agent…" (from the store's runs, newest first), the words of a live stop
  * ("stopped before lookup_order") and the status-bar text of a live session. The vscode parts (agentPicker.ts,
  * statusBar.ts, the runs tree) only show these. No vscode import.

@@ -8,7 +8,7 @@
 import { prepareClaudeCodeSession, readClaudeCodeSession } from './claudeCode/importSession';
 import { isCodexLine, readCodexRollout } from './codex/importCodexRollout';
 import { isGeminiChat, readGeminiChat } from './gemini/importGeminiChat';
-import type { PreparedRead, ReadPlans, ReaderOptions } from './importFile';
+import type { PreparedRead, ReadPlans, ReaderOptions } from './reader';
 import { readOpenAiChat } from './openai/importOpenAiChat';
 import { isResponsesRecord, readOpenAiResponses } from './openai/importResponses';
 import { isAgentsTrace, readAgentsTrace } from './openaiAgents/importAgentsTrace';

@@ -11,7 +11,7 @@ import { statSync } from 'node:fs';
 import { OcdbError, errorMessage, isOcdbError } from '../model';
 import type { RunStore, RunSummary } from '../store';
 import { formatSpec } from './formats';
-import type { PlanOutput, RunPlan } from './runPlan';
+import type { RunPlan } from './runPlan';
 import { sideEffectOf } from './sideEffects';
 import { formatNames, sniffFormat } from './sniff';
 import type { FileResult, ImportFormat, ImportOptions, SkippedRecord } from './types';
@@ -20,41 +20,7 @@ import { StreamedPlans, continueRunPlan, writeRunPlan } from './writePlan';
 import type { FormatSpec } from './formats';
 import { noteTitles } from './sessions/runTitles';
 import { notRegularFile } from './regularFile';
-
-export interface ReadPlans {
-  plans: RunPlan[];
-  primaryRunId: string;
-  extraFiles: string[];
-}
-
-/** A trace read for its structure, ready to be mapped once: into plans kept whole, or streamed to an output. */
-export interface PreparedRead {
-  primaryRunId: string;
-  /** The content part of the file's legacy run ids. */
-  contentHash: string;
-  build(output?: PlanOutput): ReadPlans;
-  /** The sha256 of the bytes each file was read with; throws when a file changed since it was read. */
-  verify(): Map<string, string | undefined>;
-  close(): void;
-}
-
-/** The context every format reader gets. */
-export interface ReaderOptions {
-  signal?: AbortSignal;
-  warnings: FileResult['warnings'];
-  unknownTypes: Record<string, number>;
-  onBytes?: (file: string, bytesRead: number) => void;
-  sideEffectOf: (toolName: string) => ReturnType<typeof sideEffectOf>;
-  /** Fail on the first malformed record instead of skipping it (`--strict`). */
-  strict?: boolean;
-  /**
-   * Reports a malformed record: throws (the file fails) when strict, else warns and lists it. `error` says what
-   * was wrong; its message usually already names the file and line.
-   */
-  skip: (record: Omit<SkippedRecord, 'reason'>, error: unknown) => void;
-  /** For a format that `grows`: appended to its run ids (the runs of a file that cannot continue earlier ones). */
-  idSuffix?: string;
-}
+import type { ReaderOptions } from './reader';
 
 /** `reason` without the `file: line N: ` prefix the error messages carry. */
 function bare(message: string, file: string, line?: number): string {

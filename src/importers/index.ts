@@ -7,7 +7,7 @@
  */
 export { importPath, listTraceFiles } from './importPath';
 export { importFile } from './importFile';
-export { formatsHelp, sniffFormat } from './sniff';
+export { sniffFormat } from './sniff';
 export { FORMAT_SPECS } from './formats';
 export { DEFAULT_SIDE_EFFECTS, loadSideEffectTable, sideEffectOf, type SideEffectTable } from './sideEffects';
 export * from './types';

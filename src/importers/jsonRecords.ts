@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, readFileSync, readSync, statSync } from 'node:fs';
 import { openRegularFile } from './regularFile';
 import { OcdbError, assertJsonDepth } from '../model';
-import type { ReaderOptions } from './importFile';
+import type { ReaderOptions } from './reader';
 import { readJsonLines, type JsonLinesOptions } from './jsonLines';
 import { jsonErrorText } from './jsonError';
 

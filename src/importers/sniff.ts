@@ -40,11 +40,6 @@ function binaryKind(head: Buffer): string | undefined {
   return undefined;
 }
 
-/** The formats and how each is recognised, for messages. */
-export function formatsHelp(): string {
-  return FORMAT_SPECS.map((s) => `${s.format}: ${s.recognisedBy}`).join('; ');
-}
-
 /** The names of the formats, for `--format`: `claude-code, codex, …`. */
 export function formatNames(): string {
   return FORMAT_SPECS.map((s) => s.format).join(', ');

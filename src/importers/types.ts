@@ -30,9 +30,6 @@ export type ImportFormatOption = z.infer<typeof ImportFormatOptionSchema>;
 export const ImportedRunModeSchema = RunModeSchema.extract(['live', 'fork']);
 export type ImportedRunMode = z.infer<typeof ImportedRunModeSchema>;
 
-/** File extensions a directory import reads (for file pickers too). */
-export const IMPORT_FILE_EXTENSIONS: readonly string[] = ['jsonl', 'json'];
-
 /** Bytes read so far of the file being imported (and of the whole import when a directory is walked). */
 export interface ImportProgress {
   /** 'read': parsing the file (bytes move); 'write': writing its runs in one transaction (checkpoints move). */

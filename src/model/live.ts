@@ -1,5 +1,5 @@
 /**
- * Live debugging (issue 14): a debugger attached to a running run or agent (LiveAttachment, with a lease it
+ * Live debugging: a debugger attached to a running run or agent (LiveAttachment, with a lease it
  * renews), the stops the agent asks at each checkpoint boundary (LiveStop: asking -> stopped -> resumed, or
  * expired when the lease ran out), the edits a resumed stop carries (LiveEdits) and how an applied edit is
  * recorded in the run (LiveEditRecord, in `DebugRun.liveEdits`). The protocol: src/README.md, "Live debugging". Pure.
@@ -80,18 +80,6 @@ export function liveEditFieldsAt(boundary: z.infer<typeof CheckpointBoundarySche
       throw new Error(`unknown boundary ${String(unreachable)}`);
     }
   }
-}
-
-/** True when `edits` changes something (not only who and which paths). */
-export function hasLiveChanges(edits: LiveEdits | undefined): edits is LiveEdits {
-  if (!edits) return false;
-  return (
-    edits.toolArgs !== undefined ||
-    edits.toolOutcome !== undefined ||
-    edits.runtimeContext !== undefined ||
-    edits.systemPrompt !== undefined ||
-    edits.messages !== undefined
-  );
 }
 
 export const LiveStopSchema = z.object({

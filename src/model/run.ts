@@ -18,7 +18,6 @@ export type RunStatus = z.infer<typeof RunStatusSchema>;
 /** The statuses a run can end with: every RunStatus but 'running' (SDK end, HTTP end body, importers, forks). */
 export const RunEndStatusSchema = RunStatusSchema.exclude(['running']);
 export type RunEndStatus = z.infer<typeof RunEndStatusSchema>;
-export const RUN_END_STATUSES = RunEndStatusSchema.options;
 
 export const RUN_MODES = ['live', 'replay', 'fork'] as const;
 export const RunModeSchema = z.enum(RUN_MODES);

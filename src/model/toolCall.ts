@@ -50,7 +50,7 @@ export const ToolCallRecordSchema = z.object({
   replayPolicy: ReplayPolicySchema,
   startedAt: z.number(),
   endedAt: z.number().optional(),
-  /** Set when a live debugger edited the call before it ran (issue 14): its args are those it ran with. */
+  /** Set when a live debugger edited the call before it ran (live debugging): its args are those it ran with. */
   liveEdit: ToolCallLiveEditSchema.optional(),
 });
 export type ToolCallRecord = z.infer<typeof ToolCallRecordSchema>;

@@ -67,7 +67,7 @@ export interface RecorderEnv {
   /** Further attempts of a write that met StoreLocked before the recorder gives up. */
   storeLockRetries: number;
   heartbeatMs: number;
-  /** Where a live debugger may stop the run (issue 14); absent: never asked. */
+  /** Where a live debugger may stop the run (live debugging); absent: never asked. */
   live?: LiveGate;
 }
 

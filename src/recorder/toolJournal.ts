@@ -14,8 +14,19 @@ import {
   parseWith,
   type ReplayPolicy,
   type SideEffectLevel,
+  type ToolOutcome,
 } from '../model';
-import type { RunRecorder } from './runRecorder';
+import type { ToolOptions } from './inputs';
+
+/**
+ * What the journal asks of its run: RunRecorder's tool calls. Declared here, not taken from runRecorder.ts, because
+ * the recorder creates the journal (`run.toolJournal()`): each file imports the other otherwise.
+ */
+export interface JournalRun {
+  readonly runId: string;
+  beginTool(toolName: string, args: unknown, options: ToolOptions): string;
+  finishTool(toolCallId: string, outcome: ToolOutcome, value?: unknown, options?: { checkpoints?: boolean }): void;
+}
 
 /** The request of `beginTool`, as the seed declares it (`invocation` is what the caller already knows). */
 export interface ToolJournalStart {
@@ -97,7 +108,7 @@ export function journalToolOf(
 }
 
 /** Creates the journal of `run` (what `run.toolJournal(options)` returns). */
-export function createToolJournal(run: RunRecorder, options: ToolJournalOptions = {}): ToolJournal {
+export function createToolJournal(run: JournalRun, options: ToolJournalOptions = {}): ToolJournal {
   const opts = parseWith(ToolJournalOptionsSchema, options, 'toolJournal(options)');
   const tools = opts.tools ?? {};
   const fallback = opts.defaultSideEffectLevel ?? 'write';

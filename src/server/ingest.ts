@@ -7,7 +7,7 @@
  * content in the body: text, or base64 bytes), end the run. Each call is
  * one store transaction through the one RunWriter (src/writer), the same
  * write path as the SDK; bodies are the SDK's input schemas, zod-validated
- * with the field path. Live debugging (issue 14): a checkpoint, tool-begin or
+ * with the field path. Live debugging: a checkpoint, tool-begin or
  * tool-finish request of a run under a debugger asks the same LiveGate as the
  * SDK and waits at most `waitMs` (default 25 s, at most 60 s); still stopped,
  * it answers 202 with the stop and a retry URL (`waitStop` waits again); once

@@ -43,6 +43,10 @@ export interface RouteResult {
 
 export interface Route {
   method: 'GET' | 'POST';
+  /** The path as the HTTP reference shows it (`/runs/:runId`): `pattern` with each capture named. */
+  path: string;
+  /** One line for the HTTP reference (media/docs/reference/http.md, generated): what it answers, its query. */
+  summary: string;
   pattern: RegExp;
   handle(ctx: RouteContext): RouteResult | Promise<RouteResult>;
 }
@@ -143,9 +147,18 @@ export function buildRoutes(options: RoutesOptions): Route[] {
   };
 
   return [
-    { method: 'GET', pattern: /^\/health$/, handle: () => ({ status: 200, body: { ok: true, store: store.path } }) },
     {
       method: 'GET',
+      path: '/health',
+      summary: 'Whether the server is up, and the store it serves: `{ ok, store }`.',
+      pattern: /^\/health$/,
+      handle: () => ({ status: 200, body: { ok: true, store: store.path } }),
+    },
+    {
+      method: 'GET',
+      path: '/runs',
+      summary:
+        'The runs, newest first: `{ runs, total }`. Query: `agentId`, `status`, `mode`, `parentRunId`, `limit` (at most 10000), `offset`.',
       pattern: /^\/runs$/,
       handle: (ctx) => {
         const q = parseWith(ListQuerySchema, Object.fromEntries(ctx.query), 'query');
@@ -162,6 +175,8 @@ export function buildRoutes(options: RoutesOptions): Route[] {
     },
     {
       method: 'GET',
+      path: '/runs/:runId',
+      summary: 'One run, with `statusText`: how its status reads ("diverged at step 5 · system prompt", "crashed").',
       pattern: /^\/runs\/([^/]+)$/,
       handle: (ctx) => {
         const run = store.getRun(param(ctx, 0));
@@ -171,6 +186,8 @@ export function buildRoutes(options: RoutesOptions): Route[] {
     },
     {
       method: 'GET',
+      path: '/runs/:runId/checkpoints',
+      summary: "The run's checkpoints, in order: `{ checkpoints }`. Query: `offset`, `limit`.",
       pattern: /^\/runs\/([^/]+)\/checkpoints$/,
       handle: (ctx) => {
         const range = parseWith(RangeQuerySchema, Object.fromEntries(ctx.query), 'query');
@@ -179,11 +196,16 @@ export function buildRoutes(options: RoutesOptions): Route[] {
     },
     {
       method: 'GET',
+      path: '/runs/:runId/tool-calls',
+      summary: "The run's tool ledger: `{ toolCalls }`.",
       pattern: /^\/runs\/([^/]+)\/tool-calls$/,
       handle: (ctx) => ({ status: 200, body: { toolCalls: store.listToolCalls(param(ctx, 0)) } }),
     },
     {
       method: 'GET',
+      path: '/runs/:runId/artifacts',
+      summary:
+        'Every version of every artifact the run recorded, or with `checkpointId` those that checkpoint carries: `{ artifacts }`.',
       pattern: /^\/runs\/([^/]+)\/artifacts$/,
       handle: (ctx) => {
         const q = parseWith(ArtifactQuerySchema, Object.fromEntries(ctx.query), 'query');
@@ -196,6 +218,9 @@ export function buildRoutes(options: RoutesOptions): Route[] {
     },
     {
       method: 'GET',
+      path: '/runs/:runId/artifacts/:name',
+      summary:
+        "One artifact's bytes (the newest version; with `checkpointId` the one it carries; with `version` that one), served with its `type` when that is a MIME type; `ETag` is its content hash.",
       pattern: /^\/runs\/([^/]+)\/artifacts\/([^/]+)$/,
       handle: (ctx) => {
         const q = parseWith(ArtifactQuerySchema, Object.fromEntries(ctx.query), 'query');
@@ -221,27 +246,47 @@ export function buildRoutes(options: RoutesOptions): Route[] {
     },
     {
       method: 'POST',
+      path: '/runs/:runId/artifacts',
+      summary:
+        'Records an artifact `{ type, name, content, encoding?: "utf8" | "base64", metadata? }`; 201 with its `ArtifactRef`.',
       pattern: /^\/runs\/([^/]+)\/artifacts$/,
       handle: (ctx) => ({ status: 201, body: ingest.artifact(param(ctx, 0), ctx.body) }),
     },
     {
       method: 'GET',
+      path: '/checkpoints/:checkpointId',
+      summary: 'One checkpoint, whole.',
       pattern: /^\/checkpoints\/([^/]+)$/,
       handle: (ctx) => ({ status: 200, body: store.getCheckpoint(param(ctx, 0)) }),
     },
-    { method: 'POST', pattern: /^\/runs$/, handle: (ctx) => ({ status: 201, body: ingest.createRun(ctx.body) }) },
     {
       method: 'POST',
+      path: '/runs',
+      summary: 'Starts a run `{ agentId, runtimeContext, messages?, systemPrompt?, model?, runId?, metadata? }`; 201.',
+      pattern: /^\/runs$/,
+      handle: (ctx) => ({ status: 201, body: ingest.createRun(ctx.body) }),
+    },
+    {
+      method: 'POST',
+      path: '/runs/:runId/checkpoints',
+      summary:
+        'Appends a checkpoint `{ boundary, messages?, ... }` (what it leaves out carries over); 201, or 202 while a live debugger holds the run (query `waitMs`).',
       pattern: /^\/runs\/([^/]+)\/checkpoints$/,
       handle: async (ctx) => liveResult(await ingest.appendCheckpointLive(param(ctx, 0), ctx.body, waitMsOf(ctx)), 201),
     },
     {
       method: 'POST',
+      path: '/runs/:runId/tool-calls',
+      summary:
+        'A tool call\'s begin `{ phase: "begin", toolName, args, sideEffectLevel, toolCallId? }` or finish `{ phase: "finish", toolCallId, outcome, result? | error? }`; 201, or 202 while a live debugger holds the run (query `waitMs`).',
       pattern: /^\/runs\/([^/]+)\/tool-calls$/,
       handle: async (ctx) => liveResult(await ingest.toolCallLive(param(ctx, 0), ctx.body, waitMsOf(ctx)), 201),
     },
     {
       method: 'GET',
+      path: '/runs/:runId/stops/:stopId',
+      summary:
+        'Waits while a live debugger holds the run (query `waitMs`): 202 still stopped, 200 `{ resumed: { edits } }` once it goes on.',
       pattern: /^\/runs\/([^/]+)\/stops\/([^/]+)$/,
       handle: async (ctx) => {
         const answer = await ingest.waitStop(param(ctx, 0), param(ctx, 1), waitMsOf(ctx));
@@ -252,16 +297,24 @@ export function buildRoutes(options: RoutesOptions): Route[] {
     },
     {
       method: 'POST',
+      path: '/runs/:runId/end',
+      summary: 'Ends the run `{ status?, error? }`.',
       pattern: /^\/runs\/([^/]+)\/end$/,
       handle: (ctx) => ({ status: 200, body: ingest.endRun(param(ctx, 0), ctx.body) }),
     },
     {
       method: 'POST',
+      path: '/fork/plan',
+      summary:
+        'The plan of a fork (a ForkConfig): the effective policy of every tool, the merged context and the hazards to acknowledge; writes nothing.',
       pattern: /^\/fork\/plan$/,
       handle: (ctx) => ({ status: 200, body: forks.plan(parseWith(ForkConfigSchema, ctx.body, 'body')) }),
     },
     {
       method: 'POST',
+      path: '/fork',
+      summary:
+        'Creates a fork (a ForkConfig with `acknowledgedTools`; `run`: run it now in the background; `agentProgram`: the agent program runs it); 201 `{ runId, forkRequestId, plan }`, 409 when a hazard is not acknowledged.',
       pattern: /^\/fork$/,
       handle: (ctx) => {
         const { acknowledgedTools, run, agentProgram, ...config } = parseWith(ForkBodySchema, ctx.body, 'body');
@@ -275,6 +328,8 @@ export function buildRoutes(options: RoutesOptions): Route[] {
     },
     {
       method: 'GET',
+      path: '/forks/:forkRequestId',
+      summary: 'A fork request and how it stands, with `statusText` (and `divergence` when it diverged).',
       pattern: /^\/forks\/([^/]+)$/,
       handle: (ctx) => {
         const request = store.getForkRequest(param(ctx, 0));
@@ -291,6 +346,8 @@ export function buildRoutes(options: RoutesOptions): Route[] {
     },
     {
       method: 'GET',
+      path: '/confirmations',
+      summary: 'The manual_confirm questions: `{ confirmations }`. Query: `status`, `forkRequestId`.',
       pattern: /^\/confirmations$/,
       handle: (ctx) => {
         const { status, forkRequestId } = parseWith(ConfirmationQuerySchema, Object.fromEntries(ctx.query), 'query');
@@ -307,6 +364,8 @@ export function buildRoutes(options: RoutesOptions): Route[] {
     },
     {
       method: 'POST',
+      path: '/confirmations/:confirmationId',
+      summary: 'Answers a manual_confirm question `{ answer: allow_once | use_recorded | mock | abort, mockResult? }`.',
       pattern: /^\/confirmations\/([^/]+)$/,
       handle: (ctx) => {
         const body = parseWith(AnswerBodySchema, ctx.body, 'body');

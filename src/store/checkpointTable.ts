@@ -94,7 +94,7 @@ const parseLedgerRecord = (raw: unknown, i: number) =>
   parseWith(ToolCallRecordSchema, raw, WHERE, ['toolLedgerSnapshot', i]);
 
 /**
- * A checkpoint's row with its head (schema 7, branch i11bytes): what a run carries over from checkpoint to
+ * A checkpoint's row with its head (schema 7): what a run carries over from checkpoint to
  * checkpoint — system prompt, model, prompt version, runtime context, artifact refs — is a row of
  * `checkpoint_heads` that every checkpoint with the same head refers to by number, not five columns per checkpoint.
  */
@@ -314,7 +314,7 @@ export class CheckpointTable {
     });
     this.ctx.counted(cp.runId, run, 'checkpoint_count');
     // The summary rowToCheckpointSummary reads back, made from what was just written (validated above, or by the
-    // caller: AppendOptions.validated) without parsing it again; usage a copy as read back (issue 11 item 6).
+    // caller: AppendOptions.validated) without parsing it again; usage a copy as read back (parsing it was a share of an import's writes).
     // (its keys in rowToCheckpointSummary's order: a summary is sent as JSON over HTTP)
     return {
       checkpointId: cp.checkpointId,

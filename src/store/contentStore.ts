@@ -26,7 +26,7 @@ export const EMPTY_LIST = 0;
  * A member (or an element of a member array) of a list item with a `toolCallId` — a tool message, a ledger record —
  * whose canonical JSON is at least this long is stored as a blob of its own and referred to by hash (schema 4,
  * `blobs.refs`): a tool result that is the `content` of the tool message, the `result` of the ledger record and the
- * call's `result_ref` is then one blob, not three. Other items are stored whole (branch i11bytes): their parts are
+ * call's `result_ref` is then one blob, not three. Other items are stored whole (schema 7): their parts are
  * nowhere else, and a blob of their own would only add its row, its index entry and its ref.
  */
 export const SHARED_PART_MIN = 512;
@@ -35,7 +35,7 @@ export const SHARED_PART_MIN = 512;
  * Blob texts at least this long are stored compressed (a BLOB in `blobs.data`) when that saves a tenth or more. A
  * shorter one (a ledger record's open part, a tool message without its result, a finished record's delta: three a
  * tool call) is stored as it is: each deflate costs 7–20 µs to set up whatever its length, for some 60 bytes saved.
- * Measured with 32 against 256 (issue 11, `npm run bench -- record`, 10k checkpoints, medians of 5): a tool call's
+ * Measured with 32 against 256 (`npm run bench -- record`, 10k checkpoints, medians of 5): a tool call's
  * checkpoint 190 → 168 µs, recording the run 2.75 → 2.44 s; the store 1.05× → 1.17× its unique content (beyond an
  * empty store); a 50 MiB import 3.4 → 3.1 s, its store 0.20× → 0.22× the transcript. PostgreSQL's bytea column
  * always holds it compressed (`bytesOnly`).
@@ -54,7 +54,7 @@ const INSERT_SAMPLE = 8;
  * Whether a blob worth compressing is looked up before it is compressed and written. Looking up saves the
  * compression of content stored before (an import of a transcript again, a fork's inherited results); but a writer
  * of new content (a recording: every blob new) pays a look-up that finds nothing at every blob — four a ReAct
- * step (issue 11): ~1 % of an append on SQLite, a round trip each on PostgreSQL (a tool call recorded 6 % faster). So the look-ups adapt: after MISSES_TO_SKIP
+ * step: ~1 % of an append on SQLite, a round trip each on PostgreSQL (a tool call recorded 6 % faster). So the look-ups adapt: after MISSES_TO_SKIP
  * in a row found nothing, blobs are inserted at once (INSERT OR IGNORE: the same row either way), and one insert in
  * INSERT_SAMPLE is asked whether its row was there already (on PostgreSQL that answer is a round trip: a queued
  * insert is otherwise sent with the next read); one that was turns the look-ups back on.
@@ -140,7 +140,7 @@ const DICTIONARY_1 = Buffer.from(
  * `text` deflated with `DICTIONARY_1` behind its mark, with a window just over the dictionary and the text (plus
  * deflate's 262-byte lookahead: every match the 32 KiB one would find) and hash tables to match — a short text's
  * zlib state is a few KiB, not 256. Deflate, not brotli: brotli (quality 5) took 2–4× as long (each call sets up
- * ~1 MiB of encoder state), a tenth of an append's CPU (issue 11), for long texts no smaller than the dictionary's
+ * ~1 MiB of encoder state), a tenth of an append's CPU (`npm run bench -- record`), for long texts no smaller than the dictionary's
  * deflate makes them (the record bench's messages: brotli 0.46 of their size, this 0.45, raw deflate 0.52).
  */
 function pack(text: string, utf8?: Buffer): Buffer {
@@ -203,7 +203,7 @@ function decodeData(data: unknown): string {
 }
 
 /**
- * A content hash as the store's columns hold it (schema 6, branch i11schema): the bytes of its hex (16 for a
+ * A content hash as the store's columns hold it (schema 6): the bytes of its hex (16 for a
  * `contentHash`), not 32 characters of text — in `blobs.hash`, `list_nodes.item` and every column that refers to a
  * blob. Text that is not lowercase hex of even length names no blob: it becomes a key no blob has (empty).
  */
@@ -225,7 +225,7 @@ export function hashOrUndefined(value: unknown): string | undefined {
 }
 
 /**
- * Where a member of a stored value sits: `[key]` or `[key, index]`; `[]` (branch i11bytes) names the value's base,
+ * Where a member of a stored value sits: `[key]` or `[key, index]`; `[]` (schema 7) names the value's base,
  * a blob whose members the value has too (a finished ledger record's open record): only the members it adds are
  * stored with it.
  */

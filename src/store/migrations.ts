@@ -155,7 +155,7 @@ export const MIGRATIONS: readonly string[] = [
     BEGIN UPDATE meta SET value = CAST(value AS INTEGER) + (CASE WHEN NEW.parent_run_id IS NULL THEN 1 ELSE -1 END)
       WHERE key = 'root_runs'; END;
   `,
-  // (branch i14agent) live debugging: debuggers attached to a run or an agent (with a lease), the stops an agent
+  // live debugging: debuggers attached to a run or an agent (with a lease), the stops an agent
   // asks at each boundary and their answers, the edits applied (a run's record, exported as DebugRun.liveEdits),
   // and the edit a ledger record ran with (tool_calls.live_edit_json). See src/store/liveTable.ts.
   `
@@ -201,7 +201,7 @@ export const MIGRATIONS: readonly string[] = [
 
   ALTER TABLE tool_calls ADD COLUMN live_edit_json TEXT;
   `,
-  // (branch i11schema) fewer and smaller rows and index entries per checkpoint, data kept in place: content hashes
+  // fewer and smaller rows and index entries per checkpoint, data kept in place: content hashes
   // are their 16 bytes (BLOB), not 32 hex characters, in blobs, list nodes and every column that refers to a blob
   // (contentStore.ts hashKey / hashOf); checkpoints are keyed by (run_id, seq) in a WITHOUT ROWID b-tree with one
   // index (checkpoint_id), two b-trees where there were three. Tables are rebuilt (SQLite cannot change a column's
@@ -281,7 +281,7 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE tool_calls_new RENAME TO tool_calls;
   CREATE INDEX tool_calls_by_cassette_key ON tool_calls (tool_name, args_hash);
   `,
-  // (branch i11bytes) smaller checkpoint rows, data kept in place (rowCodec.ts, checkpointTable.ts): a checkpoint
+  // smaller checkpoint rows, data kept in place (rowCodec.ts, checkpointTable.ts): a checkpoint
   // names its run by the run's number (runs.run_key, given by a trigger), not its id in every row and index entry;
   // what a run carries over from checkpoint to checkpoint (system prompt, model, prompt version, context, artifact
   // refs) is a row of checkpoint_heads every checkpoint with that head refers to by number; a UUID checkpoint id is

@@ -222,7 +222,7 @@ export const PG_MIGRATIONS: readonly string[] = [
 
   ALTER TABLE tool_calls ADD COLUMN live_edit_json TEXT;
   `,
-  // 3 (branch i11schema; SQLite migration 6): content hashes are their 16 bytes (bytea), not 32 hex characters, in
+  // 3 (SQLite migration 6): content hashes are their 16 bytes (bytea), not 32 hex characters, in
   // blobs, list nodes and every column that refers to a blob; checkpoints keyed by (run_id, seq), checkpoint_id a
   // unique index; SQLite's unhex (hex text to bytes, NULL when it is not hex) for garbage collection
   `
@@ -242,7 +242,7 @@ export const PG_MIGRATIONS: readonly string[] = [
     SELECT CASE WHEN doc ~ '^([0-9a-fA-F]{2})*$' THEN decode(doc, 'hex') END
   $$;
   `,
-  // 4 (branch i11bytes; SQLite migration 7): a checkpoint names its run by runs.run_key (a sequence); checkpoint heads (system prompt, model, prompt version, context,
+  // 4 (SQLite migration 7): a checkpoint names its run by runs.run_key (a sequence); checkpoint heads (system prompt, model, prompt version, context,
   // artifact refs) a row of checkpoint_heads referred to by number; checkpoint ids bytes (a UUID its 16, any other id
   // its UTF-8, with a 0xff after one of exactly 16 bytes: rowCodec.ts checkpointKey); the boundary a small number; a
   // usage of input and output tokens only [in,out]

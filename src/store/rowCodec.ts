@@ -59,7 +59,7 @@ export function rowToRunSummary(row: SqlRow): RunSummary {
 }
 
 /**
- * A checkpoint id as `checkpoints.checkpoint_id` holds it (schema 7, branch i11bytes): a UUID in its canonical form
+ * A checkpoint id as `checkpoints.checkpoint_id` holds it (schema 7): a UUID in its canonical form
  * (lowercase, 8-4-4-4-12) is its 16 bytes; any other id is its text — on an engine whose columns hold one type
  * (`bytesOnly`, PostgreSQL) its UTF-8 bytes, with a 0xff byte after an id of exactly 16 bytes (UTF-8 never holds
  * one), so no text id reads as a UUID. The id a user sees is the same everywhere: `checkpointIdOf` gives it back.

@@ -17,7 +17,6 @@ import {
   ArtifactRefSchema,
   assertJsonInput,
   DebugRunSchema,
-  MessageSchema,
   OcdbError,
   errorMessage,
   RuntimeContextSnapshotSchema,
@@ -684,8 +683,8 @@ export class SqliteRunStore implements RunStore {
 
   /**
    * The columns of the run's row a write on a running run reads (its status, the next checkpoint and tool call
-   * seq, its artifacts): not `SELECT *`, which was a tenth of an import's writes (issue 11 item 6, branch
-   * i11import3).
+   * seq, its artifacts): not `SELECT *`, which was a tenth of an import's writes
+   * (`npm run bench -- import`).
    */
   private requireRunning(runId: string): SqlRow {
     const row = this.sql(
@@ -1428,9 +1427,3 @@ export class SqliteRunStore implements RunStore {
       throw new OcdbError('StoreUnavailable', `The run store ${this.path} is closed.`, { path: this.path });
   }
 }
-
-/** Validates one message (used by the HTTP ingest and importers for per-item errors). */
-export const validateMessage = (m: unknown, where: string): unknown => parseWith(MessageSchema, m, where);
-/** Validates a runtime context snapshot. */
-export const validateContext = (c: unknown, where: string): unknown =>
-  parseWith(RuntimeContextSnapshotSchema, c, where);

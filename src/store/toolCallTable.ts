@@ -227,7 +227,7 @@ export class ToolCallTable {
 
   /**
    * A running call's arguments replaced by those a live debugger edited (the tool runs with them), with the
-   * edit it records (issue 14); inside the caller's transaction.
+   * edit it records (live debugging); inside the caller's transaction.
    */
   reviseArgs(runId: string, toolCallId: string, args: unknown, liveEdit: ToolCallLiveEdit): ToolCallRecord {
     const row = this.requireToolCallRow(runId, toolCallId);

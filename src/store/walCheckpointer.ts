@@ -1,5 +1,5 @@
 /**
- * WAL checkpoints off the writer's thread (issue 11): a SQLite writer's commit pays for copying the WAL back into
+ * WAL checkpoints off the writer's thread: a SQLite writer's commit pays for copying the WAL back into
  * the database file whenever the WAL reaches `wal_autocheckpoint` pages — on a recording, every ~100 checkpoints one
  * commit took 15–22 ms, a third of the whole recording's time. A store opened with `backgroundCheckpoints` (the
  * SDK's) runs those copies in a worker thread of its own with its own connection: every CHECK_MS, when the writer

@@ -1,5 +1,5 @@
 /**
- * Debug Adapter benchmark (issues 3 and 11): a run of OCDB_BENCH_DAP_CHECKPOINTS (default 10,000) checkpoints
+ * Debug Adapter benchmark: a run of OCDB_BENCH_DAP_CHECKPOINTS (default 10,000) checkpoints
  * recorded through the SDK (record.bench.ts: modelCall + tool(), ~1 KB messages), debugged by a real
  * `ocdb dap` process (dist/cli.js) over stdio. Measures
  *   - launch -> first stopped,

@@ -1,5 +1,5 @@
 /**
- * The two engines side by side (issue 16), through the documented API: the SDK's append (a checkpoint adding one
+ * The two engines side by side, through the documented API: the SDK's append (a checkpoint adding one
  * message of ~300 B to a conversation that grows to 300 messages), a checkpoint view read cold (a store opened
  * anew: the list walk and the blobs from the database) and warm (the debugger's next step), and the tree page of
  * top-level runs. PostgreSQL is the server at OCDB_TEST_PG_URL (`eval "$(bash test/support/pgCluster.sh start)"`);

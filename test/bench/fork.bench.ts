@@ -1,5 +1,5 @@
 /**
- * Fork benchmark (issue 11, item 5): a run recorded through the SDK (the record bench's ReAct workload) of
+ * Fork benchmark (forks at O(new data)): a run recorded through the SDK (the record bench's ReAct workload) of
  * OCDB_BENCH_FORK_SIZES checkpoints (default 2,000 and 10,000), replayed in captured mode from an early
  * (index 100) and a late (100 before the end) checkpoint through the documented front door (`ForkService`,
  * `runFork`). Prints the creation time and the list rows it added, the runner's start (to its first checkpoint:

@@ -1,5 +1,5 @@
 /**
- * Import benchmark (issue 6, issue 11 item 6): generated Claude Code transcripts (importTranscript.ts) of 5, 50
+ * Import benchmark: generated Claude Code transcripts (importTranscript.ts) of 5, 50
  * and 200 MiB (OCDB_BENCH_IMPORT_SIZES, MiB, comma-separated), each imported as a user imports one — `ocdb import
  * <file> --store <db>`, the built CLI (dist/cli.js, which run.ts builds first) in a process of its own, run as npm's
  * `ocdb` link runs it (the file itself, through its `#!` line) — beside the floor, reading the file line by line

@@ -1,5 +1,5 @@
 /**
- * Live debugging's cost to an agent with no debugger attached (issue 14): the one check each checkpoint makes
+ * Live debugging's cost to an agent with no debugger attached: the one check each checkpoint makes
  * (`RunStore.liveAttachmentFor`, what LiveGate.ask does first) against the append it follows, and the same README
  * ReAct run as the record bench recorded through the SDK with live debugging on and off (interleaved, medians of
  * OCDB_BENCH_REPEAT runs, default 5; OCDB_BENCH_LIVE_CHECKPOINTS checkpoints, default 2000). The store holds a few
@@ -8,7 +8,7 @@
  * The SDK's gate re-checks at most every LIVE_RECHECK_MS (50 ms) after a check that found no debugger, so per
  * checkpoint it pays a clock read and that share of one query: printed beside the bare query.
  *
- * Target (issue 14, item 2): the check ≤ 5 % of the append cost, printed as ratios.
+ * Target: the check ≤ 5 % of the append cost, printed as ratios.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

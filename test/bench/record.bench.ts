@@ -1,5 +1,5 @@
 /**
- * Recording benchmark (issue 11): a ReAct run recorded **through the SDK as the README documents it** —
+ * Recording benchmark: a ReAct run recorded **through the SDK as the README documents it** —
  * `run.modelCall({}, ...)` answering with an assistant message of a text part and a tool call, then a
  * `run.tool()` call returning a ~1 KB result — so the conversation grows by two ~1 KB messages every four
  * checkpoints. For each size (OCDB_BENCH_SIZES, default 500,2000,10000,20000 checkpoints) it prints the SDK's
@@ -17,7 +17,7 @@
  * inside a step), half tool calls, whose begin commits before the tool runs: the whole run's p50 falls where the
  * slowest model calls meet the fastest tool calls, so the two halves' p50s are printed too.
  *
- * Targets (issue 11, item 1 and 2) are printed as ratios: last/first tenth ≤ 1.5, SDK/floor ≤ 15, store/unique ≤ 1.3.
+ * Targets are printed as ratios: last/first tenth ≤ 1.5, SDK/floor ≤ 15, store/unique ≤ 1.3.
  *
  * Then, for each size, where the SDK's time goes: one more recording with every statement the store runs captured
  * (its SQL and parameters: the hook on better-sqlite3's `prepare` slows that recording, which is not timed), replayed

@@ -1,5 +1,5 @@
 /**
- * Replay benchmark (issue 5): captured replay of the longest demo run and of
+ * Replay benchmark: captured replay of the longest demo run and of
  * a generated 2,000-checkpoint run (400 ReAct steps, one tool call each, the
  * conversation growing to 800 messages), in checkpoints per second, beside
  * the floor: reading the same checkpoints back from the store (list + get

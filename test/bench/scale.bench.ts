@@ -1,5 +1,5 @@
 /**
- * The shared store at scale (issue 16, item 5): OCDB_BENCH_SCALE_RUNS runs holding about
+ * The shared store at scale: OCDB_BENCH_SCALE_RUNS runs holding about
  * OCDB_BENCH_SCALE_CHECKPOINTS checkpoints on SQLite and on PostgreSQL, the same workload, printed side by side;
  * the same measures at smaller scales (OCDB_BENCH_SCALE_GROWTH, comma-separated run counts) in stores of their own,
  * so the growth shows. The defaults (10,000 runs / 100,000 checkpoints, growth from 1,000) finish in about a

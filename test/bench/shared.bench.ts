@@ -1,5 +1,5 @@
 /**
- * Shared-store benchmark (issue 16, item 5): one workload on SQLite and — when OCDB_BENCH_PG_URL names a
+ * Shared-store benchmark: one workload on SQLite and — when OCDB_BENCH_PG_URL names a
  * PostgreSQL server (a fresh schema is made there and dropped after) — on PostgreSQL, printed side by side.
  * Everything goes through the documented front doors:
  *   - populate: OCDB_BENCH_SHARED_RUNS runs (default 1,000) holding OCDB_BENCH_SHARED_CHECKPOINTS checkpoints in

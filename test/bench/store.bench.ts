@@ -1,5 +1,5 @@
 /**
- * Store benchmark (issue 2): record a run of 2,000 checkpoints whose
+ * Store benchmark: record a run of 2,000 checkpoints whose
  * conversation grows to 1,000 messages of about 1 KB. Prints bytes on disk,
  * unique content bytes, the bytes a full-snapshot-per-checkpoint layout would
  * hold, mean/p95 microseconds per append, and the floor: the same new bytes

@@ -1,5 +1,5 @@
 /**
- * Runs tree benchmark (issue 11, item 7): the page the Agent Runs view asks for —
+ * Runs tree benchmark: the page the Agent Runs view asks for —
  * `listRuns({ parentRunId: null, limit: 200 })`, newest top-level runs first, with their total — in stores of
  * OCDB_BENCH_TREE_SIZES runs (default 2,000 / 20,000 / 100,000; one in ten a fork). Target: flat in the number of
  * runs (printed as the ratio of the largest store to the smallest). p50 of 30 reads each.

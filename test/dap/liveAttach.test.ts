@@ -1,5 +1,5 @@
 /**
- * Live debugging through `ocdb dap` (issue 14): Microsoft's DebugClient attaches to a real agent process (the
+ * Live debugging through `ocdb dap`: Microsoft's DebugClient attaches to a real agent process (the
  * README's recording example run longer, test/dap/support/orderAgent.cjs, on the shipped SDK bundle) by agent id or
  * by run id. The agent stops before lookup_order runs; the pending orderId is edited in the Pending scope; the tool
  * runs with the edit; the ledger and the run's recorded edit agree. Step Back walks the recorded past while attached

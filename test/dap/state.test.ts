@@ -80,7 +80,8 @@ describe('DAP state, evaluation and edits', () => {
     assert.equal((await dc.evaluate('toolName == "issue_refund" && args.amount > 100')).result, 'true');
     const res = await dc.evaluate('tool("lookup_order").result');
     assert.ok(res.variablesReference > 0);
-    // at its own before_tool_call, tool("issue_refund") is that call (issue 12), its recorded result included
+    // at its own before_tool_call, tool("issue_refund") is that call (though the ledger snapshot does not hold it
+    // yet), its recorded result included
     assert.equal(
       (await dc.evaluate('tool("issue_refund").result')).result,
       (await dc.evaluate('result')).result,

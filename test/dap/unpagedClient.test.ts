@@ -2,7 +2,7 @@
  * A client that does not page (Emacs dap-mode asks stackTrace without `levels` and variables without `count` at
  * every stop), driven with Microsoft's DebugClient over the built `ocdb dap` at the end of a 600-checkpoint run: a
  * stop shows the newest 200 frames and a label counting the rest, and a long array comes as index ranges, so a step
- * costs what it shows (issue 11, item 3). A client that pages gets exactly what it asks for.
+ * costs what it shows, not what the run holds. A client that pages gets exactly what it asks for.
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';

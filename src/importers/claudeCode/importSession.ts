@@ -19,7 +19,7 @@ import { OcdbError, errorMessage, type RuntimeContextSnapshot, type SideEffectLe
 import { RunPlanBuilder, planEnd, type PlanOp, type PlanOutput, type RunPlan } from '../runPlan';
 import { LineDigests, LineSource } from '../lineReader';
 import { prefixSha256 } from '../growth';
-import type { ReaderOptions } from '../importFile';
+import type { ReaderOptions } from '../reader';
 import type { ImportWarning } from '../types';
 import { splitBranches } from './branches';
 import { EntryStrings, lazyEntry } from './lazyEntries';

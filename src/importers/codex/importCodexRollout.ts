@@ -15,7 +15,7 @@
 import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
 import type { RuntimeContextSnapshot } from '../../model';
-import type { ReadPlans, ReaderOptions } from '../importFile';
+import type { ReadPlans, ReaderOptions } from '../reader';
 import { readJsonLines } from '../jsonLines';
 import { ResponseItems, itemText, responsesUsage } from '../openai/responseItems';
 import { RunPlanBuilder, planEnd } from '../runPlan';

@@ -12,7 +12,7 @@
  */
 import { z } from 'zod';
 import { parseWith, type RuntimeContextSnapshot } from '../../model';
-import type { ReadPlans, ReaderOptions } from '../importFile';
+import type { ReadPlans, ReaderOptions } from '../reader';
 import { readRecordsWithDigest } from '../jsonRecords';
 import { RunPlanBuilder, planEnd } from '../runPlan';
 import { isGeminiChatHeader, replayChatRecords } from './chatRecords';

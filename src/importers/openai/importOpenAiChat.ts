@@ -11,7 +11,7 @@ import { statSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { z } from 'zod';
 import { canonicalJson, parseWith, type RuntimeContextSnapshot } from '../../model';
-import type { ReadPlans, ReaderOptions } from '../importFile';
+import type { ReadPlans, ReaderOptions } from '../reader';
 import { readRecordsWithDigest } from '../jsonRecords';
 import { RunPlanBuilder, planEnd, type RunPlan } from '../runPlan';
 import { toChatMsg, type ChatMsg } from './chatMessages';

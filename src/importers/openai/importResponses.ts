@@ -9,7 +9,7 @@
  */
 import { basename } from 'node:path';
 import { canonicalJson, type RuntimeContextSnapshot } from '../../model';
-import type { ReadPlans, ReaderOptions } from '../importFile';
+import type { ReadPlans, ReaderOptions } from '../reader';
 import { readRecordsWithDigest } from '../jsonRecords';
 import { RunPlanBuilder, planEnd } from '../runPlan';
 import { ResponseItems, responsesUsage } from './responseItems';

@@ -10,7 +10,7 @@
  * `custom` spans are counted in the metadata. Reads the file; writes nothing.
  */
 import type { Message, RuntimeContextSnapshot } from '../../model';
-import type { ReadPlans, ReaderOptions } from '../importFile';
+import type { ReadPlans, ReaderOptions } from '../reader';
 import { readRecordsWithDigest } from '../jsonRecords';
 import { toChatMsg } from '../openai/chatMessages';
 import { responsesUsage } from '../openai/responseItems';

@@ -13,7 +13,7 @@
  * file; writes nothing.
  */
 import type { Message, RuntimeContextSnapshot } from '../../model';
-import type { ReadPlans, ReaderOptions } from '../importFile';
+import type { ReadPlans, ReaderOptions } from '../reader';
 import { readRecordsWithDigest } from '../jsonRecords';
 import { RunPlanBuilder, planEnd, type RunPlan } from '../runPlan';
 import { logEvents, type LogEvent } from './otlpLogs';

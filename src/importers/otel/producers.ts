@@ -433,14 +433,4 @@ export function genAiSpan(s: FlatSpan): GenAiSpan | undefined {
   return genAi(s);
 }
 
-/** Which producers a span list shows (for the run's metadata and the empty-trace warning). */
-export function producersOf(spans: FlatSpan[]): Producer[] {
-  const out = new Set<Producer>();
-  for (const s of spans) {
-    const g = genAiSpan(s);
-    if (g) out.add(g.producer);
-  }
-  return [...out];
-}
-
 export type { Attrs };

@@ -19,7 +19,7 @@ import {
   type SideEffectLevel,
   type Usage,
 } from '../../model';
-import type { ReadPlans, ReaderOptions } from '../importFile';
+import type { ReadPlans, ReaderOptions } from '../reader';
 import { readRecordsWithDigest } from '../jsonRecords';
 import { RunPlanBuilder } from '../runPlan';
 

@@ -1,5 +1,5 @@
 /**
- * Forks at O(new data) (issue 11, item 5): a fork of a late checkpoint of a long SDK-recorded run reuses the
+ * Forks at O(new data): a fork of a late checkpoint of a long SDK-recorded run reuses the
  * source's stored lists (nothing hashed or written again for the shared conversation and ledger), and its captured
  * replay reproduces the recording checkpoint for checkpoint — also when the recording rewrites its conversation
  * (a compaction) after the fork point.

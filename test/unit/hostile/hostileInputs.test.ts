@@ -125,7 +125,7 @@ before(() => {
   template = store.exportRun('demo-support-refund');
   const at = template.checkpoints[3];
   assert.ok(at);
-  // a live debugger's edit (issue 14), so its fields are targets of `ocdb load` too
+  // a live debugger's edit, so its fields are targets of `ocdb load` too
   template.liveEdits = [
     {
       stopId: 'stop-1',

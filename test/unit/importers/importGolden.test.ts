@@ -1,7 +1,7 @@
 /**
- * Every fixture imports to exactly the runs it imported to before the import streamed (issue 11, item 6): the
+ * Every fixture imports to exactly the runs it imported to before the import streamed: the
  * export of each run — checkpoints, ledger, tool calls, metadata (the source facts a grown file is recognised
- * by included) — hashes as `importGolden.json` says, which was recorded from main before the change. Paths and
+ * by included) — hashes as `importGolden.json` says, which was recorded by the import before it streamed. Paths and
  * the store's volatile fields (owner, heartbeat) are normalised. A failure names the run and its first checkpoint
  * that differs. Re-record with UPDATE_GOLDEN=1 only when a change of the imported runs is intended.
  * The fixtures are imported from a copy whose files all carry one fixed mtime: formats without timestamps (OpenAI

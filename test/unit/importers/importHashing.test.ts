@@ -1,5 +1,5 @@
 /**
- * The work an import does per byte of a tool result (issue 11 item 6): the result of a Claude Code transcript is
+ * The work an import does per byte of a tool result (a long import's cost): the result of a Claude Code transcript is
  * hashed as text once per place the store keeps it under a hash of its own (the call's result blob, its tool
  * message and its ledger record) plus once in the digest a grown file is recognised by — not again as a member of
  * the message and the record, and the file's lines are hashed as the bytes read, not as text encoded again, in one pass.

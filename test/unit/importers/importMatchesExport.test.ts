@@ -1,5 +1,5 @@
 /**
- * What an import wrote is what its export says (issue 11, item 6: the write path got cheaper, the store must not
+ * What an import wrote is what its export says (the write path got cheaper; the store must not
  * drift): for every run imported from every fixture, each checkpoint read from the store — whole and as a view —
  * and each tool call equal the export's, and the export loaded into another store exports byte for byte the same.
  */

@@ -1,5 +1,5 @@
 /**
- * A Claude Code transcript is written while it is read (issue 11, item 6): its runs stream from the mapper to
+ * A Claude Code transcript is written while it is read (memory is not the file's): its runs stream from the mapper to
  * the store, and the writer lets go of what it wrote every few checkpoints (RunWriter.rebase), continuing from the
  * store's stored items. Whatever the interval — every checkpoint, every third, never — every run exports exactly
  * as the plans read whole in memory and written by `writeRunPlan` export, forks, subagents and compactions

@@ -1,5 +1,5 @@
 /**
- * The writer's conversation grows in place at each model answer and tool result (issue 11: a copy of the whole
+ * The writer's conversation grows in place at each model answer and tool result (a copy of the whole
  * conversation at every append made a step cost O(conversation)). What a user sees must not change: each
  * checkpoint stores the conversation as it was then, `run.messages` read earlier stays as it was, the messages a
  * model call is given are the conversation before its answer, and a write that fails takes its message off again.

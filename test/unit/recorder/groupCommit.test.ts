@@ -1,5 +1,5 @@
 /**
- * The SDK's group commit (RecorderOptions.groupCommit, issue 11 item 1), as another process sees a run: the
+ * The SDK's group commit (RecorderOptions.groupCommit), as another process sees a run: the
  * checkpoint before a tool is in the store before the tool runs (a tool may block the event loop), the one before a
  * model call once the turn ends while the model is awaited (a debugger, the runs tree, a fork see what the agent is
  * waiting on); an answer's checkpoint at the end of its turn; the run's end when end() returns; `groupCommit: false`

@@ -1,5 +1,5 @@
 /**
- * Live debugging end to end (issue 14): a real agent process (test/fixtures/agents/liveAgent.ts, the README's
+ * Live debugging end to end: a real agent process (test/fixtures/agents/liveAgent.ts, the README's
  * recording example, no debugging code) records into a store while this test plays the debugger through the
  * RunStore methods. It stops before lookup_order, the tool runs with the edited arguments, the ledger and the
  * recorded edit agree; context and prompt edits reach the agent and the model; a debugger that dies (stops

@@ -1,5 +1,5 @@
 /**
- * A run edited by a live debugger shows its edits (issue 14): the transcript marks the checkpoint line where each
+ * A run edited by a live debugger shows its edits: the transcript marks the checkpoint line where each
  * edit was made (one line per checkpoint still), a comparison with an unedited run names them, and `ocdb show`
  * lists them and marks the edited tool call.
  */

@@ -1,5 +1,5 @@
 /**
- * Live debugging over HTTP ingest (issue 14): a checkpoint or tool-begin request of a run under a debugger waits
+ * Live debugging over HTTP ingest: a checkpoint or tool-begin request of a run under a debugger waits
  * at most `waitMs`, answers 202 with the stop and a retry URL while stopped, and the retry answers the edits once
  * resumed (applied to the run once, however often it is asked); a run without a debugger answers as before with
  * `edits: null`. The README's Python loop stops before its tool and runs it with the edited args.

@@ -1,5 +1,5 @@
 /**
- * What the lean append path (issue 11 item 1, branch i11append) must keep, on both engines: a used checkpoint id is
+ * What the lean append path must keep, on both engines: a used checkpoint id is
  * refused with the clear message and the refused write leaves nothing behind (SQLite lets the unique index find
  * the id after the lists were written; the transaction rolls back), and the change feed sees every write of a
  * recorded run exactly once, in order, deletions included.

@@ -1,5 +1,5 @@
 /**
- * The summary an append returns is made from what it wrote, not parsed back from the row (issue 11 item 6): it is
+ * The summary an append returns is made from what it wrote, not parsed back from the row (parsing was a share of an import's writes): it is
  * the one the store reads back, with the same keys in the same order (a summary is sent as JSON over HTTP).
  */
 import assert from 'node:assert/strict';

@@ -1,6 +1,6 @@
 /**
  * A writer of new content stops looking each blob up before it writes it; content stored before is looked up again
- * (and not compressed again), and either way every text is one row that reads back whole (issue 11, item 1). Both
+ * (and not compressed again), and either way every text is one row that reads back whole. Both
  * engines: on PostgreSQL the insert's answer is what turns the look-ups back on.
  */
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 /**
- * Checkpoint rows of schema 7 (branch i11bytes), on the engine of the test run: a checkpoint id is found by itself
+ * Checkpoint rows of schema 7, on the engine of the test run: a checkpoint id is found by itself
  * whatever it is — a UUID (stored as its 16 bytes), an uppercase UUID, an id of exactly 16 bytes, one that is not
  * ASCII (stored as text) — through every read, a fork from it and the store's refusal of a second use; a run's
  * head (system prompt, model, prompt version, context, artifacts) is one row for all the checkpoints that share it,

@@ -1,5 +1,5 @@
 /**
- * Several writers on one PostgreSQL store at once (issue 16, "several writers on several machines at once"), from
+ * Several writers on one PostgreSQL store at once (a team's shared store: several writers on several machines), from
  * separate processes: writers of different runs hold their run locks at the same time and lose nothing, while a
  * poller of changesSince sees every change once and in order; a transaction left open does not hold up writers of
  * other runs, and the change it commits later is not missed; two forks of one parent writing the same list node

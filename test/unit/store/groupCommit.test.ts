@@ -1,5 +1,5 @@
 /**
- * Group commit (OpenStoreOptions.groupCommit, SQLite; issue 11 item 1): the writes of one event-loop turn share one
+ * Group commit (OpenStoreOptions.groupCommit, SQLite): the writes of one event-loop turn share one
  * transaction, each in a savepoint. What another connection (a debugger, the runs tree, another agent) sees: a write
  * once its turn ends, at flush() or close(), or when the group reaches its limits; a failed write never takes its
  * group with it; a group that cannot commit is reported, never silently dropped; a process that exits commits.

@@ -1,5 +1,5 @@
 /**
- * Schema 7 (branch i11bytes: checkpoint heads by reference, UUID checkpoint ids as 16 bytes, boundaries and usages
+ * Schema 7 (checkpoint heads by reference, UUID checkpoint ids as 16 bytes, boundaries and usages
  * compact) migrates stores in place with their data. `test/fixtures/stores/schema6.db` was written by the code of
  * schema 6 (commit 90d3883): `schema5.db` opened there (the demo runs, forks, artifacts, shared blobs, a gap in list
  * node ids), then a ReAct run recorded through the SDK (UUID ids; usages plain, with an extra field, fractional and

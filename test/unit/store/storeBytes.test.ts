@@ -1,5 +1,5 @@
 /**
- * What a recording costs on disk (issue 11, item 2), SQLite: the bench's ReAct workload — through the SDK, an
+ * What a recording costs on disk, SQLite: the bench's ReAct workload — through the SDK, an
  * assistant message of a text part and a tool call, a ~1 KB tool result, a ledger record per call — takes at most
  * 1.3x its unique content (the canonical JSON of its messages and its ledger's facts) beyond the empty store, and
  * the same bytes per checkpoint late in the run as early.

@@ -1,5 +1,5 @@
 /**
- * The ledger snapshot a checkpoint takes is updated in place from the one before (issue 11: a copy at every call
+ * The ledger snapshot a checkpoint takes is updated in place from the one before (a copy at every call
  * begun or finished made a long import quadratic). What each checkpoint stores must still be the ledger as it was
  * then: calls begun and finished in any order (parallel calls finished out of order change the middle), the
  * ledger read between changes, a write that fails and is rolled back, a writer that lets go of its history.

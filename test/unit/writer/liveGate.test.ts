@@ -1,5 +1,5 @@
 /**
- * LiveGate and the edits the SDK applies (issue 14), in one process: the gate waits while stopped and lets go when
+ * LiveGate and the edits the SDK applies, in one process: the gate waits while stopped and lets go when
  * resumed or when the lease runs out; bounded waits read open; a mocked outcome skips the tool; edited messages
  * reach the model; edits that do not apply at a boundary are neither applied nor recorded.
  */

@@ -1,5 +1,5 @@
 /**
- * What a long import relies on, on both engines (issue 11, item 6): a RunWriter that lets go of the run it wrote
+ * What a long import relies on, on both engines: a RunWriter that lets go of the run it wrote
  * (`rebase`) and goes on from the store's last checkpoint writes exactly the run a writer holding everything
  * writes — conversation, ledger (a call still open across the rebase included), steps, counts; and a run's end may
  * give its final metadata (what an import knows only once its file is read), replacing what it was created with.

@@ -119,7 +119,7 @@ function label(ctx: CanvasRenderingContext2D, s: DrawState, lane: Lane, top: num
   // plain box-drawing marks: every font the page may fall back to has them
   const name = fitText(
     ctx,
-    lane.run.kind === 'run' ? lane.run.runId : `└ ${lane.run.runId}`,
+    lane.run.kind === 'run' ? lane.run.runId : `└ ${laneName(lane.run, s.width)}`,
     Math.max(40, s.width * 0.45),
   );
   ctx.fillText(name, at, y);
@@ -144,6 +144,20 @@ function label(ctx: CanvasRenderingContext2D, s: DrawState, lane: Lane, top: num
   if (lane.run.status === 'diverged') ctx.fillStyle = palette.cursor;
   ctx.fillText(fitText(ctx, status, right - at), at, y);
 }
+
+/**
+ * A fork's or sub-agent's name on its lane: in a narrow view, what follows its parent's id when it starts with it
+ * (`…-auditor`), the part that tells the branches apart; the whole id is in its hover and the text list.
+ */
+function laneName(run: Lane['run'], width: number): string {
+  const parent = run.parentRunId;
+  if (width >= NARROW || !parent || !run.runId.startsWith(parent) || run.runId.length <= parent.length + 1)
+    return run.runId;
+  return `…${run.runId.slice(parent.length)}`;
+}
+
+/** Below this width (px) lane names keep their distinguishing part only. */
+const NARROW = 480;
 
 /**
  * `text` cut to `max` px with an ellipsis, as VS Code's views cut a label that does not fit (never squeezed: a

@@ -43,3 +43,8 @@ export function recordTimelineRun(storePath: string, checkpoints: number, runId:
     store.close();
   }
 }
+
+/** `timeline-scale-2k`: no run's id is a prefix of another's (the tree's rows are found by a part of their label). */
+export function scaleRunId(size: number): string {
+  return `timeline-scale-${size / 1000}k`;
+}

@@ -2,7 +2,8 @@
  * The Timeline's figures inside VS Code, read from the page's own performance timeline (src/webview/timelinePerf.ts)
  * in the real webview: for a run of 2,000 and of 20,000 checkpoints with two forks each, Show Timeline from the
  * run's context menu until the first draw (from the command, from the page's navigation, from the data's arrival;
- * the host's summary query), then the frames of ten zooms (Ctrl + wheel) and ten pans (drags). The figures are
+ * the host's summary query), then the frames of ten zooms (+) and ten pans (drags). The runs are recorded by a child process while the
+ * workbench starts (test/vscode/ui/timelineSeed.ts). The figures are
  * printed and written to test-results/timeline-scale.json. The test fails when the page draws nothing or a
  * median zoom/pan frame misses 60 frames a second; the open time is reported (a loaded CI machine decides it more
  * than the page does).
@@ -10,7 +11,8 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { recordTimelineRun } from '../../helpers/timelineRun';
+import { spawn } from 'node:child_process';
+import { scaleRunId } from '../../helpers/timelineRun';
 import { REPO_ROOT } from '../codeServer';
 import { measures, timelineFrame, waitForMeasure } from './timelinePage';
 import type { UiTest } from './uiTest';
@@ -20,6 +22,39 @@ const SIZES = [2000, 20000];
 const FRAME_BUDGET_MS = 1000 / 60;
 const figures: Record<string, unknown> = {};
 
+/** The child recording the runs (started by the first step), and the sizes it has recorded so far. */
+let seeding: Promise<void> | undefined;
+const seeded = new Set<number>();
+let seedOutput = '';
+
+function startSeeding(store: string): void {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', path.join(REPO_ROOT, 'test', 'vscode', 'ui', 'timelineSeed.ts'), store, ...SIZES.map(String)],
+    { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  process.on('exit', () => child.exitCode === null && child.kill());
+  child.stdout.on('data', (d: Buffer) => {
+    seedOutput += d.toString();
+    for (const m of seedOutput.matchAll(/seeded (\d+)/g)) seeded.add(Number(m[1]));
+  });
+  child.stderr.on('data', (d: Buffer) => (seedOutput += d.toString()));
+  seeding = new Promise((resolve, reject) =>
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`seeding failed: ${seedOutput}`)))),
+  );
+  seeding.catch(() => undefined);
+}
+
+/** Waits until the child has recorded the run of `size` checkpoints (it fails when the child does). */
+async function waitForSeeded(size: number, page: { waitForTimeout(ms: number): Promise<void> }): Promise<void> {
+  let failed: unknown;
+  seeding?.catch((e: unknown) => (failed = e));
+  while (!seeded.has(size)) {
+    if (failed) throw failed as Error;
+    await page.waitForTimeout(250);
+  }
+}
+
 function quantile(sorted: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
 }
@@ -27,8 +62,9 @@ function quantile(sorted: number[], q: number): number {
 export const tests: UiTest[] = SIZES.map((size): UiTest => ({
   name: `a run of ${size} checkpoints and two forks: the first draw and the zoom/pan frames in the webview`,
   async run({ page, store, screenshot }) {
-    const runId = `timeline-scale-${size}`;
-    recordTimelineRun(store, size, runId);
+    const runId = scaleRunId(size);
+    if (!seeding) startSeeding(store);
+    await waitForSeeded(size, page);
     const pane = await waitForRuns(page, [runId], 60_000);
     await widenSideBar(page, 300);
     // a fresh panel for each run: its page's first draw is measured from its navigation
@@ -49,28 +85,33 @@ export const tests: UiTest[] = SIZES.map((size): UiTest => ({
         queryMs: Number(document.body.dataset.queryMs),
       };
     });
-    // ten zooms and ten pans, each awaited until the page has drawn it
+    // ten zooms (+ on the focused timeline) and ten pans (a drag), each awaited until the page has drawn it
     await frame.evaluate(() => performance.clearMeasures('timeline:frame'));
     const canvas = frame.locator('canvas.tl-canvas');
     const box = await canvas.boundingBox();
     assert.ok(box, 'the canvas is on screen');
     const cx = box.x + box.width / 2;
-    const cy = box.y + 40;
-    for (let i = 0; i < 10; i++) {
+    const cy = box.y + Math.min(box.height - 4, 60);
+    const drawn = async (what: string, gesture: () => Promise<void>) => {
       const before = (await measures(frame, 'timeline:frame')).length;
-      await page.mouse.move(cx, cy);
-      await page.keyboard.down('Control');
-      await page.mouse.wheel(0, -200);
-      await page.keyboard.up('Control');
-      await frame.waitForFunction((n) => performance.getEntriesByName('timeline:frame', 'measure').length > n, before);
-      const beforePan = (await measures(frame, 'timeline:frame')).length;
-      await page.mouse.down();
-      await page.mouse.move(cx - 80, cy, { steps: 4 });
-      await page.mouse.up();
-      await frame.waitForFunction(
-        (n) => performance.getEntriesByName('timeline:frame', 'measure').length > n,
-        beforePan,
-      );
+      await gesture();
+      await frame
+        .waitForFunction((n) => performance.getEntriesByName('timeline:frame', 'measure').length > n, before, {
+          timeout: 15_000,
+        })
+        .catch(() => {
+          throw new Error(`the timeline drew nothing after ${what}`);
+        });
+    };
+    await canvas.focus();
+    for (let i = 0; i < 10; i++) {
+      await drawn('+ (zoom in)', () => canvas.press('+'));
+      await drawn('a drag (pan)', async () => {
+        await page.mouse.move(cx, cy);
+        await page.mouse.down();
+        await page.mouse.move(cx - 80, cy, { steps: 4 });
+        await page.mouse.up();
+      });
     }
     const frames = (await measures(frame, 'timeline:frame')).sort((a, b) => a - b);
     const result = {

@@ -24,6 +24,11 @@ export const TIMELINE_VIEW_TYPE = 'agentTimeTravel.timeline';
 const REPLAY_THREAD = 1;
 /** How often a changing lineage is read again, at most. */
 const REFRESH_MS = 300;
+/**
+ * A read again waits at least this many times as long as the last one took: a long run being recorded (a query of
+ * most of a second at 20,000 checkpoints) leaves the extension host free between reads.
+ */
+const REFRESH_COST_FACTOR = 3;
 
 function attr(value: string): string {
   return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
@@ -56,6 +61,8 @@ export class TimelinePanel implements vscode.Disposable {
   private ready = false;
   private refreshTimer: NodeJS.Timeout | undefined;
   private lastRefresh = 0;
+  /** How long the last summary query took (ms). */
+  private lastQueryMs = 0;
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
@@ -119,11 +126,12 @@ export class TimelinePanel implements vscode.Disposable {
    */
   private refreshSoon(): void {
     if (this.refreshTimer) return;
-    const wait = Math.max(0, this.lastRefresh + REFRESH_MS - Date.now());
+    const gap = Math.max(REFRESH_MS, this.lastQueryMs * REFRESH_COST_FACTOR);
+    const wait = Math.max(0, this.lastRefresh + gap - Date.now());
     this.refreshTimer = setTimeout(() => {
       this.refreshTimer = undefined;
-      this.lastRefresh = Date.now();
       this.postTimeline();
+      this.lastRefresh = Date.now();
     }, wait);
   }
 
@@ -134,9 +142,11 @@ export class TimelinePanel implements vscode.Disposable {
   private postTimeline(): void {
     if (!this.rootRunId || !this.ready) return;
     try {
+      const started = performance.now();
       const timeline = timelineOf(this.ctx.connection.getOrCreate(), this.rootRunId, { withForks: true });
+      this.lastQueryMs = performance.now() - started;
       this.runIds = new Set(timeline.runs.map((r) => r.runId));
-      this.post({ type: 'timeline', timeline });
+      this.post({ type: 'timeline', timeline, queryMs: this.lastQueryMs });
       this.postPosition();
     } catch (e) {
       this.ctx.log.warn(`timeline of ${this.rootRunId}: ${errorMessage(e)}`);

@@ -104,6 +104,14 @@ export function formatDuration(ms: number): string {
   return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
 }
 
+/** " · PAUSED before lookup_order at [3]": a live run its debugger holds, as its lane and the status bar say it. */
+function pausedText(run: TimelineRun): string {
+  const at = run.pausedAt;
+  if (at === undefined) return '';
+  const tool = run.calls.find((c) => c.kind === 'tool' && c.cp === at);
+  return tool ? ` · PAUSED before ${tool.name} at [${at}]` : ` · PAUSED at [${at}]`;
+}
+
 /** A run's one-line description: "fork of demo-support-refund at [12] · diverged at step 3 · system prompt". */
 export function timelineRunText(run: TimelineRun): string {
   const where =
@@ -113,14 +121,19 @@ export function timelineRunText(run: TimelineRun): string {
         ? `sub-agent of ${run.parentRunId ?? '?'}`
         : 'run';
   const n = (count: number, what: string) => `${count} ${what}${count === 1 ? '' : 's'}`;
-  return `${run.runId}: ${where} · ${run.statusText} · ${n(run.cpAt.length, 'checkpoint')} · ${n(run.stepCount, 'step')} · ${run.inputTokens} in / ${run.outputTokens} out tokens`;
+  return `${run.runId}: ${where} · ${run.statusText}${pausedText(run)} · ${n(run.cpAt.length, 'checkpoint')} · ${n(run.stepCount, 'step')} · ${run.inputTokens} in / ${run.outputTokens} out tokens`;
 }
 
 const PositionSchema = z.object({ runId: z.string(), index: z.int() });
 
 /** What the VS Code host posts to the Timeline panel. */
 export const TimelineHostMessageSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('timeline'), timeline: TimelineSchema }),
+  z.object({
+    type: z.literal('timeline'),
+    timeline: TimelineSchema,
+    /** How long the host's summary query took (ms): the page shows it to tests and devtools. */
+    queryMs: z.optional(z.number()),
+  }),
   z.object({ type: z.literal('position'), position: z.optional(PositionSchema) }),
   z.object({ type: z.literal('details'), requestId: z.int(), text: z.optional(z.string()) }),
 ]);

@@ -117,9 +117,13 @@ function label(ctx: CanvasRenderingContext2D, s: DrawState, lane: Lane, top: num
   }
   ctx.fillStyle = palette.text;
   // plain box-drawing marks: every font the page may fall back to has them
-  const name = lane.run.kind === 'run' ? lane.run.runId : `└ ${lane.run.runId}`;
-  ctx.fillText(name, at, y, Math.max(40, s.width * 0.45));
-  at += Math.min(ctx.measureText(name).width, Math.max(40, s.width * 0.45)) + 8;
+  const name = fitText(
+    ctx,
+    lane.run.kind === 'run' ? lane.run.runId : `└ ${laneName(lane.run, s.width)}`,
+    Math.max(40, s.width * 0.45),
+  );
+  ctx.fillText(name, at, y);
+  at += ctx.measureText(name).width + 8;
   let right = s.width - 4;
   if (lane.run.inputTokens + lane.run.outputTokens > 0) {
     // the run's token total at the right of its label line, clear of the bars; it gives way to the status
@@ -138,7 +142,48 @@ function label(ctx: CanvasRenderingContext2D, s: DrawState, lane: Lane, top: num
   const status = lane.run.statusText;
   ctx.fillStyle = lane.run.status === 'failed' || lane.run.status === 'crashed' ? palette.error : palette.muted;
   if (lane.run.status === 'diverged') ctx.fillStyle = palette.cursor;
-  ctx.fillText(status, at, y, Math.max(20, right - at));
+  ctx.fillText(fitText(ctx, status, right - at), at, y);
+}
+
+/**
+ * A fork's or sub-agent's name on its lane: in a narrow view, what follows its parent's id when it starts with it
+ * (`…-auditor`), the part that tells the branches apart; the whole id is in its hover and the text list.
+ */
+function laneName(run: Lane['run'], width: number): string {
+  const parent = run.parentRunId;
+  if (width >= NARROW || !parent || !run.runId.startsWith(parent) || run.runId.length <= parent.length + 1)
+    return run.runId;
+  return `…${run.runId.slice(parent.length)}`;
+}
+
+/** Below this width (px) lane names keep their distinguishing part only. */
+const NARROW = 480;
+
+/**
+ * `text` cut to `max` px with an ellipsis, as VS Code's views cut a label that does not fit (never squeezed: a
+ * canvas's own maxWidth narrows the glyphs instead).
+ */
+export function fitText(ctx: CanvasRenderingContext2D, text: string, max: number): string {
+  if (ctx.measureText(text).width <= max) return text;
+  let lo = 0;
+  let hi = text.length;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (ctx.measureText(`${text.slice(0, mid)}…`).width <= max) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo === 0 ? '' : `${text.slice(0, lo).trimEnd()}…`;
+}
+
+/** Writes `text` just right of `px`, or just left of it when it would be cut at the canvas's right edge. */
+function besideMark(ctx: CanvasRenderingContext2D, text: string, px: number, y: number, width: number): void {
+  const w = ctx.measureText(text).width;
+  if (px + 7 + w <= width - 2 || px - 7 - w < 0) ctx.fillText(text, px + 7, y);
+  else {
+    ctx.textAlign = 'right';
+    ctx.fillText(text, px - 7, y);
+    ctx.textAlign = 'left';
+  }
 }
 
 function barRect(ctx: CanvasRenderingContext2D, x0: number, x1: number, y: number, h: number): void {
@@ -213,12 +258,12 @@ function bars(ctx: CanvasRenderingContext2D, s: DrawState, lane: Lane, top: numb
     ctx.lineTo(px - 5, y + h / 2);
     ctx.fill();
     ctx.font = '10px sans-serif';
-    ctx.fillText(`diverged at step ${d.stepIndex}`, px + 7, y + h / 2);
+    besideMark(ctx, `diverged at step ${d.stepIndex}`, px, y + h / 2, s.width);
   }
   if (lane.run.pausedAt !== undefined) {
     const px = x(cpX(lane, s.layout.axis, lane.run.pausedAt));
     ctx.fillStyle = palette.cursor;
-    ctx.fillText('⏸ PAUSED', px + 4, y + h / 2);
+    besideMark(ctx, '⏸ PAUSED', px - 3, y + h / 2, s.width);
   }
 }
 
@@ -300,7 +345,12 @@ function cursor(ctx: CanvasRenderingContext2D, s: DrawState): void {
   const boundary = TIMELINE_BOUNDARIES[lane.run.cpBoundary[p.index] ?? 0] ?? '';
   const text = `[${p.index}] ${boundary}`;
   const w = ctx.measureText(text).width;
-  ctx.fillText(text, Math.min(px + 6, s.width - w - 2), top + LANE.label - 8);
+  const tx = Math.max(0, Math.min(px + 6, s.width - w - 2));
+  // over the lane's label line: a backdrop keeps both readable where they meet (the run's status under it)
+  ctx.fillStyle = s.palette.background;
+  ctx.fillRect(tx - 2, top + 1, w + 4, LANE.label - 4);
+  ctx.fillStyle = s.palette.cursor;
+  ctx.fillText(text, tx, top + LANE.label - 8);
   ctx.lineWidth = 1;
 }
 

@@ -9,6 +9,7 @@
 import * as z from 'zod/mini';
 import { TimelineHostMessageSchema, TimelineSchema, type TimelinePageMessage, type Timeline } from '../model/timeline';
 import css from './timeline.css';
+import { timelineArrived } from './timelinePerf';
 import { TimelineView } from './timelineView';
 
 interface VsCodeApi {
@@ -45,6 +46,7 @@ function panel(root: HTMLElement): void {
       }),
   });
   window.addEventListener('message', (event: MessageEvent<unknown>) => {
+    const received = performance.now();
     const parsed = TimelineHostMessageSchema.safeParse(event.data);
     if (!parsed.success) {
       console.warn(`timeline: a message the page does not know: ${parsed.error.message}`);
@@ -52,6 +54,8 @@ function panel(root: HTMLElement): void {
     }
     const m = parsed.data;
     if (m.type === 'timeline') {
+      timelineArrived(received);
+      if (m.queryMs !== undefined) document.body.dataset.queryMs = m.queryMs.toFixed(1);
       view.setData(m.timeline);
       document.body.dataset.ready = 'true';
     } else if (m.type === 'position') view.setPosition(m.position);

@@ -12,6 +12,7 @@ import { timelineCallText, type Timeline } from '../model/timeline';
 import { h, replaceChildren } from './dom';
 import { RULER, draw, drawMinimap, laneTop, readPalette, type DrawState } from './timelineDraw';
 import { renderTextList } from './timelineList';
+import { frameDrawn } from './timelinePerf';
 import {
   LANE,
   LANE_HEIGHT,
@@ -250,6 +251,7 @@ export class TimelineView {
       mini.setTransform(dpr, 0, 0, dpr, 0, 0);
       drawMinimap(mini, state, this.base(), x.domain() as [number, number], MINIMAP);
     }
+    frameDrawn(started);
     this.lastDrawMs = performance.now() - started;
     this.canvas.dataset.drawMs = this.lastDrawMs.toFixed(2);
     this.canvas.dataset.background = palette.background;

@@ -9,41 +9,11 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { openRecorder } from '../../src/recorder';
 import { timelineOf } from '../../src/replay/timeline';
 import { openRunStore } from '../../src/store';
 import { viewFileHtml } from '../../src/cli/viewFile';
-import { ForkService } from '../../src/fork/forkService';
-import { testContext } from '../helpers/context';
+import { recordTimelineRun } from '../helpers/timelineRun';
 import { launchBrowser } from '../vscode/browser';
-
-/** A run of `checkpoints` checkpoints: steps of a model call and a tool call (4 checkpoints each). */
-function recordRun(storePath: string, checkpoints: number, runId: string): void {
-  const store = openRunStore(storePath);
-  let t = Date.UTC(2026, 0, 1);
-  const recorder = openRecorder({ runStore: store, heartbeatMs: 0, fork: false, now: () => t });
-  const run = recorder.startRun({ agentId: 'bench-agent', runId, runtimeContext: testContext() });
-  const levels = ['read_only', 'expensive_read', 'write', 'none'] as const;
-  for (let step = 0; step < Math.floor((checkpoints - 1) / 4); step++) {
-    t += 40;
-    run.checkpoint('before_model_call', {});
-    t += 300 + (step % 7) * 50;
-    // the conversation grows by the tool results the writer adds; the timeline reads none of it
-    run.checkpoint('after_model_call', { usage: { inputTokens: 900 + step, outputTokens: 40 + (step % 13) } });
-    t += 5;
-    const id = run.beginTool(
-      `tool_${step % 5}`,
-      { step },
-      { sideEffectLevel: levels[step % 4] ?? 'none', replayPolicy: 'reuse_result' },
-    );
-    t += 20 + (step % 11) * 10;
-    if (step % 97 === 5) run.finishTool(id, 'error', { name: 'Error', message: 'not found' });
-    else run.finishTool(id, 'success', { ok: step });
-  }
-  run.end();
-  recorder.close();
-  store.close();
-}
 
 function ms(from: number): string {
   return `${(performance.now() - from).toFixed(1)} ms`;
@@ -53,16 +23,10 @@ async function measure(size: number, dir: string): Promise<void> {
   const storePath = join(dir, `timeline-${size}.db`);
   const runId = `timeline-${size}`;
   let t0 = performance.now();
-  recordRun(storePath, size, runId);
+  recordTimelineRun(storePath, size, runId);
   process.stdout.write(`  ${size} checkpoints recorded in ${ms(t0)}\n`);
   const store = openRunStore(storePath);
   try {
-    const forks = new ForkService(store);
-    const cps = store.listCheckpoints(runId);
-    for (const at of [Math.floor(cps.length / 3), Math.floor((cps.length * 2) / 3)]) {
-      const from = cps[at];
-      if (from) forks.createReplay(runId, { fromCheckpointId: from.checkpointId, captured: true });
-    }
     // the summary query, cold then warm (the panel reads it again as a live run grows)
     t0 = performance.now();
     const timeline = timelineOf(store, runId, { withForks: true });

@@ -6,9 +6,18 @@
  * 300 px side bar with the Timeline in an editor column, dark and light.
  */
 import * as assert from 'node:assert/strict';
-import type { Frame, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { openRunStore } from '../../../src/store';
 import { REFUND, forkAuditor } from '../../helpers/auditorFork';
+import {
+  canvasOffset,
+  isLight,
+  sizeTimelineGroup,
+  theme,
+  timelineFrame,
+  waitForCanvasWidth,
+  waitForCursor,
+} from './timelinePage';
 import type { UiTest } from './uiTest';
 import {
   callStackFrames,
@@ -24,37 +33,6 @@ import {
 } from './workbench';
 
 let forkRunId = '';
-
-/** The Timeline panel's page: the webview frame drawing the timeline canvas. */
-async function timelineFrame(page: Page, timeoutMs = 30_000): Promise<Frame> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    for (const frame of page.frames()) {
-      if (
-        await frame
-          .locator('body[data-ready="true"] canvas.tl-canvas')
-          .count()
-          .catch(() => 0)
-      )
-        return frame;
-    }
-    await page.waitForTimeout(200);
-  }
-  throw new Error('the Timeline panel did not show its timeline');
-}
-
-/** Waits until the timeline's cursor is at `runId:index` (the page's `data-position`). */
-async function waitForCursor(frame: Frame, position: string): Promise<void> {
-  const canvas = frame.locator('canvas.tl-canvas');
-  const deadline = Date.now() + 20_000;
-  let seen: string | null = null;
-  while (Date.now() < deadline) {
-    seen = await canvas.getAttribute('data-position');
-    if (seen === position) return;
-    await frame.page().waitForTimeout(100);
-  }
-  throw new Error(`the timeline's cursor should be at ${position}, is at ${seen ?? 'nothing'}`);
-}
 
 async function waitForTopFrame(page: Page, pattern: RegExp): Promise<string[]> {
   const deadline = Date.now() + 20_000;
@@ -178,24 +156,48 @@ export const tests: UiTest[] = [
       await runCommand(page, 'Preferences: Toggle between Light/Dark Themes');
     },
   },
+  {
+    name: 'the Timeline in a 300 px editor column: the controls, the run and its fork stay readable and reachable',
+    async run({ page, screenshot }) {
+      const frame = await timelineFrame(page);
+      const width = await sizeTimelineGroup(page, 300);
+      assert.ok(Math.abs(width - 300) < 12, `the Timeline's column is ${width} px wide`);
+      await waitForCanvasWidth(frame, 300);
+      // every control is inside the page, none cut at its right edge or under another
+      const controls = await frame.evaluate(() => {
+        const page = document.documentElement.clientWidth;
+        return Array.from(document.querySelectorAll<HTMLElement>('.tl-toolbar button')).map((b) => {
+          const r = b.getBoundingClientRect();
+          const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+          return { text: b.textContent ?? '', inside: r.left >= 0 && r.right <= page, onTop: hit === b };
+        });
+      });
+      assert.deepEqual(
+        controls.filter((c) => !c.inside || !c.onTop),
+        [],
+        `controls cut or covered at 300 px: ${JSON.stringify(controls)}`,
+      );
+      // the run and the fork's "diverged" are still on the canvas's lanes at this width
+      const fork = await frame.evaluate(
+        (run) =>
+          (window as unknown as { timeline: { barPoint(r: string, c: number): unknown } }).timeline.barPoint(run, 30),
+        REFUND,
+      );
+      assert.ok(fork, 'the bar after the fork point is in view at 300 px');
+      await page.mouse.move(5, 300);
+      const first = await theme(page);
+      await screenshot(`timeline-05-300px-${first}`);
+      const canvas = frame.locator('canvas.tl-canvas');
+      const before = (await canvas.getAttribute('data-background')) ?? '';
+      await runCommand(page, 'Preferences: Toggle between Light/Dark Themes');
+      const deadline = Date.now() + 15_000;
+      while (isLight((await canvas.getAttribute('data-background')) ?? '') === isLight(before)) {
+        if (Date.now() > deadline) throw new Error('the timeline was not redrawn for the new theme');
+        await page.waitForTimeout(100);
+      }
+      await page.mouse.move(5, 300);
+      await screenshot(`timeline-06-300px-${await theme(page)}`);
+      await runCommand(page, 'Preferences: Toggle between Light/Dark Themes');
+    },
+  },
 ];
-
-/** A page point inside the canvas as an offset from its corner (Playwright clicks inside the frame). */
-async function canvasOffset(frame: Frame, x: number, y: number): Promise<{ x: number; y: number }> {
-  const rect = await frame.locator('canvas.tl-canvas').evaluate((c) => {
-    const r = c.getBoundingClientRect();
-    return { left: r.left, top: r.top };
-  });
-  return { x: x - rect.left, y: y - rect.top };
-}
-
-/** A `#rrggbb` colour whose channels are all bright. */
-function isLight(color: string): boolean {
-  const m = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})/i.exec(color.trim());
-  return m !== null && m.slice(1).every((c) => parseInt(c, 16) > 200);
-}
-
-/** The workbench's theme kind, for the screenshots' names. */
-async function theme(page: Page): Promise<'dark' | 'light'> {
-  return (await page.locator('.monaco-workbench.vs-dark, .monaco-workbench.hc-black').count()) > 0 ? 'dark' : 'light';
-}

@@ -1,0 +1,140 @@
+/**
+ * What the Timeline UI flows read from the Timeline panel's page (the webview frame): the frame itself, the cursor,
+ * where a bar is drawn, the page's own figures on its performance timeline, the workbench's theme. Not a flow file
+ * (no `.ui.ts`): the timeline flows share it.
+ */
+import type { Frame, Page } from 'playwright-core';
+
+/** The Timeline panel's page: the webview frame drawing the timeline canvas. */
+export async function timelineFrame(page: Page, timeoutMs = 30_000): Promise<Frame> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    for (const frame of page.frames()) {
+      if (
+        await frame
+          .locator('body[data-ready="true"] canvas.tl-canvas')
+          .count()
+          .catch(() => 0)
+      )
+        return frame;
+    }
+    await page.waitForTimeout(200);
+  }
+  throw new Error('the Timeline panel did not show its timeline');
+}
+
+/** Waits until the timeline's cursor is at `runId:index` (the page's `data-position`). */
+export async function waitForCursor(frame: Frame, position: string): Promise<void> {
+  const canvas = frame.locator('canvas.tl-canvas');
+  const deadline = Date.now() + 20_000;
+  let seen: string | null = null;
+  while (Date.now() < deadline) {
+    seen = await canvas.getAttribute('data-position');
+    if (seen === position) return;
+    await frame.page().waitForTimeout(100);
+  }
+  throw new Error(`the timeline's cursor should be at ${position}, is at ${seen ?? 'nothing'}`);
+}
+
+/** Waits until the text the page gives a screen reader for `runId` matches `pattern`; returns it. */
+export async function waitForRunText(
+  frame: Frame,
+  runId: string,
+  pattern: RegExp,
+  timeoutMs = 30_000,
+): Promise<string> {
+  const text = frame.locator(`.tl-run[data-run="${runId}"] > .tl-run-text`);
+  const deadline = Date.now() + timeoutMs;
+  let seen = '';
+  while (Date.now() < deadline) {
+    seen = (await text.textContent({ timeout: 1_000 }).catch(() => null)) ?? '';
+    if (pattern.test(seen)) return seen;
+    await frame.page().waitForTimeout(100);
+  }
+  throw new Error(`the timeline's text for ${runId} should match ${String(pattern)}; it reads: ${seen || 'nothing'}`);
+}
+
+/** Where the bar holding checkpoint `cp` of `runId` is drawn (page pixels of the frame), if it is in view. */
+export async function barPoint(frame: Frame, runId: string, cp: number): Promise<{ x: number; y: number } | undefined> {
+  return frame.evaluate(
+    ([run, at]) =>
+      (
+        window as unknown as { timeline: { barPoint(r: string, c: number): { x: number; y: number } | undefined } }
+      ).timeline.barPoint(run, at) ?? undefined,
+    [runId, cp] as const,
+  );
+}
+
+/** A page point inside the canvas as an offset from its corner (Playwright clicks inside the frame). */
+export async function canvasOffset(frame: Frame, x: number, y: number): Promise<{ x: number; y: number }> {
+  const rect = await frame.locator('canvas.tl-canvas').evaluate((c) => {
+    const r = c.getBoundingClientRect();
+    return { left: r.left, top: r.top };
+  });
+  return { x: x - rect.left, y: y - rect.top };
+}
+
+/** A `#rrggbb` colour whose channels are all bright. */
+export function isLight(color: string): boolean {
+  const m = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})/i.exec(color.trim());
+  return m !== null && m.slice(1).every((c) => parseInt(c, 16) > 200);
+}
+
+/** The workbench's theme kind, for the screenshots' names. */
+export async function theme(page: Page): Promise<'dark' | 'light'> {
+  return (await page.locator('.monaco-workbench.vs-dark, .monaco-workbench.hc-black').count()) > 0 ? 'dark' : 'light';
+}
+
+/** The durations (ms) of the page's performance measures named `name`, oldest first. */
+export async function measures(frame: Frame, name: string): Promise<number[]> {
+  return frame.evaluate((n) => performance.getEntriesByName(n, 'measure').map((e) => e.duration), name);
+}
+
+/** Waits until the page has a `name` measure; returns its last duration. */
+export async function waitForMeasure(frame: Frame, name: string, timeoutMs = 60_000): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const all = await measures(frame, name).catch(() => []);
+    const last = all.at(-1);
+    if (last !== undefined) return last;
+    await frame.page().waitForTimeout(100);
+  }
+  throw new Error(`the Timeline page measured no ${name}`);
+}
+
+/**
+ * Drags the sash on the left edge of the editor group holding the Timeline so the group is `width` px wide, as a
+ * user narrows an editor column; returns the group's width after the drag.
+ */
+export async function sizeTimelineGroup(page: Page, width: number): Promise<number> {
+  const group = page.locator('.editor-group-container', { has: page.locator('.tab', { hasText: 'Timeline:' }) });
+  const box = await group.first().boundingBox();
+  if (!box) throw new Error('the Timeline is in no editor group');
+  const sashes = page.locator('.part.editor .monaco-sash.vertical');
+  for (let i = 0; i < (await sashes.count()); i++) {
+    const sash = await sashes.nth(i).boundingBox();
+    if (!sash || Math.abs(sash.x + sash.width / 2 - box.x) > 4) continue;
+    const y = sash.y + sash.height / 2;
+    await page.mouse.move(box.x, y);
+    await page.mouse.down();
+    await page.mouse.move(box.x + box.width - width, y, { steps: 8 });
+    await page.mouse.up();
+    await page.mouse.move(5, 300);
+    const after = await group.first().boundingBox();
+    return after?.width ?? 0;
+  }
+  throw new Error("found no sash on the Timeline group's left edge");
+}
+
+/** Waits until the Timeline's canvas is drawn `width` px wide or less (the page follows its panel's size). */
+export async function waitForCanvasWidth(frame: Frame, atMost: number): Promise<number> {
+  const canvas = frame.locator('canvas.tl-canvas');
+  const deadline = Date.now() + 15_000;
+  let width = Infinity;
+  while (Date.now() < deadline) {
+    width = await canvas.evaluate((c) => c.getBoundingClientRect().width);
+    if (width <= atMost) return width;
+    await frame.page().waitForTimeout(100);
+  }
+  throw new Error(`the timeline's canvas stayed ${width} px wide (at most ${atMost} expected)`);
+}

@@ -28,7 +28,7 @@ export const LAYERS = {
   debug: { role: 'src/debug is the DAP adapter', may: ['model', 'store', 'writer', 'fork', 'replay'] },
   mcp: {
     role: 'src/mcp is the MCP server for coding agents',
-    may: ['model', 'store', 'writer', 'fork', 'replay', 'recorder', 'importers', 'server', 'demo'],
+    may: ['model', 'store', 'writer', 'fork', 'replay', 'recorder', 'importers', 'server', 'demo', 'cohort'],
   },
   cohort: { role: 'src/cohort is what-if across runs', may: ['model', 'store', 'writer', 'fork', 'replay'] },
   cli: {

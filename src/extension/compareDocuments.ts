@@ -89,7 +89,7 @@ export class CompareDocumentProvider implements vscode.TextDocumentContentProvid
     const [kind, ...rest] = uri.path.split('/').slice(1).map(decoded);
     if (kind === 'prompt' && rest[0]) return promptText(store.getCheckpoint(rest[0]));
     if (kind === 'runs' && rest[0] && rest[1] && (rest[2] === 'left' || rest[2] === 'right')) {
-      const sides = comparisonSides(compareRuns(store, rest[0], rest[1]));
+      const sides = comparisonSides(compareRuns(store, rest[0], rest[1], { sharedSteps: 'whole' }));
       return rest[2] === 'left' ? sides.left : sides.right;
     }
     if (kind === 'summary' && rest[0] && rest[1]) {

@@ -149,7 +149,8 @@ function planBody(plan: ForkPlan, acknowledged: readonly string[], report: ClipR
   };
 }
 
-function checkAcknowledged(args: ForkArgs): string[] {
+/** The tools acknowledged by name; "*" is refused (it acknowledges nothing). */
+export function checkAcknowledged(args: { acknowledge?: string[] | undefined }): string[] {
   const acknowledged = args.acknowledge ?? [];
   if (acknowledged.includes(POLICY_WILDCARD)) {
     throw new OcdbError(

@@ -159,8 +159,8 @@ export interface RunComparison {
 interface View {
   run: RunSummary;
   checkpoints: ViewCheckpoint[];
-  /** Every tool call of the view's runs, by id. */
-  calls: Map<string, ToolCallRecord>;
+  /** Every tool call of the view's runs, by id: its run, and its state without arguments or results (no blob read). */
+  calls: Map<string, { runId: string; toolName: string; state: ComparedToolCall['outcome'] }>;
   /** The runs whose checkpoints the view holds (ancestors first). */
   runIds: string[];
   /** Live edits of the view's runs, by the checkpoint they were made at. */
@@ -178,7 +178,7 @@ export function runView(store: RunStore, runId: string): View {
     chain.unshift(r);
   }
   const checkpoints: ViewCheckpoint[] = [];
-  const calls = new Map<string, ToolCallRecord>();
+  const calls: View['calls'] = new Map();
   const liveEdits = new Map<string, string[]>();
   chain.forEach((r, i) => {
     for (const e of store.listLiveEdits(r.runId)) {
@@ -189,7 +189,9 @@ export function runView(store: RunStore, runId: string): View {
     const cut = child?.forkFromCheckpointId ? own.findIndex((c) => c.checkpointId === child.forkFromCheckpointId) : -1;
     const kept = child ? (cut >= 0 ? own.slice(0, cut) : []) : own;
     for (const summary of kept) checkpoints.push({ summary, inherited: r.runId !== runId });
-    for (const t of store.listToolCalls(r.runId)) calls.set(t.toolCallId, t);
+    for (const t of store.listToolCallMarks(r.runId)) {
+      calls.set(t.toolCallId, { runId: r.runId, toolName: t.toolName, state: t.state });
+    }
   });
   return { run, checkpoints, calls, runIds: chain.map((r) => r.runId), liveEdits };
 }
@@ -203,9 +205,13 @@ function messageLine(m: Message): string {
   return `${m.role}${m.toolName ? ` ${m.toolName}` : ''}: ${text}`;
 }
 
-function comparedCall(record: ToolCallRecord | undefined, s: CheckpointSummary): ComparedToolCall {
-  if (!record)
+/** A call of a step as compared: read whole (arguments, result) when `whole`, else from its marks alone. */
+function comparedCall(store: RunStore, view: View, s: CheckpointSummary, whole: boolean): ComparedToolCall {
+  const mark = s.toolCallId ? view.calls.get(s.toolCallId) : undefined;
+  if (!mark || !s.toolCallId)
     return { toolCallId: s.toolCallId ?? '', toolName: s.toolName ?? '?', args: undefined, outcome: 'running' };
+  if (!whole) return { toolCallId: s.toolCallId, toolName: mark.toolName, args: undefined, outcome: mark.state };
+  const record: ToolCallRecord = store.getToolCall(mark.runId, s.toolCallId);
   const call: ComparedToolCall = {
     toolCallId: record.toolCallId,
     toolName: record.toolName,
@@ -218,13 +224,13 @@ function comparedCall(record: ToolCallRecord | undefined, s: CheckpointSummary):
 }
 
 interface Steps {
-  sides: StepSide[];
-  /** Runtime context at each step's prompt (or first) checkpoint. */
-  contexts: Map<number, unknown>;
+  sides: Map<number, StepSide>;
+  /** Runtime context at a step's prompt (or first) checkpoint, read when first asked for. */
+  contextAt(stepIndex: number): unknown;
 }
 
-/** The steps of a view, with the prompt of each step loaded (one checkpoint a step). */
-function stepsOf(store: RunStore, view: View): Steps {
+/** A view's checkpoints by step (agent_end left out), steps in order. */
+function checkpointsByStep(view: View): Map<number, ViewCheckpoint[]> {
   const byStep = new Map<number, ViewCheckpoint[]>();
   for (const c of view.checkpoints) {
     if (c.summary.boundary === 'agent_end') continue;
@@ -232,51 +238,89 @@ function stepsOf(store: RunStore, view: View): Steps {
     list.push(c);
     byStep.set(c.summary.stepIndex, list);
   }
-  const sides: StepSide[] = [];
-  const contexts = new Map<number, unknown>();
+  return new Map([...byStep.entries()].sort((a, b) => a[0] - b[0]));
+}
+
+/**
+ * The steps of a view. A step in `shared` (the same checkpoints on both sides: a fork's inherited prefix) is built
+ * from the summaries alone — tokens, time, its calls' names and states — since it cannot differ; every other step
+ * loads its prompt checkpoint, its answer and its calls whole. So a late fork of a long run reads only its own steps.
+ */
+function stepsOf(
+  store: RunStore,
+  view: View,
+  byStep: Map<number, ViewCheckpoint[]>,
+  shared: ReadonlySet<number>,
+): Steps {
+  const sides = new Map<number, StepSide>();
+  const loadedContexts = new Map<number, unknown>();
+  const contextCheckpoint = new Map<number, string>();
+  const contextAt = (stepIndex: number): unknown => {
+    if (!loadedContexts.has(stepIndex)) {
+      const id = contextCheckpoint.get(stepIndex);
+      loadedContexts.set(stepIndex, id === undefined ? undefined : store.getCheckpointView(id).runtimeContext);
+    }
+    return loadedContexts.get(stepIndex);
+  };
   let previousMessages = 0;
-  let previousContext: unknown;
-  for (const [stepIndex, list] of [...byStep.entries()].sort((a, b) => a[0] - b[0])) {
+  let previousStep: number | undefined;
+  for (const [stepIndex, list] of byStep) {
     const first = list[0] as ViewCheckpoint;
     const prompt = list.filter((c) => c.summary.boundary === 'before_model_call').at(-1);
-    const loaded: Checkpoint = store.getCheckpointView((prompt ?? first).summary.checkpointId);
-    contexts.set(stepIndex, loaded.runtimeContext);
-    const answer = list.find((c) => c.summary.boundary === 'after_model_call');
-    const reply = answer ? store.getLastMessage(answer.summary.checkpointId) : undefined;
-    const requested = reply?.role === 'assistant' ? messageToolCalls(reply) : [];
+    contextCheckpoint.set(stepIndex, (prompt ?? first).summary.checkpointId);
+    const whole = !shared.has(stepIndex);
     const side: StepSide = {
       stepIndex,
       inherited: list.every((c) => c.inherited),
       firstCheckpointId: first.summary.checkpointId,
-      contextChanges:
-        previousContext === undefined
-          ? []
-          : changedPaths(previousContext, loaded.runtimeContext).map((path) => ({
-              path,
-              value: valueAt(loaded.runtimeContext, path),
-            })),
-      newMessages: prompt ? loaded.messages.slice(previousMessages).map(messageLine) : [],
+      contextChanges: [],
+      newMessages: [],
       toolCalls: list
         .filter((c) => c.summary.boundary === 'before_tool_call')
-        .map((c) => comparedCall(c.summary.toolCallId ? view.calls.get(c.summary.toolCallId) : undefined, c.summary)),
+        .map((c) => comparedCall(store, view, c.summary, whole)),
       tokens: list.reduce((n, c) => n + spentTokens(c.summary), 0),
       durationMs: stepDuration(list),
     };
+    if (prompt) side.promptCheckpointId = prompt.summary.checkpointId;
     const edited = list.flatMap((c) => view.liveEdits.get(c.summary.checkpointId) ?? []);
     if (edited.length > 0) side.liveEdits = edited;
-    if (prompt) {
-      side.promptCheckpointId = prompt.summary.checkpointId;
-      if (loaded.systemPrompt !== undefined) side.systemPrompt = loaded.systemPrompt;
-      previousMessages = loaded.messages.length;
+    if (whole) {
+      const loaded: Checkpoint = store.getCheckpointView((prompt ?? first).summary.checkpointId);
+      loadedContexts.set(stepIndex, loaded.runtimeContext);
+      if (previousStep !== undefined) {
+        const before = contextAt(previousStep);
+        side.contextChanges = changedPaths(before, loaded.runtimeContext).map((path) => ({
+          path,
+          value: valueAt(loaded.runtimeContext, path),
+        }));
+      }
+      if (prompt) {
+        side.newMessages = loaded.messages.slice(previousMessages).map(messageLine);
+        if (loaded.systemPrompt !== undefined) side.systemPrompt = loaded.systemPrompt;
+      }
+      const answer = list.find((c) => c.summary.boundary === 'after_model_call');
+      const reply = answer ? store.getLastMessage(answer.summary.checkpointId) : undefined;
+      if (reply?.role === 'assistant') {
+        const calls = messageToolCalls(reply).map((c) => `→ ${c.toolName}(${canonicalJson(c.args ?? null)})`);
+        side.modelOutput = [messageText(reply), ...calls].filter(Boolean).join(' ');
+      }
     }
-    if (reply?.role === 'assistant') {
-      const calls = requested.map((c) => `→ ${c.toolName}(${canonicalJson(c.args ?? null)})`);
-      side.modelOutput = [messageText(reply), ...calls].filter(Boolean).join(' ');
-    }
-    previousContext = loaded.runtimeContext;
-    sides.push(side);
+    if (prompt) previousMessages = prompt.summary.messageCount;
+    previousStep = stepIndex;
+    sides.set(stepIndex, side);
   }
-  return { sides, contexts };
+  return { sides, contextAt };
+}
+
+/** Steps whose checkpoints are the same on both sides (a fork's inherited prefix): the same by construction. */
+function sharedSteps(left: Map<number, ViewCheckpoint[]>, right: Map<number, ViewCheckpoint[]>): Set<number> {
+  const shared = new Set<number>();
+  for (const [step, l] of left) {
+    const r = right.get(step);
+    if (!r || r.length !== l.length) continue;
+    if (l.every((c, i) => c.summary.checkpointId === (r[i] as ViewCheckpoint).summary.checkpointId)) shared.add(step);
+  }
+  return shared;
 }
 
 /**
@@ -401,8 +445,8 @@ function forkPointOf(store: RunStore, left: View, right: View): ForkPoint | unde
   if (!child) return undefined;
   const childRun = store.getRun(child);
   const at = childRun.forkFromCheckpointId;
-  const summary = at ? store.listCheckpoints(base).find((c) => c.checkpointId === at) : undefined;
-  if (!summary) return undefined;
+  const summary = at ? store.getCheckpointSummary(at) : undefined;
+  if (!summary || summary.runId !== base) return undefined;
   return {
     forkRunId: child,
     sourceRunId: base,
@@ -442,21 +486,43 @@ export function compareArtifacts(store: RunStore, leftId: string, rightId: strin
   });
 }
 
+/** How much of the steps both runs share (a fork's inherited prefix) is read. */
+export interface CompareOptions {
+  /**
+   * `summary` (default): a shared step is built from the checkpoints' summaries and the calls' marks (no prompt,
+   * messages or arguments: it cannot differ), so comparing a late fork of a 20,000-checkpoint run reads its own
+   * steps only; `whole`: every step is read whole, for the two sides of a diff editor.
+   */
+  sharedSteps?: 'summary' | 'whole';
+}
+
+const SAME_CONTEXT = { left: undefined, right: undefined };
+
+function contextDifferences(left: unknown, right: unknown): RunComparison['contextChanges'] {
+  return changedPaths(left, right).map((path) => ({ path, left: valueAt(left, path), right: valueAt(right, path) }));
+}
+
 /** Compares run `leftId` with run `rightId` (RunNotFound when either is unknown). */
-export function compareRuns(store: RunStore, leftId: string, rightId: string): RunComparison {
+export function compareRuns(
+  store: RunStore,
+  leftId: string,
+  rightId: string,
+  options: CompareOptions = {},
+): RunComparison {
   const left = runView(store, leftId);
   const right = runView(store, rightId);
-  const ls = stepsOf(store, left);
-  const rs = stepsOf(store, right);
-  const indexes = [...new Set([...ls.sides, ...rs.sides].map((s) => s.stepIndex))].sort((a, b) => a - b);
-  const steps = indexes.map((i) =>
-    compareStep(
-      i,
-      ls.sides.find((s) => s.stepIndex === i),
-      rs.sides.find((s) => s.stepIndex === i),
-      { left: ls.contexts.get(i), right: rs.contexts.get(i) },
-    ),
-  );
+  const lb = checkpointsByStep(left);
+  const rb = checkpointsByStep(right);
+  const light = options.sharedSteps === 'whole' ? new Set<number>() : sharedSteps(lb, rb);
+  const ls = stepsOf(store, left, lb, light);
+  const rs = stepsOf(store, right, rb, light);
+  const indexes = [...new Set([...ls.sides.keys(), ...rs.sides.keys()])].sort((a, b) => a - b);
+  const steps = indexes.map((i) => {
+    const l = ls.sides.get(i);
+    const r = rs.sides.get(i);
+    const same = l && r && l.firstCheckpointId === r.firstCheckpointId && light.has(i);
+    return compareStep(i, l, r, same ? SAME_CONTEXT : { left: ls.contextAt(i), right: rs.contextAt(i) });
+  });
   const shared = left.runIds.some((id) => right.runIds.includes(id));
   const relation =
     left.runIds.includes(right.run.runId) || right.runIds.includes(left.run.runId)
@@ -467,17 +533,11 @@ export function compareRuns(store: RunStore, leftId: string, rightId: string): R
   const forkPoint = shared ? forkPointOf(store, left, right) : undefined;
   const compareAt = forkPoint?.stepIndex ?? steps.find((s) => s.left && s.right)?.stepIndex;
   const contextChanges =
-    compareAt === undefined
-      ? []
-      : changedPaths(ls.contexts.get(compareAt), rs.contexts.get(compareAt)).map((path) => ({
-          path,
-          left: valueAt(ls.contexts.get(compareAt), path),
-          right: valueAt(rs.contexts.get(compareAt), path),
-        }));
+    compareAt === undefined ? [] : contextDifferences(ls.contextAt(compareAt), rs.contextAt(compareAt));
   const first = steps.find((s) => !s.same);
   const firstKind = first?.differences[0];
-  const lsum = sideSummary(left, ls.sides);
-  const rsum = sideSummary(right, rs.sides);
+  const lsum = sideSummary(left, [...ls.sides.values()]);
+  const rsum = sideSummary(right, [...rs.sides.values()]);
   const comparison: RunComparison = {
     left: lsum,
     right: rsum,

@@ -73,7 +73,7 @@ describe('ocdb mcp through the MCP Inspector (CLI mode)', () => {
     const r = inspector(['--method', 'tools/list'], true);
     assert.equal(r.status, 0, r.stderr);
     const tools = r.json.tools as { name: string; inputSchema: { type: string } }[];
-    assert.equal(tools.length, 9);
+    assert.equal(tools.length, 11);
     assert.ok(tools.every((t) => t.inputSchema.type === 'object'));
     assert.doesNotMatch(r.stderr, /Warning: tool/);
   });
@@ -111,6 +111,15 @@ describe('ocdb mcp through the MCP Inspector (CLI mode)', () => {
       (b) => assert.equal(b.relation, 'fork'),
     ],
     [
+      'run_timeline',
+      ['runId=demo-support-refund'],
+      (b) => {
+        const runs = b.runs as { runId: string; kind: string }[];
+        assert.equal(runs[0]?.runId, 'demo-support-refund');
+        assert.ok(runs.some((r) => r.runId === 'demo-support-refund-auditor' && r.kind === 'fork'));
+      },
+    ],
+    [
       'plan_fork',
       ['runId=demo-support-refund', 'checkpoint=0', 'contextPatch={"user":{"roleId":"auditor"}}'],
       (b) => assert.equal(b.canFork, false),
@@ -126,6 +135,21 @@ describe('ocdb mcp through the MCP Inspector (CLI mode)', () => {
       (b) => {
         assert.match(b.status as string, /^diverged at step \d+ · system prompt$/);
         assert.deepEqual((b.toolCalls as { executed: string[] }).executed, []);
+      },
+    ],
+    [
+      'what_if',
+      [
+        'runIds=["demo-support-refund"]',
+        'at={"step":7}',
+        'contextPatch={"user":{"roleId":"auditor"}}',
+        'toolPolicy={"*":"reuse_result"}',
+      ],
+      (b) => {
+        const [r] = b.results as { divergedAtStep: number; executed: string[] }[];
+        assert.equal(r?.divergedAtStep, 7);
+        assert.deepEqual(r?.executed, []);
+        assert.equal((b.certificate as { clean: boolean }).clean, true);
       },
     ],
     ['import_trace', [`path=${join(ROOT, 'test/fixtures/importers/codex')}`], (b) => assert.equal(b.imported, 1)],

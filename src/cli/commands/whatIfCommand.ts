@@ -11,6 +11,7 @@ import { createInterface } from 'node:readline/promises';
 import { OcdbError, OnDivergenceSchema, REPLAY_POLICIES, RunStatusSchema, parseWith } from '../../model';
 import { parseForkPoint } from '../../cohort/cohortSelection';
 import { junitReport } from '../../cohort/junitReport';
+import { saveQuery, savedQuery } from '../../cohort/savedQueries';
 import { runWhatIf, type CostEstimate, type WhatIfReport } from '../../cohort/whatIfBatch';
 import { whatIfLines } from '../../cohort/whatIfText';
 import type { WhatIfSpecInput } from '../../cohort/whatIfSpec';
@@ -80,6 +81,7 @@ export const whatIfCommand: CliCommand = {
     'Cohort (combine freely; runIds given as arguments or --run pick runs explicitly):',
     '  --agent <agentId>  --status <status>  --since <date>  --until <date>  --meta <key=value> (repeatable)',
     '  --include-forks    --limit <n>',
+    '  --save-query <name>  keep this cohort by name (beside the store)   --query <name>  select a saved cohort',
     'Where each run is forked (--at): first (default), 12 (an index), step:5[:before_model_call],',
     '  boundary:before_tool_call, or an expression: the first checkpoint where it holds (e.g. "tool(\'issue_refund\')")',
     'The change (as ocdb fork):',
@@ -132,6 +134,8 @@ export const whatIfCommand: CliCommand = {
       json: { type: 'boolean' },
       junit: { type: 'string' },
       all: { type: 'boolean' },
+      query: { type: 'string' },
+      'save-query': { type: 'string' },
     });
     const edits = forkEditsFromFlags(values, io.cwd);
     const metadata = Object.fromEntries(pairs(values.meta, '--meta'));
@@ -171,25 +175,30 @@ export const whatIfCommand: CliCommand = {
         .filter(Boolean),
       assertions: (values.assert ?? []).map(parseAssertion),
     };
-    if (!spec.cohort.agentId && runIds.length === 0 && !spec.cohort.status && !spec.cohort.metadata) {
-      io.err(`ocdb what-if: name a cohort (--agent, --status, --meta or run ids).\n\n${this.help}`);
-      return EXIT.usage;
-    }
     const store = openStoreFor(io, values.store, false);
     try {
+      // the batch files and saved queries live beside a store file, else in this folder's .ocdb
+      const root = isAbsolute(store.path) ? dirname(store.path) : join(io.cwd, '.ocdb');
+      const whatIfDir = join(root, 'what-if');
+      if (values.query) spec.cohort = { ...savedQuery(whatIfDir, values.query), ...spec.cohort };
+      const cohort = spec.cohort;
+      if (!cohort.agentId && !cohort.runIds && !cohort.status && !cohort.metadata) {
+        io.err(`ocdb what-if: name a cohort (--agent, --status, --meta, run ids or --query).\n\n${this.help}`);
+        return EXIT.usage;
+      }
+      if (values['save-query']) {
+        saveQuery(whatIfDir, root, values['save-query'], cohort);
+        io.err(
+          `what-if: saved this cohort as "${values['save-query']}" (--query ${values['save-query']} runs it again).`,
+        );
+      }
       const chat = chatModelFrom(values, io);
       requireEndpoint(override?.mode ?? 'captured', chat);
       const every = { last: 0 };
       const report = await runWhatIf(store, spec, {
         ...(chat ? { chatModel: chat } : {}),
         concurrency: Math.floor(number(values.concurrency, '--concurrency') ?? 2),
-        ...(values['batch-file']
-          ? { batchFile: resolve(io.cwd, values['batch-file']) }
-          : {
-              batchDir: isAbsolute(store.path)
-                ? join(dirname(store.path), 'what-if')
-                : join(io.cwd, '.ocdb', 'what-if'),
-            }),
+        ...(values['batch-file'] ? { batchFile: resolve(io.cwd, values['batch-file']) } : { batchDir: whatIfDir }),
         ...(values.fresh ? { fresh: true } : {}),
         maxCostUsd: number(values['max-cost'], '--max-cost') ?? 1,
         confirmCost: (estimate) => askCost(io, estimate, values.yes === true),

@@ -212,7 +212,9 @@ describe('ocdb diff', () => {
   it("a fork's side includes its inherited prefix, so only what changed differs", () => {
     const store = openRunStore(storePath);
     try {
-      const { left, right } = comparisonSides(compareRuns(store, 'demo-support-refund', 'demo-support-refund-auditor'));
+      const { left, right } = comparisonSides(
+        compareRuns(store, 'demo-support-refund', 'demo-support-refund-auditor', { sharedSteps: 'whole' }),
+      );
       const body = (t: string) => t.split('\n').slice(2);
       const l = body(left);
       const r = body(right);

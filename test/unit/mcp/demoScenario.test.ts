@@ -47,8 +47,10 @@ describe('MCP server on the demo store', () => {
         'search_run',
         'tool_calls',
         'compare_runs',
+        'run_timeline',
         'plan_fork',
         'fork_run',
+        'what_if',
         'import_trace',
       ],
     );
@@ -57,6 +59,8 @@ describe('MCP server on the demo store', () => {
       assert.ok((t.description ?? '').length > 80, `${t.name} says what it answers`);
     }
     assert.equal(tools.find((t) => t.name === 'fork_run')?.annotations?.readOnlyHint, false);
+    assert.equal(tools.find((t) => t.name === 'what_if')?.annotations?.readOnlyHint, false);
+    assert.equal(tools.find((t) => t.name === 'run_timeline')?.annotations?.readOnlyHint, true);
     assert.equal(tools.find((t) => t.name === 'find_runs')?.annotations?.readOnlyHint, true);
     assert.match(mcp.client.getInstructions() ?? '', /captured/);
   });

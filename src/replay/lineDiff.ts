@@ -47,14 +47,15 @@ export function diffLines(before: string, after: string): DiffLine[] {
         i++;
         j++;
       } else if (
-        j < y.length &&
-        (i >= x.length || ((lcs[i] as Uint32Array)[j + 1] as number) >= ((lcs[i + 1] as Uint32Array)[j] as number))
+        i < x.length &&
+        (j >= y.length || ((lcs[i + 1] as Uint32Array)[j] as number) >= ((lcs[i] as Uint32Array)[j + 1] as number))
       ) {
-        out.push({ kind: '+', text: y[j] as string });
-        j++;
-      } else {
+        // removals before additions, as a unified diff reads
         out.push({ kind: '-', text: x[i] as string });
         i++;
+      } else {
+        out.push({ kind: '+', text: y[j] as string });
+        j++;
       }
     }
   }

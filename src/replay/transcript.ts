@@ -202,7 +202,7 @@ function layout(
   const out: string[] = [];
   const lines: TranscriptLine[] = [];
   // a session file still being written: its run goes on as the file grows
-  const status = live ? `live (${runStatusText(run)} so far)` : runStatusText(run);
+  const status = live ? `live: its file is still being written (${runStatusText(run)} so far)` : runStatusText(run);
   out.push(
     `# run ${run.runId} · agent ${run.agentId} · ${status} · ${run.mode} · ${run.checkpointCount} checkpoint${run.checkpointCount === 1 ? '' : 's'}`,
   );

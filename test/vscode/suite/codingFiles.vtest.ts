@@ -63,15 +63,21 @@ export const tests: VTest[] = [
         assert.ok(edit);
         await ctx.startReplay(RUN, edit.checkpointId);
         const session = await waitFor('the replay at the Edit', () => vscode.debug.activeDebugSession);
-        const top = await waitFor('a frame at the Edit', async () => {
-          const f = (await session.customRequest('stackTrace', { threadId: 1, startFrame: 0, levels: 1 })) as
-            DebugProtocol.StackTraceResponse['body'] | undefined;
-          const frame = f?.stackFrames[0];
-          return frame && /after_tool_call · Edit/.test(frame.name) && frame;
+        // VS Code asks for frames too (each answer hands out new frame ids): read frames and scopes together
+        const scopes = await waitFor('the scopes of the frame at the Edit', async () => {
+          try {
+            const f = (await session.customRequest('stackTrace', { threadId: 1, startFrame: 0, levels: 1 })) as
+              DebugProtocol.StackTraceResponse['body'] | undefined;
+            const frame = f?.stackFrames[0];
+            if (!frame || !/after_tool_call · Edit/.test(frame.name)) return undefined;
+            const answer = (await session.customRequest('scopes', { frameId: frame.id })) as {
+              scopes: DebugProtocol.Scope[];
+            };
+            return answer.scopes;
+          } catch {
+            return undefined;
+          }
         });
-        const { scopes } = (await session.customRequest('scopes', { frameId: top.id })) as {
-          scopes: DebugProtocol.Scope[];
-        };
         assert.deepEqual(scopes.map((s) => s.name).slice(0, 3), ['Checkpoint', 'Files', 'Messages']);
         const files = scopes[1] as DebugProtocol.Scope;
         const { variables } = (await session.customRequest('variables', {

@@ -42,7 +42,9 @@ import { ReplayController, type StopInfo } from './replayController';
 import { completionsAt } from './completions';
 import { ContinueSearch } from './continueSearch';
 import { NOT_SUPPORTED, parseRequestArgs, type RequestArgs } from './requestArgs';
-import { stagedContextPatchRequest } from './protocol';
+import { fileOfVariableRequest, stagedContextPatchRequest } from './protocol';
+import { FilesScope } from './filesScope';
+import { fileOfVariable } from './fileOfVariable';
 import { contextPathOf, parseEditedValue } from './stagedEdits';
 import { TranscriptSources } from './transcriptSources';
 import { Variables, previewValue } from './variables';
@@ -55,10 +57,12 @@ export class AgentReplaySession extends LoggingDebugSession {
   private liveLoop: LiveLoop | undefined;
   private clientName = 'ocdb dap';
   private readonly frames = new FrameIds();
+  private readonly files = new FilesScope();
   private readonly vars = new Variables(
     (ref) => ref.view.load(ref.index),
     (ref) => this.ctlOfRun(ref.view.runId)?.staged,
     (ref) => this.live?.pendingAt(ref),
+    (ref) => this.files.value(ref),
   );
   private sources: TranscriptSources | undefined;
   private configured = false;
@@ -927,6 +931,11 @@ export class AgentReplaySession extends LoggingDebugSession {
       if (command === stagedContextPatchRequest.command && this.live && this.live.threads.length === 0) {
         // waiting for an agent's next run: nothing can be staged yet, and the extension asks on every selection
         response.body = { contextPatch: {} };
+        this.sendResponse(response);
+        return;
+      }
+      if (command === fileOfVariableRequest.command) {
+        response.body = fileOfVariable(args, (reference) => this.container(reference));
         this.sendResponse(response);
         return;
       }

@@ -89,6 +89,29 @@ export function stagedPatchOf(body: StagedContextPatchBody): StagedPatch | undef
   return 'checkpointId' in body ? body : undefined;
 }
 
+// ---- fileOfVariable ---------------------------------------------------------------------------------------------
+
+export const FileOfVariableArgsSchema = z.object({
+  /** The variablesReference of a file's variable in the Files scope (valid until the next stop). */
+  variablesReference: z.number().int().positive(),
+});
+
+export const FileOfVariableBodySchema = z.object({
+  runId: z.string().min(1),
+  checkpointId: z.string().min(1),
+  checkpointIndex: z.number().int().nonnegative(),
+  /** The file's absolute path (relative paths of the agent resolved against the folder it ran in). */
+  path: z.string().min(1),
+});
+export type FileOfVariableBody = z.infer<typeof FileOfVariableBodySchema>;
+
+/** `fileOfVariable`: which file, at which checkpoint of which run, a variable of the Files scope stands for. */
+export const fileOfVariableRequest = {
+  command: 'fileOfVariable',
+  args: FileOfVariableArgsSchema,
+  body: FileOfVariableBodySchema,
+} as const satisfies CustomRequestType;
+
 // ---- events -----------------------------------------------------------------------------------------------------
 
 export const RunsChangedBodySchema = z.object({

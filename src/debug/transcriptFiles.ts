@@ -57,7 +57,7 @@ export function writeTranscriptFile(file: string, text: string): boolean {
  * 10,000 checkpoints, reading every result and message excerpted: most of a second). Kept as a hash: the file
  * holds no run id or other text a shell could read as a command.
  */
-function keyOf(view: Pick<RunView, 'run' | 'detail'>): string {
+function keyOf(view: Pick<RunView, 'run' | 'detail'> & { live?: boolean }): string {
   const { run } = view;
   const facts = JSON.stringify([
     TRANSCRIPT_FORMAT,
@@ -66,6 +66,7 @@ function keyOf(view: Pick<RunView, 'run' | 'detail'>): string {
     run.changeSeq,
     run.checkpointCount,
     view.detail,
+    view.live === true,
   ]);
   return `${createHash('sha256').update(facts).digest('hex')}\n`;
 }
@@ -77,7 +78,7 @@ function keyOf(view: Pick<RunView, 'run' | 'detail'>): string {
  */
 export function writeRunTranscript(
   storePath: string,
-  view: Pick<RunView, 'runId' | 'run' | 'detail' | 'transcript'>,
+  view: Pick<RunView, 'runId' | 'run' | 'detail' | 'transcript'> & { live?: boolean },
 ): string | undefined {
   const file = transcriptPath(storePath, view.runId);
   const key = keyOf(view);

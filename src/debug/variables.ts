@@ -14,17 +14,19 @@ import type { DebugProtocol } from '@vscode/debugprotocol';
 import { applyContextPatch, messageText, type Checkpoint, type Message, type ToolCallRecord } from '../model';
 import { excerpt } from '../replay/transcript';
 import { lazyList } from '../store';
+import { filePreview, isFileVariable } from './filesScope';
 import type { FrameRef } from './frames';
 import type { StagedPatch } from './protocol';
 import type { PathSegment } from './stagedEdits';
 
 export const SCOPES = ['checkpoint', 'messages', 'runtimeContext', 'toolLedger', 'artifacts'] as const;
-/** The scopes of every frame, and `pending` of a live stop. */
-export type ScopeKind = (typeof SCOPES)[number] | 'pending';
+/** The scopes of every frame, `pending` of a live stop, `files` of a run whose tools change files (filesScope.ts). */
+export type ScopeKind = (typeof SCOPES)[number] | 'pending' | 'files';
 
 const SCOPE_NAMES: Record<ScopeKind, string> = {
   pending: 'Pending',
   checkpoint: 'Checkpoint',
+  files: 'Files',
   messages: 'Messages',
   runtimeContext: 'Runtime Context',
   toolLedger: 'Tool Ledger',
@@ -130,6 +132,7 @@ function preview(v: unknown, scope?: ScopeKind): string {
     const who = m.role === 'tool' && m.toolName ? `tool ${m.toolName}` : m.role;
     return `${who}: ${excerpt(messageText(m), 80)}`;
   }
+  if (scope === 'files' && isFileVariable(o)) return filePreview(o);
   if (scope === 'toolLedger' && typeof o.toolName === 'string' && 'sideEffectLevel' in o) {
     const outcome = o.error !== undefined ? `✗ ${excerpt(o.error, 50)}` : `→ ${excerpt(o.result, 50)}`;
     return `${o.toolName}(${excerpt(o.args, 40)}) ${outcome} [${String(o.sideEffectLevel)}]`;
@@ -137,6 +140,12 @@ function preview(v: unknown, scope?: ScopeKind): string {
   const keys = Object.keys(o);
   return `{${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ', …' : ''}}`;
 }
+
+/** The menu context VS Code gives a file's variable of the Files scope (`debugProtocolVariableMenuContext`). */
+export const FILE_VARIABLE_CONTEXT = 'agentFile';
+
+/** VS Code's extension of a DAP variable: the value of its `debugProtocolVariableMenuContext` context key. */
+type FileMenuVariable = DebugProtocol.Variable & { __vscodeVariableMenuContext?: string };
 
 export class Variables {
   private next = 1;
@@ -146,6 +155,7 @@ export class Variables {
     private readonly load: (ref: FrameRef) => Checkpoint,
     private readonly staged: (ref: FrameRef) => StagedPatch | undefined,
     private readonly pending: (ref: FrameRef) => PendingSource | undefined = () => undefined,
+    private readonly files: (ref: FrameRef) => Record<string, unknown> | undefined = () => undefined,
   ) {}
 
   /** Forgets every handle (on each stop: references are valid while stopped at one place). */
@@ -205,6 +215,8 @@ export class Variables {
         return cp.artifactRefs ?? [];
       case 'pending':
         return this.pending(ref)?.view() ?? {};
+      case 'files':
+        return this.files(ref) ?? {};
       default: {
         const unreachable: never = scope;
         throw new Error(`unknown scope ${String(unreachable)}`);
@@ -238,9 +250,12 @@ export class Variables {
   }
 
   private recordedScopes(ref: FrameRef, checkpointIsLocals: boolean): DebugProtocol.Scope[] {
-    return SCOPES.map((scope) => {
+    // a coding agent's files come right after the checkpoint: what the user came to check
+    const files = this.files(ref);
+    const kinds: ScopeKind[] = files ? ['checkpoint', 'files', ...SCOPES.slice(1)] : [...SCOPES];
+    return kinds.map((scope) => {
       const value = this.scopeValue(ref, scope);
-      const root = scope === 'checkpoint' ? '' : scope;
+      const root = scope === 'checkpoint' || scope === 'files' ? '' : scope;
       const c: Container = { ref, scope, value, evaluateName: root === '' ? undefined : root, scopeRoot: true };
       if (scope === 'runtimeContext') c.contextPath = [];
       const out: DebugProtocol.Scope = {
@@ -275,10 +290,15 @@ export class Variables {
       name,
       value: previewValue(
         value,
-        parent.scope === 'messages' || parent.scope === 'toolLedger' ? parent.scope : undefined,
+        parent.scope === 'messages' || parent.scope === 'toolLedger' || parent.scope === 'files'
+          ? parent.scope
+          : undefined,
       ),
       variablesReference: 0,
     };
+    // VS Code's Variables view offers the file commands (open, changes, restore) on a file of the Files scope
+    if (parent.scope === 'files' && parent.scopeRoot && isFileVariable(value))
+      (v as FileMenuVariable).__vscodeVariableMenuContext = FILE_VARIABLE_CONTEXT;
     if (evaluateName) v.evaluateName = evaluateName;
     if (typeof value === 'string' && value.length > LONG_STRING) {
       v.variablesReference = this.handle({ ...child, fullText: true });

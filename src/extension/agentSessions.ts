@@ -9,6 +9,7 @@
 import * as vscode from 'vscode';
 import { importPath } from '../importers';
 import { SessionDiscovery, sessionRoots, sessionsHome, type DiscoveredSession } from '../importers/sessions';
+import { SESSION_LIVE_MS, isLiveAt } from '../replay/sessionLive';
 import { affectsSettings, readSettings } from './settings';
 import type { StoreConnection } from './storeConnection';
 
@@ -20,6 +21,8 @@ export class AgentSessions implements vscode.Disposable {
   private signature = '';
   private watchers: vscode.FileSystemWatcher[] = [];
   private timer: NodeJS.Timeout | undefined;
+  /** Fires when the earliest "live" mark runs out: the tree drops it although no file changed. */
+  private liveTimer: NodeJS.Timeout | undefined;
   /** Session files opened (imported) in this window, followed as they grow; the value: the size last imported. */
   private readonly followed = new Map<string, number>();
   private importing: Promise<void> = Promise.resolve();
@@ -64,6 +67,7 @@ export class AgentSessions implements vscode.Disposable {
       this.list = [];
     }
     this.signature = signatureOf(this.list);
+    this.scheduleLiveEnd(this.list);
     return this.list;
   }
 
@@ -147,6 +151,29 @@ export class AgentSessions implements vscode.Disposable {
       );
   }
 
+  /** True while the session's file (or a subagent's) is still being written (replay/sessionLive.ts). */
+  isLive(session: DiscoveredSession, now = Date.now()): boolean {
+    return isLiveAt(lastWrite(session), now);
+  }
+
+  /** Lists again when the newest "live" mark runs out, so the tree stops saying it. */
+  private scheduleLiveEnd(list: DiscoveredSession[]): void {
+    if (this.liveTimer) clearTimeout(this.liveTimer);
+    this.liveTimer = undefined;
+    const now = Date.now();
+    const ends = list.filter((s) => this.isLive(s, now)).map((s) => lastWrite(s) + SESSION_LIVE_MS - now);
+    if (ends.length === 0) return;
+    this.liveTimer = setTimeout(
+      () => {
+        this.liveTimer = undefined;
+        this.list = undefined;
+        this.sessions();
+        this.emitter.fire();
+      },
+      Math.max(50, Math.min(...ends) + 50),
+    );
+  }
+
   /** True when this window imported the session and follows its file. */
   isFollowed(file: string): boolean {
     return this.followed.has(file);
@@ -168,6 +195,7 @@ export class AgentSessions implements vscode.Disposable {
 
   dispose(): void {
     if (this.timer) clearTimeout(this.timer);
+    if (this.liveTimer) clearTimeout(this.liveTimer);
     for (const w of this.watchers) w.dispose();
     for (const d of this.disposables) d.dispose();
     this.emitter.dispose();
@@ -175,6 +203,8 @@ export class AgentSessions implements vscode.Disposable {
 }
 
 const totalBytes = (s: DiscoveredSession): number => s.bytes + s.subagents.reduce((n, x) => n + x.bytes, 0);
+
+const lastWrite = (s: DiscoveredSession): number => Math.max(s.modifiedAt, ...s.subagents.map((x) => x.modifiedAt));
 
 const signatureOf = (list: DiscoveredSession[]): string =>
   JSON.stringify(list.map((s) => [s.file, s.title, s.bytes, s.subagents.map((x) => [x.file, x.title, x.bytes])]));

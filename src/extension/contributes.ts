@@ -13,6 +13,7 @@ import {
   CONTEXT_KEYS,
   ATTACH_CONFIG_NAME,
   DEBUG_TYPE,
+  FILE_VARIABLE_CONTEXT,
   ITEM_CONTEXT,
   LAUNCH_CONFIG_NAME,
   MCP_PROVIDER,
@@ -147,6 +148,9 @@ function commandContributions() {
   }));
 }
 
+/** A file of the Files scope in the Variables view of a replay. */
+const FILE_VARIABLE = `debugType == ${DEBUG_TYPE} && debugProtocolVariableMenuContext == ${FILE_VARIABLE_CONTEXT}`;
+
 function menus() {
   const c = COMMANDS;
   return {
@@ -187,8 +191,15 @@ function menus() {
       { command: c.forkFromCheckpoint.id, when: inRunsView(CHECKPOINT_ITEM), group: '1_replay@2' },
       { command: c.editContext.id, when: inRunsView(CHECKPOINT_ITEM), group: '1_replay@3' },
       { command: c.openTranscript.id, when: inRunsView(CHECKPOINT_ITEM), group: '1_replay@4' },
+      { command: c.restoreFiles.id, when: inRunsView(CHECKPOINT_ITEM), group: '1_replay@5' },
       { command: c.openSession.id, when: inRunsView(SESSION_ITEM), group: 'inline@1' },
       { command: c.openSession.id, when: inRunsView(SESSION_ITEM), group: '1_replay@1' },
+    ],
+    'debug/variables/context': [
+      { command: c.openFileAtCheckpoint.id, when: FILE_VARIABLE, group: 'navigation@1' },
+      { command: c.openFileChanges.id, when: FILE_VARIABLE, group: 'navigation@2' },
+      { command: c.compareFileWithWorkspace.id, when: FILE_VARIABLE, group: 'navigation@3' },
+      { command: c.restoreFiles.id, when: FILE_VARIABLE, group: 'navigation@4' },
     ],
     'debug/callstack/context': [
       {

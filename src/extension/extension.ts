@@ -10,7 +10,7 @@ import type { ExtensionContextObject } from './context';
 import { ContextEditorHost } from './contextEditorHost';
 import { DebugPositionTracker } from './debugPosition';
 import { registerDebugger, replayConfiguration } from './debugConfigProvider';
-import { COMMANDS, COMPARE_SCHEME, DEBUG_TYPE, TRANSCRIPT_LANGUAGE, VALUE_SCHEME, VIEWS } from './ids';
+import { COMMANDS, COMPARE_SCHEME, DEBUG_TYPE, FILE_SCHEME, TRANSCRIPT_LANGUAGE, VALUE_SCHEME, VIEWS } from './ids';
 import { registerMcpProvider } from './mcpProvider';
 import { setUpModelEndpoint } from './modelEndpointCommand';
 import { registerCommand, showError } from './notify';
@@ -33,6 +33,8 @@ import { TranscriptService } from './transcriptService';
 import { registerTimeline } from './timelinePanel';
 import { ValueDocumentProvider } from './valueDocuments';
 import { CompareDocumentProvider } from './compareDocuments';
+import { FileDocumentProvider, FileHistories } from './fileDocuments';
+import { registerFileCommands } from './fileCommands';
 import type { RunsNode } from './runsTreeModel';
 
 /** What activate() returns: the parts, for the extension-host tests. */
@@ -176,11 +178,12 @@ function wire(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): A
   );
 
   const compareDocuments = new CompareDocumentProvider(connection);
+  const fileHistories = new FileHistories(connection);
   const whatIf = new WhatIfPanels(ctx);
   subs.push(
     vscode.languages.registerHoverProvider(
       { language: TRANSCRIPT_LANGUAGE },
-      new TranscriptHoverProvider(transcripts, connection),
+      new TranscriptHoverProvider(transcripts, connection, fileHistories),
     ),
     vscode.languages.registerEvaluatableExpressionProvider(
       { language: TRANSCRIPT_LANGUAGE },
@@ -188,6 +191,8 @@ function wire(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): A
     ),
     vscode.workspace.registerTextDocumentContentProvider(VALUE_SCHEME, new ValueDocumentProvider(connection)),
     vscode.workspace.registerTextDocumentContentProvider(COMPARE_SCHEME, compareDocuments),
+    vscode.workspace.registerTextDocumentContentProvider(FILE_SCHEME, new FileDocumentProvider(fileHistories)),
+    ...registerFileCommands(ctx, tracker, fileHistories),
     compareDocuments,
     connection.onDidChange(() => compareDocuments.refresh()),
     ...registerDebugger(ctx),

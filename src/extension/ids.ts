@@ -21,6 +21,11 @@ export const VALUE_SCHEME = 'agent-time-travel-value';
 /** Scheme of the read-only documents the diff editor compares (prompts, the sides of a run comparison, artifacts). */
 export const COMPARE_SCHEME = 'agent-time-travel-compare';
 
+/** Scheme of the read-only documents of a coding agent's file as of a checkpoint (extension/fileDocuments.ts). */
+export const FILE_SCHEME = 'ocdb-file';
+/** The Variables view's menu context of a file in the Files scope (`debugProtocolVariableMenuContext`). */
+export { FILE_VARIABLE_CONTEXT } from '../debug/variables';
+
 /** The MCP server definition provider (package.json contributes.mcpServerDefinitionProviders): `ocdb mcp`. */
 export const MCP_PROVIDER = { id: 'agentTimeTravel.runStore', label: 'Agent Time Travel runs' } as const;
 
@@ -132,6 +137,25 @@ export const COMMANDS = {
     palette: false,
   },
   showTimeline: { id: 'agentTimeTravel.showTimeline', title: 'Show Timeline', icon: 'graph-line', palette: true },
+  openFileAtCheckpoint: {
+    id: 'agentTimeTravel.openFileAtCheckpoint',
+    title: 'Open File at Checkpoint',
+    icon: 'go-to-file',
+    palette: false,
+  },
+  openFileChanges: { id: 'agentTimeTravel.openFileChanges', title: 'Open Changes', icon: 'diff', palette: false },
+  compareFileWithWorkspace: {
+    id: 'agentTimeTravel.compareFileWithWorkspace',
+    title: 'Compare with Workspace File',
+    icon: 'diff-single',
+    palette: false,
+  },
+  restoreFiles: {
+    id: 'agentTimeTravel.restoreFiles',
+    title: 'Restore Files from Checkpoint…',
+    icon: 'history',
+    palette: true,
+  },
 } as const;
 export type CommandKey = keyof typeof COMMANDS;
 export type CommandId = (typeof COMMANDS)[CommandKey]['id'];

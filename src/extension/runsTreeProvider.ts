@@ -274,6 +274,7 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
         return sessionView(session, Date.now(), {
           subagent: this.agentSessions?.ownerOf(node.file)?.file !== node.file,
           followed: this.agentSessions?.isFollowed(node.file) === true,
+          live: this.agentSessions?.isLive(session) === true,
         });
       }
       default: {

@@ -43,9 +43,11 @@ export function sessionsSectionView(sessions: DiscoveredSession[], storeHasRuns:
 export function sessionView(
   session: DiscoveredSession,
   now: number,
-  options: { subagent: boolean; followed: boolean },
+  options: { subagent: boolean; followed: boolean; live?: boolean },
 ): NodeView {
   const parts = [
+    // first: at a narrow side bar the end of the description is cut
+    ...(options.live ? ['live'] : []),
     options.subagent ? 'subagent' : AGENT_NAMES[session.agent],
     ageText(session.modifiedAt, now),
     byteSize(session.bytes),
@@ -58,6 +60,7 @@ export function sessionView(
     '',
     mdCode(session.file),
     '',
+    ...(options.live ? ['Live: its file is still being written (it grew in the last minute).', ''] : []),
     options.followed
       ? 'Imported: what the session writes is imported as it grows.'
       : 'Click to import and replay it (opening it again later adds what it wrote since).',
@@ -68,7 +71,11 @@ export function sessionView(
     label: session.title,
     description: parts.join(' · '),
     tooltip: tooltip.join('\n'),
-    icon: options.subagent ? { id: 'person', color: AGENT_ICONS[session.agent].color } : AGENT_ICONS[session.agent],
+    icon: options.live
+      ? { id: 'circle-filled', color: 'charts.red' }
+      : options.subagent
+        ? { id: 'person', color: AGENT_ICONS[session.agent].color }
+        : AGENT_ICONS[session.agent],
     contextValue: ITEM_CONTEXT.session,
     collapsible: !options.subagent && session.subagents.length > 0 ? 'collapsed' : 'none',
     command: { id: COMMANDS.openSession.id, title: COMMANDS.openSession.title, args: [session.file] },

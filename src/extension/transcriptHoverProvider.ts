@@ -8,6 +8,10 @@
  */
 import * as vscode from 'vscode';
 import { checkpointAtLine } from '../replay/transcript';
+import { mayChangeFiles } from '../replay/fileEdits';
+import { changesOfCall } from '../replay/fileVersions';
+import type { FileHistories } from './fileDocuments';
+import { fileChangeMarkdown } from './fileHoverText';
 import { COMMANDS } from './ids';
 import { toolCallHoverMarkdown } from './hoverText';
 import type { StoreConnection } from './storeConnection';
@@ -17,6 +21,7 @@ export class TranscriptHoverProvider implements vscode.HoverProvider {
   constructor(
     private readonly transcripts: TranscriptService,
     private readonly connection: StoreConnection,
+    private readonly histories?: FileHistories,
   ) {}
 
   provideHover(document: vscode.TextDocument, position: vscode.Position): vscode.Hover | undefined {
@@ -26,7 +31,13 @@ export class TranscriptHoverProvider implements vscode.HoverProvider {
     const line = checkpointAtLine(this.transcripts.transcript(runId), position.line);
     if (!line?.toolCallId) return undefined;
     const call = store.getToolCall(runId, line.toolCallId);
-    const md = new vscode.MarkdownString(toolCallHoverMarkdown(runId, call), true);
+    // an edit tool's line shows what it did to the file first: the diff is what the user hovers it for
+    const changes =
+      this.histories && mayChangeFiles(call.toolName)
+        ? changesOfCall(this.histories.get(runId).history, call.toolCallId)
+        : [];
+    const diff = changes.length > 0 ? `${fileChangeMarkdown(changes)}\n---\n\n` : '';
+    const md = new vscode.MarkdownString(`${diff}${toolCallHoverMarkdown(runId, call)}`, true);
     md.isTrusted = { enabledCommands: [COMMANDS.showValue.id] };
     md.supportHtml = false;
     return new vscode.Hover(md, document.lineAt(position.line).range);

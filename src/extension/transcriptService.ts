@@ -11,6 +11,7 @@ import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import { runIdOfTranscript, transcriptPath, writeRunTranscript } from '../debug/transcriptFiles';
 import { RunView } from '../replay/runView';
+import { liveUntil } from '../replay/sessionLive';
 import type { Transcript, TranscriptDetail } from '../replay/transcript';
 import { OcdbError } from '../model';
 import type { RunStore } from '../store';
@@ -29,6 +30,8 @@ export class TranscriptService implements vscode.Disposable {
   /** fsPath -> runId of every transcript written or opened. */
   private readonly byPath = new Map<string, string>();
   private readonly disposable: vscode.Disposable;
+  /** Per run whose header says "live": when that runs out, its transcript is written again without it. */
+  private readonly liveTimers = new Map<string, NodeJS.Timeout>();
 
   constructor(private readonly connection: StoreConnection) {
     this.disposable = connection.onDidChange((e) => {
@@ -54,6 +57,17 @@ export class TranscriptService implements vscode.Disposable {
     if (known && known.changeSeq === changeSeq && known.detail === detail) return known.view;
     const view = new RunView(store, runId, { detail });
     this.cache.set(runId, { view, changeSeq: view.run.changeSeq, detail });
+    const until = view.live ? liveUntil(view.run) : undefined;
+    if (until !== undefined && !this.liveTimers.has(runId)) {
+      const timer = setTimeout(
+        () => {
+          this.liveTimers.delete(runId);
+          this.refreshIfWritten(runId);
+        },
+        until - Date.now() + 50,
+      );
+      this.liveTimers.set(runId, timer);
+    }
     return view;
   }
 
@@ -152,6 +166,7 @@ export class TranscriptService implements vscode.Disposable {
   }
 
   dispose(): void {
+    for (const t of this.liveTimers.values()) clearTimeout(t);
     this.disposable.dispose();
   }
 }

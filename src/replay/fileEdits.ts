@@ -36,6 +36,14 @@ const SHELL_TOOLS = new Set([
   'run_shell_command',
 ]);
 
+/** The tools whose calls change files (or may: the shell tools). */
+const CHANGING_TOOLS = new Set(['Write', 'Edit', 'MultiEdit', 'NotebookEdit', 'apply_patch', 'write_file', 'replace']);
+
+/** True when a call of `toolName` changes files, or may (a shell): a run without one has no file history. */
+export function mayChangeFiles(toolName: string): boolean {
+  return CHANGING_TOOLS.has(toolName) || SHELL_TOOLS.has(toolName);
+}
+
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 

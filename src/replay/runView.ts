@@ -18,6 +18,7 @@ import {
   type TranscriptDetail,
   type TranscriptLine,
 } from './transcript';
+import { liveUntil } from './sessionLive';
 
 const CACHE_SIZE = 16;
 
@@ -33,6 +34,8 @@ export class RunView implements CheckpointAccess, ToolCallLookup {
   readonly divergenceText?: string;
   /** The detail level of this view's transcript. */
   readonly detail: TranscriptDetail;
+  /** An imported session whose file is still being written (sessionLive.ts): its transcript's header says "live". */
+  readonly live: boolean;
   private transcriptCache: Transcript | undefined;
   private linesCache: TranscriptLine[] | undefined;
   private readonly cache = new Map<number, Checkpoint>();
@@ -49,6 +52,7 @@ export class RunView implements CheckpointAccess, ToolCallLookup {
     this.summaries = store.listCheckpoints(runId);
     this.ledger = store.listToolCallsView(runId);
     this.facts = store.listToolCallFacts(runId);
+    this.live = liveUntil(this.run) !== undefined;
     this.summaries.forEach((s, i) => this.indexById.set(s.checkpointId, i));
     const divergence = divergenceCheckpointId(this.run, this.summaries);
     if (divergence) this.divergenceCheckpointId = divergence;
@@ -104,6 +108,7 @@ export class RunView implements CheckpointAccess, ToolCallLookup {
         toolCalls: this.ledger,
         lastMessage: (id) => this.store.getLastMessage(id),
         detail: this.detail,
+        live: this.live,
         liveEdits: this.store.listLiveEdits(this.runId),
       },
     );

@@ -68,6 +68,8 @@ export interface TranscriptOptions {
   lastMessage?: (checkpointId: string) => Message | undefined;
   /** The run's live edits (RunStore.listLiveEdits): each marks the line of the checkpoint it was made at. */
   liveEdits?: readonly LiveEditRecord[];
+  /** The run is an imported session whose file is still being written: the header says "live". */
+  live?: boolean;
 }
 
 /** Renders `value` as one line of at most `max` characters. */
@@ -195,10 +197,12 @@ function layout(
   checkpoints: readonly CheckpointSummary[],
   liveEditCount: number,
   body?: (s: CheckpointSummary, i: number) => string,
+  live = false,
 ): Transcript {
   const out: string[] = [];
   const lines: TranscriptLine[] = [];
-  const status = runStatusText(run);
+  // a session file still being written: its run goes on as the file grows
+  const status = live ? `live: its file is still being written (${runStatusText(run)} so far)` : runStatusText(run);
   out.push(
     `# run ${run.runId} · agent ${run.agentId} · ${status} · ${run.mode} · ${run.checkpointCount} checkpoint${run.checkpointCount === 1 ? '' : 's'}`,
   );
@@ -262,11 +266,17 @@ export function renderTranscript(
   for (const e of options.liveEdits ?? []) {
     edits.set(e.checkpointId, [...(edits.get(e.checkpointId) ?? []), `✎ ${liveEditSummary(e.edits)}`]);
   }
-  return layout(run, checkpoints, options.liveEdits?.length ?? 0, (s, i) => {
-    const marks = edits.get(s.checkpointId);
-    const edited = marks ? ` · ${marks.map((m) => excerpt(m, src.max * 2)).join(' · ')}` : '';
-    return `${describe(s, src, i === 0)}${edited}`;
-  });
+  return layout(
+    run,
+    checkpoints,
+    options.liveEdits?.length ?? 0,
+    (s, i) => {
+      const marks = edits.get(s.checkpointId);
+      const edited = marks ? ` · ${marks.map((m) => excerpt(m, src.max * 2)).join(' · ')}` : '';
+      return `${describe(s, src, i === 0)}${edited}`;
+    },
+    options.live === true,
+  );
 }
 
 /** The 0-based line of `checkpointId`, or undefined when the transcript has none. */

@@ -5,10 +5,20 @@
  * Exit codes: 0 done, 1 the file's text is not known, 2 usage, 3 not found.
  */
 import { isAbsolute, resolve } from 'node:path';
+import { createInterface } from 'node:readline/promises';
 import { OcdbError } from '../../model';
-import { runFileHistory, type FileAt } from '../../replay/fileHistory';
+import { runFileHistory, type FileAt, type FileHistory } from '../../replay/fileHistory';
+import { overwriteLines, overwrites, planSummary, restoreFiles, restorePlan } from '../../replay/fileRestore';
 import type { CheckpointSummary } from '../../store';
-import { EXIT, STORE_HELP, STORE_OPTION, openStoreFor, parseCommandArgs, type CliCommand } from '../cliCommand';
+import {
+  EXIT,
+  STORE_HELP,
+  type CliIo,
+  STORE_OPTION,
+  openStoreFor,
+  parseCommandArgs,
+  type CliCommand,
+} from '../cliCommand';
 import { table } from '../format';
 
 /** `[37]`, `37` (the index the UI shows) or a checkpoint id of the run. */
@@ -26,6 +36,44 @@ function checkpointOf(checkpoints: CheckpointSummary[], at: string): CheckpointS
   return found;
 }
 
+/**
+ * `--restore <dir>`: writes the files as of the checkpoint into `dir`; files of `dir` it would write over or delete
+ * are listed and need `--yes` (or a yes at the prompt of a terminal). Nothing is written before that.
+ */
+async function restore(io: CliIo, history: FileHistory, index: number, dir: string, yes: boolean): Promise<number> {
+  const target = resolve(io.cwd, dir);
+  const plan = restorePlan(history, index);
+  io.err(`ocdb files: restoring into ${target}: ${planSummary(plan)}.`);
+  for (const rel of plan.unknown) io.err(`  left out (text not known: edited before any read): ${rel}`);
+  for (const p of plan.outside) io.err(`  left out (outside the session's folder): ${p}`);
+  const changed = overwrites(plan, target);
+  if (changed.length > 0) {
+    io.err(`ocdb files: ${changed.length} file(s) in ${target} would be changed:`);
+    for (const line of overwriteLines(changed)) io.err(`  ${line}`);
+    let confirmed = yes;
+    if (!confirmed && io.isTty) {
+      const rl = createInterface({ input: process.stdin, output: process.stderr });
+      try {
+        confirmed = /^y(es)?$/i.test((await rl.question('Write over them? [y/N] ')).trim());
+      } finally {
+        rl.close();
+      }
+    }
+    if (!confirmed) {
+      io.err('ocdb files: nothing written; pass --yes to write over the files listed above.');
+      return EXIT.rejected;
+    }
+  }
+  const done = restoreFiles(
+    plan,
+    target,
+    changed.map((c) => c.relPath),
+  );
+  for (const rel of done.written) io.out(`written ${rel}`);
+  for (const rel of done.deleted) io.out(`deleted ${rel}`);
+  return EXIT.ok;
+}
+
 const steps = (f: FileAt): string => [...new Set(f.changes.map((c) => c.stepIndex))].join(', ');
 
 export const filesCommand: CliCommand = {
@@ -33,6 +81,7 @@ export const filesCommand: CliCommand = {
   summary: "the files a coding agent's run changed, at any checkpoint, rebuilt from its edit tools",
   help: [
     'Usage: ocdb files <runId> [--at <checkpoint>] [<path>] [--json]',
+    '       ocdb files <runId> [--at <checkpoint>] --restore <dir> [--yes]',
     '',
     'Rebuilds the files the agent changed from its own edit tools (Claude Code Write/Edit/MultiEdit/NotebookEdit,',
     'Codex apply_patch, Gemini write_file/replace), starting from what a read showed of each file. Without a path:',
@@ -42,18 +91,24 @@ export const filesCommand: CliCommand = {
     '              At a before_tool_call the files are as they were before that tool ran.',
     '  <path>      absolute, or relative to the folder the agent ran in',
     '  --json      print JSON',
+    '  --restore <dir>  write the files as of the checkpoint into <dir> (a new git worktree, say); files of <dir>',
+    '              it would write over or delete are listed, and written only with --yes (or a yes at the prompt)',
+    '  --yes       confirm writing over the files listed',
     STORE_HELP,
     '',
-    'Exit codes: 0 done, 1 the file text is not known (no read showed it before an edit), 2 usage, 3 not found.',
+    'Exit codes: 0 done, 1 the file text is not known (no read showed it before an edit), 2 usage, 3 not found,',
+    '4 a restore not confirmed (nothing written).',
   ].join('\n'),
   async run({ args, io }) {
     const { values, positionals } = parseCommandArgs(args, {
       ...STORE_OPTION,
       at: { type: 'string' },
       json: { type: 'boolean' },
+      restore: { type: 'string' },
+      yes: { type: 'boolean' },
     });
     const [runId, path] = positionals;
-    if (!runId || positionals.length > 2) {
+    if (!runId || positionals.length > 2 || (values.restore !== undefined && positionals.length > 1)) {
       io.err(`ocdb files: expected a run id and, optionally, a path.\n\n${this.help}`);
       return EXIT.usage;
     }
@@ -67,6 +122,7 @@ export const filesCommand: CliCommand = {
       const where = at
         ? `[${at.index}] ${at.boundary}${at.toolName ? ` ${at.toolName}` : ''}, step ${at.stepIndex}`
         : 'no checkpoint';
+      if (values.restore !== undefined) return await restore(io, history, index, values.restore, values.yes === true);
       if (path !== undefined) {
         const wanted = isAbsolute(path) ? resolve(path) : resolve(history.cwd ?? io.cwd, path);
         const file = files.find((f) => f.path === wanted || f.displayPath === path);

@@ -96,12 +96,18 @@ export const tests: VTest[] = [
       assert.equal(label(tree.getTreeItem(node)), 'Coding agent sessions');
       const sessions = tree.getChildren(node).map((n) => ({ node: n, item: tree.getTreeItem(n) }));
       assert.equal(sessions.length, 3, sessions.map((s) => label(s.item)).join(' | '));
-      const byAgent = (agent: string) => sessions.find((s) => String(s.item.description).startsWith(agent));
+      // sessions written just now are being written, as far as anyone can tell: "live" comes first
+      const byAgent = (agent: string) =>
+        sessions.find((s) =>
+          String(s.item.description)
+            .replace(/^live · /, '')
+            .startsWith(agent),
+        );
       const claude = byAgent('Claude Code');
       assert.ok(claude, 'a Claude Code session');
       assert.match(label(claude.item), /^Work on bead spotter-dov/);
       assert.doesNotMatch(label(claude.item), /^[0-9a-f-]{36}$/, 'never a bare UUID');
-      assert.match(String(claude.item.description), /Claude Code · .* · \d+(\.\d+)? KB/);
+      assert.match(String(claude.item.description), /^live · Claude Code · .* · \d+(\.\d+)? KB/);
       assert.equal(label(byAgent('Codex')?.item ?? new vscode.TreeItem('')), 'List the synthetic files.');
       assert.match(label(byAgent('Gemini CLI')?.item ?? new vscode.TreeItem('')), /^請幫我檢查/);
       const subs = tree.getChildren(claude.node).map((n) => tree.getTreeItem(n));

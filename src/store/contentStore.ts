@@ -15,6 +15,7 @@ import {
   rememberCanonical,
   rememberedCanonical,
 } from '../model';
+import { engineTraits, type EngineTraits } from './engineTraits';
 import type { SqlDriver, SqlStatement } from './sqlDriver';
 import { extensionOf, isSealedList, settleList } from './listIdentity';
 import { isStoredItem } from './storedItems';
@@ -402,13 +403,13 @@ export class ContentStore {
   /** Small values a table module keeps per run between its writes (a checkpoint's head): gone with the memos. */
   private readonly rowMemos = new Map<string, unknown>();
 
-  /** Blob data always bytes, and every column one type (SqlDriver.strictColumnTypes). */
+  /** Blob data always bytes, and every column one type (EngineTraits.bytesOnly). */
   readonly bytesOnly: boolean;
   /** Whether blobs are looked up before they are written. */
   private readonly lookups = new BlobLookups();
 
-  constructor(db: SqlDriver) {
-    this.bytesOnly = db.strictColumnTypes === true;
+  constructor(db: SqlDriver, traits: EngineTraits = engineTraits(db.name)) {
+    this.bytesOnly = traits.bytesOnly;
     this.insertBlob = db.prepare('INSERT OR IGNORE INTO blobs (hash, data) VALUES (?, ?)');
     this.selectBlob = db.prepare('SELECT data, refs FROM blobs WHERE hash = ?');
     this.hasBlob = db.prepare('SELECT 1 AS x FROM blobs WHERE hash = ?');

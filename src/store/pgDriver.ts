@@ -14,7 +14,7 @@
  *   - `lockRow(table, id)`: the row lock of a read-check-write (a run's next checkpoint seq, a tool call finished
  *     once, a run id taken once, a fork request claimed once, a stop answered once): one writer per run at a
  *     time, writers of different runs in parallel. Taken before the rows are read, held to COMMIT/ROLLBACK.
- *   - `lockChanges()`: the commit-tail lock, taken just before COMMIT (sqliteRunStore.ts `stampChanges`, after
+ *   - `lockChanges()`: the commit-tail lock, taken just before COMMIT (storeTransactions.ts `stampChanges`, after
  *     every other lock) and sent with the counter's bump and the COMMIT in one message: the change counter is
  *     bumped in commit order (no change lost or reordered for a reader of changesSince), and the lock is held
  *     for the few statements of the tail, not the transaction.
@@ -110,7 +110,6 @@ interface Pending {
 
 export class PgDriver implements SqlDriver {
   readonly name = 'pg' as const;
-  readonly strictColumnTypes = true;
   private readonly worker: Worker;
   private readonly port: MessagePort;
   private readonly notifyPort: MessagePort;

@@ -18,11 +18,6 @@ export type DriverName = 'better-sqlite3' | 'node:sqlite' | 'pg';
 
 export interface SqlDriver {
   readonly name: DriverName;
-  /**
-   * A column holds one type in every row (PostgreSQL): blob data is then always bytes (deflated), where SQLite's
-   * dynamically typed cell holds short texts as TEXT.
-   */
-  readonly strictColumnTypes?: boolean;
   exec(sql: string): void;
   prepare(sql: string): SqlStatement;
   /**

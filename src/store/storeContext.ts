@@ -1,4 +1,4 @@
-/** What the store's table modules share with SqliteRunStore: cached statements, blobs, the transaction and run bookkeeping. */
+/** What the store's table modules share with SqlRunStore: cached statements, blobs, the transaction and run bookkeeping. */
 import type { ContentStore } from './contentStore';
 import type { SqlRow, SqlStatement } from './sqlDriver';
 

@@ -32,7 +32,7 @@ export class ChangeFeed {
     // Up to the counter read first: every change numbered up to it has committed (the counter is bumped in commit
     // order), and one committed since is left to the next call, which asks from here — never reported twice.
     const changedRuns = this.tx
-      .sql('SELECT * FROM runs WHERE change_seq > ? AND change_seq <= ? ORDER BY change_seq')
+      .sql('SELECT * FROM runs WHERE change_seq > ? AND change_seq <= ? ORDER BY change_seq', 'readsCounters')
       .all(since, changeSeq)
       .map((r) => this.runs.toSummary(r));
     const deletedRunIds = this.tx

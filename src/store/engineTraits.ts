@@ -3,6 +3,7 @@
  * a driver's name or a statement's text. SQL text differences are pgDialect.ts's (one translation); engine-specific
  * DDL is the migrations' (migrations.ts, pgMigrations.ts); the rest is here.
  */
+import { INTEGRITY_CHECK } from './pgDialect';
 import type { DriverName } from './sqlDriver';
 
 export interface EngineTraits {
@@ -31,6 +32,11 @@ export interface EngineTraits {
    * onNotify), or a watch of the store file's folder (SQLite: every commit writes the -wal file).
    */
   readonly changeWake: 'notify' | 'folderWatch';
+  /**
+   * The statement that checks the store (one row a finding; 'ok' when sound): SQLite's own page check, or on
+   * PostgreSQL, whose server keeps its pages sound, the store's invariant that every reference resolves.
+   */
+  readonly integrityCheck: string;
 }
 
 const SQLITE: EngineTraits = {
@@ -40,6 +46,7 @@ const SQLITE: EngineTraits = {
   bytesOnly: false,
   walFile: true,
   changeWake: 'folderWatch',
+  integrityCheck: 'PRAGMA integrity_check',
 };
 
 const POSTGRES: EngineTraits = {
@@ -49,6 +56,7 @@ const POSTGRES: EngineTraits = {
   bytesOnly: true,
   walFile: false,
   changeWake: 'notify',
+  integrityCheck: INTEGRITY_CHECK,
 };
 
 /** The traits of the engine a driver reaches. */

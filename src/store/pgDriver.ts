@@ -29,10 +29,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import { OcdbError } from '../model';
-import { INTEGRITY_CHECK, READ_AHEAD, toPostgres, type PgStatementText } from './pgDialect';
+import { READ_AHEAD, toPostgres, type PgStatementText } from './pgDialect';
 import { translatePgError } from './pgErrors';
 import type { PgOp, PgReply, PgRequest } from './pgWorker';
-import type { SqlDriver, SqlRow, SqlStatement, SqlValue } from './sqlDriver';
+import type { PrepareOptions, SqlDriver, SqlRow, SqlStatement, SqlValue } from './sqlDriver';
 
 /** The store-wide advisory locks (two-int form: the store's key, then which lock). */
 export const WRITE_LOCK = 1;
@@ -334,10 +334,8 @@ export class PgDriver implements SqlDriver {
     this.flush({ text, mode: 'exec' });
   }
 
-  prepare(sql: string): SqlStatement {
-    if (/^\s*PRAGMA\s+integrity_check/i.test(sql)) return this.prepare(INTEGRITY_CHECK);
-    const ahead = READ_AHEAD[sql];
-    if (ahead) return this.readAheadStatement(sql, ahead);
+  prepare(sql: string, options: PrepareOptions = {}): SqlStatement {
+    if (options.readAhead) return this.readAheadStatement(sql, READ_AHEAD[options.readAhead]);
     const t = this.statement(sql);
     const op = (params: SqlValue[], mode: PgOp['mode']): PgOp => ({
       text: t.text,

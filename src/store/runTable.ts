@@ -12,6 +12,7 @@ import { CLOCK_SKEW_MS, isCrashed, THIS_HOST } from './liveness';
 import { rowToRunSummary as decodeRunRow, str, toJson } from './rowCodec';
 import type { CreateRunInput, FinishRunInput, ListRunsOptions, ReopenRunInput, RunSummary } from './runStore';
 import type { SqlDriver, SqlRow } from './sqlDriver';
+import type { RunsUse } from './storeContext';
 import type { StoreTransactions } from './storeTransactions';
 
 export class RunTable {
@@ -24,8 +25,8 @@ export class RunTable {
     private readonly live: LiveTable,
   ) {}
 
-  private sql(text: string) {
-    return this.tx.sql(text);
+  private sql(text: string, runs: RunsUse = 'none') {
+    return this.tx.sql(text, runs);
   }
 
   /**
@@ -70,6 +71,7 @@ export class RunTable {
         `INSERT INTO runs (run_id, session_id, agent_id, parent_run_id, fork_from_checkpoint_id, status, mode,
            started_at, metadata_json, artifact_refs_json, owner_pid, owner_host, heartbeat_at)
          VALUES (?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?)`,
+        'writes',
       ).run(
         input.runId,
         input.sessionId,
@@ -91,7 +93,7 @@ export class RunTable {
 
   /** The run's row, or RunNotFound. */
   requireRow(runId: string): SqlRow {
-    return this.rowOrThrow(runId, this.sql('SELECT * FROM runs WHERE run_id = ?').get(runId));
+    return this.rowOrThrow(runId, this.sql('SELECT * FROM runs WHERE run_id = ?', 'readsCounters').get(runId));
   }
 
   private rowOrThrow(runId: string, row: SqlRow | undefined): SqlRow {
@@ -110,6 +112,7 @@ export class RunTable {
   requireRunning(runId: string): SqlRow {
     const row = this.sql(
       'SELECT run_id, status, checkpoint_count, tool_call_count, artifact_refs_json FROM runs WHERE run_id = ?',
+      'readsCounters',
     ).get(runId);
     if (!row) return this.requireRow(runId);
     return this.runningOrThrow(runId, row);
@@ -138,7 +141,10 @@ export class RunTable {
     if (!row) {
       row = this.rowOrThrow(
         runId,
-        this.sql('SELECT run_key, status, checkpoint_count, tool_call_count FROM runs WHERE run_id = ?').get(runId),
+        this.sql(
+          'SELECT run_key, status, checkpoint_count, tool_call_count FROM runs WHERE run_id = ?',
+          'readsCounters',
+        ).get(runId),
       );
       this.tx.keepRunCounts(runId, row);
     }
@@ -187,29 +193,28 @@ export class RunTable {
     const total =
       where.length === 1 && options.parentRunId === null
         ? Number(this.sql("SELECT value AS n FROM meta WHERE key = 'root_runs'").get()?.n ?? 0)
-        : Number(this.sql(`SELECT COUNT(*) AS n FROM ${from} ${clause}`).get(...params)?.n ?? 0);
+        : Number(this.sql(`SELECT COUNT(*) AS n FROM ${from} ${clause}`, 'readsCounters').get(...params)?.n ?? 0);
     const limit = Math.max(0, Math.min(options.limit ?? 200, 10_000));
     const offset = Math.max(0, options.offset ?? 0);
-    const rows = this.sql(`SELECT * FROM ${from} ${clause} ORDER BY started_at DESC, rowid DESC LIMIT ? OFFSET ?`).all(
-      ...params,
-      limit,
-      offset,
-    );
+    const rows = this.sql(
+      `SELECT * FROM ${from} ${clause} ORDER BY started_at DESC, rowid DESC LIMIT ? OFFSET ?`,
+      'readsCounters',
+    ).all(...params, limit, offset);
     return { runs: rows.map((r) => this.toSummary(r)), total };
   }
 
   finish(runId: string, input: FinishRunInput): RunSummary {
     return this.tx.writeRun(runId, () => {
       this.requireRunning(runId);
-      this.sql('UPDATE runs SET status = ?, ended_at = ?, error_json = ?, heartbeat_at = ? WHERE run_id = ?').run(
-        input.status,
-        input.endedAt,
-        toJson(input.error),
-        this.heartbeatTime(),
-        runId,
-      );
+      this.sql(
+        'UPDATE runs SET status = ?, ended_at = ?, error_json = ?, heartbeat_at = ? WHERE run_id = ?',
+        'writes',
+      ).run(input.status, input.endedAt, toJson(input.error), this.heartbeatTime(), runId);
       if (input.metadata !== undefined) {
-        this.sql('UPDATE runs SET metadata_json = ? WHERE run_id = ?').run(JSON.stringify(input.metadata), runId);
+        this.sql('UPDATE runs SET metadata_json = ? WHERE run_id = ?', 'writes').run(
+          JSON.stringify(input.metadata),
+          runId,
+        );
       }
       this.tx.touchRun(runId);
       return this.get(runId);
@@ -272,12 +277,16 @@ export class RunTable {
           this.sql('DELETE FROM tool_calls WHERE run_id = ? AND tool_call_id = ?').run(runId, toolCallId);
           this.sql(
             'UPDATE runs SET tool_call_count = tool_call_count - 1, tool_error_count = tool_error_count - ? WHERE run_id = ?',
+            'writes',
           ).run(failed, runId);
         } else if (call.state !== 'running') {
           this.sql(
             "UPDATE tool_calls SET result_ref = NULL, error_json = NULL, ended_at = NULL, state = 'running' WHERE run_id = ? AND tool_call_id = ?",
           ).run(runId, toolCallId);
-          this.sql('UPDATE runs SET tool_error_count = tool_error_count - ? WHERE run_id = ?').run(failed, runId);
+          this.sql('UPDATE runs SET tool_error_count = tool_error_count - ? WHERE run_id = ?', 'writes').run(
+            failed,
+            runId,
+          );
         }
       }
       this.sql(`DELETE FROM checkpoints WHERE run_key = (SELECT run_key FROM runs WHERE run_id = ?) AND seq >= ?`).run(
@@ -306,6 +315,7 @@ export class RunTable {
            last_checkpoint_at = (SELECT MAX(created_at) FROM checkpoints WHERE run_key = runs.run_key),
            input_tokens = ?, output_tokens = ?
          WHERE run_id = ?`,
+        'writes',
       ).run(
         JSON.stringify(input.metadata),
         process.pid,
@@ -325,7 +335,7 @@ export class RunTable {
 
   heartbeat(runId: string, at: number): void {
     this.tx.writeRun(runId, () => {
-      this.sql("UPDATE runs SET heartbeat_at = ? WHERE run_id = ? AND status = 'running'").run(
+      this.sql("UPDATE runs SET heartbeat_at = ? WHERE run_id = ? AND status = 'running'", 'writes').run(
         this.heartbeatTime(at),
         runId,
       );
@@ -335,14 +345,14 @@ export class RunTable {
   /** The heartbeat a checkpoint wrote (this host's clock) replaced by the server's time when this host's is off. */
   heartbeatOnServerClock(runId: string): void {
     if (this.clockSkewed()) {
-      this.sql('UPDATE runs SET heartbeat_at = ? WHERE run_id = ?').run(this.heartbeatTime(), runId);
+      this.sql('UPDATE runs SET heartbeat_at = ? WHERE run_id = ?', 'writes').run(this.heartbeatTime(), runId);
     }
   }
 
   setOwner(runId: string, owner: { pid: number; at: number } | null): void {
     this.tx.writeRun(runId, () => {
       this.requireRunning(runId);
-      this.sql('UPDATE runs SET owner_pid = ?, owner_host = ?, heartbeat_at = ? WHERE run_id = ?').run(
+      this.sql('UPDATE runs SET owner_pid = ?, owner_host = ?, heartbeat_at = ? WHERE run_id = ?', 'writes').run(
         owner?.pid ?? null,
         owner ? THIS_HOST : null,
         owner ? this.heartbeatTime(owner.at) : null,
@@ -354,7 +364,7 @@ export class RunTable {
 
   /** Deletes the row of `runId` (its checkpoints, calls and edits go with it by cascade); inside a write. */
   deleteRow(runId: string): void {
-    this.sql('DELETE FROM runs WHERE run_id = ?').run(runId);
+    this.sql('DELETE FROM runs WHERE run_id = ?', 'writes').run(runId);
   }
 
   delete(runId: string): void {

@@ -117,6 +117,7 @@ export class RunTransfer {
           `INSERT INTO runs (run_id, session_id, agent_id, parent_run_id, fork_from_checkpoint_id, status, mode,
            started_at, ended_at, error_json, metadata_json, artifact_refs_json, owner_pid, owner_host, heartbeat_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, ?)`,
+          'writes',
         )
         .run(
           run.runId,

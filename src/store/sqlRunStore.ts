@@ -87,7 +87,7 @@ export class SqlRunStore implements RunStore {
       path,
       content: this.content,
       uniqueErrorKeepsTransaction: this.traits.uniqueErrorKeepsTransaction,
-      sql: (text) => tx.sql(text),
+      sql: (text, runs) => tx.sql(text, runs),
       transaction: (fn) => tx.transaction(fn),
       touchRun: (runId) => tx.touchRun(runId),
       hasRun: (runId) => this.runs.has(runId),
@@ -463,7 +463,7 @@ export class SqlRunStore implements RunStore {
   integrityCheck(): string {
     this.assertOpen();
     return this.db
-      .prepare('PRAGMA integrity_check')
+      .prepare(this.traits.integrityCheck)
       .all()
       .map((r) => String(Object.values(r)[0]))
       .join('; ');

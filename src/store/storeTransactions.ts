@@ -11,7 +11,7 @@ import type { EngineTraits } from './engineTraits';
 import { addRunDelta, RUN_DELTA_SET, runDeltaParams } from './runDeltas';
 import type { SqlDriver, SqlRow, SqlStatement } from './sqlDriver';
 import { translateSqliteError } from './sqliteErrors';
-import type { RunDelta } from './storeContext';
+import type { RunDelta, RunsUse } from './storeContext';
 
 export interface GroupCommitOptions {
   /** Writes one group commits at most; default 64. */
@@ -19,11 +19,6 @@ export interface GroupCommitOptions {
   /** Milliseconds a group stays open at most (checked as each write ends); default 20. */
   maxMs?: number;
 }
-
-/** Statements that write rows of `runs` (see StoreTransactions.txRunCounts). */
-const WRITES_RUNS = /^\s*(?:UPDATE|INSERT\s+INTO|INSERT\s+OR\s+\w+\s+INTO|DELETE\s+FROM|REPLACE\s+INTO)\s+runs\b/i;
-/** Statements that read or write rows of `runs`: the counts a transaction added are written first (txRunDeltas). */
-const USES_RUNS = /\bruns\b/i;
 
 /**
  * Stores with an open group: committed when the process exits (a group never outlives its process silently), and
@@ -80,16 +75,17 @@ export class StoreTransactions {
 
   // ---- statements ----------------------------------------------------------------
 
-  /** A cached prepared statement. */
-  sql(text: string): SqlStatement {
-    let stmt = this.stmts[text];
+  /** A cached prepared statement; `runs`: how it uses rows of `runs` (StoreContext.sql), as its caller declares. */
+  sql(text: string, runs: RunsUse = 'none'): SqlStatement {
+    const key = runs === 'none' ? text : `${runs}:${text}`;
+    let stmt = this.stmts[key];
     if (!stmt) {
       stmt = this.db.prepare(text);
       // A statement that writes runs rows makes the transaction forget the counts it read (requireRunCounts).
-      if (WRITES_RUNS.test(text)) stmt = this.forgettingRunCounts(stmt);
-      // One that reads or writes them sees the counts the transaction added (written first).
-      if (USES_RUNS.test(text)) stmt = this.afterRunDeltas(stmt);
-      this.stmts[text] = stmt;
+      if (runs === 'writes') stmt = this.forgettingRunCounts(stmt);
+      // One that reads their counters or writes them sees the counts the transaction added (written first).
+      if (runs !== 'none') stmt = this.afterRunDeltas(stmt);
+      this.stmts[key] = stmt;
     }
     return stmt;
   }

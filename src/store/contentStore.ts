@@ -75,19 +75,11 @@ class BlobLookups {
   }
 }
 
-
 /** How many blobs of the current transaction ContentStore remembers as there at most (see its inTransaction). */
 const IN_TRANSACTION_MAX = 16_384;
 
 /** How many texts just written stay readable without a read (see ContentStore.written). */
 const RECENT_WRITES = 16;
-
-
-
-
-
-
-
 
 export class ContentStore {
   private readonly insertBlob: SqlStatement;

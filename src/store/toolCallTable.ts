@@ -10,7 +10,7 @@ import {
   type ToolCallRecord,
   type ToolOutcome,
 } from '../model';
-import { hashKey, hashOf } from './contentStore';
+import { hashKey, hashOf } from './blobCodec';
 import { lazyList } from './lazyList';
 import { compact, json, num, toJson } from './rowCodec';
 import type { BeginToolCallInput, FinishToolCallInput, ToolCallFacts, ToolCallMarks } from './runStore';

@@ -26,11 +26,11 @@ export const LAYERS = {
   },
   demo: { role: 'src/demo records the demo runs through the SDK', may: ['model', 'store', 'recorder', 'fork'] },
   debug: { role: 'src/debug is the DAP adapter', may: ['model', 'store', 'writer', 'fork', 'replay'] },
+  cohort: { role: 'src/cohort is what-if across runs', may: ['model', 'store', 'writer', 'fork', 'replay'] },
   mcp: {
     role: 'src/mcp is the MCP server for coding agents',
     may: ['model', 'store', 'writer', 'fork', 'replay', 'recorder', 'importers', 'server', 'demo', 'cohort'],
   },
-  cohort: { role: 'src/cohort is what-if across runs', may: ['model', 'store', 'writer', 'fork', 'replay'] },
   cli: {
     role: 'src/cli is the ocdb command line',
     may: [

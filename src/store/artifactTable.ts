@@ -41,7 +41,9 @@ export class ArtifactTable {
       );
       const refs = parseWith(RefsSchema, json(row.artifact_refs_json) ?? [], `store run ${runId}`, ['artifactRefs']);
       refs.push(ref);
-      this.ctx.sql('UPDATE runs SET artifact_refs_json = ? WHERE run_id = ?').run(JSON.stringify(refs), runId);
+      this.ctx
+        .sql('UPDATE runs SET artifact_refs_json = ? WHERE run_id = ?', 'writes')
+        .run(JSON.stringify(refs), runId);
       this.ctx.touchRun(runId);
       return ref;
     });

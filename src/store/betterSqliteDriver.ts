@@ -31,7 +31,7 @@ export function betterSqliteLoadError(): unknown {
   return loadError;
 }
 
-/** The statements that begin and end a write transaction and a grouped write's savepoint (sqliteRunStore.ts `write`). */
+/** The statements that begin and end a write transaction and a grouped write's savepoint (storeTransactions.ts `write`). */
 const TRANSACTION_CONTROL = new Set([
   'BEGIN IMMEDIATE',
   'BEGIN EXCLUSIVE',

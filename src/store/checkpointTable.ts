@@ -11,7 +11,8 @@ import {
   type Message,
   type ToolCallRecord,
 } from '../model';
-import { hashKey, hashOf, hashOrUndefined, isDeepFrozen } from './contentStore';
+import { hashKey, hashOf, hashOrUndefined } from './blobCodec';
+import { isDeepFrozen } from './immutableValues';
 import { ItemCache } from './itemCache';
 import { lazyList } from './lazyList';
 import { storedItems } from './storedItems';

@@ -1,7 +1,7 @@
 /**
  * The fork_confirmations table: manual_confirm questions a fork's agent
  * program records and waits on, and the user's answers (allow once, use
- * recorded, mock, abort). SQL for SqliteRunStore only; rows are validated when
+ * recorded, mock, abort). SQL for SqlRunStore only; rows are validated when
  * read back.
  */
 import { ConfirmationRecordSchema, OcdbError, parseWith } from '../model';

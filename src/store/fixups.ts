@@ -42,7 +42,7 @@ export function applyFixups(db: SqlDriver): void {
     try {
       // re-checked under the write lock: another process may have applied it meanwhile
       if (!done(fixup.key)) {
-        db.lockChanges?.(); // PostgreSQL: the counter bumped in commit order (sqliteRunStore.ts stampChanges)
+        db.lockChanges?.(); // PostgreSQL: the counter bumped in commit order (storeTransactions.ts stampChanges)
         db.prepare("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'change_seq'").run();
         db.prepare(
           `UPDATE runs SET ${fixup.set}, change_seq = (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'change_seq') WHERE ${fixup.where}`,

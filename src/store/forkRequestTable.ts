@@ -52,7 +52,7 @@ export class ForkRequestTable {
   private withLease(record: ForkRequestRecord): ForkRequestRecord {
     if (!record.forkRunId) return record;
     const run = this.ctx
-      .sql('SELECT owner_pid, owner_host, heartbeat_at FROM runs WHERE run_id = ?')
+      .sql('SELECT owner_pid, owner_host, heartbeat_at FROM runs WHERE run_id = ?', 'readsCounters')
       .get(record.forkRunId);
     if (!run) return record;
     const pid = run.owner_pid === null ? null : Number(run.owner_pid);

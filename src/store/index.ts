@@ -1,6 +1,7 @@
-/** The run store: the RunStore contract, its SQLite implementation and where the store file lives. */
+/** The run store: the RunStore contract, its SQL implementation (SQLite or PostgreSQL) and where the store file lives. */
 export * from './runStore';
-export { openRunStore, SqliteRunStore, type OpenStoreOptions } from './sqliteRunStore';
+export { openRunStore, type OpenStoreOptions, type GroupCommitOptions } from './openRunStore';
+export { SqlRunStore } from './sqlRunStore';
 export {
   resolveStorePath,
   DEFAULT_STORE_RELATIVE,

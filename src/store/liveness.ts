@@ -6,8 +6,8 @@
  * busy for a minute is not called crashed; the heartbeat decides for runs
  * recorded elsewhere (a shared folder, a PostgreSQL server) and guards against pid reuse.
  *
- * Hosts' clocks differ: on PostgreSQL the store compares on the server's clock (sqliteRunStore.ts
- * `heartbeatTime`, `rowToRunSummary`; the offset measured by pgDriver.ts `clockOffsetMs`): a host whose clock is
+ * Hosts' clocks differ: on PostgreSQL the store compares on the server's clock (runTable.ts
+ * `heartbeatTime`, `toSummary`; the offset measured by pgDriver.ts `clockOffsetMs`): a host whose clock is
  * off by more than CLOCK_SKEW_MS writes its heartbeats in the server's time, and every reader judges staleness
  * against the server's time, so a skew of minutes does not read a live run as crashed.
  */

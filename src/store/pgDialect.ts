@@ -34,12 +34,13 @@ export const ROWID_TABLES: Readonly<Record<string, { id: string }>> = {
 
 /**
  * Reads of immutable rows that walk a chain one row at a time in SQLite (a list node, then its parent, …): one
- * round trip each would make a cold read of a 300-message conversation 300 round trips. The driver answers the
- * first with `chain` (the row and up to 2,000 ancestors in one query), keeps those rows, and answers the next
- * steps of the walk from them. Safe because list nodes never change once written (ids are never reused).
+ * round trip each would make a cold read of a 300-message conversation 300 round trips. A statement prepared with
+ * `readAhead: name` (SqlDriver.prepare; its caller names it, its text is not looked at) is answered on PostgreSQL by
+ * `chain` (the row and up to 2,000 ancestors in one query): the driver keeps those rows and answers the next steps of
+ * the walk from them. Safe because list nodes never change once written (ids are never reused).
  */
-export const READ_AHEAD: Readonly<Record<string, { chain: string; key: string }>> = {
-  'SELECT parent, item FROM list_nodes WHERE id = ?': {
+export const READ_AHEAD: Readonly<Record<ReadAheadName, { chain: string; key: string }>> = {
+  listNodeChain: {
     chain: `WITH RECURSIVE chain (id, parent, item, depth) AS (
         SELECT id, parent, item, 1 FROM list_nodes WHERE id = $1
         UNION ALL
@@ -68,6 +69,9 @@ export const INTEGRITY_CHECK = `SELECT CASE WHEN n = 0 THEN 'ok' ELSE n || ' dan
   + (SELECT count(*) FROM tool_calls t WHERE NOT EXISTS (SELECT 1 FROM blobs b WHERE b.hash = t.args_ref))
   + (SELECT count(*) FROM tool_calls t WHERE t.result_ref IS NOT NULL
        AND NOT EXISTS (SELECT 1 FROM blobs b WHERE b.hash = t.result_ref)) AS n) AS counts`;
+
+/** The walks over immutable rows an engine may read ahead (READ_AHEAD). */
+export type ReadAheadName = 'listNodeChain';
 
 /** What a statement turns into: the PostgreSQL text, and whether it returns the inserted row's id. */
 export interface PgStatementText {

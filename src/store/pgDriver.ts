@@ -14,7 +14,7 @@
  *   - `lockRow(table, id)`: the row lock of a read-check-write (a run's next checkpoint seq, a tool call finished
  *     once, a run id taken once, a fork request claimed once, a stop answered once): one writer per run at a
  *     time, writers of different runs in parallel. Taken before the rows are read, held to COMMIT/ROLLBACK.
- *   - `lockChanges()`: the commit-tail lock, taken just before COMMIT (sqliteRunStore.ts `stampChanges`, after
+ *   - `lockChanges()`: the commit-tail lock, taken just before COMMIT (storeTransactions.ts `stampChanges`, after
  *     every other lock) and sent with the counter's bump and the COMMIT in one message: the change counter is
  *     bumped in commit order (no change lost or reordered for a reader of changesSince), and the lock is held
  *     for the few statements of the tail, not the transaction.
@@ -29,10 +29,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import { OcdbError } from '../model';
-import { INTEGRITY_CHECK, READ_AHEAD, toPostgres, type PgStatementText } from './pgDialect';
+import { READ_AHEAD, toPostgres, type PgStatementText } from './pgDialect';
 import { translatePgError } from './pgErrors';
 import type { PgOp, PgReply, PgRequest } from './pgWorker';
-import type { SqlDriver, SqlRow, SqlStatement, SqlValue } from './sqlDriver';
+import type { PrepareOptions, SqlDriver, SqlRow, SqlStatement, SqlValue } from './sqlDriver';
 
 /** The store-wide advisory locks (two-int form: the store's key, then which lock). */
 export const WRITE_LOCK = 1;
@@ -110,7 +110,6 @@ interface Pending {
 
 export class PgDriver implements SqlDriver {
   readonly name = 'pg' as const;
-  readonly strictColumnTypes = true;
   private readonly worker: Worker;
   private readonly port: MessagePort;
   private readonly notifyPort: MessagePort;
@@ -335,10 +334,8 @@ export class PgDriver implements SqlDriver {
     this.flush({ text, mode: 'exec' });
   }
 
-  prepare(sql: string): SqlStatement {
-    if (/^\s*PRAGMA\s+integrity_check/i.test(sql)) return this.prepare(INTEGRITY_CHECK);
-    const ahead = READ_AHEAD[sql];
-    if (ahead) return this.readAheadStatement(sql, ahead);
+  prepare(sql: string, options: PrepareOptions = {}): SqlStatement {
+    if (options.readAhead) return this.readAheadStatement(sql, READ_AHEAD[options.readAhead]);
     const t = this.statement(sql);
     const op = (params: SqlValue[], mode: PgOp['mode']): PgOp => ({
       text: t.text,

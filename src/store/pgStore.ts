@@ -1,6 +1,6 @@
 /**
  * Opening a PostgreSQL run store: the driver (pgDriver.ts: `pg` in a worker thread, answered synchronously), the
- * lock timeout, the migrations (pgMigrations.ts). SqliteRunStore then runs the same code over it as over a file.
+ * lock timeout, the migrations (pgMigrations.ts). SqlRunStore then runs the same code over it as over a file.
  * The location a store shows (`store.path`, every error) is the connection string redacted: no password.
  */
 import { OcdbError, redactUrl } from '../model';

@@ -1,6 +1,6 @@
 /**
  * The RunStore contract: what every layer above may ask of the run store.
- * The SQLite implementation is `SqliteRunStore`; nothing outside src/store
+ * The SQL implementation (SQLite or PostgreSQL) is `SqlRunStore`; nothing outside src/store
  * sees SQL. All writes are single transactions; reads return whole, validated
  * model objects.
  */

@@ -5,6 +5,8 @@
  * chooses — and on PostgreSQL (pgDriver.ts: the statements translated by
  * pgDialect.ts, the `pg` client in a worker thread, answered synchronously). Only src/store may touch SQL.
  */
+import type { ReadAheadName } from './pgDialect';
+
 export type SqlValue = string | number | bigint | null | Uint8Array;
 export type SqlRow = Record<string, SqlValue>;
 
@@ -18,13 +20,8 @@ export type DriverName = 'better-sqlite3' | 'node:sqlite' | 'pg';
 
 export interface SqlDriver {
   readonly name: DriverName;
-  /**
-   * A column holds one type in every row (PostgreSQL): blob data is then always bytes (deflated), where SQLite's
-   * dynamically typed cell holds short texts as TEXT.
-   */
-  readonly strictColumnTypes?: boolean;
   exec(sql: string): void;
-  prepare(sql: string): SqlStatement;
+  prepare(sql: string, options?: PrepareOptions): SqlStatement;
   /**
    * Engines whose writers run at once (PostgreSQL; SQLite has one writer and needs none of these): hold the lock
    * of row `id` of `table` to the end of the transaction, before a read-check-write on it (pgDriver.ts).
@@ -47,6 +44,14 @@ export interface SqlDriver {
   /** Engines with a change notification of their own (PostgreSQL LISTEN/NOTIFY): calls `listener` per commit. */
   onNotify?(listener: (payload: string) => void): () => void;
   close(): void;
+}
+
+export interface PrepareOptions {
+  /**
+   * The statement is one step of a walk over rows that never change (a list node by id, then its parent): an engine
+   * with round trips (PostgreSQL) reads the chain ahead in one query (pgDialect.ts READ_AHEAD); SQLite ignores it.
+   */
+  readAhead?: ReadAheadName;
 }
 
 export interface OpenDriverOptions {

@@ -1,4 +1,4 @@
-/** What the store's table modules share with SqliteRunStore: cached statements, blobs, the transaction and run bookkeeping. */
+/** What the store's table modules share with SqlRunStore: cached statements, blobs, the transaction and run bookkeeping. */
 import type { ContentStore } from './contentStore';
 import type { SqlRow, SqlStatement } from './sqlDriver';
 
@@ -11,8 +11,11 @@ export interface StoreContext {
    * aborted by the failed statement (and whose writes are sent later, in a batch): it reads first.
    */
   readonly uniqueErrorKeepsTransaction: boolean;
-  /** A cached prepared statement. */
-  sql(text: string): SqlStatement;
+  /**
+   * A cached prepared statement. `runs` declares how it uses rows of `runs` (default 'none': not at all, or only
+   * columns no write changes, such as run_key, run_id, parent_run_id): see RunsUse.
+   */
+  sql(text: string, runs?: RunsUse): SqlStatement;
   transaction<T>(fn: () => T): T;
   /** Bumps the store's change counter at commit and stamps the run with it (live views refresh from it). */
   touchRun(runId: string): void;
@@ -38,6 +41,15 @@ export interface StoreContext {
    */
   countRun(runId: string, delta: RunDelta): void;
 }
+
+/**
+ * How a statement uses rows of `runs`, declared where it is written (never read from its text):
+ * - 'readsCounters': it reads a run's counters (checkpoint_count, max_step, tokens, heartbeat_at,
+ *   last_checkpoint_at, tool call counts, change_seq) or its whole row: what the transaction added to them
+ *   (countRun) is written first;
+ * - 'writes': it inserts, updates or deletes runs rows: the same, and the counts requireRunCounts read are forgotten.
+ */
+export type RunsUse = 'none' | 'readsCounters' | 'writes';
 
 /** What a write adds to its run's row (StoreContext.countRun). */
 export interface RunDelta {

@@ -10,7 +10,7 @@ import {
   type ToolCallRecord,
   type ToolOutcome,
 } from '../model';
-import { hashKey, hashOf } from './contentStore';
+import { hashKey, hashOf } from './blobCodec';
 import { lazyList } from './lazyList';
 import { compact, json, num, toJson } from './rowCodec';
 import type { BeginToolCallInput, FinishToolCallInput, ToolCallFacts, ToolCallMarks } from './runStore';
@@ -77,7 +77,9 @@ export class ToolCallTable {
 
   /** Inserts a record into a run's ledger (inside the caller's transaction); `seq`: its index, when the caller knows it. */
   insert(runId: string, record: ToolCallRecord, state: ToolCallState, seq?: number): string {
-    seq ??= Number(this.ctx.sql('SELECT tool_call_count AS n FROM runs WHERE run_id = ?').get(runId)?.n ?? 0);
+    seq ??= Number(
+      this.ctx.sql('SELECT tool_call_count AS n FROM runs WHERE run_id = ?', 'readsCounters').get(runId)?.n ?? 0,
+    );
     const argsRef = this.ctx.content.putValue(record.args ?? null);
     this.ctx
       .sql(

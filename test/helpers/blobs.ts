@@ -1,6 +1,6 @@
 /** The blobs of a SQLite store file as stored: each one's text (inflated when compressed) and its bytes in the file. */
 import Database from 'better-sqlite3';
-import { unpackData } from '../../src/store/contentStore';
+import { unpackData } from '../../src/store/blobCodec';
 
 export function storedBlobs(file: string): { text: string; bytes: number }[] {
   const db = new Database(file, { readonly: true });

@@ -14,7 +14,7 @@ import { runCli } from '../../../src/cli/main';
 import { writeDemoStore } from '../../../src/demo';
 import { MAX_JSON_DEPTH, argsHash, canonicalJson, isOcdbError } from '../../../src/model';
 import { startServer, type RunningServer } from '../../../src/server/httpServer';
-import { openRunStore, type SqliteRunStore } from '../../../src/store';
+import { openRunStore, type SqlRunStore } from '../../../src/store';
 import { call } from '../server/httpClient';
 
 /** `{"a":{"a":…1…}}` as text, `depth` objects deep (built as text: JSON.stringify would recurse). */
@@ -80,7 +80,7 @@ describe('deep values', () => {
   });
 
   describe('over HTTP', () => {
-    let store: SqliteRunStore;
+    let store: SqlRunStore;
     let server: RunningServer;
     before(async () => {
       store = openRunStore(path.join(dir, 'http.db'));

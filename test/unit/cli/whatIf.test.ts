@@ -20,7 +20,7 @@ import { runView } from '../../../src/extension/runsTreeModel';
 import type { RunComparison } from '../../../src/replay/runComparison';
 import { compareRuns, comparisonSides } from '../../../src/replay/runComparison';
 import { startServer, type RunningServer } from '../../../src/server/httpServer';
-import { openRunStore, type SqliteRunStore } from '../../../src/store';
+import { openRunStore, type SqlRunStore } from '../../../src/store';
 import { call } from '../server/httpClient';
 
 let dir: string;
@@ -123,7 +123,7 @@ describe('a captured fork with a context edit', () => {
   });
 
   it('HTTP GET /runs/:id and GET /forks/:id say the same', async () => {
-    const store: SqliteRunStore = openRunStore(storePath);
+    const store: SqlRunStore = openRunStore(storePath);
     const server: RunningServer = await startServer({ store });
     try {
       const run = await call(server.url, { path: `/runs/${forkRunId}`, token: server.token });

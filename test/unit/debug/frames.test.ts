@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { frameName, frameSegments, pageFrames, totalFrames } from '../../../src/debug/frames';
 import { RunView } from '../../../src/replay/runView';
-import type { SqliteRunStore } from '../../../src/store';
+import type { SqlRunStore } from '../../../src/store';
 import { openDemoStore } from '../replay/demoStore';
 
 describe('frames', () => {
-  let store: SqliteRunStore;
+  let store: SqlRunStore;
   let parent: RunView;
   let fork: RunView;
   before(() => {

@@ -4,11 +4,11 @@ import type { FrameRef } from '../../../src/debug/frames';
 import type { StagedPatch } from '../../../src/debug/stagedEdits';
 import { LONG_STRING, UNPAGED_ITEMS, Variables, previewValue } from '../../../src/debug/variables';
 import { RunView } from '../../../src/replay/runView';
-import type { SqliteRunStore } from '../../../src/store';
+import type { SqlRunStore } from '../../../src/store';
 import { openDemoStore } from '../replay/demoStore';
 
 describe('Variables', () => {
-  let store: SqliteRunStore;
+  let store: SqlRunStore;
   let view: RunView;
   let staged: StagedPatch | undefined;
   let vars: Variables;

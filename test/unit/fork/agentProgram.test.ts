@@ -14,13 +14,13 @@ import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { openRecorder } from '../../../src/recorder';
 import { ForkService } from '../../../src/fork/forkService';
-import { openRunStore, type SqliteRunStore } from '../../../src/store';
+import { openRunStore, type SqlRunStore } from '../../../src/store';
 import { startFakeModelServer, type FakeModelServer } from '../../fixtures/agents/fakeModelServer';
 import { runRefundAgent } from '../../fixtures/agents/refundAgent';
 
 let dir: string;
 let storePath: string;
-let store: SqliteRunStore;
+let store: SqlRunStore;
 let server: FakeModelServer;
 let liveRunId: string;
 

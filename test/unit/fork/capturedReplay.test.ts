@@ -13,12 +13,12 @@ import { DEMO_RUN_IDS, writeDemoStore } from '../../../src/demo';
 import { runStatusText, type Checkpoint } from '../../../src/model';
 import { ForkService } from '../../../src/fork/forkService';
 import { runFork } from '../../../src/fork/runner';
-import { openRunStore, type SqliteRunStore } from '../../../src/store';
+import { openRunStore, type SqlRunStore } from '../../../src/store';
 import { recordSupportRun } from './supportRun';
 import { tmpLocation } from '../../helpers/engines';
 
 let dir: string;
-let store: SqliteRunStore;
+let store: SqlRunStore;
 
 before(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ocdb-replay-'));

@@ -13,14 +13,14 @@ import type { Checkpoint, Message } from '../../../src/model';
 import { openRecorder } from '../../../src/recorder';
 import { ContentStore } from '../../../src/store/contentStore';
 import { checkpointKey } from '../../../src/store/rowCodec';
-import type { SqliteRunStore } from '../../../src/store';
+import type { SqlRunStore } from '../../../src/store';
 import { testContext } from '../../helpers/context';
 import { tmpStore } from '../../helpers/tmp';
 
 const text = (step: number, n: number) => Array.from({ length: n }, (_, k) => `w${(step * 31 + k) % 997}`).join(' ');
 
 /** A ReAct run through the SDK: per step a model call answering with a tool call, and the tool's ~1 KB result. */
-async function recordReact(store: SqliteRunStore, runId: string, steps: number): Promise<void> {
+async function recordReact(store: SqlRunStore, runId: string, steps: number): Promise<void> {
   let clock = Date.parse('2026-11-01T00:00:00Z');
   const recorder = openRecorder({ runStore: store, now: () => (clock += 7), heartbeatMs: 0 });
   const run = recorder.startRun({
@@ -48,7 +48,7 @@ async function recordReact(store: SqliteRunStore, runId: string, steps: number):
   recorder.close();
 }
 
-function rows(store: SqliteRunStore): { nodes: number; blobs: number } {
+function rows(store: SqlRunStore): { nodes: number; blobs: number } {
   const db = new Database(store.path, { readonly: true });
   try {
     const count = (table: string) =>
@@ -59,7 +59,7 @@ function rows(store: SqliteRunStore): { nodes: number; blobs: number } {
   }
 }
 
-function listNodes(store: SqliteRunStore, checkpointId: string): { messages: number; ledger: number } {
+function listNodes(store: SqlRunStore, checkpointId: string): { messages: number; ledger: number } {
   const db = new Database(store.path, { readonly: true });
   try {
     const row = db

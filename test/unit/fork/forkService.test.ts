@@ -6,12 +6,12 @@ import * as path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { isOcdbError, type Hazard } from '../../../src/model';
 import { ForkService } from '../../../src/fork/forkService';
-import { openRunStore, type SqliteRunStore } from '../../../src/store';
+import { openRunStore, type SqlRunStore } from '../../../src/store';
 import { recordSupportRun } from './supportRun';
 import { tmpLocation } from '../../helpers/engines';
 
 let dir: string;
-let store: SqliteRunStore;
+let store: SqlRunStore;
 
 beforeEach(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ocdb-fork-'));

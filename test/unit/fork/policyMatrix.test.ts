@@ -29,7 +29,7 @@ import { openRecorder, type Recorder } from '../../../src/recorder';
 import { decideTool } from '../../../src/fork/toolDecision';
 import { ForkService } from '../../../src/fork/forkService';
 import { OpenAiChatModel } from '../../../src/fork/modelClient';
-import { openRunStore, type SqliteRunStore } from '../../../src/store';
+import { openRunStore, type SqlRunStore } from '../../../src/store';
 import { startFakeModelServer, type FakeModelServer } from '../../fixtures/agents/fakeModelServer';
 import { tmpLocation } from '../../helpers/engines';
 
@@ -79,7 +79,7 @@ const TOOLS: Record<string, SideEffectLevel> = {
 const UNRECORDED: Record<string, SideEffectLevel> = { launch_rocket: 'external_irreversible' };
 
 let dir: string;
-let store: SqliteRunStore;
+let store: SqlRunStore;
 let server: FakeModelServer;
 let sourceRunId: string;
 let executed: Map<string, number>;

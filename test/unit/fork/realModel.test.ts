@@ -13,12 +13,12 @@ import { isOcdbError, messageToolCalls } from '../../../src/model';
 import { ForkService } from '../../../src/fork/forkService';
 import { OpenAiChatModel } from '../../../src/fork/modelClient';
 import { runFork } from '../../../src/fork/runner';
-import { openRunStore, type SqliteRunStore } from '../../../src/store';
+import { openRunStore, type SqlRunStore } from '../../../src/store';
 import { startFakeModelServer, type FakeModelServer } from '../../fixtures/agents/fakeModelServer';
 import { recordSupportRun } from './supportRun';
 
 let dir: string;
-let store: SqliteRunStore;
+let store: SqlRunStore;
 let server: FakeModelServer | undefined;
 
 beforeEach(async () => {

@@ -17,7 +17,7 @@ import { ForkService } from '../../../src/fork/forkService';
 import { OpenAiChatModel, completionsUrl } from '../../../src/fork/modelClient';
 import { runFork } from '../../../src/fork/runner';
 import { errorResponse } from '../../../src/server/httpErrors';
-import { openRunStore, type SqliteRunStore } from '../../../src/store';
+import { openRunStore, type SqlRunStore } from '../../../src/store';
 import { recordSupportRun } from './supportRun';
 
 const KEY = 'sk-live-Z9y8X7w6V5u4T3s2';
@@ -62,7 +62,7 @@ describe('redaction rules', () => {
 
 describe('a real-model fork against an endpoint that echoes secrets', () => {
   let dir: string;
-  let store: SqliteRunStore;
+  let store: SqlRunStore;
   let server: http.Server;
   let seen: { url?: string; authorization?: string }[];
   let base: string;

@@ -19,7 +19,7 @@ import { ForkService } from '../../../src/fork/forkService';
 import { importPath } from '../../../src/importers';
 import { OcdbError, isOcdbError, type DebugRun } from '../../../src/model';
 import { startServer, type RunningServer } from '../../../src/server/httpServer';
-import { openRunStore, type SqliteRunStore } from '../../../src/store';
+import { openRunStore, type SqlRunStore } from '../../../src/store';
 import { PageMessageSchema, parseMessage } from '../../../src/webview/protocol';
 import { call } from '../server/httpClient';
 
@@ -114,7 +114,7 @@ function count(area: string, outcome: 'accepted' | 'rejected'): void {
 }
 
 let dir: string;
-let store: SqliteRunStore;
+let store: SqlRunStore;
 let template: DebugRun;
 const fingerprint = () => `${store.changeSeq()}/${store.listRuns().total}`;
 
@@ -477,7 +477,7 @@ describe('hostile inputs', () => {
       const asked = fingerprint();
       try {
         // the debugger hands over what a user typed (setVariable): parsed, never trusted
-        store.answerLiveStop(stopId, answer as Parameters<SqliteRunStore['answerLiveStop']>[1], Date.now());
+        store.answerLiveStop(stopId, answer as Parameters<SqlRunStore['answerLiveStop']>[1], Date.now());
         count('live', 'accepted');
       } catch (e) {
         assertLocated(e, /answer/, label);

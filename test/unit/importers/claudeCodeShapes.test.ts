@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { messageToolCalls } from '../../../src/model';
 import { importPath } from '../../../src/importers';
-import type { SqliteRunStore } from '../../../src/store';
+import type { SqlRunStore } from '../../../src/store';
 import { checkpoints, FIXTURES, jsonLines, tempStore, type TempStore } from './helpers';
 
 const REAL = path.join(FIXTURES, 'claude-code-real');
@@ -53,7 +53,7 @@ function facts(lines: Line[]) {
 }
 
 /** Every tool call the conversation of the run's last checkpoint carries. */
-function conversationToolCalls(store: SqliteRunStore, runId: string): string[] {
+function conversationToolCalls(store: SqlRunStore, runId: string): string[] {
   const last = checkpoints(store, runId).at(-1);
   return (last?.messages ?? [])
     .filter((m) => m.role === 'assistant')

@@ -12,7 +12,7 @@ import { FORMAT_SPECS, importPath } from '../../../src/importers';
 import { planDigest } from '../../../src/importers/growth';
 import { ForkService } from '../../../src/fork/forkService';
 import { runFork } from '../../../src/fork/runner';
-import type { SqliteRunStore } from '../../../src/store';
+import type { SqlRunStore } from '../../../src/store';
 import { FIXTURES, REAL_FILE, SESSION_FILE, tempStore, type TempStore } from './helpers';
 
 const SIDECHAINS = path.join(
@@ -37,7 +37,7 @@ function linesOf(file: string): string[] {
 }
 
 /** Every run of the store as exported, by run id (what a user compares). */
-function exports(store: SqliteRunStore): Record<string, unknown> {
+function exports(store: SqlRunStore): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const run of store.listRuns({ limit: 1000 }).runs) out[run.runId] = store.exportRun(run.runId);
   return out;

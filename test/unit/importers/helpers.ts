@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Checkpoint } from '../../../src/model';
-import { openRunStore, type SqliteRunStore } from '../../../src/store';
+import { openRunStore, type SqlRunStore } from '../../../src/store';
 
 export const FIXTURES = path.join(__dirname, '..', '..', 'fixtures', 'importers');
 export const SESSION_ID = '7f3c2a10-5d4e-4b8a-9c1f-2e6d8b0a4c11';
@@ -12,7 +12,7 @@ export const REAL_FILE = path.join(FIXTURES, 'claude-code-real', '4d5611e5-241a-
 
 export interface TempStore {
   dir: string;
-  store: SqliteRunStore;
+  store: SqlRunStore;
   close(): void;
 }
 
@@ -29,7 +29,7 @@ export function tempStore(): TempStore {
   };
 }
 
-export function checkpoints(store: SqliteRunStore, runId: string): Checkpoint[] {
+export function checkpoints(store: SqlRunStore, runId: string): Checkpoint[] {
   return store.listCheckpoints(runId).map((c) => store.getCheckpoint(c.checkpointId));
 }
 

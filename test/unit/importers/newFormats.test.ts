@@ -12,7 +12,7 @@ import { gzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import { messageToolCalls } from '../../../src/model';
 import { importPath, sniffFormat } from '../../../src/importers';
-import type { SqliteRunStore } from '../../../src/store';
+import type { SqlRunStore } from '../../../src/store';
 import { checkpoints, FIXTURES, tempStore, type TempStore } from './helpers';
 
 const CODEX = path.join(FIXTURES, 'codex', 'rollout-2026-01-02T03-04-05-11111111-1111-4111-8111-111111111111.jsonl');
@@ -20,14 +20,14 @@ const GEMINI = path.join(FIXTURES, 'gemini', 'session-2025-10-05T07-11-eefc44a3.
 const RESPONSES = path.join(FIXTURES, 'openai-responses', 'dinner.response.json');
 const AGENTS = path.join(FIXTURES, 'openai-agents', 'weather-agent.trace.json');
 
-function conversationCalls(store: SqliteRunStore, runId: string): string[] {
+function conversationCalls(store: SqlRunStore, runId: string): string[] {
   const last = checkpoints(store, runId).at(-1);
   return (last?.messages ?? [])
     .filter((m) => m.role === 'assistant')
     .flatMap((m) => messageToolCalls(m).map((c) => c.toolCallId));
 }
 
-const modelCalls = (store: SqliteRunStore, runId: string) =>
+const modelCalls = (store: SqlRunStore, runId: string) =>
   store.listCheckpoints(runId).filter((c) => c.boundary === 'after_model_call');
 
 function write(dir: string, name: string, text: string | Buffer): string {

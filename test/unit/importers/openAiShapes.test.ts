@@ -15,7 +15,7 @@ import { messageToolCalls } from '../../../src/model';
 import { importPath } from '../../../src/importers';
 import { ForkService } from '../../../src/fork/forkService';
 import { runFork } from '../../../src/fork/runner';
-import type { SqliteRunStore } from '../../../src/store';
+import type { SqlRunStore } from '../../../src/store';
 import { checkpoints, FIXTURES, tempStore, type TempStore } from './helpers';
 
 const UMBRELLA = path.join(FIXTURES, 'openai', 'umbrella-agent.jsonl');
@@ -29,7 +29,7 @@ const records = (): Rec[] =>
     .filter((l) => l !== '')
     .map((l) => JSON.parse(l) as Rec);
 
-function lastConversation(store: SqliteRunStore, runId: string) {
+function lastConversation(store: SqlRunStore, runId: string) {
   return checkpoints(store, runId).at(-1)?.messages ?? [];
 }
 

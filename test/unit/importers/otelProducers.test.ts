@@ -13,13 +13,13 @@ import { messageToolCalls } from '../../../src/model';
 import { importPath } from '../../../src/importers';
 import { ForkService } from '../../../src/fork/forkService';
 import { runFork } from '../../../src/fork/runner';
-import type { SqliteRunStore } from '../../../src/store';
+import type { SqlRunStore } from '../../../src/store';
 import { checkpoints, FIXTURES, tempStore, type TempStore } from './helpers';
 
 const OTEL = path.join(FIXTURES, 'otel');
 
 /** Boundaries of the run, tool checkpoints with their tool name. */
-function shape(store: SqliteRunStore, runId: string): string[] {
+function shape(store: SqlRunStore, runId: string): string[] {
   const names = new Map(store.listToolCalls(runId).map((r) => [r.toolCallId, r.toolName]));
   return store
     .listCheckpoints(runId)

@@ -10,7 +10,7 @@ import {
 import { ReplayCursor } from '../../../src/replay/replayCursor';
 import { RunView } from '../../../src/replay/runView';
 import { isOcdbError } from '../../../src/model';
-import type { SqliteRunStore } from '../../../src/store';
+import type { SqlRunStore } from '../../../src/store';
 import { openDemoStore } from './demoStore';
 
 /** Continues from `start` (forward) and returns the stops seen until the end. */
@@ -25,7 +25,7 @@ function allStops(view: RunView, set: BreakpointSet, start = 0) {
 }
 
 describe('breakpoints over a recorded run', () => {
-  let store: SqliteRunStore;
+  let store: SqlRunStore;
   let refund: RunView;
   let research: RunView;
   before(() => {

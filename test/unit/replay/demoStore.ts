@@ -3,9 +3,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { writeDemoStore } from '../../../src/demo';
-import { openRunStore, type SqliteRunStore } from '../../../src/store';
+import { openRunStore, type SqlRunStore } from '../../../src/store';
 
-export function openDemoStore(): SqliteRunStore {
+export function openDemoStore(): SqlRunStore {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ocdb-replay-'));
   const store = openRunStore(path.join(dir, 'runs.db'));
   writeDemoStore(store);

@@ -12,11 +12,11 @@ import {
 } from '../../../src/replay/evaluate';
 import { RunView } from '../../../src/replay/runView';
 import { isOcdbError } from '../../../src/model';
-import type { SqliteRunStore } from '../../../src/store';
+import type { SqlRunStore } from '../../../src/store';
 import { openDemoStore } from './demoStore';
 
 describe('expression language', () => {
-  let store: SqliteRunStore;
+  let store: SqlRunStore;
   let view: RunView;
   let atRefund: EvalState;
   let atEnd: EvalState;

@@ -6,7 +6,7 @@ import { writeDemoStore } from '../../../src/demo';
 import { BreakpointSet, type CheckpointAccess } from '../../../src/replay/breakpoints';
 import { RunView } from '../../../src/replay/runView';
 import { openRecorder } from '../../../src/recorder';
-import { openRunStore, type SqliteRunStore } from '../../../src/store';
+import { openRunStore, type SqlRunStore } from '../../../src/store';
 import { testContext } from '../../helpers/context';
 import { tmpDir, tmpStore } from '../../helpers/tmp';
 
@@ -36,7 +36,7 @@ function stops(access: CheckpointAccess, toolNames: ReadonlySet<string>, conditi
 }
 
 /** The same run read through whole checkpoints (what the debugger did before checkpoint views). */
-function wholeAccess(store: SqliteRunStore, view: RunView): CheckpointAccess {
+function wholeAccess(store: SqlRunStore, view: RunView): CheckpointAccess {
   const ledger = store.listToolCalls(view.runId);
   return {
     runId: view.runId,

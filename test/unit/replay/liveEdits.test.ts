@@ -9,12 +9,12 @@ import { showCommand } from '../../../src/cli/commands/showCommand';
 import { openRecorder } from '../../../src/recorder';
 import { compareRuns, comparisonSides, comparisonSummary } from '../../../src/replay/runComparison';
 import { RunView } from '../../../src/replay/runView';
-import type { SqliteRunStore } from '../../../src/store';
+import type { SqlRunStore } from '../../../src/store';
 import { TestDebugger } from '../../fixtures/liveDebugger';
 import { testContext } from '../../helpers/context';
 import { tmpStore } from '../../helpers/tmp';
 
-async function recordOrderRun(store: SqliteRunStore, runId: string, editArgs: boolean): Promise<void> {
+async function recordOrderRun(store: SqlRunStore, runId: string, editArgs: boolean): Promise<void> {
   const recorder = openRecorder({ runStore: store, heartbeatMs: 0 });
   const run = recorder.startRun({
     runId,

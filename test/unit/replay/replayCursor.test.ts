@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ReplayCursor } from '../../../src/replay/replayCursor';
 import { isOcdbError } from '../../../src/model';
-import type { CheckpointSummary, SqliteRunStore } from '../../../src/store';
+import type { CheckpointSummary, SqlRunStore } from '../../../src/store';
 import { openDemoStore } from './demoStore';
 
 describe('ReplayCursor stepping rules', () => {
-  let store: SqliteRunStore;
+  let store: SqlRunStore;
   let cps: CheckpointSummary[];
   before(() => {
     store = openDemoStore();

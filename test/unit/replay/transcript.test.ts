@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { checkpointAtLine, lineOfCheckpoint, renderTranscript, type Transcript } from '../../../src/replay/transcript';
-import type { SqliteRunStore } from '../../../src/store';
+import type { SqlRunStore } from '../../../src/store';
 import { openDemoStore } from './demoStore';
 
 describe('renderTranscript', () => {
-  let store: SqliteRunStore;
+  let store: SqlRunStore;
   let t: Transcript;
   before(() => {
     store = openDemoStore();

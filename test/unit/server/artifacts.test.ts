@@ -11,13 +11,13 @@ import * as path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { ArtifactRef } from '../../../src/model';
 import { startServer, type RunningServer } from '../../../src/server/httpServer';
-import { openRunStore, type SqliteRunStore } from '../../../src/store';
+import { openRunStore, type SqlRunStore } from '../../../src/store';
 import { call } from './httpClient';
 
 const PNG = fs.readFileSync(path.join(__dirname, '../../../media/screenshot.png'));
 
 let dir: string;
-let store: SqliteRunStore;
+let store: SqlRunStore;
 let server: RunningServer;
 
 beforeEach(async () => {

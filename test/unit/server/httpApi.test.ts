@@ -13,11 +13,11 @@ import { writeDemoStore } from '../../../src/demo';
 import { CONFIRMATION_STATUSES, RUN_MODES, RUN_STATUSES } from '../../../src/model';
 import { startServer, type RunningServer } from '../../../src/server/httpServer';
 import { serverFilePath } from '../../../src/server/serverFile';
-import { openRunStore, type SqliteRunStore } from '../../../src/store';
+import { openRunStore, type SqlRunStore } from '../../../src/store';
 import { call } from './httpClient';
 
 let dir: string;
-let store: SqliteRunStore;
+let store: SqlRunStore;
 let server: RunningServer;
 
 before(async () => {

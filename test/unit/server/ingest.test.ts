@@ -12,11 +12,11 @@ import * as path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { startServer, type RunningServer } from '../../../src/server/httpServer';
 import { serverFilePath } from '../../../src/server/serverFile';
-import { openRunStore, type SqliteRunStore } from '../../../src/store';
+import { openRunStore, type SqlRunStore } from '../../../src/store';
 import { call } from './httpClient';
 
 let dir: string;
-let store: SqliteRunStore;
+let store: SqlRunStore;
 let server: RunningServer;
 
 beforeEach(async () => {

@@ -12,15 +12,15 @@ import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { argsHash } from '../../../src/model';
 import { startServer, type RunningServer } from '../../../src/server/httpServer';
-import { openRunStore, type SqliteRunStore } from '../../../src/store';
+import { openRunStore, type SqlRunStore } from '../../../src/store';
 import { TestDebugger } from '../../fixtures/liveDebugger';
 import { testContext } from '../../helpers/context';
 import { call } from './httpClient';
 
 let dir: string;
-let store: SqliteRunStore;
+let store: SqlRunStore;
 /** The debugger's own connection to the store file (another process would have one). */
-let debuggerStore: SqliteRunStore;
+let debuggerStore: SqlRunStore;
 let server: RunningServer;
 
 before(async () => {

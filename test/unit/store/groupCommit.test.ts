@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { setImmediate as turn } from 'node:timers/promises';
 import { OcdbError } from '../../../src/model';
-import { openRunStore, SqliteRunStore, type RunStore } from '../../../src/store';
+import { openRunStore, SqlRunStore, type RunStore } from '../../../src/store';
 import { openDriver } from '../../../src/store/openDriver';
 import { RunWriter } from '../../../src/writer';
 import { testContext } from '../../helpers/context';
@@ -199,7 +199,7 @@ test('a group that cannot commit is reported with the writes it lost, by the nex
     exec(sql);
   };
   driver.exec('PRAGMA busy_timeout = 5000');
-  const store = new SqliteRunStore(file, driver);
+  const store = new SqlRunStore(file, driver);
   store.groupCommits({});
   try {
     const w = writerOf(store, 'r');

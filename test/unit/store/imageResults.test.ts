@@ -14,7 +14,7 @@ import { test } from 'node:test';
 import { importPath } from '../../../src/importers';
 import { openRecorder } from '../../../src/recorder';
 import { openRunStore } from '../../../src/store';
-import { mostlyBase64 } from '../../../src/store/contentStore';
+import { mostlyBase64 } from '../../../src/store/blobCodec';
 import { testContext } from '../../helpers/context';
 import { storeBytes, TEST_ENGINE, tmpLocation } from '../../helpers/engines';
 import { storedBlobs } from '../../helpers/blobs';

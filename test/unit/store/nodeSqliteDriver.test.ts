@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { writeDemoStore } from '../../../src/demo';
-import { openRunStore, type SqliteRunStore } from '../../../src/store';
+import { openRunStore, type SqlRunStore } from '../../../src/store';
 import { defaultSqliteDriver } from '../../../src/store/openDriver';
 import { tmpDir } from '../../helpers/tmp';
 import { ensureNode, EXTENSION_HOST_NODES } from '../../support/nodeRuntime';
@@ -79,7 +79,7 @@ for (const version of EXTENSION_HOST_NODES) {
     assert.deepEqual(stable(report.exports), stable(reference));
 
     // The file node:sqlite wrote opens with better-sqlite3 (Node 20) and holds the same runs.
-    let store: SqliteRunStore | undefined;
+    let store: SqlRunStore | undefined;
     try {
       store = openRunStore(file, { create: false, driver: 'better-sqlite3' });
       assert.equal(store.integrityCheck(), 'ok');

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Message } from '../../../src/model';
-import { isUnread, type SqliteRunStore } from '../../../src/store';
+import { isUnread, type SqlRunStore } from '../../../src/store';
 import { RunWriter } from '../../../src/writer';
 import { testContext } from '../../helpers/context';
 import { tmpStore } from '../../helpers/tmp';
@@ -55,7 +55,7 @@ function rest(writer: RunWriter): void {
   writer.end({ endedAt: 5_003 });
 }
 
-const start = (store: SqliteRunStore, runId: string) =>
+const start = (store: SqlRunStore, runId: string) =>
   RunWriter.create(
     store,
     { runId, agentId: 'a', startedAt: 1, state: { runtimeContext: testContext(), messages: [] } },
@@ -69,7 +69,7 @@ const start = (store: SqliteRunStore, runId: string) =>
   );
 
 /** A run's checkpoints as a user compares them: everything but ids. */
-function comparable(store: SqliteRunStore, runId: string) {
+function comparable(store: SqlRunStore, runId: string) {
   return store.exportRun(runId).checkpoints.map((cp) => ({ ...cp, checkpointId: '', runId: '' }));
 }
 

@@ -12,7 +12,14 @@ import { openRunStore, resolveStorePath, type RunStore } from '../store';
 import { AgentProgramFork, forkRequestFromEnv, type ForkModeOptions } from '../fork/agentProgramMode';
 import { LiveGate, RunWriter, timeOrderedId } from '../writer';
 import { StartRunInputSchema, runCreationOf, type StartRunInput } from './inputs';
-import { DEFAULT_STORE_LOCK_RETRIES, RunRecorder, type RecorderEnv } from './runRecorder';
+import {
+  DEFAULT_STORE_LOCK_RETRIES,
+  RunRecorder,
+  isCallerError,
+  retryLocked,
+  storeFailure,
+  type RecorderEnv,
+} from './runRecorder';
 
 export interface RecorderOptions {
   /** Path of the store file; default: OCDB_STORE, else `.ocdb/runs.db` under the working directory. */
@@ -111,19 +118,47 @@ export class Recorder {
       heartbeatMs: this.env.heartbeatMs,
       validated: true,
     };
+    const retries = this.env.storeLockRetries;
     if (this.fork) {
       // Agent-program mode: continue the fork run; the agent reads its starting state from the returned run.
-      const attached = AgentProgramFork.attach(this.env.store, this.fork, { ...writerOptions, ...this.forkMode });
+      const fork = this.fork;
+      const attached = retryLocked(
+        () => AgentProgramFork.attach(this.env.store, fork, { ...writerOptions, ...this.forkMode }),
+        retries,
+      );
       const forked = new RunRecorder(this.runEnv(), attached.writer, attached.fork);
       this.runs.add(forked);
       return forked;
     }
-    const writer = RunWriter.create(
-      this.env.store,
-      runCreationOf(data, this.ownerPid !== undefined ? { ownerPid: this.ownerPid } : {}),
-      writerOptions,
-    );
+    const creation = runCreationOf(data, this.ownerPid !== undefined ? { ownerPid: this.ownerPid } : {});
+    let writer: RunWriter;
+    try {
+      // the run's creation waits out another process's lock as every later write of the run does
+      writer = retryLocked(() => RunWriter.create(this.env.store, creation, writerOptions), retries);
+    } catch (e) {
+      if (isCallerError(e)) throw e;
+      const err = storeFailure(e, `Starting a run of ${data.agentId} failed`, { agentId: data.agentId });
+      if (this.env.onStoreError === 'throw') throw err;
+      this.env.onError?.(err);
+      return this.unrecorded(creation, writerOptions, err);
+    }
     const run = new RunRecorder(this.runEnv(), writer);
+    this.runs.add(run);
+    return run;
+  }
+
+  /**
+   * The run an agent goes on with when its store failed at the start (`onStoreError: 'disable'`): its state lives
+   * in its writer alone, every write of it is skipped, and no debugger is asked.
+   */
+  private unrecorded(
+    creation: Parameters<typeof RunWriter.create>[1],
+    writerOptions: Parameters<typeof RunWriter.create>[2],
+    err: OcdbError,
+  ): RunRecorder {
+    const writer = RunWriter.unrecorded(this.env.store, creation, writerOptions);
+    const { liveDebugging: _liveDebugging, ...env } = this.env;
+    const run = new RunRecorder(env, writer, undefined, err);
     this.runs.add(run);
     return run;
   }

@@ -104,18 +104,47 @@ const CALLER_ERRORS: ReadonlySet<string> = new Set([
 ]);
 
 /**
+ * Runs a store write, trying it again `retries` more times while it meets another process's lock (StoreLocked): the
+ * write transaction changes nothing until it commits, so the same write is safe to repeat.
+ */
+export function retryLocked<T>(fn: () => T, retries: number): T {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return fn();
+    } catch (e) {
+      if (!(e instanceof OcdbError && e.code === 'StoreLocked') || attempt >= retries) throw e;
+      pause(100 * (attempt + 1));
+    }
+  }
+}
+
+/** A failure the caller caused (reported as it is, whatever `onStoreError` says). */
+export const isCallerError = (e: unknown): boolean => e instanceof OcdbError && CALLER_ERRORS.has(e.code);
+
+/** A store failure as the OcdbError the recorder reports (an unknown error wrapped as StoreUnavailable). */
+export function storeFailure(e: unknown, what: string, details: Record<string, unknown> = {}): OcdbError {
+  return e instanceof OcdbError
+    ? e
+    : new OcdbError('StoreUnavailable', `${what}: ${errorMessage(e)}`, details, { cause: e });
+}
+
+/**
  * The SDK's handle on one run: the recorder's store-failure policy and input validation over the one RunWriter
  * (src/writer), which owns every rule of what the run looks like. In agent-program mode (OCDB_FORK) the fork
  * engine (src/fork/agentProgramMode.ts) governs model calls and tools.
  */
 export class RunRecorder {
   private ended = false;
-  private broken: OcdbError | undefined;
 
+  /**
+   * `broken`: the store failed before the run could start (`onStoreError: 'disable'`): the writer is an unrecorded
+   * one (RunWriter.unrecorded), so the run's state reads as usual and nothing is recorded.
+   */
   constructor(
     private readonly env: RecorderEnv,
     private readonly writer: RunWriter,
     private readonly fork?: AgentProgramFork,
+    private broken?: OcdbError,
   ) {}
 
   get runId(): string {
@@ -185,26 +214,10 @@ export class RunRecorder {
       return undefined;
     }
     try {
-      for (let attempt = 0; ; attempt++) {
-        try {
-          return fn();
-        } catch (e) {
-          // a lock held by another process is transient: wait and try the same write again
-          if (!(e instanceof OcdbError && e.code === 'StoreLocked') || attempt >= this.env.storeLockRetries) throw e;
-          pause(100 * (attempt + 1));
-        }
-      }
+      return retryLocked(fn, this.env.storeLockRetries);
     } catch (e) {
-      if (e instanceof OcdbError && CALLER_ERRORS.has(e.code)) throw e;
-      const err =
-        e instanceof OcdbError
-          ? e
-          : new OcdbError(
-              'StoreUnavailable',
-              `Recording ${what} of run ${this.runId} failed: ${errorMessage(e)}`,
-              { runId: this.runId },
-              { cause: e },
-            );
+      if (isCallerError(e)) throw e;
+      const err = storeFailure(e, `Recording ${what} of run ${this.runId} failed`, { runId: this.runId });
       this.broken = err;
       this.writer.dispose();
       if (this.env.onStoreError === 'throw') throw err;

@@ -242,6 +242,18 @@ export class RunWriter {
 
   /** Creates a run (status `running`) and its writer. */
   static create(store: RunStore, input: CreateRunWrite, options: WriterOptions = {}): RunWriter {
+    return RunWriter.make(store, input, options, true);
+  }
+
+  /**
+   * The writer of a run the store never got (the SDK's `onStoreError: 'disable'` when the run's creation failed):
+   * its state reads as a created run's does; nothing is written (the recorder skips every write of a broken run).
+   */
+  static unrecorded(store: RunStore, input: CreateRunWrite, options: WriterOptions = {}): RunWriter {
+    return RunWriter.make(store, input, { ...options, heartbeatMs: 0 }, false);
+  }
+
+  private static make(store: RunStore, input: CreateRunWrite, options: WriterOptions, record: boolean): RunWriter {
     const now = options.now ?? Date.now;
     const runId = input.runId ?? (options.newId ?? timeOrderedId)('run');
     // ids and names are one line of well-formed text (model/names.ts), whoever writes the run
@@ -255,18 +267,19 @@ export class RunWriter {
     if (state.systemPrompt === undefined) delete state.systemPrompt;
     if (state.model === undefined) delete state.model;
     if (state.artifactRefs === undefined) delete state.artifactRefs;
-    store.createRun({
-      runId,
-      sessionId: input.sessionId ?? input.state.runtimeContext.conversation.sessionId,
-      agentId: input.agentId,
-      mode: input.mode ?? (input.parentRunId ? 'fork' : 'live'),
-      ...(input.parentRunId !== undefined ? { parentRunId: input.parentRunId } : {}),
-      ...(input.forkFromCheckpointId !== undefined ? { forkFromCheckpointId: input.forkFromCheckpointId } : {}),
-      startedAt: input.startedAt ?? now(),
-      ...(input.metadata !== undefined ? { metadata: input.metadata } : {}),
-      ...(input.artifactRefs !== undefined ? { artifactRefs: input.artifactRefs } : {}),
-      ...(input.ownerPid !== undefined ? { ownerPid: input.ownerPid } : {}),
-    });
+    if (record)
+      store.createRun({
+        runId,
+        sessionId: input.sessionId ?? input.state.runtimeContext.conversation.sessionId,
+        agentId: input.agentId,
+        mode: input.mode ?? (input.parentRunId ? 'fork' : 'live'),
+        ...(input.parentRunId !== undefined ? { parentRunId: input.parentRunId } : {}),
+        ...(input.forkFromCheckpointId !== undefined ? { forkFromCheckpointId: input.forkFromCheckpointId } : {}),
+        startedAt: input.startedAt ?? now(),
+        ...(input.metadata !== undefined ? { metadata: input.metadata } : {}),
+        ...(input.artifactRefs !== undefined ? { artifactRefs: input.artifactRefs } : {}),
+        ...(input.ownerPid !== undefined ? { ownerPid: input.ownerPid } : {}),
+      });
     const writer = new RunWriter(store, new RunTimeline(runId, { ...input.start, state }), options, input.agentId);
     if (input.listsFrom !== undefined) {
       writer.listsFrom = listsFrom(input.listsFrom, writer.timeline, writer.timeline.ledger);

@@ -61,3 +61,58 @@ test('a lock that outlasts the retries gives up with StoreLocked', async () => {
   recorder.close();
   store.close();
 });
+
+test("startRun waits out a lock held past the busy timeout, as a checkpoint's write does", async () => {
+  const file = path.join(tmpDir(), 'runs.db');
+  const store = openRunStore(file, { busyTimeoutMs: 200 });
+  const recorder = openRecorder({ runStore: store, heartbeatMs: 0 });
+  const { released } = await holdLock(file, 700); // longer than one busy timeout, shorter than the retries
+  const run = recorder.startRun({ agentId: 'a', runtimeContext: testContext() });
+  await released;
+  run.end();
+  recorder.close();
+  assert.equal(store.getRun(run.runId).status, 'completed');
+  store.close();
+});
+
+test("startRun under a lock that outlasts the retries, with onStoreError 'disable': onError once, the agent goes on unrecorded", async () => {
+  const file = path.join(tmpDir(), 'runs.db');
+  const store = openRunStore(file, { busyTimeoutMs: 100 });
+  const errors: string[] = [];
+  const recorder = openRecorder({
+    runStore: store,
+    heartbeatMs: 0,
+    storeLockRetries: 1,
+    onStoreError: 'disable',
+    onError: (e) => errors.push(e.code),
+  });
+  const { released } = await holdLock(file, 2000);
+  const run = recorder.startRun({
+    agentId: 'a',
+    runtimeContext: testContext({ user: { userId: 'u-1', roleId: 'r1', permissions: [] } }),
+  });
+  assert.deepEqual(errors, ['StoreLocked']);
+  // the agent reads its state and records as usual; nothing reaches the store and nothing throws
+  assert.equal(run.runtimeContext.user.roleId, 'r1');
+  run.checkpoint('before_prompt_build');
+  run.end();
+  await released;
+  recorder.close();
+  assert.deepEqual(errors, ['StoreLocked'], 'reported once');
+  assert.equal(store.hasRun(run.runId), false);
+  store.close();
+});
+
+test("startRun under a lock that outlasts the retries, with onStoreError 'throw': StoreLocked", async () => {
+  const file = path.join(tmpDir(), 'runs.db');
+  const store = openRunStore(file, { busyTimeoutMs: 100 });
+  const recorder = openRecorder({ runStore: store, heartbeatMs: 0, storeLockRetries: 1 });
+  const { released } = await holdLock(file, 2000);
+  assert.throws(
+    () => recorder.startRun({ agentId: 'a', runtimeContext: testContext() }),
+    (e) => isOcdbError(e, 'StoreLocked'),
+  );
+  await released;
+  recorder.close();
+  store.close();
+});

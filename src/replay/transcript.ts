@@ -21,6 +21,7 @@ import {
   type Checkpoint,
   type LiveEditRecord,
   type Message,
+  type RunMode,
   type ToolCallRecord,
 } from '../model';
 import type { CheckpointSummary, RunSummary } from '../store';
@@ -187,6 +188,9 @@ function describe(s: CheckpointSummary, src: Sources, first: boolean): string {
  */
 export const TRANSCRIPT_FORMAT = 1;
 
+/** How the header names the way a run was made: a recorded run's mode `live` read as "still running". */
+const MODE_TEXT: Record<RunMode, string> = { live: 'recorded', replay: 'replay', fork: 'fork' };
+
 /**
  * The transcript's layout — its header, a separator per ReAct step, one line per checkpoint — with each checkpoint
  * line's text from `body` (absent: the lines alone, no text). The one place line numbers come from, so the lines a
@@ -204,7 +208,7 @@ function layout(
   // a session file still being written: its run goes on as the file grows
   const status = live ? `live: its file is still being written (${runStatusText(run)} so far)` : runStatusText(run);
   out.push(
-    `# run ${run.runId} · agent ${run.agentId} · ${status} · ${run.mode} · ${run.checkpointCount} checkpoint${run.checkpointCount === 1 ? '' : 's'}`,
+    `# run ${run.runId} · agent ${run.agentId} · ${status} · ${MODE_TEXT[run.mode]} · ${run.checkpointCount} checkpoint${run.checkpointCount === 1 ? '' : 's'}`,
   );
   if (run.parentRunId) out.push(`# forked from ${run.parentRunId} @ ${run.forkFromCheckpointId ?? '?'}`);
   out.push(

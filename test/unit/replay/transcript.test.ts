@@ -20,6 +20,12 @@ describe('renderTranscript', () => {
     for (const l of t.lines) assert.ok(text[l.line]?.startsWith(`[${l.checkpointIndex}] ${l.boundary}`), text[l.line]);
   });
 
+  it('says a recorded run ended in its header, not "· live" (which reads as still running)', () => {
+    const header = t.text.split('\n')[0] ?? '';
+    assert.match(header, /· completed · recorded · \d+ checkpoints$/, header);
+    assert.doesNotMatch(header, /\blive\b/, header);
+  });
+
   it('maps checkpoints to lines and back; header and separator lines have no checkpoint', () => {
     for (const l of t.lines) {
       assert.equal(lineOfCheckpoint(t, l.checkpointId), l.line);

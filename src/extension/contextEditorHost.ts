@@ -16,6 +16,7 @@ import { errorMessage, isOcdbError, type ForkConfig } from '../model';
 import {
   HazardViewSchema,
   HostMessageSchema,
+  type DivergedAction,
   PageMessageSchema,
   parseMessage,
   type EditorCheckpoint,
@@ -24,6 +25,7 @@ import {
 } from '../webview/protocol';
 import type { ExtensionContextObject } from './context';
 import { createFork, planFor } from './forkActions';
+import { DIVERGED_ACTION_COMMANDS, forkOutcomeOf } from './forkOutcome';
 import { DEBUG_TYPE, VIEWS } from './ids';
 import type { ReplaySessions } from './replaySessions';
 import { readSettings } from './settings';
@@ -50,6 +52,10 @@ export class ContextEditorHost implements vscode.WebviewViewProvider, vscode.Dis
   readonly onDidPost = this.posted.event;
   /** Counts show posts, so a slow staged-edits answer cannot post over a newer checkpoint. */
   private showGeneration = 0;
+  /** The last fork made from the page (or the fork that replaced it), while it is in the store. */
+  private followed: string | undefined;
+  /** The outcome last posted of it (as JSON), so a store change that leaves it as it was posts nothing. */
+  private shownOutcome: string | undefined;
   /** How many sessions the last fork from the page cleared staged edits in (for tests). */
   stagedCleared: Promise<number> = Promise.resolve(0);
 
@@ -58,7 +64,10 @@ export class ContextEditorHost implements vscode.WebviewViewProvider, vscode.Dis
     private readonly sessions: ReplaySessions,
   ) {
     // an edit staged in the Variables view while the editor shows its checkpoint joins the page's draft
-    this.disposables.push(sessions.onDidStage(() => this.refresh()));
+    this.disposables.push(
+      sessions.onDidStage(() => this.refresh()),
+      ctx.connection.onDidChange(() => void this.postOutcome()),
+    );
   }
 
   resolveWebviewView(view: vscode.WebviewView): void {
@@ -190,13 +199,16 @@ export class ContextEditorHost implements vscode.WebviewViewProvider, vscode.Dis
     switch (message.type) {
       case 'ready':
         this.ready = true;
-        void this.postShow();
+        void this.postShow().then(() => this.postOutcome(true));
         return;
       case 'plan':
         this.post({ type: 'plan', requestId: message.requestId, plan: planFor(this.ctx, message.config) });
         return;
       case 'fork':
         this.fork(message.config, message.acknowledgedTools, message.program);
+        return;
+      case 'divergedAction':
+        void this.divergedAction(message.runId, message.action);
         return;
       default: {
         const unreachable: never = message;
@@ -214,6 +226,7 @@ export class ContextEditorHost implements vscode.WebviewViewProvider, vscode.Dis
     try {
       const created = createFork(this.ctx, config, acknowledgedTools, program ? { program } : {});
       this.post({ type: 'forked', runId: created.runId, sourceRunId: created.plan.sourceRunId });
+      this.follow(created.runId);
       this.stagedCleared = this.sessions
         .clearUsedBy(created.plan.sourceCheckpointId, created.plan.runtimeContext)
         .then((cleared) => {
@@ -229,6 +242,39 @@ export class ContextEditorHost implements vscode.WebviewViewProvider, vscode.Dis
       this.ctx.log.warn(`fork rejected: ${errorMessage(e)}`);
       this.post({ type: 'forkFailed', message: errorMessage(e), ...(hazards ? { hazards } : {}) });
       return undefined;
+    }
+  }
+
+  /** Follows a fork's result in the page (running, how it ended, its actions while diverged). */
+  private follow(runId: string): void {
+    this.followed = runId;
+    this.shownOutcome = undefined;
+    void this.postOutcome();
+  }
+
+  /** Posts the followed fork's outcome when it changed (a store change, a page shown again). */
+  private async postOutcome(force = false): Promise<void> {
+    const runId = this.followed;
+    if (runId === undefined || !this.ready) return;
+    const outcome = await forkOutcomeOf(this.ctx, runId);
+    const key = JSON.stringify(outcome);
+    if (runId !== this.followed || (key === this.shownOutcome && !force)) return;
+    this.shownOutcome = key;
+    if (outcome === null) this.followed = undefined; // gone: nothing more to follow
+    this.post({ type: 'forkOutcome', outcome });
+  }
+
+  /**
+   * A diverged fork's action from the page: the fork's own command (the same as its tree item's); going on follows
+   * the fork that replaces it.
+   */
+  private async divergedAction(runId: string, action: DivergedAction): Promise<void> {
+    try {
+      const next = await vscode.commands.executeCommand<unknown>(DIVERGED_ACTION_COMMANDS[action].id, runId);
+      if (typeof next === 'string' && next !== runId) this.follow(next);
+      else void this.postOutcome(true);
+    } catch (e) {
+      this.post({ type: 'forkFailed', message: errorMessage(e) });
     }
   }
 

@@ -4,6 +4,7 @@
  * outputs or a real model. Going on replaces the diverged fork with the same edit run the new way (its forks, if it
  * has any, keep it), so pressing it again does not leave a new sibling each time.
  */
+import * as vscode from 'vscode';
 import { divergenceOfError, OcdbError, type Divergence, type ForkConfig } from '../model';
 import type { CreatedFork } from '../fork/forkService';
 import { FORK_METADATA_KEY } from '../fork/forkService';
@@ -44,23 +45,51 @@ export const isDivergedFork = (r: { status: string; mode: string; parentRunId?: 
   r.status === 'diverged' && (r.mode === 'fork' || r.parentRunId !== undefined);
 
 /**
+ * Whether going on from a diverged fork asks, in a modal naming the fork, before it deletes the fork it replaces.
+ * false: it is replaced without asking.
+ */
+export const CONFIRM_REPLACING_DIVERGED = true;
+
+/** What the user answered: replace the diverged fork, keep it beside the new one, or do nothing. */
+export type ReplaceAnswer = 'replace' | 'keep' | undefined;
+
+/** The modal that names the diverged fork before it is deleted. */
+export async function askReplaceDiverged(runId: string, how: 'recorded' | 'real'): Promise<ReplaceAnswer> {
+  const choice = await vscode.window.showWarningMessage(
+    `Replace the diverged fork ${runId}?`,
+    {
+      modal: true,
+      detail: `Its edit runs again as a new fork ${how === 'recorded' ? 'with the recorded outputs' : 'with a real model from the divergence on'}, and ${runId} is deleted. Keep it to have both.`,
+    },
+    'Replace',
+    'Keep Both',
+  );
+  return choice === 'Replace' ? 'replace' : choice === 'Keep Both' ? 'keep' : undefined;
+}
+
+/**
  * Runs the diverged fork's edit again the new way — `recorded`: the recorded outputs under the edited context;
  * `real`: a real model from the divergence on — and removes the diverged fork it replaces (kept when forks of its
- * own hang under it). `create` is forkActions' createFork (reveals and runs the new fork).
+ * own hang under it, or when the user keeps it). `create` is forkActions' createFork (reveals and runs the new
+ * fork); `ask` the confirmation (askReplaceDiverged). Undefined: the user cancelled.
  */
-export function continueDiverged(
+export async function continueDiverged(
   ctx: ExtensionContextObject,
   fork: DivergedFork,
   how: 'recorded' | 'real',
   create: (config: ForkConfig, acknowledged: readonly string[]) => CreatedFork,
-): CreatedFork {
+  ask: (runId: string, how: 'recorded' | 'real') => Promise<ReplaceAnswer> = askReplaceDiverged,
+): Promise<CreatedFork | undefined> {
+  const store = ctx.connection.getOrCreate();
+  const replaceable = store.listRuns({ parentRunId: fork.runId }).total === 0;
+  const answer = replaceable && CONFIRM_REPLACING_DIVERGED ? await ask(fork.runId, how) : 'replace';
+  if (answer === undefined) return undefined;
   const { onDivergence: _onDivergence, ...config } = fork.config;
   const created =
     how === 'recorded'
       ? create({ ...config, modelOverride: { mode: 'recorded' } }, fork.acknowledged)
       : create({ ...fork.config, onDivergence: 'continue_real' }, fork.acknowledged);
-  const store = ctx.connection.getOrCreate();
-  if (store.listRuns({ parentRunId: fork.runId }).total === 0) {
+  if (replaceable && answer === 'replace' && store.hasRun(fork.runId)) {
     store.deleteRun(fork.runId);
     ctx.log.info(`fork ${created.runId} replaces the diverged fork ${fork.runId}`);
   }

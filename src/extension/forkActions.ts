@@ -19,7 +19,7 @@ import {
 import { ForkService, type CreatedFork } from '../fork/forkService';
 import { OpenAiChatModel, type ChatModel } from '../fork/modelClient';
 import { runFork, type RunOutcome } from '../fork/runner';
-import type { PlanView } from '../webview/protocol';
+import { DIVERGED_CHOICES, type PlanView } from '../webview/protocol';
 import { planView } from './planView';
 import { runWithAgentProgram } from './agentProgramRunner';
 import type { ExtensionContextObject } from './context';
@@ -28,7 +28,7 @@ import { plural } from './format';
 import { COMMANDS, DEBUG_TYPE } from './ids';
 import { notificationText } from './markdownText';
 import { registerCommand, showError } from './notify';
-import { continueDiverged, divergedFork, isDivergedFork } from './divergedFork';
+import { askReplaceDiverged, continueDiverged, divergedFork, isDivergedFork } from './divergedFork';
 import { runIdOfArg } from './runCommands';
 import { pickRun } from './runPicker';
 import { endpointReady, forkEndpoint } from './modelEndpointCommand';
@@ -167,13 +167,8 @@ export async function replayFork(ctx: ExtensionContextObject, runId: string): Pr
   return ctx.startReplay(runId);
 }
 
-/** The buttons of a diverged fork's notification: short, so a toast shows them whole. */
-export const DIVERGED_CHOICES = {
-  showPrompt: 'Prompt difference',
-  recorded: 'Use recorded outputs',
-  real: 'Use a real model',
-  setUp: 'Set up a model…',
-} as const;
+/** The buttons of a diverged fork's notification (the result panel's too). */
+export { DIVERGED_CHOICES };
 
 /**
  * A diverged fork's outcome: where it diverged, and what a user wants next — the prompt difference, the same
@@ -206,6 +201,13 @@ async function offerAfterDivergence(
   if (command) await vscode.commands.executeCommand(command.id, created.runId);
 }
 
+/**
+ * The confirmation before a diverged fork is replaced: the modal, unless the caller asked the user already and
+ * passes the answer as the command's second argument ('replace' or 'keep').
+ */
+const askOr = (answered: unknown): typeof askReplaceDiverged =>
+  answered === 'replace' || answered === 'keep' ? () => Promise.resolve(answered) : askReplaceDiverged;
+
 /** The diverged fork's actions as commands: on its tree item, in the palette (a pick of the diverged forks). */
 export function registerDivergedCommands(ctx: ExtensionContextObject): vscode.Disposable[] {
   const { log, connection } = ctx;
@@ -221,11 +223,11 @@ export function registerDivergedCommands(ctx: ExtensionContextObject): vscode.Di
       if (!fork.divergence) throw new Error(`${fork.runId} does not record where it diverged.`);
       await showPromptDifference(ctx, fork.runId, fork.divergence);
     }),
-    registerCommand(log, 'continueRecorded', async (arg) => {
+    registerCommand(log, 'continueRecorded', async (arg, answered) => {
       const fork = await forkOf(arg, 'Continue which diverged fork with the recorded outputs?');
-      return fork ? continueDiverged(ctx, fork, 'recorded', create).runId : undefined;
+      return fork ? (await continueDiverged(ctx, fork, 'recorded', create, askOr(answered)))?.runId : undefined;
     }),
-    registerCommand(log, 'continueReal', async (arg) => {
+    registerCommand(log, 'continueReal', async (arg, answered) => {
       const fork = await forkOf(arg, 'Continue which diverged fork with a real model?');
       if (!fork) return undefined;
       // no endpoint yet: the settings first; the fork goes on once one is saved
@@ -234,7 +236,7 @@ export function registerDivergedCommands(ctx: ExtensionContextObject): vscode.Di
         !(await vscode.commands.executeCommand<boolean>(COMMANDS.setUpModelEndpoint.id))
       )
         return undefined;
-      return continueDiverged(ctx, fork, 'real', create).runId;
+      return (await continueDiverged(ctx, fork, 'real', create, askOr(answered)))?.runId;
     }),
   ];
 }

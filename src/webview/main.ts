@@ -29,11 +29,14 @@ import {
 } from './forkDraft';
 import { formValues } from './contextForm';
 import {
+  DIVERGED_CHOICES,
   HostMessageSchema,
   PageMessageSchema,
   parseMessage,
   type EditorCheckpoint,
   type EditorDefaults,
+  type DivergedAction,
+  type ForkOutcome,
   type HostMessage,
   type PageMessage,
   type PlanView,
@@ -58,6 +61,8 @@ interface State {
   plan?: PlanView;
   planRequest: number;
   status?: { kind: 'info' | 'error'; text: string };
+  /** The last fork made here: how it stands, and its actions while diverged (kept across checkpoints). */
+  outcome?: ForkOutcome;
 }
 
 const state: State = { checkpoint: null, planRequest: 0 };
@@ -229,9 +234,39 @@ function renderBar(): void {
     ),
     toNotes,
     state.status ? h('div', { class: `status ${state.status.kind}`, role: 'status' }, state.status.text) : null,
+    state.outcome ? outcomePanel(state.outcome) : null,
   );
   // what scrolls into view (a field, a picker) stops above the pinned bar, not under it
   document.documentElement.style.scrollPaddingBottom = `${parts.bar.offsetHeight + 8}px`;
+}
+
+/** The fork's result: its state in words; while it is diverged, the actions that go on from it. */
+function outcomePanel(outcome: ForkOutcome): HTMLElement {
+  const action = (what: DivergedAction, label: string, secondary = true) =>
+    h(
+      'vscode-button',
+      {
+        'data-diverged-action': what,
+        secondary,
+        onclick: () => post({ type: 'divergedAction', runId: outcome.runId, action: what }),
+      },
+      label,
+    );
+  const d = outcome.diverged;
+  return h(
+    'div',
+    { class: `status outcome ${outcome.status}`, 'data-outcome': outcome.status },
+    h('div', {}, d ? icon('warning') : null, d ? ` ${outcome.text}` : outcome.text),
+    d
+      ? h(
+          'div',
+          { class: 'outcome-actions' },
+          d.promptDifference ? action('showPrompt', DIVERGED_CHOICES.showPrompt) : null,
+          action('recorded', DIVERGED_CHOICES.recorded, false),
+          action('real', d.endpointReady ? DIVERGED_CHOICES.real : DIVERGED_CHOICES.setUp),
+        )
+      : null,
+  );
 }
 
 function fork(): void {
@@ -240,6 +275,7 @@ function fork(): void {
   const result = buildForkConfig(checkpoint, draft);
   if (!result.config || !forkReadiness(result, state.plan, draft).ok) return;
   state.status = { kind: 'info', text: 'Creating the fork…' };
+  state.outcome = undefined;
   renderBar();
   post({
     type: 'fork',
@@ -375,6 +411,12 @@ function onHostMessage(message: HostMessage): void {
       return;
     case 'forkFailed':
       state.status = { kind: 'error', text: message.message };
+      state.outcome = undefined;
+      renderBar();
+      return;
+    case 'forkOutcome':
+      if (message.outcome) state.outcome = message.outcome;
+      else delete state.outcome;
       renderBar();
       return;
     default: {

@@ -55,6 +55,36 @@ export const PlanViewSchema = z.object({
 });
 export type PlanView = z.infer<typeof PlanViewSchema>;
 
+/** What a diverged fork offers next (the same actions as its tree item's context menu). */
+export const DivergedActionSchema = z.enum(['showPrompt', 'recorded', 'real']);
+export type DivergedAction = z.infer<typeof DivergedActionSchema>;
+
+/** The diverged fork's actions as buttons (its notification's, the result panel's): short, so a toast shows them whole. */
+export const DIVERGED_CHOICES = {
+  showPrompt: 'Prompt difference',
+  recorded: 'Use recorded outputs',
+  real: 'Use a real model',
+  setUp: 'Set up a model…',
+} as const;
+
+/**
+ * The result of the last fork made from the page, followed while it runs and for as long as it is diverged: its
+ * state in words, and when diverged the actions that go on from it (`real` is labelled "Set up a model…" while no
+ * model endpoint is configured).
+ */
+export const ForkOutcomeSchema = z.object({
+  runId: z.string(),
+  status: z.string(),
+  text: z.string(),
+  diverged: z
+    .object({
+      promptDifference: z.boolean(),
+      endpointReady: z.boolean(),
+    })
+    .optional(),
+});
+export type ForkOutcome = z.infer<typeof ForkOutcomeSchema>;
+
 export const HostMessageSchema = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('show'),
@@ -69,6 +99,8 @@ export const HostMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('plan'), requestId: z.number().int(), plan: PlanViewSchema }),
   z.object({ type: z.literal('forked'), runId: z.string(), sourceRunId: z.string() }),
   z.object({ type: z.literal('forkFailed'), message: z.string(), hazards: z.array(HazardViewSchema).optional() }),
+  /** The followed fork's result; null: none to show (it is gone). */
+  z.object({ type: z.literal('forkOutcome'), outcome: ForkOutcomeSchema.nullable() }),
 ]);
 export type HostMessage = z.infer<typeof HostMessageSchema>;
 
@@ -82,6 +114,8 @@ export const PageMessageSchema = z.discriminatedUnion('type', [
     /** Shell command of the agent program that executes the fork with its own tools; absent: the built-in runner. */
     program: z.string().optional(),
   }),
+  /** A diverged fork's action pressed in the result panel. */
+  z.object({ type: z.literal('divergedAction'), runId: z.string(), action: DivergedActionSchema }),
 ]);
 export type PageMessage = z.infer<typeof PageMessageSchema>;
 

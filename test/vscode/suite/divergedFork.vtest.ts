@@ -50,7 +50,8 @@ export const tests: VTest[] = [
         vscode.window.tabGroups.all.flatMap((g) => g.tabs).some((t) => /^Prompt at step 5: recorded ↔/.test(t.label)),
       );
 
-      const next = await vscode.commands.executeCommand<string>(COMMANDS.continueRecorded.id, created.runId);
+      // the modal that names the fork is answered here as the user would ('Replace'); the UI flow clicks it
+      const next = await vscode.commands.executeCommand<string>(COMMANDS.continueRecorded.id, created.runId, 'replace');
       assert.ok(next, 'Continue with the Recorded Outputs answers the fork it made');
       await waitFor('the continued fork to complete', () => store.getRun(next).status === 'completed', 60_000);
       assert.equal(store.hasRun(created.runId), false, 'the diverged fork is replaced, not kept beside its successor');

@@ -239,6 +239,47 @@ export const tests: UiTest[] = [
     },
   },
   {
+    name: 'the diverged fork keeps its actions in Context & Fork; Use recorded outputs asks, naming it, and replaces it',
+    async run({ page, screenshot }) {
+      await openAgentRuns(page);
+      await widenSideBar(page, 300);
+      const editor = webviewContent(page);
+      // the toast is gone (Prompt difference was pressed); the result panel still answers for the fork
+      const outcome = editor.locator('[data-outcome="diverged"]');
+      await outcome.waitFor({ timeout: 30_000 });
+      assert.match(await outcome.innerText(), new RegExp(`Fork ${forkRunId} diverged at step \\d+ · system prompt`));
+      const actions = await outcome.locator('[data-diverged-action]').allInnerTexts();
+      assert.deepEqual(
+        actions.map((a) => a.trim()),
+        ['Prompt difference', 'Use recorded outputs', 'Set up a model…'],
+        actions.join(' | '),
+      );
+      await outcome.scrollIntoViewIfNeeded();
+      await assertFitsSideBar(editor);
+      await page.mouse.move(700, 10);
+      await screenshot('09a-fork-result-diverged');
+      await outcome.locator('[data-diverged-action="recorded"]').click();
+      // a modal names the fork before it is deleted
+      const dialog = page.locator('.monaco-dialog-box');
+      await dialog.waitFor({ timeout: 15_000 });
+      assert.match(await dialog.innerText(), new RegExp(`Replace the diverged fork ${forkRunId}\\?`));
+      await screenshot('09b-replace-diverged-confirm');
+      await dialog.locator('.monaco-button', { hasText: /^Replace$/ }).click();
+      // the panel follows the fork that replaces it, to its end; the diverged one leaves the tree
+      const done = editor.locator('[data-outcome="completed"]');
+      await done.waitFor({ timeout: 60_000 });
+      const replaced = /Fork (\S+) completed/.exec(await done.innerText());
+      assert.ok(replaced && replaced[1] !== forkRunId, await done.innerText());
+      const pane = await waitForRuns(page, [REFUND]);
+      await row(pane, replaced[1] ?? '')
+        .first()
+        .waitFor({ timeout: 20_000 });
+      await row(pane, forkRunId).first().waitFor({ state: 'detached', timeout: 20_000 });
+      await page.mouse.move(700, 10);
+      await screenshot('09c-fork-result-replaced');
+    },
+  },
+  {
     name: 'a Runtime Context value set in the Variables view opens with Fork from this checkpoint as a changed field',
     async run({ page, screenshot }) {
       await openRunAndDebug(page);

@@ -152,7 +152,13 @@ describe('ocdb mcp through the MCP Inspector (CLI mode)', () => {
         assert.equal((b.certificate as { clean: boolean }).clean, true);
       },
     ],
-    ['import_trace', [`path=${join(ROOT, 'test/fixtures/importers/codex')}`], (b) => assert.equal(b.imported, 1)],
+    [
+      'import_trace',
+      [
+        `path=${join(ROOT, 'test/fixtures/importers/codex/rollout-2026-01-02T03-04-05-11111111-1111-4111-8111-111111111111.jsonl')}`,
+      ],
+      (b) => assert.equal(b.imported, 1),
+    ],
   ];
 
   for (const [name, args, check] of CALLS) {

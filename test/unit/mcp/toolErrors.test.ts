@@ -205,7 +205,10 @@ describe('MCP tool errors', () => {
       assert.match(none.message, /No run store at/);
       const missingFile = errorOf(await fresh.call('import_trace', { path: 'nowhere.jsonl' }));
       assert.equal(missingFile.code, 'InvalidInput');
-      const fixture = resolve(__dirname, '../../fixtures/importers/codex');
+      const fixture = resolve(
+        __dirname,
+        '../../fixtures/importers/codex/rollout-2026-01-02T03-04-05-11111111-1111-4111-8111-111111111111.jsonl',
+      );
       const imported = await fresh.call('import_trace', { path: fixture });
       assert.equal(imported.isError, false, imported.text);
       assert.equal(imported.json.imported, 1);

@@ -105,7 +105,13 @@ export const tests: UiTest[] = [
     name: 'the fork then continues with the local model to its end; Replay fork focuses the fork’s replay',
     async run({ page, screenshot }) {
       assert.ok(server);
-      // saving the endpoint went on with the same fork, now continuing with the real model after the divergence
+      // saving the endpoint goes on with the same fork: going on with a real model replaces the diverged fork, which
+      // VS Code asks first, naming it
+      const dialog = page.locator('.monaco-dialog-box');
+      await dialog.waitFor({ timeout: 30_000 });
+      assert.match(await dialog.innerText(), /Replace the diverged fork \S+\?/);
+      await screenshot('13b-replace-diverged-confirm');
+      await dialog.locator('.monaco-button', { hasText: /^Replace$/ }).click();
       const done = page
         .locator('.notification-toast', { hasText: /Fork \S+ completed/ })
         .filter({ hasText: 'Replay fork' })

@@ -14,6 +14,7 @@ import {
   isLight,
   sizeTimelineGroup,
   theme,
+  workbenchPainted,
   timelineFrame,
   waitForCanvasWidth,
   waitForCursor,
@@ -151,6 +152,7 @@ export const tests: UiTest[] = [
         await page.waitForTimeout(100);
         background = (await canvas.getAttribute('data-background')) ?? '';
       }
+      await workbenchPainted(page, isLight(background));
       await page.mouse.move(5, 300);
       await screenshot(`timeline-04-stepped-${await theme(page)}`);
       await runCommand(page, 'Preferences: Toggle between Light/Dark Themes');
@@ -195,6 +197,7 @@ export const tests: UiTest[] = [
         if (Date.now() > deadline) throw new Error('the timeline was not redrawn for the new theme');
         await page.waitForTimeout(100);
       }
+      await workbenchPainted(page, !isLight(before));
       await page.mouse.move(5, 300);
       await screenshot(`timeline-06-300px-${await theme(page)}`);
       await runCommand(page, 'Preferences: Toggle between Light/Dark Themes');

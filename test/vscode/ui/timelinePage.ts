@@ -138,3 +138,28 @@ export async function waitForCanvasWidth(frame: Frame, atMost: number): Promise<
   }
   throw new Error(`the timeline's canvas stayed ${width} px wide (at most ${atMost} expected)`);
 }
+
+/**
+ * Waits until the workbench itself is painted in the light or dark theme (the side bar's computed background), not
+ * only the Timeline's canvas: after a theme toggle VS Code repaints its parts one after another, and a screenshot
+ * taken between them shows a light side bar beside a dark panel.
+ */
+export async function workbenchPainted(page: Page, light: boolean): Promise<void> {
+  await page.waitForFunction(
+    (wantLight) => {
+      // the first of these parts that paints a background (a transparent one reads as rgba(0, 0, 0, 0))
+      const painted = ['.part.sidebar', '.part.sidebar .content', '.part.editor', '.monaco-workbench']
+        .flatMap((q) => [...document.querySelectorAll(q)])
+        .map((el) => getComputedStyle(el).backgroundColor)
+        .find((c) => !/^rgba\(\d+, \d+, \d+, 0\)$/.test(c) && c !== 'transparent');
+      const m = painted ? /rgba?\((\d+), (\d+), (\d+)/.exec(painted) : null;
+      if (!m) return false;
+      const luminance = 0.299 * Number(m[1]) + 0.587 * Number(m[2]) + 0.114 * Number(m[3]);
+      return wantLight ? luminance >= 128 : luminance < 128;
+    },
+    light,
+    { timeout: 30_000 },
+  );
+  // and two frames painted since, so the screenshot holds the repainted parts rather than their old tiles
+  await page.evaluate(() => new Promise<void>((r) => requestAnimationFrame(() => requestAnimationFrame(() => r()))));
+}

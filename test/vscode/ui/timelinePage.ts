@@ -149,7 +149,7 @@ export async function workbenchPainted(page: Page, light: boolean): Promise<void
     (wantLight) => {
       // the first of these parts that paints a background (a transparent one reads as rgba(0, 0, 0, 0))
       const painted = ['.part.sidebar', '.part.sidebar .content', '.part.editor', '.monaco-workbench']
-        .flatMap((q) => [...document.querySelectorAll(q)])
+        .flatMap((q) => Array.from(document.querySelectorAll(q)))
         .map((el) => getComputedStyle(el).backgroundColor)
         .find((c) => !/^rgba\(\d+, \d+, \d+, 0\)$/.test(c) && c !== 'transparent');
       const m = painted ? /rgba?\((\d+), (\d+), (\d+)/.exec(painted) : null;

@@ -78,6 +78,15 @@ export function modelOverride(spec: string | undefined): ForkConfig['modelOverri
   return { mode: 'override', ...(m[1] ? { provider: m[1] } : {}), model: m[2] as string };
 }
 
+/** The flags a fork and a what-if batch share, declared once beside the function that reads them. */
+export const FORK_EDIT_OPTIONS = {
+  patch: { type: 'string' },
+  policy: { type: 'string', multiple: true },
+  mock: { type: 'string', multiple: true },
+  model: { type: 'string' },
+  'prompt-version': { type: 'string' },
+} as const;
+
 /** The flags a fork and a what-if batch share, as the fork configuration's edits (model, patch, policies, mocks). */
 export function forkEditsFromFlags(
   values: { model?: string; patch?: string; policy?: string[]; mock?: string[]; 'prompt-version'?: string },
@@ -137,11 +146,7 @@ export const forkCommand: CliCommand = {
     const { values, positionals } = parseCommandArgs(args, {
       ...STORE_OPTION,
       ...MODEL_OPTIONS,
-      patch: { type: 'string' },
-      policy: { type: 'string', multiple: true },
-      mock: { type: 'string', multiple: true },
-      model: { type: 'string' },
-      'prompt-version': { type: 'string' },
+      ...FORK_EDIT_OPTIONS,
       'on-divergence': { type: 'string' },
       ack: { type: 'string', multiple: true },
       plan: { type: 'boolean' },

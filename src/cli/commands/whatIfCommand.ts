@@ -24,7 +24,7 @@ import {
   type CliCommand,
   type CliIo,
 } from '../cliCommand';
-import { forkEditsFromFlags, pairs } from './forkCommand';
+import { FORK_EDIT_OPTIONS, forkEditsFromFlags, pairs } from './forkCommand';
 import { MODEL_HELP, MODEL_OPTIONS, chatModelFrom, requireEndpoint } from './forkCliShared';
 
 /** `[name=]expression`: a name is a word before a single `=` (an expression's `==` is not a name). */
@@ -118,11 +118,7 @@ export const whatIfCommand: CliCommand = {
       'include-forks': { type: 'boolean' },
       limit: { type: 'string' },
       at: { type: 'string' },
-      patch: { type: 'string' },
-      policy: { type: 'string', multiple: true },
-      mock: { type: 'string', multiple: true },
-      model: { type: 'string' },
-      'prompt-version': { type: 'string' },
+      ...FORK_EDIT_OPTIONS,
       'on-divergence': { type: 'string' },
       ack: { type: 'string', multiple: true },
       assert: { type: 'string', multiple: true },

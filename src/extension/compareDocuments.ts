@@ -12,7 +12,8 @@
  */
 import * as vscode from 'vscode';
 import { byteSize, isOcdbError, isTextContent } from '../model';
-import { compareRuns, comparisonSides, comparisonSummary } from '../replay/runComparison';
+import { compareRuns } from '../replay/runComparison';
+import { comparisonSides, comparisonSummary } from '../replay/comparisonText';
 import { promptText } from '../replay/promptText';
 import { COMPARE_SCHEME } from './ids';
 import type { StoreConnection } from './storeConnection';

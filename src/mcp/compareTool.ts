@@ -4,7 +4,8 @@
  * differently, token / time / call deltas, and the steps that differ (paged), each side clipped. Read-only.
  */
 import { z } from 'zod';
-import { compareRuns, comparisonSummary, type StepComparison, type StepSide } from '../replay/runComparison';
+import { compareRuns, type StepComparison, type StepSide } from '../replay/runComparison';
+import { comparisonSummary } from '../replay/comparisonText';
 import { SMALL_CLIP, clip, fitItems, type ClipReport } from './bounded';
 import { defineTool } from './toolContext';
 

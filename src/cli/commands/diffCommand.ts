@@ -5,7 +5,8 @@
  * divergence, tools called differently, token and time deltas.
  * Exit codes: 0 compared, 2 usage, 3 not found.
  */
-import { compareRuns, comparisonSummary } from '../../replay/runComparison';
+import { compareRuns } from '../../replay/runComparison';
+import { comparisonSummary } from '../../replay/comparisonText';
 import { EXIT, STORE_HELP, STORE_OPTION, openStoreFor, parseCommandArgs, type CliCommand } from '../cliCommand';
 
 export const diffCommand: CliCommand = {

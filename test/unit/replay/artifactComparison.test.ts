@@ -6,7 +6,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { openRecorder } from '../../../src/recorder';
-import { compareRuns, comparisonSides, comparisonSummary } from '../../../src/replay/runComparison';
+import { compareRuns } from '../../../src/replay/runComparison';
+import { comparisonSides, comparisonSummary } from '../../../src/replay/comparisonText';
 import { testContext } from '../../helpers/context';
 import { tmpStore } from '../../helpers/tmp';
 

@@ -4,10 +4,9 @@
  * calls and the answers into DAP responses and events; stepping, matching and
  * evaluation live in src/replay and the helpers beside this file. Usable
  * in-process (the extension's DebugAdapterInlineImplementation) and over
- * stdio (`ocdb dap`). Every request passes `dispatchRequest` first: its
- * arguments are parsed (requestArgs.ts), requests it does not implement are
- * refused, and errors become responses in one place (`fail`, dapErrors.ts).
- * A long continue runs in slices (continueSearch.ts). Must not import vscode.
+ * stdio (`ocdb dap`). The transport, the arguments' parsing and the error
+ * responses are its base's (dapSession.ts). A long continue runs in slices
+ * (continueSearch.ts). Must not import vscode.
  *
  * Over the ~600 lines a file should hold: it still switches between replay and live attach in its handlers. The
  * split into one DAP-translating session over a replay and a live implementation of one interface is planned work
@@ -17,23 +16,19 @@ import {
   InitializedEvent,
   InvalidatedEvent,
   LoadedSourceEvent,
-  LoggingDebugSession,
   OutputEvent,
-  Response,
   StoppedEvent,
   TerminatedEvent,
   Thread,
   ThreadEvent,
   Event,
 } from '@vscode/debugadapter';
-import { PassThrough } from 'node:stream';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { OcdbError, errorMessage, storeLocationLabel } from '../model';
 import { checkpointAtLine } from '../replay/transcript';
 import type { RunView } from '../replay/runView';
-import { toDapError } from './dapErrors';
 import { CAPABILITIES } from './capabilities';
-import { DapFrameReader, MAX_REQUEST_BYTES, type RefusedFrame } from './dapFraming';
+import { DapSession } from './dapSession';
 import { checkpointLines, dataBreakpointInfo, exceptionInfo, setSourceBreakpoints } from './breakpointMapping';
 import { FrameIds, labelFrame, pageFrames, toStackFrame, totalFrames, UNPAGED_FRAMES, type FrameRef } from './frames';
 import { LiveController, type LiveEvent } from './liveController';
@@ -41,7 +36,7 @@ import { LiveLoop } from './liveLoop';
 import { ReplayController, type StopInfo } from './replayController';
 import { completionsAt } from './completions';
 import { ContinueSearch } from './continueSearch';
-import { NOT_SUPPORTED, parseRequestArgs, type RequestArgs } from './requestArgs';
+import type { RequestArgs } from './requestArgs';
 import { fileOfVariableRequest, stagedContextPatchRequest } from './protocol';
 import { FilesScope } from './filesScope';
 import { fileOfVariable } from './fileOfVariable';
@@ -50,7 +45,7 @@ import { TranscriptSources } from './transcriptSources';
 import { Variables, previewValue } from './variables';
 
 const THREAD_ID = 1;
-export class AgentReplaySession extends LoggingDebugSession {
+export class AgentReplaySession extends DapSession {
   private ctl: ReplayController | undefined;
   /** The attach session (liveController.ts); `ctl` is then undefined and each thread has its own controller. */
   private live: LiveController | undefined;
@@ -76,99 +71,18 @@ export class AgentReplaySession extends LoggingDebugSession {
    */
   constructor(
     private readonly env: NodeJS.ProcessEnv = process.env,
-    private readonly log: (line: string) => void = () => undefined,
+    log: (line: string) => void = () => undefined,
     private readonly storeLocation: (location: string) => string = (location) => location,
   ) {
-    super();
-    this.setDebuggerLinesStartAt1(false);
-    this.setDebuggerColumnsStartAt1(true);
-    // The library ends the process without a word on any 'error', even a message body that is not JSON: say what
-    // was wrong and go on (that message had no readable seq to answer); a broken stream still ends the session.
-    this.removeAllListeners('error');
-    this.on('error', (event: DebugProtocol.Event) => {
-      const what = typeof event.body === 'string' ? event.body : 'unknown error';
-      if (what.startsWith('Error handling data')) {
-        this.log(`ocdb dap: ignored a message that could not be read (${what}); the session goes on.`);
-        this.sendEvent(new OutputEvent(`ocdb dap ignored a message that could not be read: ${what}\n`, 'important'));
-      } else {
-        this.log(`ocdb dap: the connection failed (${what}); the adapter stops.`);
-        this.shutdown();
-      }
-    });
+    super(log);
   }
 
-  /**
-   * Reads the client's frames with the adapter's own reader (dapFraming.ts): a frame whose Content-Length lies, or
-   * one larger than the adapter takes, is answered with an error and the session goes on; the library's reader would
-   * wait for bytes that never come, or join a huge message quadratically.
-   */
-  override start(inStream: NodeJS.ReadableStream, outStream: NodeJS.WritableStream): void {
-    const idle = new PassThrough();
-    super.start(idle, outStream);
-    const frames = new DapFrameReader({
-      maxBytes: MAX_REQUEST_BYTES,
-      onMessage: (message) => this.handleMessage(message as DebugProtocol.ProtocolMessage),
-      onRefused: (refused) => this.refuseFrame(refused),
-    });
-    inStream.on('data', (data: Buffer | string) => frames.push(typeof data === 'string' ? Buffer.from(data) : data));
-    const ended = () => {
-      frames.close();
-      idle.destroy(); // the library's 'close': the session shuts down as before
-    };
-    inStream.on('end', ended);
-    inStream.on('close', ended);
-    inStream.on('error', (e: Error) => this.emit('error', new Event('error', `inStream error: ${e.message}`)));
-    inStream.resume();
-  }
-
-  /** A frame the reader could not take: an error response when its request is known, a line on the console always. */
-  private refuseFrame(refused: RefusedFrame): void {
-    this.log(`ocdb dap: ${refused.message}`);
-    this.sendEvent(new OutputEvent(`ocdb dap: ${refused.message}\n`, 'important'));
-    if (refused.seq === undefined || refused.command === undefined) return;
-    const request: DebugProtocol.Request = { seq: refused.seq, type: 'request', command: refused.command };
-    this.fail(new Response(request), new OcdbError('InvalidInput', refused.message));
-  }
-
-  /** Sends the DAP error response of `e` for `response` (the one place errors become responses). */
-  private fail(response: DebugProtocol.Response, e: unknown): void {
-    const err = toDapError(e, response.command);
-    this.sendErrorResponse(response, { id: err.id, format: err.format, showUser: err.showUser, variables: {} });
-  }
-
-  /** Runs `fn`; any error becomes this request's error response. */
-  private handle<R extends DebugProtocol.Response>(response: R, fn: () => void): void {
-    try {
-      fn();
-    } catch (e) {
-      this.fail(response, e);
+  /** Nothing but `pause` / `cancel` / `disconnect` / `terminate` / `threads` runs while a continue is still searching. */
+  protected override busyWith(command: string): string | undefined {
+    if (!this.search.active || ['pause', 'cancel', 'disconnect', 'terminate', 'threads'].includes(command)) {
+      return undefined;
     }
-  }
-
-  /**
-   * Every request enters here: requests this adapter does not implement are errors (not the library's empty
-   * success), arguments are parsed by requestArgs.ts (an error names the argument), `initialize` without
-   * `pathFormat` means `path` (the spec's default), and nothing but `pause` / `cancel` / `disconnect` /
-   * `terminate` runs while a continue is still searching.
-   */
-  protected override dispatchRequest(request: DebugProtocol.Request): void {
-    const response = new Response(request);
-    try {
-      const refused = NOT_SUPPORTED[request.command];
-      if (refused !== undefined) throw new OcdbError('InvalidInput', refused, { path: 'command' });
-      if (this.search.active && !['pause', 'cancel', 'disconnect', 'terminate', 'threads'].includes(request.command)) {
-        throw new OcdbError(
-          'InvalidInput',
-          `${request.command}: the replay is running a continue; send pause (or wait for it to stop) first.`,
-          { path: 'command' },
-        );
-      }
-      request.arguments = parseRequestArgs(request.command, request.arguments);
-    } catch (e) {
-      this.fail(response, e);
-      return;
-    }
-    super.dispatchRequest(request);
+    return `${command}: the replay is running a continue; send pause (or wait for it to stop) first.`;
   }
 
   /** The one thread of a replay (an attached run's thread when attached); any other id is an error naming it. */

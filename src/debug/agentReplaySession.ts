@@ -34,6 +34,8 @@ import { FrameIds, labelFrame, pageFrames, toStackFrame, totalFrames, UNPAGED_FR
 import { LiveController, type LiveEvent } from './liveController';
 import { LiveLoop } from './liveLoop';
 import { ReplayController, type StopInfo } from './replayController';
+import { REPLAY_THREAD, ReplayTarget } from './replayTarget';
+import type { Arrival } from './debugTarget';
 import { completionsAt } from './completions';
 import { ContinueSearch } from './continueSearch';
 import type { RequestArgs } from './requestArgs';
@@ -44,10 +46,10 @@ import { contextPathOf, parseEditedValue } from './stagedEdits';
 import { TranscriptSources } from './transcriptSources';
 import { Variables, previewValue } from './variables';
 
-const THREAD_ID = 1;
 export class AgentReplaySession extends DapSession {
-  private ctl: ReplayController | undefined;
-  /** The attach session (liveController.ts); `ctl` is then undefined and each thread has its own controller. */
+  /** A launch's run (replayTarget.ts); without a launch it says "launch first". */
+  private replay = new ReplayTarget();
+  /** The attach session (liveController.ts); `replay` is then empty and each thread has its own controller. */
   private live: LiveController | undefined;
   private liveLoop: LiveLoop | undefined;
   private clientName = 'ocdb dap';
@@ -85,22 +87,10 @@ export class AgentReplaySession extends DapSession {
     return `${command}: the replay is running a continue; send pause (or wait for it to stop) first.`;
   }
 
-  /** The one thread of a replay (an attached run's thread when attached); any other id is an error naming it. */
-  private checkThread(threadId: number): void {
-    if (this.live) {
-      this.live.thread(threadId);
-      return;
-    }
-    if (threadId !== THREAD_ID) {
-      throw new OcdbError(
-        'InvalidInput',
-        `threadId ${threadId} is not a thread of this session: a replay has one thread, ${THREAD_ID}.`,
-        { path: 'threadId' },
-      );
-    }
-  }
-
-  /** The replay's controller; attached, the controller of `threadId` (else of the thread that stopped last). */
+  /**
+   * The replay's controller; attached, the controller of `threadId` (else of the thread that stopped last). A
+   * `threadId` that is not a thread of this session is an error naming the threads there are.
+   */
   private controller(threadId?: number): ReplayController {
     if (this.live) {
       const id = threadId ?? this.live.focused ?? this.live.threads[0]?.id;
@@ -113,14 +103,13 @@ export class AgentReplaySession extends DapSession {
       }
       return this.live.thread(id).ctl;
     }
-    if (!this.ctl) throw new OcdbError('InvalidInput', 'No run is loaded yet: launch with a runId first.', {});
-    return this.ctl;
+    return this.replay.controller(threadId);
   }
 
   /** The controller showing `runId` (its thread's when attached). */
   private ctlOfRun(runId: string): ReplayController | undefined {
     if (this.live) return (this.live.threadOfRun(runId) ?? this.live.threads[0])?.ctl;
-    return this.ctl;
+    return this.replay.ctlOfRun();
   }
 
   /** The client's first request: answers what this adapter can do. */
@@ -143,8 +132,8 @@ export class AgentReplaySession extends DapSession {
     this.handle(response, () => {
       const ctl = ReplayController.open(args, this.env, process.cwd(), this.storeLocation);
       this.endLive();
-      this.ctl?.close();
-      this.ctl = ctl;
+      this.replay.close();
+      this.replay = new ReplayTarget(ctl, (runId) => this.sources?.forget(runId));
       this.configured = false;
       this.search.abandon();
       this.frames.reset();
@@ -175,8 +164,8 @@ export class AgentReplaySession extends DapSession {
     this.handle(response, () => {
       const live = LiveController.open(args, this.clientName, this.env, Date.now(), this.storeLocation);
       this.endLive();
-      this.ctl?.close();
-      this.ctl = undefined;
+      this.replay.close();
+      this.replay = new ReplayTarget();
       this.live = live;
       this.configured = false;
       this.search.abandon();
@@ -208,7 +197,7 @@ export class AgentReplaySession extends DapSession {
         return;
       case 'stopped':
         this.sourceOf(e.thread.ctl.view); // the grown transcript first (loadedSource), then the stop
-        this.report(e.stop, e.thread.id);
+        this.report({ threadId: e.thread.id, stop: e.stop });
         return;
       case 'output':
         this.sendEvent(new OutputEvent(`${e.text}\n`, e.category));
@@ -252,16 +241,17 @@ export class AgentReplaySession extends DapSession {
         this.sendResponse(response);
         return;
       }
-      const ctl = this.controller();
+      const stop = this.replay.configurationDone(!this.configured);
+      this.configured = true;
       this.sendResponse(response);
-      if (!this.configured) {
-        this.configured = true;
-        this.report(ctl.start());
-      }
+      if (stop) this.report(stop);
     });
   }
 
-  private report(stop: StopInfo, threadId = THREAD_ID): void {
+  /** Sends the stop of `arrival` (after the transcript of a run still being recorded, which may have grown). */
+  private report(arrival: Arrival): void {
+    const { stop, threadId } = arrival;
+    if (arrival.grown) this.sourceOf(arrival.grown);
     // attached, other threads may be stopped too: their frame and variable ids stay valid
     if (!this.live) {
       this.frames.reset();
@@ -280,8 +270,7 @@ export class AgentReplaySession extends DapSession {
     if (this.live) {
       response.body = { threads: this.live.threads.map((t) => new Thread(t.id, `run ${t.runId} (${t.agentId})`)) };
     } else {
-      const name = this.ctl ? `run ${this.ctl.view.runId}` : 'agent run (not launched)';
-      response.body = { threads: [new Thread(THREAD_ID, name)] };
+      response.body = { threads: this.replay.threads().map((t) => new Thread(t.id, t.name)) };
     }
     this.sendResponse(response);
   }
@@ -417,7 +406,6 @@ export class AgentReplaySession extends DapSession {
     args: RequestArgs<'exceptionInfo'>,
   ): void {
     this.handle(response, () => {
-      this.checkThread(args.threadId);
       const body = exceptionInfo(this.controller(args.threadId).lastStop);
       if (!body) throw new OcdbError('InvalidInput', 'The session did not stop on an exception filter.', {});
       response.body = body;
@@ -426,11 +414,6 @@ export class AgentReplaySession extends DapSession {
   }
 
   // ---- execution -----------------------------------------------------------------------------
-
-  /** Re-reads a run still being recorded; its transcript source is replaced (loadedSource `changed` follows). */
-  private refreshRun(ctl: ReplayController): void {
-    if (ctl.refresh()) this.sources?.forget(ctl.view.runId);
-  }
 
   /**
    * A step, goto or restart frame. Attached: at the live stop a forward step (`live`) lets the agent go on with the
@@ -444,7 +427,6 @@ export class AgentReplaySession extends DapSession {
     live?: 'next' | 'stepIn' | 'stepOut',
   ): void {
     this.handle(response, () => {
-      this.checkThread(threadId);
       const ctl = this.controller(threadId);
       if (this.live) {
         const t = this.live.thread(threadId);
@@ -457,14 +439,14 @@ export class AgentReplaySession extends DapSession {
         this.live.requireStopped(t);
         const stop = this.live.arrived(t, fn(ctl));
         this.sendResponse(response);
-        this.report(stop, threadId);
+        this.report({ threadId, stop });
         return;
       }
-      this.refreshRun(ctl);
-      const stop = fn(ctl);
+      const move = this.replay.move(threadId);
+      if ('went' in move) return;
+      const arrival = move.arrive(fn(move.ctl));
       this.sendResponse(response);
-      if (ctl.view.run.status === 'running') this.sourceOf(ctl.view); // a grown live run: loadedSource first
-      this.report(stop);
+      this.report(arrival);
     });
   }
 
@@ -520,7 +502,6 @@ export class AgentReplaySession extends DapSession {
    */
   private resume(response: DebugProtocol.Response, threadId: number, direction: 'forward' | 'backward'): void {
     this.handle(response, () => {
-      this.checkThread(threadId);
       const ctl = this.controller(threadId);
       const live = this.live;
       const t = live?.thread(threadId);
@@ -533,9 +514,9 @@ export class AgentReplaySession extends DapSession {
           return;
         }
         live.requireStopped(t);
-      } else {
-        this.refreshRun(ctl);
       }
+      const move = live ? undefined : this.replay.move(threadId);
+      if (move && 'went' in move) return;
       this.search.start(ctl, direction, response.request_seq, (end) => {
         if ('error' in end) {
           this.fail(response, end.error);
@@ -547,11 +528,10 @@ export class AgentReplaySession extends DapSession {
         }
         this.sendResponse(response);
         if (live && t) {
-          this.report(live.arrived(t, end.stop), t.id);
+          this.report({ threadId: t.id, stop: live.arrived(t, end.stop) });
           return;
         }
-        if (ctl.view.run.status === 'running') this.sourceOf(ctl.view);
-        this.report(end.stop);
+        if (move) this.report(move.arrive(end.stop));
       });
     });
   }
@@ -562,17 +542,16 @@ export class AgentReplaySession extends DapSession {
    */
   protected override pauseRequest(response: DebugProtocol.PauseResponse, args: RequestArgs<'pause'>): void {
     this.handle(response, () => {
-      this.checkThread(args.threadId);
-      const ctl = this.controller(args.threadId);
+      this.controller(args.threadId);
       this.sendResponse(response);
       if (this.search.pause()) return;
       if (this.live) {
         // a held agent stops again where the cursor is; a running one at its next boundary (stopped comes then)
         const stop = this.live.pause(this.live.thread(args.threadId));
-        if (stop) this.report(stop, args.threadId);
+        if (stop) this.report({ threadId: args.threadId, stop });
         return;
       }
-      this.report(ctl.pauseHere('Paused'));
+      this.report(this.replay.pause(args.threadId));
     });
   }
 
@@ -609,9 +588,9 @@ export class AgentReplaySession extends DapSession {
 
   /** The thread whose run `frameId`'s frame shows (the one thread of a replay). */
   private threadOfFrame(frameId: number): number {
-    if (!this.live) return THREAD_ID;
+    if (!this.live) return this.replay.threadOfRun();
     const ref = this.refOf(frameId);
-    return this.live.threadOfRun(ref.view.runId)?.id ?? this.live.focused ?? THREAD_ID;
+    return this.live.threadOfRun(ref.view.runId)?.id ?? this.live.focused ?? REPLAY_THREAD;
   }
 
   protected override restartFrameRequest(
@@ -635,7 +614,6 @@ export class AgentReplaySession extends DapSession {
     args: RequestArgs<'stackTrace'>,
   ): void {
     this.handle(response, () => {
-      this.checkThread(args.threadId);
       const ctl = this.controller(args.threadId);
       if (this.live && !this.live.thread(args.threadId).held) {
         response.body = { stackFrames: [], totalFrames: 0 }; // a running agent has no frames until it stops
@@ -877,8 +855,8 @@ export class AgentReplaySession extends DapSession {
   protected override disconnectRequest(response: DebugProtocol.DisconnectResponse): void {
     this.search.abandon();
     this.endLive();
-    this.ctl?.close();
-    this.ctl = undefined;
+    this.replay.close();
+    this.replay = new ReplayTarget();
     this.sendResponse(response);
     this.shutdown(); // ends the process only when running over stdio (not inline or as a server)
   }

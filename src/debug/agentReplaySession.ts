@@ -1,18 +1,15 @@
 /**
- * AgentReplaySession: the Debug Adapter of "Replay agent run" (debug type
- * `agent-replay`). It only translates DAP requests into ReplayController
- * calls and the answers into DAP responses and events; stepping, matching and
- * evaluation live in src/replay and the helpers beside this file. Usable
- * in-process (the extension's DebugAdapterInlineImplementation) and over
- * stdio (`ocdb dap`). The transport, the arguments' parsing and the error
- * responses are its base's (dapSession.ts). A long continue runs in slices
- * (continueSearch.ts). Must not import vscode.
- *
- * Over the ~600 lines a file should hold: it still switches between replay and live attach in its handlers. The
- * split into one DAP-translating session over a replay and a live implementation of one interface is planned work
- * (the debug session by responsibility), not done here.
+ * AgentReplaySession: the Debug Adapter of "Replay agent run" and "Attach to agent run" (debug type
+ * `agent-replay`). It only translates DAP requests into calls of its DebugTarget (debugTarget.ts: a replayed run,
+ * replayTarget.ts, or the runs of an attach, liveTarget.ts) and their answers into DAP responses and events; it never
+ * asks which target it holds. This file launches and attaches, moves (steps, continues in slices: continueSearch.ts,
+ * pause, goto) and reports stops; the requests that read a stop and set breakpoints are its base's (inspectSession.ts),
+ * the transport, the arguments' parsing and the error responses that base's (dapSession.ts). Stepping, matching and
+ * evaluation live in src/replay. Usable in-process (the extension's DebugAdapterInlineImplementation) and over stdio
+ * (`ocdb dap`). Must not import vscode.
  */
 import {
+  Event,
   InitializedEvent,
   InvalidatedEvent,
   LoadedSourceEvent,
@@ -21,49 +18,25 @@ import {
   TerminatedEvent,
   Thread,
   ThreadEvent,
-  Event,
 } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import { OcdbError, errorMessage, storeLocationLabel } from '../model';
-import { checkpointAtLine } from '../replay/transcript';
-import type { RunView } from '../replay/runView';
+import { OcdbError, storeLocationLabel } from '../model';
 import { CAPABILITIES } from './capabilities';
-import { DapSession } from './dapSession';
-import { checkpointLines, dataBreakpointInfo, exceptionInfo, setSourceBreakpoints } from './breakpointMapping';
-import { FrameIds, labelFrame, pageFrames, toStackFrame, totalFrames, UNPAGED_FRAMES, type FrameRef } from './frames';
-import { LiveController, type LiveEvent } from './liveController';
-import { LiveLoop } from './liveLoop';
-import { ReplayController, type StopInfo } from './replayController';
-import { REPLAY_THREAD, ReplayTarget } from './replayTarget';
-import type { Arrival } from './debugTarget';
-import { completionsAt } from './completions';
 import { ContinueSearch } from './continueSearch';
-import type { RequestArgs } from './requestArgs';
-import { fileOfVariableRequest, stagedContextPatchRequest } from './protocol';
-import { FilesScope } from './filesScope';
+import type { AgentMove, Arrival, DebugTarget } from './debugTarget';
 import { fileOfVariable } from './fileOfVariable';
-import { contextPathOf, parseEditedValue } from './stagedEdits';
+import { InspectSession } from './inspectSession';
+import type { LiveEvent } from './liveController';
+import { LiveTarget } from './liveTarget';
+import { fileOfVariableRequest } from './protocol';
+import { ReplayController, type StopInfo } from './replayController';
+import { ReplayTarget } from './replayTarget';
+import type { RequestArgs } from './requestArgs';
 import { TranscriptSources } from './transcriptSources';
-import { Variables, previewValue } from './variables';
 
-export class AgentReplaySession extends DapSession {
-  /** A launch's run (replayTarget.ts); without a launch it says "launch first". */
-  private replay = new ReplayTarget();
-  /** The attach session (liveController.ts); `replay` is then empty and each thread has its own controller. */
-  private live: LiveController | undefined;
-  private liveLoop: LiveLoop | undefined;
+export class AgentReplaySession extends InspectSession {
   private clientName = 'ocdb dap';
-  private readonly frames = new FrameIds();
-  private readonly files = new FilesScope();
-  private readonly vars = new Variables(
-    (ref) => ref.view.load(ref.index),
-    (ref) => this.ctlOfRun(ref.view.runId)?.staged,
-    (ref) => this.live?.pendingAt(ref),
-    (ref) => this.files.value(ref),
-  );
-  private sources: TranscriptSources | undefined;
   private configured = false;
-  private clientSupportsInvalidated = false;
   private readonly search = new ContinueSearch();
 
   /**
@@ -87,31 +60,6 @@ export class AgentReplaySession extends DapSession {
     return `${command}: the replay is running a continue; send pause (or wait for it to stop) first.`;
   }
 
-  /**
-   * The replay's controller; attached, the controller of `threadId` (else of the thread that stopped last). A
-   * `threadId` that is not a thread of this session is an error naming the threads there are.
-   */
-  private controller(threadId?: number): ReplayController {
-    if (this.live) {
-      const id = threadId ?? this.live.focused ?? this.live.threads[0]?.id;
-      if (id === undefined) {
-        throw new OcdbError(
-          'InvalidInput',
-          'No run is attached yet: the session waits for a run of the agent to start.',
-          {},
-        );
-      }
-      return this.live.thread(id).ctl;
-    }
-    return this.replay.controller(threadId);
-  }
-
-  /** The controller showing `runId` (its thread's when attached). */
-  private ctlOfRun(runId: string): ReplayController | undefined {
-    if (this.live) return (this.live.threadOfRun(runId) ?? this.live.threads[0])?.ctl;
-    return this.replay.ctlOfRun();
-  }
-
   /** The client's first request: answers what this adapter can do. */
   protected override initializeRequest(
     response: DebugProtocol.InitializeResponse,
@@ -131,25 +79,12 @@ export class AgentReplaySession extends DapSession {
   protected override launchRequest(response: DebugProtocol.LaunchResponse, args: DebugProtocol.LaunchRequestArguments) {
     this.handle(response, () => {
       const ctl = ReplayController.open(args, this.env, process.cwd(), this.storeLocation);
-      this.endLive();
-      this.replay.close();
-      this.replay = new ReplayTarget(ctl, (runId) => this.sources?.forget(runId));
-      this.configured = false;
-      this.search.abandon();
-      this.frames.reset();
-      this.vars.reset();
-      this.sources = new TranscriptSources(
-        ctl.args.storePath,
-        (p) => this.convertDebuggerPathToClient(p),
-        (p) => this.convertClientPathToDebugger(p),
-        (source, reason) => this.sendEvent(new LoadedSourceEvent(reason, source)),
-      );
+      this.begin(new ReplayTarget(ctl, (runId) => this.sources?.forget(runId)), ctl.args.storePath);
       this.sendResponse(response);
       const run = ctl.view.run;
+      const where = storeLocationLabel(ctl.args.storePath);
       this.sendEvent(
-        new OutputEvent(
-          `Replaying run ${run.runId} (${run.checkpointCount} checkpoints) from ${storeLocationLabel(ctl.args.storePath)}\n`,
-        ),
+        new OutputEvent(`Replaying run ${run.runId} (${run.checkpointCount} checkpoints) from ${where}\n`),
       );
       this.sendEvent(new InitializedEvent());
     });
@@ -162,49 +97,51 @@ export class AgentReplaySession extends DapSession {
    */
   protected override attachRequest(response: DebugProtocol.AttachResponse, args: DebugProtocol.AttachRequestArguments) {
     this.handle(response, () => {
-      const live = LiveController.open(args, this.clientName, this.env, Date.now(), this.storeLocation);
-      this.endLive();
-      this.replay.close();
-      this.replay = new ReplayTarget();
-      this.live = live;
-      this.configured = false;
-      this.search.abandon();
-      this.frames.reset();
-      this.vars.reset();
-      this.sources = new TranscriptSources(
-        live.args.storePath,
-        (p) => this.convertDebuggerPathToClient(p),
-        (p) => this.convertClientPathToDebugger(p),
-        (source, reason) => this.sendEvent(new LoadedSourceEvent(reason, source)),
-      );
+      const target = LiveTarget.open(args, this.clientName, this.env, this.storeLocation, this.log);
+      const { runId, agentId, storePath } = target.live.args;
+      this.begin(target, storePath);
       this.sendResponse(response);
-      const what = live.args.runId ? `run ${live.args.runId}` : `the next runs of agent ${live.args.agentId ?? ''}`;
-      this.sendEvent(new OutputEvent(`Attached to ${what} in ${storeLocationLabel(live.args.storePath)}\n`));
+      const what = runId ? `run ${runId}` : `the next runs of agent ${agentId ?? ''}`;
+      this.sendEvent(new OutputEvent(`Attached to ${what} in ${storeLocationLabel(storePath)}\n`));
       this.sendEvent(new InitializedEvent());
-      this.liveLoop = new LiveLoop(
-        live,
+      target.run(
         () => this.configured && !this.search.active,
         (e) => this.sendLive(e),
       );
-      this.liveLoop.start();
     });
   }
 
+  /** A launch or attach replaces what the session held: its frames, variables, sources and breakpoints start afresh. */
+  private begin(target: DebugTarget, storePath: string): void {
+    this.target.close();
+    this.target = target;
+    this.configured = false;
+    this.search.abandon();
+    this.frames.reset();
+    this.vars.reset();
+    this.sources = new TranscriptSources(
+      storePath,
+      (p) => this.convertDebuggerPathToClient(p),
+      (p) => this.convertClientPathToDebugger(p),
+      (source, reason) => this.sendEvent(new LoadedSourceEvent(reason, source)),
+    );
+  }
+
+  /** What an attach tells unasked: runs starting and ending (threads), agents stopping, console lines, the end. */
   private sendLive(e: LiveEvent): void {
     switch (e.kind) {
       case 'thread':
         this.sendEvent(new ThreadEvent(e.reason, e.thread.id));
         return;
       case 'stopped':
-        this.sourceOf(e.thread.ctl.view); // the grown transcript first (loadedSource), then the stop
-        this.report({ threadId: e.thread.id, stop: e.stop });
+        this.report({ threadId: e.thread.id, stop: e.stop, grown: e.thread.ctl.view });
         return;
       case 'output':
         this.sendEvent(new OutputEvent(`${e.text}\n`, e.category));
         return;
       case 'ended':
         this.sendEvent(new OutputEvent(`The attached ${e.why}: the session ends.\n`));
-        this.endLive();
+        this.target = this.target.detach();
         this.sendEvent(new TerminatedEvent());
         return;
       default: {
@@ -217,43 +154,25 @@ export class AgentReplaySession extends DapSession {
   /** The client is gone without a disconnect (`ocdb dap`'s stdin closed): let the attached agents go on at once. */
   release(): void {
     this.search.abandon();
-    this.endLive();
-  }
-
-  /** Detaches an attach session (its agents go on at once). */
-  private endLive(): void {
-    this.liveLoop?.stop();
-    this.liveLoop = undefined;
-    const live = this.live;
-    this.live = undefined;
-    try {
-      live?.close();
-    } catch (e) {
-      this.log(`ocdb dap: detaching failed: ${errorMessage(e)} (the agents go on when the lease expires).`);
-    }
+    this.target = this.target.detach();
   }
 
   /** The client has sent every breakpoint: stop on entry or run to the first hit (attached: start deciding). */
   protected override configurationDoneRequest(response: DebugProtocol.ConfigurationDoneResponse): void {
     this.handle(response, () => {
-      if (this.live) {
-        this.configured = true;
-        this.sendResponse(response);
-        return;
-      }
-      const stop = this.replay.configurationDone(!this.configured);
+      const stop = this.target.configurationDone(!this.configured);
       this.configured = true;
       this.sendResponse(response);
       if (stop) this.report(stop);
     });
   }
 
-  /** Sends the stop of `arrival` (after the transcript of a run still being recorded, which may have grown). */
+  /** Sends a stop: the transcript of a run still being recorded first (loadedSource, when it grew), then `stopped`. */
   private report(arrival: Arrival): void {
     const { stop, threadId } = arrival;
     if (arrival.grown) this.sourceOf(arrival.grown);
-    // attached, other threads may be stopped too: their frame and variable ids stay valid
-    if (!this.live) {
+    // one thread stopping all: the ids of the last stop go; otherwise other threads' stay valid
+    if (this.target.allThreads) {
       this.frames.reset();
       this.vars.reset();
     }
@@ -261,189 +180,36 @@ export class AgentReplaySession extends DapSession {
     const event = new StoppedEvent(stop.reason, threadId) as DebugProtocol.StoppedEvent;
     event.body.description = stop.description;
     event.body.text = stop.exception?.description;
-    event.body.allThreadsStopped = !this.live;
+    event.body.allThreadsStopped = this.target.allThreads;
     if (stop.hitBreakpointIds.length > 0) event.body.hitBreakpointIds = stop.hitBreakpointIds;
     this.sendEvent(event);
   }
 
   protected override threadsRequest(response: DebugProtocol.ThreadsResponse): void {
-    if (this.live) {
-      response.body = { threads: this.live.threads.map((t) => new Thread(t.id, `run ${t.runId} (${t.agentId})`)) };
-    } else {
-      response.body = { threads: this.replay.threads().map((t) => new Thread(t.id, t.name)) };
-    }
+    response.body = { threads: this.target.threads().map((t) => new Thread(t.id, t.name)) };
     this.sendResponse(response);
-  }
-
-  // ---- sources -------------------------------------------------------------------------------
-
-  /** The frame source of a run: its transcript file beside the store (see transcriptFiles.ts for why). */
-  private sourceOf(view: RunView): DebugProtocol.Source {
-    this.controller();
-    return (this.sources as TranscriptSources).sourceOf(view);
-  }
-
-  private viewOfSource(source: DebugProtocol.Source): RunView {
-    this.controller();
-    const runId = (this.sources as TranscriptSources).runIdOf(source);
-    return (this.ctlOfRun(runId) ?? this.controller()).viewOf(runId);
-  }
-
-  /** Opening a transcript that has no file (read-only fallback). */
-  protected override sourceRequest(response: DebugProtocol.SourceResponse, args: RequestArgs<'source'>) {
-    this.handle(response, () => {
-      const view = this.viewOfSource(
-        args.sourceReference > 0 ? { sourceReference: args.sourceReference } : (args.source ?? {}),
-      );
-      response.body = { content: view.transcript().text, mimeType: 'text/x-agent-transcript' };
-      this.sendResponse(response);
-    });
-  }
-
-  // ---- breakpoints ---------------------------------------------------------------------------
-
-  /** Gutter breakpoints in a transcript: each line starting with `[n]` is a checkpoint. */
-  protected override setBreakPointsRequest(
-    response: DebugProtocol.SetBreakpointsResponse,
-    args: RequestArgs<'setBreakpoints'>,
-  ): void {
-    this.handle(response, () => {
-      if (this.live) {
-        // a transcript of a run not attached (yet): its lines cannot be reached by this session
-        const runId = (this.sources as TranscriptSources).runIdOf(args.source);
-        if (!this.live.threadOfRun(runId)) {
-          const message = `Run ${runId} is not attached to this session: breakpoints on its transcript do not stop it. Use function breakpoints (tool names) to stop the attached agents.`;
-          const specs = args.breakpoints ?? (args.lines ?? []).map((line) => ({ line }));
-          response.body = { breakpoints: specs.map((b) => ({ verified: false, line: b.line, message })) };
-          this.sendResponse(response);
-          return;
-        }
-      }
-      const view = this.viewOfSource(args.source);
-      const ctl = this.ctlOfRun(view.runId) ?? this.controller();
-      const lines = {
-        toDebugger: (l: number) => this.convertClientLineToDebugger(l),
-        toClient: (l: number) => this.convertDebuggerLineToClient(l),
-      };
-      response.body = {
-        breakpoints: setSourceBreakpoints(ctl.breakpoints, view, ctl.view, args, lines, this.sourceOf(view)),
-      };
-      this.sendResponse(response);
-    });
-  }
-
-  /** Where breakpoints can go in a line range: the checkpoint lines. */
-  protected override breakpointLocationsRequest(
-    response: DebugProtocol.BreakpointLocationsResponse,
-    args: RequestArgs<'breakpointLocations'>,
-  ): void {
-    this.handle(response, () => {
-      const view = this.viewOfSource(args.source);
-      const from = this.convertClientLineToDebugger(args.line);
-      const to = this.convertClientLineToDebugger(args.endLine ?? args.line);
-      response.body = {
-        breakpoints: checkpointLines(view, from, to).map((l) => ({ line: this.convertDebuggerLineToClient(l) })),
-      };
-      this.sendResponse(response);
-    });
-  }
-
-  /** Function breakpoints are tool names (globs like `issue_*`), stopping before the call. */
-  protected override setFunctionBreakPointsRequest(
-    response: DebugProtocol.SetFunctionBreakpointsResponse,
-    args: RequestArgs<'setFunctionBreakpoints'>,
-  ): void {
-    this.handle(response, () => {
-      // attached, a run may still call any tool: every name is verified
-      response.body = {
-        breakpoints: this.live
-          ? this.live.rules.breakpoints.setFunctionBreakpoints(args.breakpoints, undefined)
-          : this.controller().breakpoints.setFunctionBreakpoints(args.breakpoints, this.controller().view.toolNames()),
-      };
-      this.sendResponse(response);
-    });
-  }
-
-  /** The Breakpoints view's exception filters; a filter option's condition (an expression) narrows where it stops. */
-  protected override setExceptionBreakPointsRequest(
-    response: DebugProtocol.SetExceptionBreakpointsResponse,
-    args: RequestArgs<'setExceptionBreakpoints'>,
-  ): void {
-    this.handle(response, () => {
-      const options = args.filterOptions ?? [];
-      if (this.live) this.live.rules.setExceptionFilters(args.filters, options);
-      else this.controller().setExceptionFilters(args.filters, options);
-      response.body = { breakpoints: [...args.filters, ...options].map(() => ({ verified: true })) };
-      this.sendResponse(response);
-    });
-  }
-
-  /** "Break on value change" in the Variables view: only Runtime Context values qualify. */
-  protected override dataBreakpointInfoRequest(
-    response: DebugProtocol.DataBreakpointInfoResponse,
-    args: RequestArgs<'dataBreakpointInfo'>,
-  ): void {
-    this.handle(response, () => {
-      const c = args.variablesReference ? this.container(args.variablesReference) : undefined;
-      response.body = dataBreakpointInfo(c?.contextPath, args);
-      this.sendResponse(response);
-    });
-  }
-
-  protected override setDataBreakpointsRequest(
-    response: DebugProtocol.SetDataBreakpointsResponse,
-    args: RequestArgs<'setDataBreakpoints'>,
-  ): void {
-    this.handle(response, () => {
-      const breakpoints = this.live ? this.live.rules.breakpoints : this.controller().breakpoints;
-      response.body = { breakpoints: breakpoints.setDataBreakpoints(args.breakpoints) };
-      this.sendResponse(response);
-    });
-  }
-
-  protected override exceptionInfoRequest(
-    response: DebugProtocol.ExceptionInfoResponse,
-    args: RequestArgs<'exceptionInfo'>,
-  ): void {
-    this.handle(response, () => {
-      const body = exceptionInfo(this.controller(args.threadId).lastStop);
-      if (!body) throw new OcdbError('InvalidInput', 'The session did not stop on an exception filter.', {});
-      response.body = body;
-      this.sendResponse(response);
-    });
   }
 
   // ---- execution -----------------------------------------------------------------------------
 
   /**
-   * A step, goto or restart frame. Attached: at the live stop a forward step (`live`) lets the agent go on with the
-   * edits made there and stops it at its next boundary (the stopped event comes when it gets there); elsewhere it
-   * moves through what the run recorded, read-only, and reaching the live stop again stops there.
+   * A step, goto or restart frame of `threadId` (for restart frame, a function: the thread of the frame it names). The target
+   * moves its cursor (`fn`) and the stop is reported; or, for a step an agent waiting at the cursor makes itself
+   * (`agentMove`), the agent goes on and its next stop comes later.
    */
   private move(
     response: DebugProtocol.Response,
-    threadId: number,
+    threadId: number | (() => number),
     fn: (ctl: ReplayController) => StopInfo,
-    live?: 'next' | 'stepIn' | 'stepOut',
+    agentMove?: AgentMove,
   ): void {
     this.handle(response, () => {
-      const ctl = this.controller(threadId);
-      if (this.live) {
-        const t = this.live.thread(threadId);
-        if (live && this.live.atHead(t)) {
-          const said = this.live.resume(t, live, this.clientName);
-          this.sendResponse(response);
-          this.sendEvent(new OutputEvent(`${said}\n`, 'console'));
-          return;
-        }
-        this.live.requireStopped(t);
-        const stop = this.live.arrived(t, fn(ctl));
+      const move = this.target.move(typeof threadId === 'number' ? threadId : threadId(), agentMove);
+      if ('went' in move) {
         this.sendResponse(response);
-        this.report({ threadId, stop });
+        this.sendEvent(new OutputEvent(`${move.went}\n`, 'console'));
         return;
       }
-      const move = this.replay.move(threadId);
-      if ('went' in move) return;
       const arrival = move.arrive(fn(move.ctl));
       this.sendResponse(response);
       this.report(arrival);
@@ -458,34 +224,20 @@ export class AgentReplaySession extends DapSession {
   }
   /** Step Into; with a targetId of stepInTargets, into that tool call of the current step. */
   protected override stepInRequest(response: DebugProtocol.StepInResponse, args: RequestArgs<'stepIn'>): void {
+    const targetId = args.targetId;
     this.move(
       response,
       args.threadId,
-      (c) => (args.targetId === undefined ? c.step('stepIn') : c.stepInto(args.targetId)),
-      args.targetId === undefined ? 'stepIn' : undefined,
+      (c) => (targetId === undefined ? c.step('stepIn') : c.stepInto(targetId)),
+      targetId === undefined ? 'stepIn' : undefined,
     );
   }
   protected override stepOutRequest(response: DebugProtocol.StepOutResponse, args: RequestArgs<'stepOut'>): void {
     this.move(response, args.threadId, (c) => c.step('stepOut'), 'stepOut');
   }
 
-  /** "Step Into Target…": the tool calls of the current step still ahead. */
-  protected override stepInTargetsRequest(
-    response: DebugProtocol.StepInTargetsResponse,
-    args: RequestArgs<'stepInTargets'>,
-  ): void {
-    this.handle(response, () => {
-      const ref = this.refOf(args.frameId);
-      const ctl = this.ctlOfRun(ref.view.runId) ?? this.controller();
-      response.body = {
-        targets: ref.view.runId === ctl.view.runId && ref.index === ctl.cursor.index ? ctl.stepInTargets() : [],
-      };
-      this.sendResponse(response);
-    });
-  }
-
   protected override continueRequest(response: DebugProtocol.ContinueResponse, args: RequestArgs<'continue'>): void {
-    response.body = { allThreadsContinued: !this.live };
+    response.body = { allThreadsContinued: this.target.allThreads };
     this.resume(response, args.threadId, 'forward');
   }
   protected override reverseContinueRequest(
@@ -498,26 +250,17 @@ export class AgentReplaySession extends DapSession {
   /**
    * Continue / reverse continue: searches for the next hit (continueSearch.ts) and answers when it stops; until then
    * `pause` stops it where it got to (stopped `pause`), and `cancel` of this request answers it `cancelled` (then
-   * stopped `pause` there too).
+   * stopped `pause` there too). Continue at the stop an agent waits at lets the agent go on.
    */
   private resume(response: DebugProtocol.Response, threadId: number, direction: 'forward' | 'backward'): void {
     this.handle(response, () => {
-      const ctl = this.controller(threadId);
-      const live = this.live;
-      const t = live?.thread(threadId);
-      if (live && t) {
-        // attached: Continue at the live stop lets the agent go on; from the recorded past it searches up to it
-        if (direction === 'forward' && live.atHead(t)) {
-          const said = live.resume(t, 'continue', this.clientName);
-          this.sendResponse(response);
-          this.sendEvent(new OutputEvent(`${said}\n`, 'console'));
-          return;
-        }
-        live.requireStopped(t);
+      const move = this.target.move(threadId, direction === 'forward' ? 'continue' : undefined);
+      if ('went' in move) {
+        this.sendResponse(response);
+        this.sendEvent(new OutputEvent(`${move.went}\n`, 'console'));
+        return;
       }
-      const move = live ? undefined : this.replay.move(threadId);
-      if (move && 'went' in move) return;
-      this.search.start(ctl, direction, response.request_seq, (end) => {
+      this.search.start(move.ctl, direction, response.request_seq, (end) => {
         if ('error' in end) {
           this.fail(response, end.error);
           return;
@@ -527,31 +270,22 @@ export class AgentReplaySession extends DapSession {
           response.message = 'cancelled';
         }
         this.sendResponse(response);
-        if (live && t) {
-          this.report({ threadId: t.id, stop: live.arrived(t, end.stop) });
-          return;
-        }
-        if (move) this.report(move.arrive(end.stop));
+        this.report(move.arrive(end.stop));
       });
     });
   }
 
   /**
    * Pause. A replay rests between requests, so pause answers and sends stopped (`pause`) where it is; during a long
-   * continue it stops that continue where it got to.
+   * continue it stops that continue where it got to. Attached, a running agent stops at its next boundary.
    */
   protected override pauseRequest(response: DebugProtocol.PauseResponse, args: RequestArgs<'pause'>): void {
     this.handle(response, () => {
-      this.controller(args.threadId);
+      this.target.controller(args.threadId);
       this.sendResponse(response);
       if (this.search.pause()) return;
-      if (this.live) {
-        // a held agent stops again where the cursor is; a running one at its next boundary (stopped comes then)
-        const stop = this.live.pause(this.live.thread(args.threadId));
-        if (stop) this.report({ threadId: args.threadId, stop });
-        return;
-      }
-      this.report(this.replay.pause(args.threadId));
+      const stop = this.target.pause(args.threadId);
+      if (stop) this.report(stop);
     });
   }
 
@@ -561,252 +295,21 @@ export class AgentReplaySession extends DapSession {
     this.sendResponse(response);
   }
 
-  /** "Run to / jump to line" in a transcript: one target per checkpoint line. */
-  protected override gotoTargetsRequest(
-    response: DebugProtocol.GotoTargetsResponse,
-    args: RequestArgs<'gotoTargets'>,
-  ): void {
-    this.handle(response, () => {
-      const view = this.viewOfSource(args.source);
-      const ctl = this.ctlOfRun(view.runId) ?? this.controller();
-      const at =
-        view.runId === ctl.view.runId
-          ? checkpointAtLine({ lines: view.lines() }, this.convertClientLineToDebugger(args.line))
-          : undefined;
-      response.body = {
-        targets: at
-          ? [{ id: at.checkpointIndex + 1, label: `[${at.checkpointIndex}] ${at.boundary}`, line: args.line }]
-          : [],
-      };
-      this.sendResponse(response);
-    });
-  }
-
   protected override gotoRequest(response: DebugProtocol.GotoResponse, args: RequestArgs<'goto'>): void {
     this.move(response, args.threadId, (c) => c.jump(args.targetId - 1, 'goto'));
-  }
-
-  /** The thread whose run `frameId`'s frame shows (the one thread of a replay). */
-  private threadOfFrame(frameId: number): number {
-    if (!this.live) return this.replay.threadOfRun();
-    const ref = this.refOf(frameId);
-    return this.live.threadOfRun(ref.view.runId)?.id ?? this.live.focused ?? REPLAY_THREAD;
   }
 
   protected override restartFrameRequest(
     response: DebugProtocol.RestartFrameResponse,
     args: RequestArgs<'restartFrame'>,
   ): void {
-    this.move(response, this.threadOfFrame(args.frameId), (c) => {
+    const threadOfFrame = () => this.target.threadOfRun(this.refOf(args.frameId).view.runId);
+    this.move(response, threadOfFrame, (c) => {
       const ref = this.refOf(args.frameId);
       if (ref.view.runId !== c.view.runId) {
         throw new OcdbError('InvalidInput', 'Only frames of the replayed run can be restarted.', { path: 'frameId' });
       }
       return c.jump(ref.index, 'restart');
-    });
-  }
-
-  // ---- state ---------------------------------------------------------------------------------
-
-  /** Frames: current checkpoint back to the start (then the parent run's before a fork point), paged. */
-  protected override stackTraceRequest(
-    response: DebugProtocol.StackTraceResponse,
-    args: RequestArgs<'stackTrace'>,
-  ): void {
-    this.handle(response, () => {
-      const ctl = this.controller(args.threadId);
-      if (this.live && !this.live.thread(args.threadId).held) {
-        response.body = { stackFrames: [], totalFrames: 0 }; // a running agent has no frames until it stops
-        this.sendResponse(response);
-        return;
-      }
-      const segments = ctl.segments();
-      const total = totalFrames(segments);
-      const start = Math.max(0, args.startFrame ?? 0);
-      // a request for every frame (no levels) gets the newest UNPAGED_FRAMES and a label counting the rest
-      const unpaged = (args.levels ?? 0) <= 0 && total - start > UNPAGED_FRAMES;
-      const refs = pageFrames(segments, start, unpaged ? UNPAGED_FRAMES : (args.levels ?? 0));
-      const stackFrames = refs.map((ref) => {
-        const frame = toStackFrame(ref, this.frames.idOf(ref), ctl.view, (view, index) => ({
-          source: this.sourceOf(view),
-          line: this.convertDebuggerLineToClient(view.lines()[index]?.line ?? 0),
-        }));
-        frame.column = this.convertDebuggerColumnToClient(frame.column); // 1 here; 0 for a client counting from 0
-        return frame;
-      });
-      if (unpaged) stackFrames.push(labelFrame(this.frames.label(), total - start - refs.length));
-      response.body = { stackFrames, totalFrames: total };
-      this.sendResponse(response);
-    });
-  }
-
-  /** The frame of `frameId` at this stop (the current checkpoint without one); a frame of an earlier stop is an error. */
-  private refOf(frameId: number | undefined): FrameRef {
-    const ctl = this.controller(); // before a launch / attach: says so rather than "not a frame"
-    if (frameId === undefined) return ctl.current;
-    const ref = this.frames.get(frameId);
-    if (!ref && this.frames.isLabel(frameId)) {
-      throw new OcdbError(
-        'InvalidInput',
-        `frameId ${frameId} is the label that counts the checkpoints not listed, not a checkpoint: step back to reach them.`,
-        { path: 'frameId' },
-      );
-    }
-    if (!ref) {
-      throw new OcdbError(
-        'InvalidInput',
-        `frameId ${frameId} is not a frame of this stop: frame ids last until the next stop; ask stackTrace again.`,
-        { path: 'frameId' },
-      );
-    }
-    return ref;
-  }
-
-  /** The container of a variables reference of this stop; an unknown or earlier stop's reference is an error. */
-  private container(reference: number): NonNullable<ReturnType<Variables['container']>> {
-    const c = this.vars.container(reference);
-    if (!c) {
-      throw new OcdbError(
-        'InvalidInput',
-        `variablesReference ${reference} is not a variable of this stop: references last until the next stop.`,
-        { path: 'variablesReference' },
-      );
-    }
-    return c;
-  }
-
-  protected override scopesRequest(response: DebugProtocol.ScopesResponse, args: RequestArgs<'scopes'>) {
-    this.handle(response, () => {
-      // the label frame (selected in a client that lists frames as lines: Emacs) has nothing to show
-      const label = args.frameId !== undefined && this.frames.isLabel(args.frameId);
-      response.body = { scopes: label ? [] : this.vars.scopes(this.refOf(args.frameId)) };
-      this.sendResponse(response);
-    });
-  }
-
-  protected override variablesRequest(response: DebugProtocol.VariablesResponse, args: RequestArgs<'variables'>): void {
-    this.handle(response, () => {
-      this.container(args.variablesReference);
-      response.body = {
-        variables: this.vars.variables(args.variablesReference, args.start, args.count, args.filter),
-      };
-      this.sendResponse(response);
-    });
-  }
-
-  /** Editing a Runtime Context value stages it for the next fork; the recording never changes. */
-  protected override setVariableRequest(
-    response: DebugProtocol.SetVariableResponse,
-    args: RequestArgs<'setVariable'>,
-  ): void {
-    this.handle(response, () => {
-      const c = this.container(args.variablesReference);
-      if (c.pendingPath) {
-        // the Pending scope of a live stop: the agent goes on with this when continued
-        const pending = this.live?.pendingAt(c.ref);
-        if (!pending) {
-          throw new OcdbError('InvalidInput', `${args.name}: the agent is no longer waiting at this stop.`, {
-            path: 'variablesReference',
-          });
-        }
-        const key = Array.isArray(this.vars.valueOf(c)) ? itemIndex(args.name) : args.name;
-        const now = pending.set([...c.pendingPath, key], parseEditedValue(args.value));
-        response.body = { value: previewValue(now) };
-        this.sendResponse(response);
-        return;
-      }
-      if (!c.contextPath) {
-        throw new OcdbError(
-          'InvalidInput',
-          `${args.name} is not in the Runtime Context: only runtime-context values can be staged for a fork.`,
-          { path: 'variablesReference' },
-        );
-      }
-      const key = Array.isArray(c.value) ? itemIndex(args.name) : args.name;
-      const value = parseEditedValue(args.value);
-      (this.ctlOfRun(c.ref.view.runId) ?? this.controller()).stage(c.ref, [...c.contextPath, key], value);
-      response.body = { value: previewValue(value) };
-      this.sendResponse(response);
-    });
-  }
-
-  /** Watch, debug console, hover and copy: the safe JMESPath language of src/replay/evaluate.ts. */
-  protected override evaluateRequest(response: DebugProtocol.EvaluateResponse, args: RequestArgs<'evaluate'>) {
-    this.handle(response, () => {
-      const ref = this.refOf(args.frameId);
-      const value = (this.ctlOfRun(ref.view.runId) ?? this.controller()).evaluate(args.expression, ref, args.context);
-      response.body = this.vars.evaluateResult(ref, args.expression, value, args.context);
-      this.sendResponse(response);
-    });
-  }
-
-  /**
-   * Editing a Watch (or a variable with an evaluateName): a runtime-context path stages the edit for the next fork
-   * exactly as setVariable does; any other expression cannot be set.
-   */
-  protected override setExpressionRequest(
-    response: DebugProtocol.SetExpressionResponse,
-    args: RequestArgs<'setExpression'>,
-  ): void {
-    this.handle(response, () => {
-      const path = contextPathOf(args.expression);
-      if (!path) {
-        throw new OcdbError(
-          'InvalidInput',
-          `${args.expression} is not a path in the runtime context (runtimeContext.…): only runtime-context values can be staged for a fork.`,
-          { path: 'expression' },
-        );
-      }
-      const ref = this.refOf(args.frameId);
-      const value = parseEditedValue(args.value);
-      (this.ctlOfRun(ref.view.runId) ?? this.controller()).stage(ref, path, value);
-      response.body = { value: previewValue(value) };
-      this.sendResponse(response);
-      if (this.clientSupportsInvalidated) this.sendEvent(new InvalidatedEvent(['variables']));
-    });
-  }
-
-  /** Debug Console and Watch suggestions: state fields, keys after `.`, indexes after `[`, tool names in tool("…"). */
-  protected override completionsRequest(
-    response: DebugProtocol.CompletionsResponse,
-    args: RequestArgs<'completions'>,
-  ): void {
-    this.handle(response, () => {
-      const ref = this.refOf(args.frameId);
-      const ctl = this.controller();
-      const state = ctl.state(ref);
-      const line = (args.text.split('\n')[(args.line ?? 1) - 1] ?? args.text).toString();
-      const cursor = this.convertClientColumnToDebugger(args.column) - 1;
-      const targets = completionsAt(line, cursor, {
-        fields: Object.keys(state),
-        toolNames: [...ref.view.toolNames()],
-        valueOf: (path) => {
-          try {
-            return ctl.evaluate(path, ref, 'watch');
-          } catch {
-            return undefined;
-          }
-        },
-      });
-      response.body = {
-        targets: targets.map((t) => ({ ...t, start: t.start === undefined ? undefined : this.clientOffset(t.start) })),
-      };
-      this.sendResponse(response);
-    });
-  }
-
-  /** A 0-based offset into a completions text as the client counts columns. */
-  private clientOffset(offset: number): number {
-    return this.convertDebuggerColumnToClient(offset + 1);
-  }
-
-  /** The Loaded Scripts view: the transcripts of the runs this session has shown. */
-  protected override loadedSourcesRequest(response: DebugProtocol.LoadedSourcesResponse): void {
-    this.handle(response, () => {
-      if (this.live) for (const t of this.live.threads) this.sourceOf(t.ctl.view);
-      else this.sourceOf(this.controller().view);
-      response.body = { sources: (this.sources as TranscriptSources).all() };
-      this.sendResponse(response);
     });
   }
 
@@ -816,22 +319,17 @@ export class AgentReplaySession extends DapSession {
    * The custom requests of protocol.ts. `fork` {checkpointId?, forkConfig?, acknowledgedTools?} creates a fork run
    * through ForkService and answers {runId, forkRequestId}; the `runsChanged` event follows. `stagedContextPatch`
    * {clear?} answers the edits staged with setVariable; the extension asks when "Fork from this checkpoint" opens
-   * the Context & Fork editor, and clears them after the editor forked with them.
+   * the Context & Fork editor, and clears them after the editor forked with them. `fileOfVariable` names the file a
+   * Files-scope variable shows.
    */
   protected override customRequest(command: string, response: DebugProtocol.Response, args: unknown): void {
     this.handle(response, () => {
-      if (command === stagedContextPatchRequest.command && this.live && this.live.threads.length === 0) {
-        // waiting for an agent's next run: nothing can be staged yet, and the extension asks on every selection
-        response.body = { contextPatch: {} };
-        this.sendResponse(response);
-        return;
-      }
       if (command === fileOfVariableRequest.command) {
-        response.body = fileOfVariable(args, (reference) => this.container(reference));
+        response.body = fileOfVariable(args, (reference) => this.vars.require(reference));
         this.sendResponse(response);
         return;
       }
-      const answer = this.controller().customRequest(command, args);
+      const answer = this.target.customRequest(command, args);
       response.body = answer.body;
       this.sendResponse(response);
       if (answer.event) this.sendEvent(new Event(answer.event.event, answer.event.body));
@@ -846,7 +344,7 @@ export class AgentReplaySession extends DapSession {
    */
   protected override terminateRequest(response: DebugProtocol.TerminateResponse): void {
     this.search.abandon();
-    this.endLive();
+    this.target = this.target.detach();
     this.sendResponse(response);
     this.sendEvent(new TerminatedEvent());
   }
@@ -854,20 +352,9 @@ export class AgentReplaySession extends DapSession {
   /** Disconnect: ends the session; attached, the agents go on at once (detached). */
   protected override disconnectRequest(response: DebugProtocol.DisconnectResponse): void {
     this.search.abandon();
-    this.endLive();
-    this.replay.close();
-    this.replay = new ReplayTarget();
+    this.target.close();
+    this.target = new ReplayTarget();
     this.sendResponse(response);
     this.shutdown(); // ends the process only when running over stdio (not inline or as a server)
   }
-}
-
-/** The index an array item's variable is named by; an index range (`[0 … 99]`, Variables.ranges) is no value to set. */
-function itemIndex(name: string): number {
-  if (!/^\d+$/.test(name)) {
-    throw new OcdbError('InvalidInput', `${name} is a range of items, not a value: expand it and set an item.`, {
-      path: 'name',
-    });
-  }
-  return Number(name);
 }

@@ -64,3 +64,8 @@ export interface DebugTarget {
   /** Closes it all (a new launch or attach, disconnect). */
   close(): void;
 }
+
+/** The controller showing `runId`, else the one a request without a thread means. */
+export function controllerOfRun(target: DebugTarget, runId: string): ReplayController {
+  return target.ctlOfRun(runId) ?? target.controller();
+}

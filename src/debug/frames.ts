@@ -7,6 +7,7 @@
  * No DAP transport here: returns plain DAP-shaped objects.
  */
 import type { DebugProtocol } from '@vscode/debugprotocol';
+import { OcdbError } from '../model';
 import type { CheckpointSummary } from '../store';
 import type { RunView } from '../replay/runView';
 
@@ -133,6 +134,26 @@ export class FrameIds {
   get(id: number): FrameRef | undefined {
     return this.refs.get(id);
   }
+
+  /** The frame of `id` at this stop; the label frame, or a frame of an earlier stop, is an error saying so. */
+  require(id: number): FrameRef {
+    const ref = this.refs.get(id);
+    if (!ref && this.isLabel(id)) {
+      throw new OcdbError(
+        'InvalidInput',
+        `frameId ${id} is the label that counts the checkpoints not listed, not a checkpoint: step back to reach them.`,
+        { path: 'frameId' },
+      );
+    }
+    if (!ref) {
+      throw new OcdbError(
+        'InvalidInput',
+        `frameId ${id} is not a frame of this stop: frame ids last until the next stop; ask stackTrace again.`,
+        { path: 'frameId' },
+      );
+    }
+    return ref;
+  }
 }
 
 /** The DAP frame of `ref`; `source` gives the frame's transcript source and 1-based line. */
@@ -154,4 +175,30 @@ export function toStackFrame(
   };
   if (ref.view.runId !== current.runId) frame.presentationHint = 'subtle';
   return frame;
+}
+
+/**
+ * The stackTrace body of a thread whose frame chain is `segments` (`current`: the run it replays): the page asked
+ * for; a request for every frame (no `levels`) gets the newest UNPAGED_FRAMES and a label frame counting the rest.
+ * `at` gives a frame's source and client line, `column` the client's column of the debugger's 1.
+ */
+export function stackTrace(
+  segments: readonly FrameSegment[],
+  current: RunView,
+  ids: FrameIds,
+  args: { startFrame?: number; levels?: number },
+  at: (view: RunView, index: number) => { source: DebugProtocol.Source; line: number },
+  column: (column: number) => number,
+): { stackFrames: DebugProtocol.StackFrame[]; totalFrames: number } {
+  const total = totalFrames(segments);
+  const start = Math.max(0, args.startFrame ?? 0);
+  const unpaged = (args.levels ?? 0) <= 0 && total - start > UNPAGED_FRAMES;
+  const refs = pageFrames(segments, start, unpaged ? UNPAGED_FRAMES : (args.levels ?? 0));
+  const stackFrames = refs.map((ref) => {
+    const frame = toStackFrame(ref, ids.idOf(ref), current, at);
+    frame.column = column(frame.column); // 1 here; 0 for a client counting from 0
+    return frame;
+  });
+  if (unpaged) stackFrames.push(labelFrame(ids.label(), total - start - refs.length));
+  return { stackFrames, totalFrames: total };
 }

@@ -11,7 +11,14 @@
  * (evaluateName). Returns plain DAP-shaped objects; no transport.
  */
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import { applyContextPatch, messageText, type Checkpoint, type Message, type ToolCallRecord } from '../model';
+import {
+  OcdbError,
+  applyContextPatch,
+  messageText,
+  type Checkpoint,
+  type Message,
+  type ToolCallRecord,
+} from '../model';
 import { excerpt } from '../replay/transcript';
 import { lazyList } from '../store';
 import { filePreview, isFileVariable } from './filesScope';
@@ -171,6 +178,19 @@ export class Variables {
 
   container(reference: number): Container | undefined {
     return this.containers.get(reference);
+  }
+
+  /** The container of a reference of this stop; an unknown reference, or one of an earlier stop, is an error. */
+  require(reference: number): Container {
+    const c = this.containers.get(reference);
+    if (!c) {
+      throw new OcdbError(
+        'InvalidInput',
+        `variablesReference ${reference} is not a variable of this stop: references last until the next stop.`,
+        { path: 'variablesReference' },
+      );
+    }
+    return c;
   }
 
   /** The value a scope shows for the checkpoint of `ref`. */

@@ -1,5 +1,5 @@
 /**
- * LiveController: the state of an `attach` session without DAP (src/README.md "Live debugging", the debugger's half). It holds the
+ * LiveController: the state of an `attach` session without DAP (src/debug/README.md "Live debugging", the debugger's half). It holds the
  * attachment in the store (its lease renewed every second, so an agent never waits for a debugger that died), the
  * attached runs as threads — each a ReplayController over the shared store whose cursor can go back into what the
  * run already recorded — the stop each thread's agent is held at with the edits made there (pendingEdits.ts), and

@@ -2,7 +2,7 @@
  * The Pending scope of a live stop and the edits made in it: what the agent is about to do at the checkpoint it
  * stopped on (before a tool call: the tool, its arguments and its outcome; before a model call: the system prompt
  * and the messages to be sent; everywhere: the runtime context) and what `setVariable` changed there, turned into
- * the `LiveEdits` the agent applies when the user continues (src/README.md, "Live debugging"). Every edit is checked when it is
+ * the `LiveEdits` the agent applies when the user continues (src/debug/README.md, "Live debugging"). Every edit is checked when it is
  * made (a message list must stay messages, the context a context), so a wrong value is refused naming its path.
  * Pure: no store, no DAP.
  */

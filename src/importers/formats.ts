@@ -24,7 +24,7 @@ export interface SniffInput {
 
 export interface FormatSpec {
   format: ImportFormat;
-  /** How the content is recognised, for the "format not recognised" message and the README. */
+  /** How the content is recognised, for the "format not recognised" message and the formats reference (media/docs/reference/formats.md). */
   recognisedBy: string;
   recognise: (input: SniffInput) => boolean;
   read: (file: string, options: ReaderOptions) => Promise<ReadPlans>;

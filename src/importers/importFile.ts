@@ -188,7 +188,7 @@ export async function importFile(
         return result;
       }
       if ('unknown' in sniffed) {
-        // what went wrong first; how each format is recognised is in `ocdb import --help` and the README
+        // what went wrong first; how each format is recognised is in `ocdb import --help` and media/docs/reference/formats.md
         result.reason = `format not recognised: ${sniffed.unknown}. Pass --format to force one of ${formatNames()}.`;
         return result;
       }

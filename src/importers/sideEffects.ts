@@ -12,7 +12,7 @@ import { OcdbError, SideEffectLevelSchema, parseWith, type SideEffectLevel } fro
 
 export type SideEffectTable = Readonly<Record<string, SideEffectLevel>>;
 
-/** The built-in table (README documents it). */
+/** The built-in table (media/docs/importing.md documents it). */
 export const DEFAULT_SIDE_EFFECTS: SideEffectTable = {
   Read: 'read_only',
   Grep: 'read_only',

@@ -2,7 +2,7 @@
  * Live debugging: a debugger attached to a running run or agent (LiveAttachment, with a lease it
  * renews), the stops the agent asks at each checkpoint boundary (LiveStop: asking -> stopped -> resumed, or
  * expired when the lease ran out), the edits a resumed stop carries (LiveEdits) and how an applied edit is
- * recorded in the run (LiveEditRecord, in `DebugRun.liveEdits`). The protocol: src/README.md, "Live debugging". Pure.
+ * recorded in the run (LiveEditRecord, in `DebugRun.liveEdits`). The protocol: src/debug/README.md, "Live debugging". Pure.
  */
 import { z } from 'zod';
 import { CheckpointBoundarySchema, MessageSchema } from './checkpoint';

@@ -258,7 +258,7 @@ export class RunRecorder {
     return checkpointId;
   }
 
-  // ---- live debugging (src/writer/liveGate.ts; the protocol in src/README.md) ----
+  // ---- live debugging (src/writer/liveGate.ts; the protocol in src/debug/README.md) ----
 
   private pointAt(
     boundary: CheckpointBoundary,

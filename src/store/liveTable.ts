@@ -1,5 +1,5 @@
 /**
- * Live debugging's tables (the protocol: src/README.md, "Live debugging"): `live_attachments` (a debugger attached to
+ * Live debugging's tables (the protocol: src/debug/README.md, "Live debugging"): `live_attachments` (a debugger attached to
  * a run or an agent id, with a lease it renews), `live_stops` (the stop an agent asks at a boundary and the
  * debugger's answer) and `live_edits` (the edits an agent applied: the run's record of them, DebugRun.liveEdits).
  * The debugger and the agent talk only through these rows, so any process, language or store works. A stop whose

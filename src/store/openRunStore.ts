@@ -1,7 +1,7 @@
 /**
  * Opening a run store: a SQLite file (its folder made, WAL and busy timeout set, migrated, fixed up) or, for a
  * `postgres://` / `postgresql://` connection string, a PostgreSQL database (pgStore.ts). Either way the same
- * SqlRunStore over the driver seam (see src/README.md "Two engines").
+ * SqlRunStore over the driver seam (see src/store/README.md "Two engines").
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -41,7 +41,7 @@ export interface OpenStoreOptions {
 
 /**
  * Opens (and migrates) the store at `file`: a SQLite file, or — for a `postgres://` / `postgresql://` connection
- * string — a PostgreSQL database (pgStore.ts; the same store over another driver, see src/README.md "Two engines").
+ * string — a PostgreSQL database (pgStore.ts; the same store over another driver, see src/store/README.md "Two engines").
  */
 export function openRunStore(file: string, options: OpenStoreOptions = {}): SqlRunStore {
   const create = options.create ?? true;

@@ -373,7 +373,7 @@ export interface RunStore {
   getConfirmation(confirmationId: string): ConfirmationRecord;
   listConfirmations(filter?: ConfirmationFilter): ConfirmationRecord[];
 
-  // ---- live debugging (the protocol: src/README.md, "Live debugging") ----
+  // ---- live debugging (the protocol: src/debug/README.md, "Live debugging") ----
 
   /** A debugger attaches to a running run (RunNotRunning when it ended) or to the runs of an agent id. */
   attachLive(input: AttachLiveInput): LiveAttachment;

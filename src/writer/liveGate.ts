@@ -1,5 +1,5 @@
 /**
- * LiveGate: where a live run can be paused (the protocol: src/README.md, "Live debugging"). After a checkpoint is
+ * LiveGate: where a live run can be paused (the protocol: src/debug/README.md, "Live debugging"). After a checkpoint is
  * written, `ask` makes the cheap check (is a debugger attached to this run or its agent?) and, when one is, asks it
  * whether to stop there; the waits poll the stop row (2 ms, backing off to 25 ms) until the debugger resumes it (with
  * the edits to apply) or its lease runs out (the agent goes on by itself: never longer than the lease, 5 s by

@@ -1,6 +1,6 @@
 /**
  * A real session of another editor: Debian's Emacs with its dap-mode package (`emacs-nox elpa-dap-mode`, installed
- * by .ci/run) loads the README's dap-mode block as it is and drives `ocdb dap` in batch mode with dap-mode's own
+ * by .ci/run) loads the dap-mode block of media/docs/debugger.md as it is and drives `ocdb dap` in batch mode with dap-mode's own
  * commands (test/dap/support/dapMode.el): launch, step forward and back, a breakpoint added in the transcript buffer,
  * evaluate, a run growing while it is replayed, disconnect, a long run's stop as dap-mode asks for it (every frame, a
  * scope unpaged), and an attach that stops a real agent process. Without Emacs and dap-mode this test fails: it is part
@@ -35,12 +35,12 @@ function attachedIn(store: string, agentId: string): boolean {
   }
 }
 
-/** The README's dap-mode block, exactly as a user would paste it. */
+/** The dap-mode block of media/docs/debugger.md, exactly as a user would paste it. */
 function readmeSnippet(): string {
-  const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-  const blocks = [...readme.matchAll(/```elisp\n([\s\S]*?)```/g)].map((m) => m[1] ?? '');
+  const doc = fs.readFileSync(path.join(ROOT, 'media/docs/debugger.md'), 'utf8');
+  const blocks = [...doc.matchAll(/```elisp\n([\s\S]*?)```/g)].map((m) => m[1] ?? '');
   const block = blocks.find((b) => b.includes('dap-register-debug-provider'));
-  assert.ok(block, 'README.md has a dap-mode (elisp) block');
+  assert.ok(block, 'media/docs/debugger.md has a dap-mode (elisp) block');
   return block;
 }
 
@@ -156,7 +156,7 @@ describe('Emacs dap-mode drives ocdb dap', () => {
     assert.equal(byName('error'), undefined, why());
     assert.equal(code, 0, why());
   });
-  it('the README block registers "Replay agent run"', () => {
+  it('the documented block registers "Replay agent run"', () => {
     assert.equal(byName('snippet-loaded'), true, why());
     assert.equal((byName('capabilities') as { stepBack: boolean } | undefined)?.stepBack, true, why());
   });

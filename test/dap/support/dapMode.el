@@ -3,7 +3,7 @@
 ;; Run by test/dap/emacs.test.ts as
 ;;   emacs --batch -l dapMode.el
 ;; with the current directory holding .ocdb/runs.db (the demo store), OCDB_CLI set to dist/cli.js and
-;; OCDB_README_SNIPPET naming a file that holds the README's dap-mode block as it is. Loads Debian's dap-mode, the
+;; OCDB_README_SNIPPET naming a file that holds the dap-mode block of media/docs/debugger.md as it is. Loads Debian's dap-mode, the
 ;; snippet, then starts "Replay agent run" with `dap-debug' and drives it with dap-mode's own commands: stop on
 ;; entry, step forward, step back, a breakpoint added with `dap-breakpoint-add' in the transcript buffer and
 ;; `dap-continue' to it, an evaluate, a run growing while it is replayed (optional, OCDB_GROWING_RUN), and
@@ -74,7 +74,7 @@
       (ocdb-report-frame "next")
 
       (setf (dap--debug-session-active-frame (ocdb-session)) nil)
-      (ocdb-step-back) ; the README block's command
+      (ocdb-step-back) ; the documented block's command
       (ocdb-wait-stop 3 "the stop after stepBack")
       (ocdb-report-frame "stepBack")
 
@@ -161,7 +161,7 @@
 
       (let ((agent (getenv "OCDB_ATTACH_AGENT")))
         (when (and agent (not (string= agent "")))
-          ;; the README's "Attach to agent run": the test starts the agent once OCDB_ATTACH_READY exists, and
+          ;; the documented "Attach to agent run": the test starts the agent once OCDB_ATTACH_READY exists, and
           ;; reports on OCDB_AGENT_DONE when the agent process has finished
           (let ((conf (copy-tree (cdr (assoc "Attach to agent run" dap-debug-template-configurations)))))
             (plist-put conf :agentId agent)

@@ -1,6 +1,6 @@
 /**
- * The README's examples for the systems this tool plugs into run as a new user would run them (against the built
- * `agent-time-travel/recorder`), and leave the runs the README says: the ToolJournal's cancelled receipt shows as
+ * The examples of media/docs/runtimes.md for the systems this tool plugs into run as a new user would run them (against the built
+ * `agent-time-travel/recorder`), and leave the runs the page says: the ToolJournal's cancelled receipt shows as
  * CANCELLED; the ACP stream's tool call has its result and its approval.
  */
 import assert from 'node:assert/strict';
@@ -16,9 +16,9 @@ const CLI = join(ROOT, 'dist', 'cli.js');
 
 /** Runs the ```js block after `<!-- marker -->` with OCDB_STORE=`store`. */
 function runExample(marker: string, store: string): void {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const match = new RegExp(`<!-- ${marker} -->\\s*\`\`\`js\\n([\\s\\S]*?)\`\`\``).exec(readme);
-  assert.ok(match, `README has a \`\`\`js block after <!-- ${marker} -->`);
+  const doc = readFileSync(join(ROOT, 'media/docs/runtimes.md'), 'utf8');
+  const match = new RegExp(`<!-- ${marker} -->\\s*\`\`\`js\\n([\\s\\S]*?)\`\`\``).exec(doc);
+  assert.ok(match, `media/docs/runtimes.md has a \`\`\`js block after <!-- ${marker} -->`);
   // Inside the package folder, `agent-time-travel/recorder` resolves to this package (self-reference via exports);
   // dist/ is this checkout's own build (a .cache symlink may point into another checkout).
   const dir = join(ROOT, 'dist', '.examples');
@@ -33,7 +33,7 @@ function runExample(marker: string, store: string): void {
   }
 }
 
-test("the README's ToolJournal example: ocdb show has the result and the cancelled receipt", () => {
+test("the runtimes page's ToolJournal example: ocdb show has the result and the cancelled receipt", () => {
   const store = join(tmpDir(), 'journal.db');
   runExample('tooljournal-example', store);
   const db = openRunStore(store);
@@ -46,7 +46,7 @@ test("the README's ToolJournal example: ocdb show has the result and the cancell
   assert.match(show.stdout, /deploy\.prod .*CANCELLED/);
 });
 
-test("the README's ACP stream example: the run has the tool call, its result and the approval", () => {
+test("the runtimes page's ACP stream example: the run has the tool call, its result and the approval", () => {
   const store = join(tmpDir(), 'acp.db');
   runExample('acp-stream-example', store);
   const db = openRunStore(store);

@@ -1,5 +1,5 @@
 /**
- * The debugger's side of the stop protocol (LiveController; src/README.md, "Live debugging") on a real store file: which of the
+ * The debugger's side of the stop protocol (LiveController; src/debug/README.md, "Live debugging") on a real store file: which of the
  * stops an agent asks are stops (function breakpoints before the tool, hit counts, the tool-error filter after it,
  * data breakpoints, stopBeforeModelCall, steps, Pause, stop on entry), the edits of the Pending scope as the agent
  * receives them, the way back to the live stop from the recorded past, and detaching. The agent is simulated by

@@ -2,7 +2,7 @@
  * A transient lock does not end a recording: another process holds the
  * store's write lock past the busy timeout, the recorder tries the write again
  * and goes on; only a lock that outlasts the retries gives up (StoreLocked,
- * as README "When the store fails under a running agent" says).
+ * as media/docs/recording.md, "When the store fails under a running agent", says).
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';

@@ -2,7 +2,7 @@
  * Ingest over HTTP: a run recorded by plain HTTP calls reads back like one
  * recorded with the SDK (steps, ledger, tool messages, end status); four
  * clients ingesting at once lose nothing; server.json goes away on close; the
- * stdlib-only Python snippet of the README records a run.
+ * stdlib-only Python snippet of media/docs/http-api.md records a run.
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
@@ -203,10 +203,18 @@ describe('HTTP ingest', () => {
     server = await startServer({ store });
   });
 
-  it('the README Python snippet (stdlib only) records a run', async () => {
+  it("the HTTP API page's Python snippet (stdlib only) records a run", async () => {
     const python = spawnSync('python3', ['--version']);
     assert.equal(python.status, 0, 'python3 is needed for this test');
     const script = path.join(__dirname, '../../fixtures/agents/record_run.py');
+    const doc = fs.readFileSync(path.join(__dirname, '../../../media/docs/http-api.md'), 'utf8');
+    const snippet = fs
+      .readFileSync(script, 'utf8')
+      .split('\n')
+      .filter((l) => !l.startsWith('#'))
+      .join('\n')
+      .trim();
+    assert.ok(doc.includes(snippet), 'media/docs/http-api.md shows test/fixtures/agents/record_run.py as it is tested');
     // Async: the server answering the snippet lives in this process.
     const child = spawn('python3', [script, store.path]);
     let stdout = '';

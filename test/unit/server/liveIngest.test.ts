@@ -2,7 +2,7 @@
  * Live debugging over HTTP ingest: a checkpoint or tool-begin request of a run under a debugger waits
  * at most `waitMs`, answers 202 with the stop and a retry URL while stopped, and the retry answers the edits once
  * resumed (applied to the run once, however often it is asked); a run without a debugger answers as before with
- * `edits: null`. The README's Python loop stops before its tool and runs it with the edited args.
+ * `edits: null`. The live-debugging page's Python loop stops before its tool and runs it with the edited args.
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
@@ -137,17 +137,20 @@ describe('HTTP ingest under a live debugger', () => {
     assert.equal(foreign.status, 404, 'a stop of another run');
   });
 
-  it("the README's Python loop stops before its tool and runs it with the edited args", async () => {
+  it("the live-debugging page's Python loop stops before its tool and runs it with the edited args", async () => {
     assert.equal(spawnSync('python3', ['--version']).status, 0, 'python3 is needed for this test');
     const script = path.join(__dirname, '../../fixtures/agents/live_agent.py');
-    const readme = fs.readFileSync(path.join(__dirname, '../../../README.md'), 'utf8');
+    const doc = fs.readFileSync(path.join(__dirname, '../../../media/docs/live-debugging.md'), 'utf8');
     const code = fs
       .readFileSync(script, 'utf8')
       .split('\n')
       .filter((l) => !l.startsWith('#'))
       .join('\n')
       .trim();
-    assert.ok(readme.includes(code), 'the README shows test/fixtures/agents/live_agent.py as it is tested');
+    assert.ok(
+      doc.includes(code),
+      'media/docs/live-debugging.md shows test/fixtures/agents/live_agent.py as it is tested',
+    );
 
     const dbg = new TestDebugger(debuggerStore, 'http-py', { agentId: 'python-agent' });
     const child = spawn('python3', [script, store.path], { env: { ...process.env, OCDB_WAIT_MS: '100' } });

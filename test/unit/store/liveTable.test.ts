@@ -1,5 +1,5 @@
 /**
- * The stop protocol in the store (src/README.md, "Live debugging"): attach / ask / answer / detach, lease expiry,
+ * The stop protocol in the store (src/debug/README.md, "Live debugging"): attach / ask / answer / detach, lease expiry,
  * several attachments, the change feed, and the run's record of applied edits through export and load.
  */
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 /**
- * Live debugging as the README's "Live debugging in VS Code" tells it, in the workbench: a
+ * Live debugging as media/docs/live-debugging.md, "In VS Code", tells it, in the workbench: a
  * function breakpoint on `lookup_order`; Debug Next Run of Agent… for `support-bot` (typed: the demo store has no
  * run of it); the README's recording example started as a real child process (`node agent.js` in the workspace,
  * `agent-time-travel` installed in its node_modules) stops before `lookup_order`; the Variables view shows the

@@ -13,7 +13,7 @@ export interface UiContext {
   /** The workspace folder, holding the demo store at `.ocdb/runs.db` (no store at all when `empty`). */
   workspace: string;
   store: string;
-  /** Saves test-results/screenshots/<name>.png (the README names this folder). */
+  /** Saves test-results/screenshots/<name>.png (test/README.md names this folder). */
   screenshot(name: string): Promise<string>;
 }
 

@@ -9,6 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { OcdbError, OnDivergenceSchema, REPLAY_POLICIES, RunStatusSchema, parseWith } from '../../model';
+import { parseAssertion } from '../../cohort/assertionText';
 import { parseForkPoint } from '../../cohort/cohortSelection';
 import { junitReport } from '../../cohort/junitReport';
 import { saveQuery, savedQuery } from '../../cohort/savedQueries';
@@ -27,12 +28,7 @@ import {
 import { FORK_EDIT_OPTIONS, forkEditsFromFlags, pairs } from './forkCommand';
 import { MODEL_HELP, MODEL_OPTIONS, chatModelFrom, requireEndpoint } from './forkCliShared';
 
-/** `[name=]expression`: a name is a word before a single `=` (an expression's `==` is not a name). */
-export function parseAssertion(text: string): { name: string; expression: string } {
-  const m = /^([A-Za-z_][\w.-]*)\s*=(?!=)\s*(.+)$/s.exec(text);
-  if (m && !/[()'"`!<>]/.test(m[1] as string)) return { name: m[1] as string, expression: (m[2] as string).trim() };
-  return { name: text.trim(), expression: text.trim() };
-}
+export { parseAssertion } from '../../cohort/assertionText';
 
 /** A time on the command line: an ISO date or milliseconds since the epoch. */
 function parseTime(text: string | undefined, flag: string): number | undefined {

@@ -45,8 +45,8 @@ export function junitReport(report: WhatIfReport): string {
         continue;
       }
       failures++;
-      const why =
-        a.error ?? `does not hold at the fork's end${a.sourcePassed === true ? ' (it held in the recording)' : ''}`;
+      const held = a.sourcePassed === true ? ' (it held in the recording)' : '';
+      const why = a.error ?? `does not hold at the fork's end${held}${a.reason ? `: ${a.reason}` : ''}`;
       cases.push(
         `    <testcase classname="${cls}" name="${name}"><failure message="${xmlText(why)}" type="assertion">${out}</failure></testcase>`,
       );

@@ -17,10 +17,12 @@ import { batchKey, openBatchFile, type BatchProgress } from './batchFile';
 import { checkForkPoint, forkPointOf, selectCohort } from './cohortSelection';
 import { gateCertificate, type GateCertificate } from './gateCertificate';
 import { costOf } from './modelPrices';
-import { failedResult, whatIfRun } from './whatIfRun';
+import { BatchGrader, estimateTokens, type Grader } from './modelGrader';
+import { endStateOf, failedResult, whatIfRun } from './whatIfRun';
 import {
   WHAT_IF_OUTCOMES,
   WhatIfSpecSchema,
+  isModelAssertion,
   type WhatIfOutcome,
   type WhatIfRunResult,
   type WhatIfSpec,
@@ -28,8 +30,10 @@ import {
 } from './whatIfSpec';
 
 export interface CostEstimate {
-  /** Tokens the recording spent after the fork points: what a real model is asked to spend again. */
+  /** Tokens the recording spent after the fork points (what a real model is asked to spend again) and grading's. */
   tokens: number;
+  /** Of `tokens`, what the model-graded assertions are expected to take (each run's end and its recording's). */
+  gradingTokens?: number;
   /** USD at the model's price, for the tokens whose model has a known price. */
   usd: number;
   /** Models with no known price, and their tokens. */
@@ -46,6 +50,8 @@ export interface WhatIfProgress {
 
 export interface WhatIfOptions {
   chatModel?: ChatModel;
+  /** The endpoint and model that answer the model-graded assertions (needed when the spec has any). */
+  grader?: Grader;
   /** Forks in flight at once (default 2). */
   concurrency?: number;
   signal?: AbortSignal;
@@ -55,7 +61,7 @@ export interface WhatIfOptions {
   /** Or the folder where it is kept, named by the batch's key. */
   batchDir?: string;
   fresh?: boolean;
-  /** Real / override model: asked when the estimate passes `maxCostUsd` (or has unpriced tokens); false stops. */
+  /** Real / override model or model-graded assertions: asked when the estimate passes `maxCostUsd` (or has unpriced tokens); false stops. */
   confirmCost?: (estimate: CostEstimate) => Promise<boolean>;
   maxCostUsd?: number;
 }
@@ -63,7 +69,15 @@ export interface WhatIfOptions {
 /** Per outcome, how many runs; per assertion, how many forks and source runs pass it. */
 export interface WhatIfRates {
   outcomes: Record<WhatIfOutcome, number>;
-  assertions: { name: string; expression: string; passed: number; failed: number; sourcePassed: number }[];
+  assertions: {
+    name: string;
+    /** The expression, or for a model-graded assertion the question. */
+    expression?: string;
+    question?: string;
+    passed: number;
+    failed: number;
+    sourcePassed: number;
+  }[];
 }
 
 export interface WhatIfReport {
@@ -91,7 +105,43 @@ interface Preflight {
   estimate: CostEstimate;
 }
 
-function preflight(store: RunStore, spec: WhatIfSpec, runIds: readonly string[]): Preflight {
+/** Adds `tokens` of `model` to the estimate: priced where the model's price is known, else listed. */
+function addTokens(estimate: CostEstimate, model: string, input: number, output: number): void {
+  estimate.tokens += input + output;
+  const usd = costOf(model, { input, output });
+  if (usd !== undefined) estimate.usd += usd;
+  else if (input + output > 0) {
+    const row = estimate.unpriced.find((u) => u.model === model);
+    if (row) row.tokens += input + output;
+    else estimate.unpriced.push({ model, tokens: input + output });
+  }
+}
+
+/** What grading each run is expected to take: every question over the recording's end, twice (fork and source). */
+function addGrading(
+  estimate: CostEstimate,
+  store: RunStore,
+  spec: WhatIfSpec,
+  runId: string,
+  grader: BatchGrader | undefined,
+): void {
+  const questions = spec.assertions.filter(isModelAssertion);
+  if (questions.length === 0 || !grader) return;
+  const end = endStateOf(store, runId);
+  if (!end) return;
+  for (const q of questions) {
+    const t = estimateTokens(q.question, end);
+    addTokens(estimate, grader.modelOf(q.model), 2 * t.input, 2 * t.output);
+    estimate.gradingTokens = (estimate.gradingTokens ?? 0) + 2 * (t.input + t.output);
+  }
+}
+
+function preflight(
+  store: RunStore,
+  spec: WhatIfSpec,
+  runIds: readonly string[],
+  grader: BatchGrader | undefined,
+): Preflight {
   const service = new ForkService(store);
   const points = new Map<string, string>();
   const unplanned = new Map<string, unknown>();
@@ -113,16 +163,9 @@ function preflight(store: RunStore, spec: WhatIfSpec, runIds: readonly string[])
         const after = store.listCheckpoints(runId, { offset: at.index + 1 });
         const input = after.reduce((n, s) => n + (s.usage?.inputTokens ?? 0), 0);
         const output = after.reduce((n, s) => n + (s.usage?.outputTokens ?? 0), 0);
-        const model = plan.model?.model ?? 'unknown';
-        estimate.tokens += input + output;
-        const usd = costOf(model, { input, output });
-        if (usd !== undefined) estimate.usd += usd;
-        else if (input + output > 0) {
-          const row = estimate.unpriced.find((u) => u.model === model);
-          if (row) row.tokens += input + output;
-          else estimate.unpriced.push({ model, tokens: input + output });
-        }
+        addTokens(estimate, plan.model?.model ?? 'unknown', input, output);
       }
+      addGrading(estimate, store, spec, runId, grader);
     } catch (e) {
       if (!(e instanceof OcdbError) || e.code === 'InvalidInput') throw e; // a bad config fails the batch once
       unplanned.set(runId, e);
@@ -147,11 +190,12 @@ export function refusal(hazards: readonly CohortHazard[]): OcdbError {
 export function ratesOf(spec: WhatIfSpec, results: readonly WhatIfRunResult[]): WhatIfRates {
   const outcomes = Object.fromEntries(WHAT_IF_OUTCOMES.map((o) => [o, 0])) as Record<WhatIfOutcome, number>;
   for (const r of results) outcomes[r.outcome]++;
-  const assertions = spec.assertions.map(({ name, expression }) => {
+  const assertions = spec.assertions.map((assertion) => {
+    const name = assertion.name;
     const of = results.flatMap((r) => r.assertions.filter((a) => a.name === name));
     return {
       name,
-      expression,
+      ...(isModelAssertion(assertion) ? { question: assertion.question } : { expression: assertion.expression }),
       passed: of.filter((a) => a.passed).length,
       failed: of.filter((a) => !a.passed).length,
       sourcePassed: of.filter((a) => a.sourcePassed === true).length,
@@ -168,7 +212,16 @@ export async function runWhatIf(
 ): Promise<WhatIfReport> {
   const spec = parseWith(WhatIfSpecSchema, input, 'what-if');
   checkForkPoint(spec.at);
-  for (const a of spec.assertions) compileExpression(a.expression);
+  for (const a of spec.assertions) if (!isModelAssertion(a)) compileExpression(a.expression);
+  const grading = spec.assertions.some(isModelAssertion);
+  if (grading && !options.grader) {
+    throw new OcdbError(
+      'InvalidInput',
+      'A model-graded assertion needs a model endpoint and a model: pass --base-url and --model-name (or set OCDB_MODEL_BASE_URL and OCDB_MODEL).',
+      { path: 'assertions' },
+    );
+  }
+  const grader = grading && options.grader ? new BatchGrader(options.grader) : undefined;
   const runIds = selectCohort(store, spec.cohort);
   if (runIds.length === 0) {
     throw new OcdbError(
@@ -179,10 +232,11 @@ export async function runWhatIf(
       },
     );
   }
-  const plans = preflight(store, spec, runIds);
+  const plans = preflight(store, spec, runIds, grader);
   if (plans.hazards.length > 0) throw refusal(plans.hazards);
   const real = spec.fork.modelOverride?.mode === 'real' || spec.fork.modelOverride?.mode === 'override';
-  if (real && options.confirmCost) {
+  const spends = real || grader !== undefined;
+  if (spends && options.confirmCost) {
     const over = plans.estimate.usd > (options.maxCostUsd ?? 0) || plans.estimate.unpriced.length > 0;
     if (over && !(await options.confirmCost(plans.estimate))) {
       throw new OcdbError(
@@ -215,6 +269,7 @@ export async function runWhatIf(
         ? await whatIfRun(store, spec, runId, point, {
             ...(options.chatModel ? { chatModel: options.chatModel } : {}),
             ...(options.signal ? { signal: options.signal } : {}),
+            ...(grader ? { grader } : {}),
           }).catch((e: unknown) => failedResult(store, runId, e))
         : failedResult(store, runId, plans.unplanned.get(runId));
       if (options.signal?.aborted && result.failureCode === 'cancelled') return; // not done: resumed next time
@@ -233,7 +288,7 @@ export async function runWhatIf(
     results: ordered,
     rates: ratesOf(spec, ordered),
     certificate: gateCertificate(spec, ordered),
-    ...(real ? { estimate: plans.estimate } : {}),
+    ...(spends ? { estimate: plans.estimate } : {}),
     ...(file ? { batchFile: file } : {}),
   };
 }

@@ -19,11 +19,22 @@ import { runFork, toRunError, type RunOutcome } from '../fork/runner';
 import type { ChatModel } from '../fork/modelClient';
 import { checkpointState, evaluateExpression, isTruthy, type EvalState } from '../replay/evaluate';
 import { costOf } from './modelPrices';
-import type { AssertionResult, GateEntry, ToolCallChange, WhatIfRunResult, WhatIfSpec } from './whatIfSpec';
+import type { BatchGrader } from './modelGrader';
+import {
+  isModelAssertion,
+  type AssertionResult,
+  type GateEntry,
+  type ModelAssertion,
+  type ToolCallChange,
+  type WhatIfRunResult,
+  type WhatIfSpec,
+} from './whatIfSpec';
 
 export interface WhatIfRunOptions {
   chatModel?: ChatModel;
   signal?: AbortSignal;
+  /** Answers the model-graded assertions (a batch with any has one). */
+  grader?: BatchGrader;
 }
 
 /** A tool call of one side after the fork point, with the step it was made in. */
@@ -84,9 +95,9 @@ export function endStateOf(store: RunStore, runId: string): EvalState | undefine
   return checkpointState(cp, count - 1, (id) => calls.get(id));
 }
 
-/** Evaluates each assertion over the fork's end and the source's end; an error fails the assertion. */
+/** Evaluates each expression assertion over the fork's end and the source's end; an error fails the assertion. */
 export function evaluateAssertions(
-  assertions: WhatIfSpec['assertions'],
+  assertions: readonly { name: string; expression: string }[],
   fork: EvalState | undefined,
   source: EvalState | undefined,
 ): AssertionResult[] {
@@ -108,6 +119,80 @@ export function evaluateAssertions(
       ...(mine.error !== undefined ? { error: mine.error } : {}),
     };
   });
+}
+
+interface Graded {
+  result: AssertionResult;
+  tokens: number;
+  costUsd: number | undefined;
+}
+
+/**
+ * Puts a model-graded assertion to the grader over the fork's end and the recording's. A grader that fails or
+ * answers no verdict fails the fork's side with its reason (the recording's side is then unknown); the batch goes on.
+ */
+async function gradeAssertion(
+  a: ModelAssertion,
+  fork: EvalState | undefined,
+  source: EvalState | undefined,
+  options: WhatIfRunOptions,
+): Promise<Graded> {
+  const grader = options.grader;
+  if (!grader) {
+    return { result: { name: a.name, passed: false, error: 'no model endpoint to grade with' }, tokens: 0, costUsd: 0 };
+  }
+  const model = grader.modelOf(a.model);
+  let tokens = 0;
+  let cost: number | undefined = 0;
+  const ask = async (state: EvalState | undefined) => {
+    if (!state) return { error: 'the run has no checkpoint' };
+    try {
+      const v = await grader.grade(a.question, state, a.model, options.signal);
+      tokens += v.tokens;
+      const c = costOf(model, { input: v.inputTokens, output: v.outputTokens });
+      cost = cost === undefined || c === undefined ? undefined : cost + c;
+      return { passed: v.passed, reason: v.reason };
+    } catch (e) {
+      if (isOcdbError(e) && e.code === 'Cancelled') throw e;
+      return { error: e instanceof Error ? e.message : String(e) };
+    }
+  };
+  const mine = await ask(fork);
+  const theirs = await ask(source);
+  const result: AssertionResult = {
+    name: a.name,
+    passed: mine.passed === true,
+    ...(theirs.passed !== undefined ? { sourcePassed: theirs.passed } : {}),
+    ...(mine.error !== undefined ? { error: mine.error } : {}),
+    ...(mine.reason ? { reason: mine.reason } : {}),
+    ...(theirs.reason ? { sourceReason: theirs.reason } : {}),
+    ...(theirs.error !== undefined ? { sourceError: theirs.error } : {}),
+  };
+  return { result, tokens, costUsd: cost };
+}
+
+/** Every assertion of the batch, in its order: expressions evaluated here, questions put to the grader. */
+async function checkAssertions(
+  assertions: WhatIfSpec['assertions'],
+  fork: EvalState | undefined,
+  source: EvalState | undefined,
+  options: WhatIfRunOptions,
+): Promise<{ results: AssertionResult[]; grading?: { tokens: number; costUsd?: number } }> {
+  const results: AssertionResult[] = [];
+  let grading: { tokens: number; costUsd?: number } | undefined;
+  for (const a of assertions) {
+    if (!isModelAssertion(a)) {
+      results.push(...evaluateAssertions([a], fork, source));
+      continue;
+    }
+    const graded = await gradeAssertion(a, fork, source, options);
+    results.push(graded.result);
+    const before = grading ?? { tokens: 0, costUsd: 0 };
+    const costUsd =
+      before.costUsd === undefined || graded.costUsd === undefined ? undefined : before.costUsd + graded.costUsd;
+    grading = { tokens: before.tokens + graded.tokens, ...(costUsd !== undefined ? { costUsd } : {}) };
+  }
+  return { results, ...(grading ? { grading } : {}) };
 }
 
 const ANSWERED_BY: Readonly<Record<ReplayPolicy, GateEntry['answeredBy']>> = {
@@ -194,7 +279,13 @@ export async function whatIfRun(
   const forkOwn = store.listCheckpoints(created.runId, { offset: 1 });
   const forkCalls = store.listToolCalls(created.runId);
   const toolChanges = toolCallChanges(callsIn(store, runId, sourceAfter), callsIn(store, created.runId, forkOwn));
-  const assertions = evaluateAssertions(spec.assertions, endStateOf(store, created.runId), endStateOf(store, runId));
+  const checked = await checkAssertions(
+    spec.assertions,
+    endStateOf(store, created.runId),
+    endStateOf(store, runId),
+    options,
+  );
+  const assertions = checked.results;
   const spentTurns = forkOwn.filter((s) => s.usage && !s.usage.captured);
   const spentBy = {
     input: spentTurns.reduce((n, s) => n + (s.usage?.inputTokens ?? 0), 0),
@@ -224,6 +315,7 @@ export async function whatIfRun(
       fork: Math.max(0, (fork.endedAt ?? fork.lastCheckpointAt ?? fork.startedAt) - fork.startedAt),
     },
     gate: gateEntries(forkCalls, refusedTool(failure, levels)),
+    ...(checked.grading ? { grading: checked.grading } : {}),
   };
   const cost = spent > 0 ? costOf(created.plan.model?.model, spentBy) : 0;
   const priced = cost !== undefined ? { costUsd: cost } : {};

@@ -45,8 +45,18 @@ export const ForkPointSchema = z.discriminatedUnion('kind', [
 ]);
 export type ForkPoint = z.infer<typeof ForkPointSchema>;
 
-export const AssertionSchema = z.object({ name: z.string().min(1), expression: z.string().min(1) });
+/** An expression over the fork's end state and ledger, in the debugger's expression language. */
+export const ExpressionAssertionSchema = z.strictObject({ name: z.string().min(1), expression: z.string().min(1) });
+/** A yes/no question about the run's end put to the configured model endpoint (`model`: which model answers). */
+export const ModelAssertionSchema = z.strictObject({
+  name: z.string().min(1),
+  question: z.string().min(1),
+  model: z.string().min(1).optional(),
+});
+export const AssertionSchema = z.union([ExpressionAssertionSchema, ModelAssertionSchema]);
 export type Assertion = z.infer<typeof AssertionSchema>;
+export type ModelAssertion = z.infer<typeof ModelAssertionSchema>;
+export const isModelAssertion = (a: Assertion): a is ModelAssertion => 'question' in a;
 
 /** The one fork configuration of a batch: a fork config without the run and checkpoint it starts from. */
 export const ForkTemplateSchema = ForkConfigSchema.omit({ sourceRunId: true, sourceCheckpointId: true });
@@ -83,8 +93,13 @@ export const AssertionResultSchema = z.object({
   passed: z.boolean(),
   /** The same expression over the source run's end: did the recording pass it? */
   sourcePassed: z.boolean().optional(),
-  /** The expression could not be evaluated (counted as failed). */
+  /** The expression could not be evaluated, or the grader gave no verdict (counted as failed). */
   error: z.string().optional(),
+  /** A model-graded assertion: the grader's reason for the fork's verdict, and for the recording's. */
+  reason: z.string().optional(),
+  sourceReason: z.string().optional(),
+  /** Why the recording could not be graded (its verdict is then unknown). */
+  sourceError: z.string().optional(),
 });
 export type AssertionResult = z.infer<typeof AssertionResultSchema>;
 
@@ -117,6 +132,8 @@ export const WhatIfRunResultSchema = z.object({
   tokens: z.object({ source: z.number(), fork: z.number(), spent: z.number() }),
   /** What the fork's spent tokens cost at the model's price (undefined: price not known). */
   costUsd: z.number().optional(),
+  /** What the model-graded assertions of this run spent (the fork's end and the recording's). */
+  grading: z.object({ tokens: z.number(), costUsd: z.number().optional() }).optional(),
   /** Time after the fork point: the recording's, and the fork's own. */
   timeMs: z.object({ source: z.number(), fork: z.number() }),
   gate: z.array(GateEntrySchema),

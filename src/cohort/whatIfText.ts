@@ -25,8 +25,14 @@ export function toolChangesText(changes: WhatIfRunResult['toolChanges']): string
     .join(', ');
 }
 
+/** A failed assertion: its name, and why when a grader said so or it could not be checked. */
+function failedText(a: WhatIfRunResult['assertions'][number]): string {
+  const why = a.error ?? a.reason;
+  return why ? `${a.name} (${why.length > 100 ? `${why.slice(0, 99)}…` : why})` : a.name;
+}
+
 function runLine(r: WhatIfRunResult): string {
-  const failed = r.assertions.filter((a) => !a.passed).map((a) => a.name);
+  const failed = r.assertions.filter((a) => !a.passed).map(failedText);
   const changes = r.toolChanges.length > 0 ? ` · tool calls: ${toolChangesText(r.toolChanges)}` : '';
   return `  ${r.sourceRunId}: ${r.detail}${changes}${failed.length > 0 ? ` · FAILED ${failed.join(', ')}` : ''}${r.forkRunId ? ` → ${r.forkRunId}` : ''}`;
 }
@@ -66,7 +72,7 @@ export function whatIfLines(report: WhatIfReport, all = false): string[] {
   }
   for (const a of rates.assertions) {
     lines.push(
-      `Assertion ${a.name} (${a.expression}): ${a.passed}/${n} forks pass (${pct(a.passed, n)}); the recordings: ${a.sourcePassed}/${n} (${pct(a.sourcePassed, n)})`,
+      `Assertion ${a.name} (${a.expression ?? `asked the model: ${a.question ?? ''}`}): ${a.passed}/${n} forks pass (${pct(a.passed, n)}); the recordings: ${a.sourcePassed}/${n} (${pct(a.sourcePassed, n)})`,
     );
   }
   const tokens = results.reduce(
@@ -74,6 +80,10 @@ export function whatIfLines(report: WhatIfReport, all = false): string[] {
     { source: 0, fork: 0, spent: 0 },
   );
   const cost = results.reduce((c, r) => c + (r.costUsd ?? 0), 0);
+  const grading = results.reduce(
+    (g, r) => ({ tokens: g.tokens + (r.grading?.tokens ?? 0), usd: g.usd + (r.grading?.costUsd ?? 0) }),
+    { tokens: 0, usd: 0 },
+  );
   const time = results.reduce((t, r) => ({ source: t.source + r.timeMs.source, fork: t.fork + r.timeMs.fork }), {
     source: 0,
     fork: 0,
@@ -81,6 +91,8 @@ export function whatIfLines(report: WhatIfReport, all = false): string[] {
   lines.push(
     `Tokens after the fork points: recorded ${tokens.source} → forks ${tokens.fork} (${tokens.fork - tokens.source >= 0 ? '+' : ''}${tokens.fork - tokens.source}); spent ${tokens.spent}${cost > 0 ? ` ≈ $${cost.toFixed(4)}` : ''} · time: recorded ${time.source} ms → forks ${time.fork} ms`,
   );
+  if (grading.tokens > 0)
+    lines.push(`Grading: ${grading.tokens} tokens${grading.usd > 0 ? ` ≈ $${grading.usd.toFixed(4)}` : ''}`);
   lines.push('', 'Certificate:');
   if (certificate.rows.length > 0) {
     lines.push(

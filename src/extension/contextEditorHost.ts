@@ -7,7 +7,8 @@
  * extension.ts tells it to show (tree selection or active debug frame), with
  * the edits a running replay staged at that checkpoint (setVariable), which
  * the page applies to its draft and a fork from the page then uses (and
- * clears in the session).
+ * clears in the session). In batch mode (What-if Across Runs…) the checkpoint is a
+ * sample of the cohort and the page's Run hands the change to the batch runner.
  */
 import * as vscode from 'vscode';
 import { z } from 'zod';
@@ -16,6 +17,7 @@ import { errorMessage, isOcdbError, type ForkConfig } from '../model';
 import {
   HazardViewSchema,
   HostMessageSchema,
+  type BatchView,
   type DivergedAction,
   PageMessageSchema,
   parseMessage,
@@ -39,6 +41,17 @@ function activeProgram(): string {
   return program.success ? (program.data ?? '') : '';
 }
 
+/** What the page's Run in batch mode asks for: the change (on the sample checkpoint), where to fork, the checks. */
+export interface BatchRequest {
+  config: ForkConfig;
+  acknowledgedTools: readonly string[];
+  at: string;
+  assertions: string;
+}
+
+/** Runs a batch for the page; resolves to the words the page shows when it is done (throws to show an error). */
+export type BatchRunner = (request: BatchRequest) => Promise<string>;
+
 export class ContextEditorHost implements vscode.WebviewViewProvider, vscode.Disposable {
   private view: vscode.WebviewView | undefined;
   private ready = false;
@@ -56,6 +69,10 @@ export class ContextEditorHost implements vscode.WebviewViewProvider, vscode.Dis
   private followed: string | undefined;
   /** The outcome last posted of it (as JSON), so a store change that leaves it as it was posts nothing. */
   private shownOutcome: string | undefined;
+  /** Batch mode: the cohort in words and what Run starts, until another checkpoint is shown. */
+  private batch: { view: BatchView; run: BatchRunner } | undefined;
+  /** The last batch started from the page (for tests): settles when it is done. */
+  batchDone: Promise<void> = Promise.resolve();
   /** How many sessions the last fork from the page cleared staged edits in (for tests). */
   stagedCleared: Promise<number> = Promise.resolve(0);
 
@@ -113,7 +130,23 @@ export class ContextEditorHost implements vscode.WebviewViewProvider, vscode.Dis
     const same = this.current?.runId === runId && this.current.checkpointId === checkpointId;
     if (same && !options.refresh) return;
     this.current = { runId, checkpointId };
+    this.batch = undefined; // another checkpoint: the editor forks one run again
     void this.postShow();
+  }
+
+  /**
+   * Batch mode: shows the sample checkpoint (the cohort's first run at its fork point) with the batch's fields; the
+   * page's Run calls `run`. Showing another checkpoint leaves batch mode.
+   */
+  showBatch(runId: string, checkpointId: string, view: BatchView, run: BatchRunner): void {
+    this.current = { runId, checkpointId };
+    this.batch = { view, run };
+    void this.postShow();
+  }
+
+  /** The batch the editor is in, if any (for tests). */
+  get batchShown(): BatchView | undefined {
+    return this.batch?.view;
   }
 
   /** Posts the shown checkpoint again (with the staged edits as they are now). */
@@ -170,6 +203,7 @@ export class ContextEditorHost implements vscode.WebviewViewProvider, vscode.Dis
         program: activeProgram(),
       },
       ...(staged ? { stagedContextPatch: staged.contextPatch } : {}),
+      ...(this.batch ? { batch: this.batch.view } : {}),
     });
   }
 
@@ -210,6 +244,9 @@ export class ContextEditorHost implements vscode.WebviewViewProvider, vscode.Dis
       case 'divergedAction':
         void this.divergedAction(message.runId, message.action);
         return;
+      case 'whatIf':
+        this.batchDone = this.runBatch(message);
+        return;
       default: {
         const unreachable: never = message;
         return unreachable;
@@ -242,6 +279,28 @@ export class ContextEditorHost implements vscode.WebviewViewProvider, vscode.Dis
       this.ctx.log.warn(`fork rejected: ${errorMessage(e)}`);
       this.post({ type: 'forkFailed', message: errorMessage(e), ...(hazards ? { hazards } : {}) });
       return undefined;
+    }
+  }
+
+  /** Batch mode's Run: the batch runner, then its words (or its error, with the hazards of a refusal) to the page. */
+  private async runBatch(request: BatchRequest): Promise<void> {
+    const batch = this.batch;
+    if (!batch) {
+      this.post({
+        type: 'forkFailed',
+        message: 'This editor is no longer set up for a batch: start What-if Across Runs… again.',
+      });
+      return;
+    }
+    try {
+      this.post({ type: 'batchDone', text: await batch.run(request) });
+    } catch (e) {
+      const parsed = isOcdbError(e, 'ForkRejected')
+        ? z.array(HazardViewSchema).safeParse(e.details.hazards)
+        : undefined;
+      const hazards = parsed?.success ? parsed.data : undefined;
+      this.ctx.log.warn(`what-if from the editor: ${errorMessage(e)}`);
+      this.post({ type: 'forkFailed', message: errorMessage(e), ...(hazards ? { hazards } : {}) });
     }
   }
 

@@ -204,7 +204,7 @@ function wire(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): A
     ...registerMcpProvider(ctx),
     ...registerSessionCommands(ctx, agentSessions),
     whatIf,
-    ...registerWhatIfCommands(ctx, whatIf),
+    ...registerWhatIfCommands(ctx, whatIf, editor),
     registerCommand(log, 'setUpModelEndpoint', (args) => setUpModelEndpoint(ctx, args)),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (affectsSettings(e)) connection.reconfigure();

@@ -1,27 +1,33 @@
 /**
  * What-if Across Runs…, Open What-if Results… and Compare Several Runs…: the VS Code side of the cohort
  * batch (cohort/whatIfBatch.ts) and the N-way comparison (replay/cohortComparison.ts). The cohort comes from
- * the runs tree (several selected runs, or every run of a run's agent) or the agent picker; the change is asked
- * with the fork editor's fields — context patch, the policy of `*`, model mode, an assertion, where to fork —,
- * the batch runs under a cancellable progress notification and its report opens in the cohort view. A caller
- * may pass the whole spec instead (`{ spec }`), as the tests and keybindings do. VS Code wiring only.
+ * the runs tree (several selected runs, or every run of a run's agent) or the agent picker; the change is made
+ * in the Context & Fork editor in batch mode (context, model, prompt, tool policies, mocks, plus where each run
+ * forks and the assertions), edited against the cohort's first run; its Run starts the batch under a
+ * cancellable progress notification (asking first when it would spend model tokens) and the report opens in
+ * the cohort view. A caller may pass the whole spec instead (`{ spec }`), as the tests and keybindings do.
+ * VS Code wiring only.
  */
 import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
 import * as vscode from 'vscode';
 import { readBatchFile } from '../cohort/batchFile';
-import { parseForkPoint } from '../cohort/cohortSelection';
+import { parseAssertionLines } from '../cohort/assertionText';
+import { forkPointOf, parseForkPoint, selectCohort } from '../cohort/cohortSelection';
 import { gateCertificate } from '../cohort/gateCertificate';
-import { ratesOf, runWhatIf, type WhatIfReport } from '../cohort/whatIfBatch';
-import type { WhatIfSpecInput } from '../cohort/whatIfSpec';
-import { REPLAY_POLICIES, errorMessage, type ReplayPolicy } from '../model';
-import { compileExpression } from '../replay/evaluate';
+import { ratesOf, runWhatIf, type CostEstimate, type WhatIfReport } from '../cohort/whatIfBatch';
+import type { CohortSelection, WhatIfSpecInput } from '../cohort/whatIfSpec';
+import { OpenAiChatModel } from '../fork/modelClient';
+import { OcdbError } from '../model';
 import { MAX_COHORT_COMPARISON, compareCohort, type CohortComparison } from '../replay/cohortComparison';
 import { pickAgent } from './agentPicker';
 import type { ExtensionContextObject } from './context';
+import type { BatchRequest, ContextEditorHost } from './contextEditorHost';
+import { forkEndpoint } from './modelEndpointCommand';
 import { registerCommand } from './notify';
 import { runIdOfArg } from './runCommands';
 import { pickRun } from './runPicker';
+import { readSettings } from './settings';
 import type { WhatIfPanels } from './whatIfPanel';
 
 /** Scheme of the read-only N-way comparison documents. */
@@ -43,137 +49,41 @@ async function pick<T>(title: string, items: Picked<T>[]): Promise<T | undefined
   return (await vscode.window.showQuickPick(items, { title, ignoreFocusOut: true }))?.value;
 }
 
-/** Asks for the cohort, the change and the checks; undefined when the user cancelled. */
-async function askSpec(
+/** Asks for the cohort: several selected runs, every run of a run's agent (or only that run), or an agent. */
+async function askCohort(
   ctx: ExtensionContextObject,
   arg: unknown,
   selection: unknown,
-): Promise<WhatIfSpecInput | undefined> {
+): Promise<{ cohort: CohortSelection; label: string } | undefined> {
   const store = ctx.connection.getOrCreate();
   const runs = selectedRuns(arg, selection);
-  let cohort: WhatIfSpecInput['cohort'];
-  if (runs.length > 1) cohort = { runIds: runs };
-  else if (runs.length === 1) {
+  if (runs.length > 1) return { cohort: { runIds: runs }, label: `${runs.length} selected runs` };
+  if (runs.length === 1) {
     const agentId = store.getRun(runs[0] as string).agentId;
     const total = store.listRuns({ agentId, parentRunId: null, limit: 1 }).total;
-    const which = await pick<WhatIfSpecInput['cohort']>('What-if: which runs?', [
-      { label: `Every run of ${agentId}`, description: `${total} recorded runs`, value: { agentId } },
-      { label: `Only ${runs[0]}`, value: { runIds: runs } },
-    ]);
-    if (!which) return undefined;
-    cohort = which;
-  } else {
-    const agentId = await pickAgent(ctx.connection, 'What-if across the runs of which agent?');
-    if (!agentId) return undefined;
-    cohort = { agentId };
-  }
-
-  const patchChoice = await pick<'file' | 'typed' | 'none'>('What-if: the change to the runtime context', [
-    {
-      label: 'Patch from a JSON file…',
-      description: 'deep-merged into each run’s context; null removes a key',
-      value: 'file',
-    },
-    { label: 'Type a patch…', description: '{ "user": { "roleId": "auditor" } }', value: 'typed' },
-    { label: 'No context change', description: 'only the policies, model or prompt', value: 'none' },
-  ]);
-  if (!patchChoice) return undefined;
-  let contextPatch: Record<string, unknown> | undefined;
-  if (patchChoice === 'file') {
-    const [file] =
-      (await vscode.window.showOpenDialog({
-        canSelectMany: false,
-        filters: { JSON: ['json'] },
-        title: 'Context patch',
-      })) ?? [];
-    if (!file) return undefined;
-    contextPatch = JSON.parse(Buffer.from(await vscode.workspace.fs.readFile(file)).toString('utf8')) as Record<
-      string,
-      unknown
-    >;
-  } else if (patchChoice === 'typed') {
-    const text = await vscode.window.showInputBox({
-      title: 'What-if: context patch (JSON)',
-      value: '{ "user": { "roleId": "auditor", "permissions": ["orders:read", "cases:write"] } }',
-      ignoreFocusOut: true,
-      validateInput: (v) => {
-        try {
-          const parsed: unknown = JSON.parse(v);
-          return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? undefined : 'a JSON object';
-        } catch (e) {
-          return errorMessage(e);
-        }
+    return pick<{ cohort: CohortSelection; label: string }>('What-if: which runs?', [
+      {
+        label: `Every run of ${agentId}`,
+        description: `${total} recorded runs`,
+        value: { cohort: { agentId }, label: `Every recorded run of ${agentId}` },
       },
-    });
-    if (text === undefined) return undefined;
-    contextPatch = JSON.parse(text) as Record<string, unknown>;
+      { label: `Only ${runs[0]}`, value: { cohort: { runIds: runs }, label: `Only ${runs[0]}` } },
+    ]);
   }
-
-  const wildcard = await pick<ReplayPolicy>(
-    "What-if: the policy of every tool ('*'; a write or irreversible tool never re-executes through it)",
-    REPLAY_POLICIES.map((p) => ({
-      label: p,
-      ...(p === 'reuse_result'
-        ? { description: 'answer every call from the recording (recommended)', picked: true }
-        : {}),
-      value: p,
-    })).sort((a, b) => (a.value === 'reuse_result' ? -1 : b.value === 'reuse_result' ? 1 : 0)),
-  );
-  if (!wildcard) return undefined;
-  const mode = await pick<'captured' | 'recorded'>('What-if: model turns', [
-    {
-      label: 'captured',
-      description: 'the recorded turns until the prompt differs (no model is called)',
-      value: 'captured',
-    },
-    {
-      label: 'recorded',
-      description: 'the recorded turns under the new context, whatever the prompt',
-      value: 'recorded',
-    },
-  ]);
-  if (!mode) return undefined;
-  const at = await vscode.window.showInputBox({
-    title: 'What-if: fork each run at',
-    value: 'first',
-    prompt: "first, an index (12), step:5, boundary:before_tool_call, or an expression (toolName == 'issue_refund')",
-    ignoreFocusOut: true,
-  });
-  if (at === undefined) return undefined;
-  const assertion = await vscode.window.showInputBox({
-    title: 'What-if: assertion over each fork’s end (optional)',
-    value: "no_refund=!tool('issue_refund')",
-    prompt: '[name=]expression in the debugger’s expression language; empty for none',
-    ignoreFocusOut: true,
-    validateInput: (v) => {
-      if (v.trim() === '') return undefined;
-      try {
-        compileExpression(parseAssertionText(v).expression);
-        return undefined;
-      } catch (e) {
-        return errorMessage(e);
-      }
-    },
-  });
-  if (assertion === undefined) return undefined;
-  return {
-    cohort,
-    at: parseForkPoint(at.trim() || 'first'),
-    fork: {
-      ...(contextPatch ? { contextPatch } : {}),
-      toolPolicyMap: { '*': wildcard },
-      modelOverride: { mode },
-    },
-    assertions: assertion.trim() === '' ? [] : [parseAssertionText(assertion)],
-  };
+  const agentId = await pickAgent(ctx.connection, 'What-if across the runs of which agent?');
+  return agentId ? { cohort: { agentId }, label: `Every recorded run of ${agentId}` } : undefined;
 }
 
-/** `[name=]expression` (the CLI's rule: a word before a single `=`). */
-function parseAssertionText(text: string): { name: string; expression: string } {
-  const m = /^([A-Za-z_][\w.-]*)\s*=(?!=)\s*(.+)$/s.exec(text);
-  return m
-    ? { name: m[1] as string, expression: (m[2] as string).trim() }
-    : { name: text.trim(), expression: text.trim() };
+/** The batch of the editor's Run: its change without the sample's run and checkpoint, its fork point and checks. */
+export function specOfRequest(cohort: CohortSelection, request: BatchRequest, graderModel?: string): WhatIfSpecInput {
+  const { sourceRunId: _run, sourceCheckpointId: _checkpoint, ...fork } = request.config;
+  return {
+    cohort,
+    at: parseForkPoint(request.at.trim() || 'first'),
+    fork,
+    acknowledgedTools: [...request.acknowledgedTools],
+    assertions: parseAssertionLines(request.assertions, graderModel),
+  };
 }
 
 /** The N-way comparison as Markdown: the runs, then a table of the steps where any run differs. */
@@ -225,7 +135,11 @@ class CohortDocuments implements vscode.TextDocumentContentProvider {
   }
 }
 
-export function registerWhatIfCommands(ctx: ExtensionContextObject, panels: WhatIfPanels): vscode.Disposable[] {
+export function registerWhatIfCommands(
+  ctx: ExtensionContextObject,
+  panels: WhatIfPanels,
+  editor: ContextEditorHost,
+): vscode.Disposable[] {
   const { log, connection } = ctx;
 
   const batchDir = () => {
@@ -233,16 +147,47 @@ export function registerWhatIfCommands(ctx: ExtensionContextObject, panels: What
     return isAbsolute(path) && existsSync(path) ? join(dirname(path), 'what-if') : undefined;
   };
 
-  const whatIf = async (
-    arg: unknown,
-    selection: unknown,
-  ): Promise<{ total: number; outcomes: Record<string, number> } | undefined> => {
-    const given =
-      typeof arg === 'object' && arg !== null && 'spec' in arg ? (arg as { spec: WhatIfSpecInput }).spec : undefined;
-    const spec = given ?? (await askSpec(ctx, arg, selection));
-    if (!spec) return undefined;
+  /** The endpoint's chat model and grader a batch needs (real / override model, model-graded assertions). */
+  const modelFor = async (spec: WhatIfSpecInput) => {
+    const mode = spec.fork.modelOverride?.mode;
+    const wantsChat = mode === 'real' || mode === 'override' || spec.fork.onDivergence === 'continue_real';
+    const wantsGrader = (spec.assertions ?? []).some((a) => 'question' in a);
+    if (!wantsChat && !wantsGrader) return {};
+    const endpoint = await forkEndpoint(ctx);
+    if (!endpoint.baseUrl) {
+      throw new OcdbError(
+        'InvalidInput',
+        'This what-if asks a model: set one up first (Agent Time Travel: Set Up Model Endpoint…).',
+      );
+    }
+    const chatModel = new OpenAiChatModel(endpoint);
+    const model = readSettings().modelName.trim();
+    if (wantsGrader && !model) {
+      throw new OcdbError(
+        'InvalidInput',
+        'A model-graded assertion needs a model: set one in Set Up Model Endpoint… (agentTimeTravel.model.name).',
+      );
+    }
+    return { chatModel, ...(wantsGrader ? { grader: { chatModel, model } } : {}) };
+  };
+
+  /** Asks before a batch spends model tokens: what it would spend, priced where the model's price is known. */
+  const confirmCost = async (estimate: CostEstimate): Promise<boolean> => {
+    const unpriced = estimate.unpriced.map((u) => `${u.tokens} tokens of ${u.model} (price not known)`).join(', ');
+    const grading = estimate.gradingTokens ? ` (${estimate.gradingTokens} of them grading)` : '';
+    const answer = await vscode.window.showWarningMessage(
+      `This what-if asks the model for about ${estimate.tokens} tokens${grading} ≈ $${estimate.usd.toFixed(2)}${unpriced ? `; ${unpriced}` : ''}.`,
+      { modal: true },
+      'Run',
+    );
+    return answer === 'Run';
+  };
+
+  /** Runs `spec` under a cancellable progress notification and opens its report in the cohort view. */
+  const runAndShow = async (spec: WhatIfSpecInput): Promise<WhatIfReport> => {
     const store = connection.getOrCreate();
     const dir = batchDir();
+    const models = await modelFor(spec);
     const report = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: 'What-if across runs', cancellable: true },
       async (progress, token) => {
@@ -251,8 +196,11 @@ export function registerWhatIfCommands(ctx: ExtensionContextObject, panels: What
         let last = 0;
         try {
           return await runWhatIf(store, spec, {
+            ...models,
             signal: abort.signal,
             ...(dir ? { batchDir: dir } : {}),
+            confirmCost,
+            maxCostUsd: 0,
             onProgress: (p) => {
               const increment = (100 * (p.done - last)) / Math.max(1, p.total);
               last = p.done;
@@ -267,7 +215,39 @@ export function registerWhatIfCommands(ctx: ExtensionContextObject, panels: What
     const who = spec.cohort.agentId ?? `${report.total} runs`;
     panels.show(report, `What-if · ${who} · ${report.results.length} runs`);
     log.info(`what-if over ${report.total} runs: ${report.certificate.statement}`);
-    return { total: report.total, outcomes: report.rates.outcomes };
+    return report;
+  };
+
+  /**
+   * From the tree or the palette: the cohort, then the Context & Fork editor in batch mode on the first run's fork
+   * point, whose Run starts the batch. With `{ spec }` (tests, keybindings): the batch at once.
+   */
+  const whatIf = async (arg: unknown, selection: unknown) => {
+    const given =
+      typeof arg === 'object' && arg !== null && 'spec' in arg ? (arg as { spec: WhatIfSpecInput }).spec : undefined;
+    if (given) {
+      const report = await runAndShow(given);
+      return { total: report.total, outcomes: report.rates.outcomes };
+    }
+    const asked = await askCohort(ctx, arg, selection);
+    if (!asked) return undefined;
+    const store = connection.getOrCreate();
+    const runIds = selectCohort(store, asked.cohort);
+    const sample = runIds[0];
+    if (!sample) {
+      void vscode.window.showWarningMessage(`What-if: no recorded run matches (${asked.label}).`);
+      return undefined;
+    }
+    const at = forkPointOf(store, sample, { kind: 'first' });
+    editor.showBatch(sample, at.checkpointId, { label: asked.label, total: runIds.length }, async (request) => {
+      const spec = specOfRequest(asked.cohort, request, readSettings().modelName.trim() || undefined);
+      const report = await runAndShow(spec);
+      const o = report.rates.outcomes;
+      const failedChecks = report.results.filter((r) => r.assertions.some((a) => !a.passed)).length;
+      return `${report.total} runs: same ${o.same} · diverged ${o.diverged} · different ${o.different} · failed ${o.failed}${failedChecks > 0 ? ` · ${failedChecks} failed an assertion` : ''}. The results are in the cohort view.`;
+    });
+    await editor.focus();
+    return { batch: runIds.length, sampleRunId: sample, checkpointId: at.checkpointId };
   };
 
   const openResults = async (arg: unknown) => {

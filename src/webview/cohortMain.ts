@@ -3,7 +3,8 @@
  * tool calls that differ, the assertions, the deltas), the cohort's rates and the gate's certificate above it.
  * The table draws only the rows in view (a fixed row height and a spacer), so a thousand rows scroll and sort as
  * fast as ten. A click (or Enter) on a row asks the host to open that run's comparison with its fork. Sort and
- * filter survive the page being hidden (getState / setState).
+ * filter survive the page being hidden (getState / setState). Each filter or sort, laid out, is measured as
+ * `cohort:update` on the page's performance timeline (the last one kept), where the UI tests read it.
  */
 import { CohortToHostSchema, HostToCohortSchema, type CohortResults, type CohortRow } from './cohortProtocol';
 
@@ -92,6 +93,19 @@ function compare(a: CohortRow, b: CohortRow): number {
       return String(unreachable).length;
     }
   }
+}
+
+const UPDATE = 'cohort:update';
+
+/** Filters and sorts again and redraws (`whole`: the header too, for a new sort mark), measured to its layout. */
+function update(whole: boolean): void {
+  const start = performance.now();
+  refilter();
+  if (whole) render();
+  else drawRows();
+  void document.body.offsetHeight; // the layout of the new rows belongs to the figure
+  performance.clearMeasures(UPDATE);
+  performance.measure(UPDATE, { start, end: performance.now() });
 }
 
 function refilter(): void {
@@ -187,8 +201,7 @@ function render(): void {
   filter.setAttribute('aria-label', 'Filter');
   filter.addEventListener('input', () => {
     state.text = filter.value;
-    refilter();
-    drawRows();
+    update(false);
   });
   const outcome = el('select', 'outcome');
   outcome.setAttribute('aria-label', 'Outcome');
@@ -206,8 +219,7 @@ function render(): void {
   outcome.value = state.outcome;
   outcome.addEventListener('change', () => {
     state.outcome = outcome.value;
-    refilter();
-    drawRows();
+    update(false);
   });
   const failedLabel = el('label', 'failed-only');
   const failedOnly = el('input');
@@ -215,8 +227,7 @@ function render(): void {
   failedOnly.checked = state.failedOnly;
   failedOnly.addEventListener('change', () => {
     state.failedOnly = failedOnly.checked;
-    refilter();
-    drawRows();
+    update(false);
   });
   failedLabel.append(failedOnly, document.createTextNode(' Failures only'));
   countLine = el('span', 'count');
@@ -233,8 +244,7 @@ function render(): void {
     h.addEventListener('click', () => {
       state.descending = state.sort === c.key ? !state.descending : false;
       state.sort = c.key;
-      refilter();
-      render();
+      update(true);
     });
     head.append(h);
   }

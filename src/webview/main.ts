@@ -33,6 +33,7 @@ import {
   HostMessageSchema,
   PageMessageSchema,
   parseMessage,
+  type BatchView,
   type EditorCheckpoint,
   type EditorDefaults,
   type DivergedAction,
@@ -42,6 +43,7 @@ import {
   type PlanView,
 } from './protocol';
 import * as view from './view';
+import { NEW_BATCH_DRAFT, batchControls, batchHeader, type BatchDraft } from './batchControls';
 
 interface VsCodeApi {
   postMessage(message: unknown): void;
@@ -52,7 +54,11 @@ declare function acquireVsCodeApi(): VsCodeApi;
 
 const vscode = acquireVsCodeApi();
 
-const SavedStateSchema = z.object({ key: z.string(), draft: ForkDraftSchema });
+const SavedStateSchema = z.object({
+  key: z.string(),
+  draft: ForkDraftSchema,
+  batch: z.object({ at: z.string(), assertions: z.string() }).optional(),
+});
 
 interface State {
   checkpoint: EditorCheckpoint | null;
@@ -63,14 +69,22 @@ interface State {
   status?: { kind: 'info' | 'error'; text: string };
   /** The last fork made here: how it stands, and its actions while diverged (kept across checkpoints). */
   outcome?: ForkOutcome;
+  /** Batch mode (What-if Across Runs…): the cohort, and the batch's own fields. */
+  batch?: BatchView;
+  batchDraft: BatchDraft;
 }
 
-const state: State = { checkpoint: null, planRequest: 0 };
 const saved = SavedStateSchema.safeParse(vscode.getState());
+const state: State = {
+  checkpoint: null,
+  planRequest: 0,
+  batchDraft: (saved.success ? saved.data.batch : undefined) ?? { ...NEW_BATCH_DRAFT },
+};
 
 const root = document.getElementById('root') as HTMLElement;
 const parts = {
   header: h('div', { class: 'header' }),
+  batch: h('div'),
   form: h('div'),
   model: h('div'),
   tools: h('div'),
@@ -95,7 +109,8 @@ function post(message: PageMessage): void {
 }
 
 function persist(): void {
-  if (state.checkpoint && state.draft) vscode.setState({ key: keyOf(state.checkpoint), draft: state.draft });
+  if (state.checkpoint && state.draft)
+    vscode.setState({ key: keyOf(state.checkpoint), draft: state.draft, batch: state.batchDraft });
 }
 
 let planTimer: ReturnType<typeof setTimeout> | undefined;
@@ -187,12 +202,14 @@ function renderBar(): void {
   }
   const result = buildForkConfig(checkpoint, draft);
   const ready = forkReadiness(result, state.plan, draft);
-  const button = h(
-    'vscode-button',
-    { id: 'fork', disabled: !ready.ok, onclick: () => fork() },
-    icon('repo-forked'),
-    ' Fork',
-  );
+  const button = state.batch
+    ? h(
+        'vscode-button',
+        { id: 'whatif-run', disabled: !ready.ok, onclick: () => runBatch() },
+        icon('run-all'),
+        ` Run on ${state.batch.total} runs`,
+      )
+    : h('vscode-button', { id: 'fork', disabled: !ready.ok, onclick: () => fork() }, icon('repo-forked'), ' Fork');
   const needProgram = toolsNeedingProgram(state.plan, draft);
   const texts = [...(state.plan?.warnings ?? [])];
   if (needProgram.length > 0) {
@@ -285,6 +302,24 @@ function fork(): void {
   });
 }
 
+/** Batch mode's Run: the change on the sample checkpoint, where each run forks and the assertions, to the host. */
+function runBatch(): void {
+  const { checkpoint, draft, batch } = state;
+  if (!checkpoint || !draft || !batch) return;
+  const result = buildForkConfig(checkpoint, draft);
+  if (!result.config || !forkReadiness(result, state.plan, draft).ok) return;
+  state.status = { kind: 'info', text: `Running the what-if over ${batch.total} runs…` };
+  state.outcome = undefined;
+  renderBar();
+  post({
+    type: 'whatIf',
+    config: result.config,
+    acknowledgedTools: draft.acknowledged,
+    at: state.batchDraft.at,
+    assertions: state.batchDraft.assertions,
+  });
+}
+
 function renderAll(): void {
   const { checkpoint, draft } = state;
   if (!checkpoint || !draft) {
@@ -300,7 +335,8 @@ function renderAll(): void {
   }
   replaceChildren(
     parts.header,
-    h('div', { class: 'title' }, icon('debug-breakpoint-log'), ` ${checkpoint.runId}`),
+    ...(state.batch ? batchHeader(state.batch, checkpoint.runId) : []),
+    state.batch ? null : h('div', { class: 'title' }, icon('debug-breakpoint-log'), ` ${checkpoint.runId}`),
     h('div', { class: 'hint', 'data-position': '' }, view.positionText(checkpoint)),
     draft.staged
       ? h('div', { class: 'hint staged' }, icon('debug'), ' Starts with the edits staged in the Variables view')
@@ -326,6 +362,15 @@ function renderAll(): void {
     ),
   );
   keepFolds(parts.form);
+  replaceChildren(
+    parts.batch,
+    state.batch
+      ? batchControls(state.batchDraft, (next) => {
+          state.batchDraft = next;
+          persist();
+        })
+      : null,
+  );
   replaceChildren(
     parts.model,
     view.modelControls(checkpoint, draft, {
@@ -363,6 +408,7 @@ function renderAll(): void {
   replaceChildren(
     root,
     parts.header,
+    parts.batch,
     parts.form,
     parts.model,
     parts.tools,
@@ -382,6 +428,8 @@ function onHostMessage(message: HostMessage): void {
       const same = state.checkpoint && message.checkpoint && keyOf(state.checkpoint) === keyOf(message.checkpoint);
       const checkpoint = message.checkpoint;
       const staged = message.stagedContextPatch;
+      if (JSON.stringify(state.batch) !== JSON.stringify(message.batch)) state.status = undefined;
+      state.batch = message.batch;
       state.checkpoint = checkpoint;
       if (!checkpoint) state.draft = undefined;
       else if (!same) {
@@ -412,6 +460,10 @@ function onHostMessage(message: HostMessage): void {
     case 'forkFailed':
       state.status = { kind: 'error', text: message.message };
       state.outcome = undefined;
+      renderBar();
+      return;
+    case 'batchDone':
+      state.status = { kind: 'info', text: message.text };
       renderBar();
       return;
     case 'forkOutcome':

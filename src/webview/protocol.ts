@@ -85,6 +85,17 @@ export const ForkOutcomeSchema = z.object({
 });
 export type ForkOutcome = z.infer<typeof ForkOutcomeSchema>;
 
+/**
+ * The editor in batch mode (What-if Across Runs…): the checkpoint shown is the first run's fork point, a sample
+ * to edit against; every run of the cohort gets the same change, forked where `at` says.
+ */
+export const BatchViewSchema = z.object({
+  /** Which runs, in words: "every run of support-desk", "3 selected runs". */
+  label: z.string(),
+  total: z.number().int().min(1),
+});
+export type BatchView = z.infer<typeof BatchViewSchema>;
+
 export const HostMessageSchema = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('show'),
@@ -95,7 +106,11 @@ export const HostMessageSchema = z.discriminatedUnion('type', [
      * contextPatch: the page starts its draft with them applied, marked as changed.
      */
     stagedContextPatch: ForkConfigSchema.shape.contextPatch,
+    /** Present in batch mode: the page's Fork runs a what-if over the cohort instead. */
+    batch: BatchViewSchema.optional(),
   }),
+  /** How a what-if batch started from the page ended (its results are in the cohort view). */
+  z.object({ type: z.literal('batchDone'), text: z.string() }),
   z.object({ type: z.literal('plan'), requestId: z.number().int(), plan: PlanViewSchema }),
   z.object({ type: z.literal('forked'), runId: z.string(), sourceRunId: z.string() }),
   z.object({ type: z.literal('forkFailed'), message: z.string(), hazards: z.array(HazardViewSchema).optional() }),
@@ -113,6 +128,16 @@ export const PageMessageSchema = z.discriminatedUnion('type', [
     acknowledgedTools: z.array(z.string()),
     /** Shell command of the agent program that executes the fork with its own tools; absent: the built-in runner. */
     program: z.string().optional(),
+  }),
+  /** Batch mode's Run: the change as a fork config of the sample checkpoint, where each run forks, the assertions. */
+  z.object({
+    type: z.literal('whatIf'),
+    config: ForkConfigSchema,
+    acknowledgedTools: z.array(z.string()),
+    /** first, an index, step:5[:boundary], boundary:…, or an expression. */
+    at: z.string(),
+    /** One assertion a line: `[name=]expression`, or `model: [name=]question` for a model-graded one. */
+    assertions: z.string(),
   }),
   /** A diverged fork's action pressed in the result panel. */
   z.object({ type: z.literal('divergedAction'), runId: z.string(), action: DivergedActionSchema }),

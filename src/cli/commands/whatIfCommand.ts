@@ -9,6 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { OcdbError, OnDivergenceSchema, REPLAY_POLICIES, RunStatusSchema, parseWith } from '../../model';
+import { parseAssertion } from '../../cohort/assertionText';
 import { parseForkPoint } from '../../cohort/cohortSelection';
 import { junitReport } from '../../cohort/junitReport';
 import { saveQuery, savedQuery } from '../../cohort/savedQueries';
@@ -27,12 +28,7 @@ import {
 import { FORK_EDIT_OPTIONS, forkEditsFromFlags, pairs } from './forkCommand';
 import { MODEL_HELP, MODEL_OPTIONS, chatModelFrom, requireEndpoint } from './forkCliShared';
 
-/** `[name=]expression`: a name is a word before a single `=` (an expression's `==` is not a name). */
-export function parseAssertion(text: string): { name: string; expression: string } {
-  const m = /^([A-Za-z_][\w.-]*)\s*=(?!=)\s*(.+)$/s.exec(text);
-  if (m && !/[()'"`!<>]/.test(m[1] as string)) return { name: m[1] as string, expression: (m[2] as string).trim() };
-  return { name: text.trim(), expression: text.trim() };
-}
+export { parseAssertion } from '../../cohort/assertionText';
 
 /** A time on the command line: an ISO date or milliseconds since the epoch. */
 function parseTime(text: string | undefined, flag: string): number | undefined {
@@ -49,7 +45,7 @@ function parseTime(text: string | undefined, flag: string): number | undefined {
 async function askCost(io: CliIo, estimate: CostEstimate, yes: boolean): Promise<boolean> {
   const unpriced = estimate.unpriced.map((u) => `${u.tokens} tokens of ${u.model} (price not known)`).join(', ');
   io.err(
-    `what-if: this batch asks the model for about ${estimate.tokens} tokens ≈ $${estimate.usd.toFixed(2)}${unpriced ? `; ${unpriced}` : ''}.`,
+    `what-if: this batch asks the model for about ${estimate.tokens} tokens${estimate.gradingTokens ? ` (${estimate.gradingTokens} of them grading)` : ''} ≈ $${estimate.usd.toFixed(2)}${unpriced ? `; ${unpriced}` : ''}.`,
   );
   if (yes) return true;
   if (!io.isTty) {
@@ -92,6 +88,9 @@ export const whatIfCommand: CliCommand = {
     'Checks:',
     "  --assert [name=]<expression>  over the fork's end state and ledger (repeatable), e.g.",
     '                                no_refund="!tool(\'issue_refund\')"',
+    "  --assert-model [name=]<question>  a yes/no question about each fork's end (and its recording's) put to",
+    '                                the model endpoint (--base-url, --model-name), e.g.',
+    '                                polite="Did the agent decline the refund politely?" (priced first, like --model real)',
     'Running:',
     '  --concurrency <n>     forks in flight (default 2)',
     "  --batch-file <path>   progress file (default next to the store, by the batch's key): an interrupted",
@@ -122,6 +121,7 @@ export const whatIfCommand: CliCommand = {
       'on-divergence': { type: 'string' },
       ack: { type: 'string', multiple: true },
       assert: { type: 'string', multiple: true },
+      'assert-model': { type: 'string', multiple: true },
       concurrency: { type: 'string' },
       'batch-file': { type: 'string' },
       fresh: { type: 'boolean' },
@@ -171,6 +171,22 @@ export const whatIfCommand: CliCommand = {
         .filter(Boolean),
       assertions: (values.assert ?? []).map(parseAssertion),
     };
+    const chat = chatModelFrom(values, io);
+    const graderModel = values['model-name'] ?? io.env.OCDB_MODEL;
+    const questions = (values['assert-model'] ?? []).map(parseAssertion);
+    if (questions.length > 0) {
+      if (!chat || !graderModel) {
+        throw new OcdbError(
+          'InvalidInput',
+          '--assert-model needs a model endpoint and a model: pass --base-url and --model-name (or set OCDB_MODEL_BASE_URL and OCDB_MODEL).',
+          { path: '--assert-model' },
+        );
+      }
+      spec.assertions = [
+        ...(spec.assertions ?? []),
+        ...questions.map((q) => ({ name: q.name, question: q.expression, model: graderModel })),
+      ];
+    }
     const store = openStoreFor(io, values.store, false);
     try {
       // the batch files and saved queries live beside a store file, else in this folder's .ocdb
@@ -188,11 +204,11 @@ export const whatIfCommand: CliCommand = {
           `what-if: saved this cohort as "${values['save-query']}" (--query ${values['save-query']} runs it again).`,
         );
       }
-      const chat = chatModelFrom(values, io);
       requireEndpoint(override?.mode ?? 'captured', chat);
       const every = { last: 0 };
       const report = await runWhatIf(store, spec, {
         ...(chat ? { chatModel: chat } : {}),
+        ...(chat && graderModel ? { grader: { chatModel: chat, model: graderModel } } : {}),
         concurrency: Math.floor(number(values.concurrency, '--concurrency') ?? 2),
         ...(values['batch-file'] ? { batchFile: resolve(io.cwd, values['batch-file']) } : { batchDir: whatIfDir }),
         ...(values.fresh ? { fresh: true } : {}),

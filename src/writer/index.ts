@@ -4,6 +4,7 @@
  */
 export * from './outcomes';
 export * from './runTimeline';
+export * from './sealed';
 export * from './runWriter';
 export * from './liveGate';
 export * from './newId';

@@ -9,12 +9,12 @@
  * checkpoint, in place of the older version of the same name. RunWriter
  * (runWriter.ts) applies it to the store; the importers' planner
  * (importers/runPlan.ts) follows a run with it before anything is written.
- * Pure: no I/O.
+ * Values are sealed by sealed.ts; the ledger's records and snapshots are
+ * ledger.ts's. Pure: no I/O.
  */
 import {
   OcdbError,
   argsHash,
-  canonicalJson,
   defaultReplayPolicy,
   type ArtifactRef,
   type Checkpoint,
@@ -28,8 +28,10 @@ import {
   type Usage,
 } from '../model';
 import type { ToolOutcome } from '../model';
-import { extendList, extensionOf, isSealedList, isStoredItem, itemFacts, sealList, updateInPlace } from '../store';
+import { extendList, isSealedList, updateInPlace } from '../store';
+import { Ledger } from './ledger';
 import { storedValue } from './outcomes';
+import { deepFreeze, sealMessage, sealMessages, sealValue } from './sealed';
 
 /** The state a checkpoint carries; what a checkpoint input omits comes from the one before. */
 export interface RunState {
@@ -103,107 +105,6 @@ export interface TimelineStart {
   ledgerIds?: readonly (string | undefined)[];
 }
 
-/**
- * Ledger records are facts about the past: frozen, which also lets the store recognise an unchanged record by
- * identity instead of comparing it field by field at every checkpoint.
- */
-export function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value)) deepFreeze(v);
-  }
-  return value;
-}
-
-/** A frozen copy of plain JSON data (objects, arrays, strings, finite numbers, booleans, null); undefined for anything else. */
-function frozenPlainCopy(value: unknown): unknown {
-  switch (typeof value) {
-    case 'string':
-    case 'boolean':
-      return value;
-    case 'number':
-      return Number.isFinite(value) ? value : undefined;
-    case 'object': {
-      if (value === null) return null;
-      if (Array.isArray(value)) {
-        const out: unknown[] = new Array<unknown>(value.length);
-        for (let i = 0; i < value.length; i++) {
-          const v = frozenPlainCopy(value[i]);
-          if (v === undefined) return undefined;
-          out[i] = v;
-        }
-        return Object.freeze(out);
-      }
-      const proto = Object.getPrototypeOf(value) as unknown;
-      if (proto !== Object.prototype && proto !== null) return undefined;
-      const out: Record<string, unknown> = {};
-      for (const [k, item] of Object.entries(value)) {
-        const v = frozenPlainCopy(item);
-        if (v === undefined) return undefined;
-        out[k] = v;
-      }
-      return Object.freeze(out);
-    }
-    default:
-      return undefined;
-  }
-}
-
-/**
- * A private, deep-frozen copy of a message as the store keeps it (anything that is not plain JSON goes through its
- * canonical JSON, as the store writes it). The timeline's conversation holds only such copies, so the store
- * recognises the unchanged prefix of the next checkpoint by identity (one pointer comparison per item) instead of
- * comparing it field by field, and an agent mutating its own objects later changes nothing recorded.
- */
-export function sealMessage(message: Message): Message {
-  return sealValue(message);
-}
-
-/** A private deep-frozen copy of JSON data (see sealMessage); a value sealed before is returned as it is. */
-export function sealValue<T>(value: T): T {
-  // A stored item (a conversation carried over from the store) is deep-frozen when read: sealed already.
-  if (typeof value !== 'object' || value === null || sealed.has(value) || isStoredItem(value)) return value;
-  const copy = (frozenPlainCopy(value) ?? deepFreeze(JSON.parse(canonicalJson(value)))) as T & object;
-  sealed.add(copy);
-  return copy;
-}
-
-const sealed = new WeakSet<object>();
-
-/**
- * Deep-freezes `value` in place and marks it sealed, so the timeline and the store take it as it is, by identity
- * (sealValue makes no copy of it): for plain JSON the caller owns, has checked and never changes again — an
- * importer's plan (runPlan.ts `storable` checks each message is plain JSON before it is sealed so).
- */
-export function sealPlainJson<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !sealed.has(value) && !isStoredItem(value)) {
-    deepFreeze(value);
-    sealed.add(value);
-  }
-  return value;
-}
-
-/**
- * `next` with the items it shares (by identity) with `prev` kept and the others sealed, as a sealed list (store
- * `sealList`): O(n) pointer comparisons. A list the writer made from `prev` (`extendList`: the recorder's answer
- * appended, a tool message) is sealed in place, its new items only.
- */
-export function sealMessages(next: readonly Message[], prev: readonly Message[] = []): Message[] {
-  if (isSealedList(next)) return next as Message[];
-  const extension = extensionOf(next);
-  if (extension && extension.base === prev && isSealedList(prev)) {
-    const own = next as Message[];
-    for (let i = extension.keep; i < own.length; i++) own[i] = sealMessage(own[i] as Message);
-    return sealList(own) as Message[];
-  }
-  const out = new Array<Message>(next.length);
-  for (let i = 0; i < next.length; i++) {
-    const m = next[i] as Message;
-    out[i] = m === prev[i] ? m : sealMessage(m);
-  }
-  return sealList(out) as Message[];
-}
-
 /** `refs` with each of `added` in place of the ref of the same artifactId (a new name goes last). */
 export function withArtifacts(refs: readonly ArtifactRef[], added: readonly ArtifactRef[]): ArtifactRef[] {
   const out = [...refs];
@@ -228,113 +129,6 @@ export function stateOf(cp: Checkpoint): RunState {
   if (cp.promptVersion !== undefined) state.promptVersion = cp.promptVersion;
   if (cp.artifactRefs !== undefined) state.artifactRefs = cp.artifactRefs;
   return state;
-}
-
-/**
- * The ledger of a timeline: the records it started with (a fork's inherited ledger, a resumed run's last
- * snapshot — stored items, read only when looked into) in their order, a record set again for one of their ids
- * in its place, and the records added since, in the order they were begun. An id among the start records is found
- * by a search from the end, reading only each record's inline fields (itemFacts): the calls a fork finishes are
- * the last ones begun, and a long inherited ledger is not read to write the next checkpoint. The snapshot a
- * checkpoint takes is a sealed list, updated in place from the previous one (store `updateInPlace`) when only its
- * end changed, so the store finds the records it shares by identity, not by comparing them, and a change costs
- * the records changed, not a copy of the ledger.
- */
-class Ledger {
-  private readonly items: ToolCallRecord[];
-  private readonly startLength: number;
-  /** Positions of start records by id, for the ones searched so far (from the end). */
-  private readonly startIndex = new Map<string, number>();
-  /** Start records before this position have not been searched. */
-  private unsearched: number;
-  /** Positions of the records added since the start. */
-  private readonly addedIndex = new Map<string, number>();
-  private snapshot: readonly ToolCallRecord[] | undefined;
-  /** The first position changed since `snapshot` was taken. */
-  private dirtyFrom = Infinity;
-
-  constructor(start: readonly ToolCallRecord[], ids?: readonly (string | undefined)[]) {
-    this.items = start.map((r) => (isStoredItem(r) ? r : deepFreeze(r)));
-    this.startLength = this.items.length;
-    this.unsearched = this.startLength;
-    if (ids && ids.length === this.startLength) {
-      // The ids by position are known (a writer letting go of its history, the calls of a run's lineage) from the
-      // end back to the last hole: only the records before it are searched (none when there is no hole).
-      let at = ids.length - 1;
-      for (; at >= 0; at--) {
-        const id = ids[at];
-        if (id === undefined) break;
-        if (!this.startIndex.has(id)) this.startIndex.set(id, at);
-      }
-      this.unsearched = at + 1;
-    }
-  }
-
-  /** The id of each record by position, when every position is known without reading a record; else undefined. */
-  ids(): string[] | undefined {
-    if (this.unsearched > 0) return undefined;
-    const out = new Array<string>(this.items.length);
-    for (const [id, at] of this.startIndex) out[at] = id;
-    for (const [id, at] of this.addedIndex) out[at] = id;
-    for (let at = 0; at < out.length; at++) if (out[at] === undefined) return undefined;
-    return out;
-  }
-
-  private positionOf(id: string): number | undefined {
-    const added = this.addedIndex.get(id);
-    if (added !== undefined) return added;
-    const known = this.startIndex.get(id);
-    if (known !== undefined || this.unsearched === 0) return known;
-    while (this.unsearched > 0) {
-      const at = --this.unsearched;
-      const found = itemFacts(this.items[at] as ToolCallRecord).toolCallId as string;
-      if (!this.startIndex.has(found)) this.startIndex.set(found, at);
-      if (found === id) return at;
-    }
-    return undefined;
-  }
-
-  get(id: string): ToolCallRecord | undefined {
-    const at = this.positionOf(id);
-    return at === undefined ? undefined : this.items[at];
-  }
-
-  /** Sets the record of its id (in place when the id is known, else at the end); returns how to undo it. */
-  set(record: ToolCallRecord): () => void {
-    const id = record.toolCallId;
-    const at = this.positionOf(id);
-    this.dirtyFrom = Math.min(this.dirtyFrom, at ?? this.items.length);
-    if (at !== undefined) {
-      const had = this.items[at] as ToolCallRecord;
-      this.items[at] = record;
-      return () => {
-        this.items[at] = had;
-        this.snapshot = undefined;
-      };
-    }
-    this.addedIndex.set(id, this.items.length);
-    this.items.push(record);
-    return () => {
-      this.items.pop();
-      this.addedIndex.delete(id);
-      this.snapshot = undefined;
-    };
-  }
-
-  /**
-   * Every record, oldest first (start records first), as a sealed list: do not mutate it, and do not keep it past
-   * the checkpoint it is taken for — the next change updates it in place (store `updateInPlace`: a long ledger is
-   * not copied at every call begun or finished). `RunTimeline.ledger` hands out a copy.
-   */
-  all(): readonly ToolCallRecord[] {
-    if (!this.snapshot) this.snapshot = sealList(this.items.slice());
-    else if (this.dirtyFrom < this.items.length || this.snapshot.length !== this.items.length) {
-      const from = Math.min(this.dirtyFrom, this.snapshot.length, this.items.length);
-      this.snapshot = updateInPlace(this.snapshot as ToolCallRecord[], from, this.items, from);
-    }
-    this.dirtyFrom = Infinity;
-    return this.snapshot;
-  }
 }
 
 export class RunTimeline {

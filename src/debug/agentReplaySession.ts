@@ -14,6 +14,7 @@
  * (the debug session by responsibility), not done here.
  */
 import {
+  ContinuedEvent,
   InitializedEvent,
   InvalidatedEvent,
   LoadedSourceEvent,
@@ -295,6 +296,9 @@ export class AgentReplaySession extends LoggingDebugSession {
       case 'stopped':
         this.sourceOf(e.thread.ctl.view); // the grown transcript first (loadedSource), then the stop
         this.report(e.stop, e.thread.id);
+        return;
+      case 'continued':
+        this.sendEvent(new ContinuedEvent(e.thread.id, false));
         return;
       case 'output':
         this.sendEvent(new OutputEvent(`${e.text}\n`, e.category));

@@ -291,6 +291,8 @@ export class AgentReplaySession extends LoggingDebugSession {
   private sendLive(e: LiveEvent): void {
     switch (e.kind) {
       case 'thread':
+        // a run that ended: its transcript's header says how (not `running` until the session stops)
+        if (e.reason === 'exited' && e.thread.ctl.refresh()) this.rewriteTranscript(e.thread.ctl.view);
         this.sendEvent(new ThreadEvent(e.reason, e.thread.id));
         return;
       case 'stopped':
@@ -379,6 +381,11 @@ export class AgentReplaySession extends LoggingDebugSession {
   // ---- sources -------------------------------------------------------------------------------
 
   /** The frame source of a run: its transcript file beside the store (see transcriptFiles.ts for why). */
+  private rewriteTranscript(view: RunView): void {
+    this.sources?.forget(view.runId);
+    this.sourceOf(view);
+  }
+
   private sourceOf(view: RunView): DebugProtocol.Source {
     this.controller();
     return (this.sources as TranscriptSources).sourceOf(view);

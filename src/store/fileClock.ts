@@ -28,20 +28,19 @@ export function fileClockOffset(file: string): () => number {
 
 function measure(probe: string): number | undefined {
   if (process.platform === 'win32') return undefined; // NTFS does not stamp a same-mode chmod
-  let fd: number | undefined;
   try {
-    fd = fs.openSync(probe, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
-    const before = fs.fstatSync(fd);
+    // by path, never an fd of our own: closing one would drop the POSIX locks SQLite holds on the file in this
+    // process, and another process would then take the store for unopened and truncate the -shm under us
+    const before = fs.lstatSync(probe);
+    if (!before.isFile()) return undefined; // a link is not followed
     const t0 = Date.now();
-    fs.fchmodSync(fd, before.mode & 0o7777);
-    const after = fs.fstatSync(fd);
+    fs.chmodSync(probe, before.mode & 0o7777);
+    const after = fs.lstatSync(probe);
     const t1 = Date.now();
     // a file system that did not stamp the change says nothing about its clock
     if (after.ctimeMs <= before.ctimeMs) return undefined;
     return Math.round(after.ctimeMs - (t0 + t1) / 2);
   } catch {
     return undefined;
-  } finally {
-    if (fd !== undefined) fs.closeSync(fd);
   }
 }

@@ -381,9 +381,10 @@ export class AgentReplaySession extends LoggingDebugSession {
   // ---- sources -------------------------------------------------------------------------------
 
   /** The frame source of a run: its transcript file beside the store (see transcriptFiles.ts for why). */
+  /** A run that changed after its thread left: its transcript file written again (no controller needed). */
   private rewriteTranscript(view: RunView): void {
     this.sources?.forget(view.runId);
-    this.sourceOf(view);
+    this.sources?.sourceOf(view);
   }
 
   private sourceOf(view: RunView): DebugProtocol.Source {

@@ -13,7 +13,7 @@ import { afterEach, describe, it } from 'node:test';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import Database from 'better-sqlite3';
 import { demoStore as makeDemoStore, startClient, type OcdbDebugClient } from './support/dapClient';
-import { attach, eventFrom, go, mark, startAgent, stoppedFrom, type AgentProcess } from './support/liveAgent';
+import { attach, eventFrom, go, mark, startAgent, stoppedFrom, top, type AgentProcess } from './support/liveAgent';
 
 const SKEWED = path.join(__dirname, '..', 'support', 'skewedClock.mjs');
 const skewed = (ms: number) => ({ nodeArgs: ['--import', SKEWED], env: { OCDB_TEST_CLOCK_SKEW_MS: String(ms) } });
@@ -88,8 +88,15 @@ describe('live debugging on the store clock', () => {
       });
     const stop = await Promise.race([stoppedFrom(dc, from), finished]);
     assert.equal(stop.body.reason, 'entry');
-    await dc.continueRequest({ threadId: stop.body.threadId as number });
+    const threadId = stop.body.threadId as number;
+    const transcript = (await top(dc, threadId)).source?.path ?? '';
+    assert.match(fs.readFileSync(transcript, 'utf8'), /^# run \S+ · agent behind-bot · running/);
+    const at = mark(dc);
+    await dc.continueRequest({ threadId });
     await agent.line((l) => l.done === true);
+    await eventFrom(dc, at, (e) => e.event === 'thread' && (e as DebugProtocol.ThreadEvent).body.reason === 'exited');
+    // the transcript's header follows the run: it ended, it no longer reads running
+    assert.match(fs.readFileSync(transcript, 'utf8'), /^# run \S+ · agent behind-bot · completed/);
   });
 
   it('a debugger that froze past its lease says the agent went on, and shows the agent at its next stop', async () => {

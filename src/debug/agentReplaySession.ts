@@ -9,6 +9,7 @@
  * (`ocdb dap`). Must not import vscode.
  */
 import {
+  ContinuedEvent,
   Event,
   InitializedEvent,
   InvalidatedEvent,
@@ -131,10 +132,15 @@ export class AgentReplaySession extends InspectSession {
   private sendLive(e: LiveEvent): void {
     switch (e.kind) {
       case 'thread':
+        // a run that ended: its transcript's header says how (not `running` until the session stops)
+        if (e.reason === 'exited' && e.thread.ctl.refresh()) this.rewriteTranscript(e.thread.ctl.view);
         this.sendEvent(new ThreadEvent(e.reason, e.thread.id));
         return;
       case 'stopped':
         this.report({ threadId: e.thread.id, stop: e.stop, grown: e.thread.ctl.view });
+        return;
+      case 'continued':
+        this.sendEvent(new ContinuedEvent(e.thread.id, false));
         return;
       case 'output':
         this.sendEvent(new OutputEvent(`${e.text}\n`, e.category));
@@ -188,6 +194,12 @@ export class AgentReplaySession extends InspectSession {
   protected override threadsRequest(response: DebugProtocol.ThreadsResponse): void {
     response.body = { threads: this.target.threads().map((t) => new Thread(t.id, t.name)) };
     this.sendResponse(response);
+  }
+
+  /** A run that changed after its thread left: its transcript file written again (no controller needed). */
+  private rewriteTranscript(view: RunView): void {
+    this.sources?.forget(view.runId);
+    this.sources?.sourceOf(view);
   }
 
   // ---- execution -----------------------------------------------------------------------------

@@ -8,7 +8,7 @@
  * at once. The agent and this talk only through the store. No DAP transport, no vscode.
  */
 import { randomUUID } from 'node:crypto';
-import { DEFAULT_LIVE_LEASE_MS, OcdbError, errorMessage, type LiveStop } from '../model';
+import { DEFAULT_LIVE_LEASE_MS, OcdbError, errorMessage, type LiveAttachment, type LiveStop } from '../model';
 import { openRunStore, type RunStore } from '../store';
 import type { FrameRef } from './frames';
 import { parseAttachArgs, type ResolvedAttachArgs, type ResolvedLaunchArgs } from './launchArgs';
@@ -48,6 +48,8 @@ export interface LiveThread {
 export type LiveEvent =
   | { kind: 'thread'; reason: 'started' | 'exited'; thread: LiveThread; why?: string }
   | { kind: 'stopped'; thread: LiveThread; stop: StopInfo }
+  /** The agent a thread showed stopped went on without this session's answer (the lease lapsed, a detach). */
+  | { kind: 'continued'; thread: LiveThread }
   | { kind: 'output'; text: string; category: 'console' | 'important' }
   | { kind: 'ended'; why: string };
 
@@ -64,6 +66,8 @@ export class LiveController {
   private readonly startup: LiveEvent[] = [];
   /** The thread that stopped last (the one a fork without a thread forks). */
   focused: number | undefined;
+  /** The newer attachment whose breakpoints decide this session's agents' stops, once told (overriddenBy). */
+  private overriddenBy: string | undefined;
 
   private constructor(
     readonly store: RunStore,
@@ -182,17 +186,77 @@ export class LiveController {
     const events: LiveEvent[] = this.startup.splice(0);
     if (this.closed) return events;
     if (now - this.renewedAt >= RENEW_MS) {
+      const late = now - this.renewedAt;
       this.renewedAt = now;
-      this.store.renewLiveLease(this.attachId, now, LEASE_MS);
+      if (this.store.renewLiveLease(this.attachId, now, LEASE_MS)) {
+        events.push({
+          kind: 'output',
+          text: `This debugger could not renew its lease for ${(late / 1000).toFixed(1)} s (it was busy or suspended): it ran out after ${LEASE_MS / 1000} s, and the agents it held or that asked meanwhile went on without stopping.`,
+          category: 'important',
+        });
+      }
     }
+    // a held agent that went on without this session's answer is running again on screen, before new stops
+    this.checkHeld(events);
     if (decide) {
       for (const stop of this.store.listLiveStops(this.attachId, ['asking'], now)) this.decide(stop, now, events);
     }
     if (now - this.statusAt >= STATUS_MS) {
       this.statusAt = now;
       this.checkEnded(events);
+      this.checkOverridden(events, now);
     }
     return events;
+  }
+
+  /** Every held thread whose stop is no longer open (it read expired, or was resumed elsewhere): running again. */
+  private checkHeld(events: LiveEvent[]): void {
+    for (const t of this.threads) {
+      if (!t.held) continue;
+      const stop = this.store.getLiveStop(t.held.stop.stopId);
+      if (stop.state === 'stopped' || stop.state === 'asking') continue;
+      t.held = undefined;
+      t.wish = { kind: 'run' };
+      events.push({ kind: 'continued', thread: t });
+      events.push({
+        kind: 'output',
+        text:
+          stop.state === 'expired'
+            ? `Run ${t.runId} (thread ${t.id}) went on by itself: this debugger's lease ran out while the agent was held, so it did not wait any longer. The edits made there were not applied.`
+            : `Run ${t.runId} (thread ${t.id}) went on: its stop was answered outside this session.`,
+        category: 'important',
+      });
+    }
+  }
+
+  /**
+   * Another debugger attached later to the same run or agent decides its stops from now on (the newest attachment
+   * wins, store/liveTable.ts): this session's user is told once, and again when this session decides once more.
+   */
+  private checkOverridden(events: LiveEvent[], now: number): void {
+    const targets = this.threads.map((t) => ({ runId: t.runId, agentId: t.agentId }));
+    if (targets.length === 0) targets.push({ runId: this.args.runId ?? '', agentId: this.args.agentId ?? '' });
+    let newer: LiveAttachment | undefined;
+    for (const { runId, agentId } of targets) {
+      const winner = this.store.liveAttachmentFor(runId, agentId, now);
+      if (winner && winner.attachId !== this.attachId) newer = winner;
+    }
+    if (newer?.attachId === this.overriddenBy) return;
+    const what = this.args.runId ? `run ${this.args.runId}` : `agent ${this.args.agentId ?? ''}`;
+    if (newer) {
+      events.push({
+        kind: 'output',
+        text: `Another debugger (${newer.client}) attached to ${newer.runId ? `run ${newer.runId}` : `agent ${newer.agentId ?? ''}`} after this one: its breakpoints now decide where ${what} stops, and this session's breakpoints do not apply until it detaches.`,
+        category: 'important',
+      });
+    } else if (this.overriddenBy !== undefined) {
+      events.push({
+        kind: 'output',
+        text: `The other debugger left: this session's breakpoints decide where ${what} stops again.`,
+        category: 'important',
+      });
+    }
+    this.overriddenBy = newer?.attachId;
   }
 
   private checkEnded(events: LiveEvent[]): void {

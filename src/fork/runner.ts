@@ -64,7 +64,11 @@ export async function runFork(
   const request = runnableRequest(store, forkRequestId);
   const runId = forkRunOf(request);
   if (options.agentProgram) {
-    saveForkStatus(store, forkRequestId, 'waiting_for_agent', now());
+    store.transaction(() => {
+      saveForkStatus(store, forkRequestId, 'waiting_for_agent', now());
+      // the minute the program has to claim it counts from now, not from the fork's creation
+      store.setRunOwner(runId, null);
+    });
     return { forkRequestId, runId, status: 'waiting_for_agent', checkpointCount: store.getRun(runId).checkpointCount };
   }
   claimForkRequest(store, forkRequestId, now());

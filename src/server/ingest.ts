@@ -12,8 +12,12 @@
  * SDK and waits at most `waitMs` (default 25 s, at most 60 s); still stopped,
  * it answers 202 with the stop and a retry URL (`waitStop` waits again); once
  * resumed, the answer carries the edits the agent must apply (they are
- * recorded in the run as it gets them). Depends on model/, the store
- * contract, the writer and the SDK's input schemas.
+ * recorded in the run as it gets them). A run recorded over HTTP has no
+ * owner process the store can watch (the server outlives its agents): it is
+ * judged on its heartbeat, which every request that writes to it (and every
+ * wait on a stop) beats; one no request touched for HEARTBEAT_STALE_MS reads
+ * crashed. Depends on model/, the store contract, the writer and the SDK's
+ * input schemas.
  */
 import {
   ArtifactBodySchema,
@@ -138,6 +142,8 @@ export class IngestService {
     const data = parseWith(CreateRunBodySchema, body, 'body');
     const writer = RunWriter.create(this.store, runCreationOf(data), this.writerOptions());
     this.keep(writer);
+    // the agent is elsewhere: not this server's pid, but the requests' heartbeat tells whether it lives
+    this.store.setRunOwner(writer.runId, null);
     return this.store.getRun(writer.runId);
   }
 
@@ -181,7 +187,16 @@ export class IngestService {
     if (stop.runId !== runId) {
       throw new OcdbError('LiveStopNotFound', `Stop ${stopId} is not a stop of run ${runId}.`, { stopId, runId });
     }
-    return this.settle(runId, await this.gate.wait(stopId, waitMs), { resumed: true }, stop.checkpointId);
+    // an agent held at a breakpoint asks again and again: it lives
+    this.beat(runId);
+    const wait = await this.gate.wait(stopId, waitMs);
+    this.beat(runId);
+    return this.settle(runId, wait, { resumed: true }, stop.checkpointId);
+  }
+
+  /** The run's heartbeat, for a request that wrote no checkpoint (a waited stop, an artifact, a call without one). */
+  private beat(runId: string): void {
+    if (this.store.getRun(runId).status === 'running') this.store.heartbeat(runId, Date.now());
   }
 
   private async stopAt<T extends object>(
@@ -244,10 +259,12 @@ export class IngestService {
         },
         { checkpoint },
       );
+      if (!done.checkpoint) this.beat(runId);
       return { toolCallId: done.record.toolCallId, ...(done.checkpoint ? { checkpoint: done.checkpoint } : {}) };
     }
     const value = data.outcome === 'success' ? data.result : data.error;
     const done = this.stateful(runId, {}).finishTool(data.toolCallId, data.outcome, value, { checkpoint });
+    if (!done.checkpoint) this.beat(runId);
     return { toolCallId: data.toolCallId, ...(done.checkpoint ? { checkpoint: done.checkpoint } : {}) };
   }
 
@@ -256,6 +273,7 @@ export class IngestService {
     const data = parseWith(ArtifactBodySchema, body, 'body');
     const content = decodeContent(data.content, data.encoding ?? 'utf8', 'content', 'body');
     if (content.byteLength > MAX_ARTIFACT_BYTES) throw artifactTooLarge(content.byteLength, 'content', 'body');
+    this.beat(runId);
     return this.writerOf(runId).artifact({
       name: data.name,
       type: data.type,

@@ -3,7 +3,9 @@
  * a run or an agent id, with a lease it renews), `live_stops` (the stop an agent asks at a boundary and the
  * debugger's answer) and `live_edits` (the edits an agent applied: the run's record of them, DebugRun.liveEdits).
  * The debugger and the agent talk only through these rows, so any process, language or store works. A stop whose
- * attachment is detached reads resumed (detach resumes them); one whose lease ran out reads expired. Plain,
+ * attachment is detached reads resumed (detach resumes them); one whose lease ran out reads expired. A lease is
+ * given and judged on the store's clock (StoreContext.now), never on the debugger's or the agent's: a debugger whose
+ * clock is ahead cannot hold an agent after it died, nor one behind lose every stop. Plain,
  * portable SQL (DML only; the DDL is a migration); rows are validated when read back.
  */
 import {
@@ -58,23 +60,28 @@ export class LiveTable {
           input.runId ?? null,
           input.agentId ?? null,
           input.client,
-          input.at,
-          input.at + input.leaseMs,
+          this.ctx.now(),
+          this.ctx.now() + input.leaseMs,
         );
       return this.attachment(input.attachId);
     });
   }
 
-  renew(attachId: string, at: number, leaseMs: number): void {
+  /**
+   * Renews the lease `leaseMs` from now on the store's clock (`_at`, the debugger's clock, is not trusted). True
+   * when it had lapsed first: its agents' open stops read expired meanwhile and they may have gone on.
+   */
+  renew(attachId: string, _at: number, leaseMs: number): boolean {
     this.checkLease(leaseMs);
-    this.ctx.transaction(() => {
+    return this.ctx.transaction(() => {
       const current = this.attachment(attachId);
       if (current.state !== 'active') {
         throw new OcdbError('InvalidInput', `Attachment ${attachId} is detached; attach again.`, { attachId });
       }
       this.ctx
         .sql('UPDATE live_attachments SET lease_until = ? WHERE attach_id = ?')
-        .run(Math.max(current.leaseUntil, at + leaseMs), attachId);
+        .run(Math.max(current.leaseUntil, this.ctx.now() + leaseMs), attachId);
+      return current.leaseUntil <= this.ctx.now();
     });
   }
 
@@ -94,14 +101,14 @@ export class LiveTable {
     });
   }
 
-  /** The cheap check at each boundary: one indexed SELECT on a table of a few rows. */
-  attachmentFor(runId: string, agentId: string, at: number): LiveAttachment | undefined {
+  /** The cheap check at each boundary: one indexed SELECT on a table of a few rows (the lease on the store's clock). */
+  attachmentFor(runId: string, agentId: string, _at: number): LiveAttachment | undefined {
     const row = this.ctx
       .sql(
         `SELECT * FROM live_attachments WHERE state = 'active' AND lease_until > ? AND (run_id = ? OR agent_id = ?)
          ORDER BY created_at DESC, attach_id DESC LIMIT 1`,
       )
-      .get(at, runId, agentId);
+      .get(this.ctx.now(), runId, agentId);
     return row ? this.toAttachment(row) : undefined;
   }
 
@@ -133,7 +140,7 @@ export class LiveTable {
     });
   }
 
-  list(attachId: string, states: readonly LiveStopState[] | undefined, at: number): LiveStop[] {
+  list(attachId: string, states: readonly LiveStopState[] | undefined, _at: number): LiveStop[] {
     const lease = this.leaseOf(attachId);
     // The debugger polls for `asking` every few ms over a session of many stops: only the rows that can read as
     // one of `states` are read (an open stop reads expired once the lease ran out).
@@ -148,7 +155,7 @@ export class LiveTable {
           )
           .all(attachId, ...stored)
       : this.ctx.sql('SELECT * FROM live_stops WHERE attach_id = ? ORDER BY asked_at, stop_id').all(attachId);
-    const stops = rows.map((r) => this.toStop(r, lease, at));
+    const stops = rows.map((r) => this.toStop(r, lease));
     return states ? stops.filter((s) => states.includes(s.state)) : stops;
   }
 
@@ -193,12 +200,12 @@ export class LiveTable {
     });
   }
 
-  get(stopId: string, at: number): LiveStop {
+  get(stopId: string, _at: number): LiveStop {
     const row = this.ctx.sql('SELECT * FROM live_stops WHERE stop_id = ?').get(stopId);
     if (!row) {
       throw new OcdbError('LiveStopNotFound', `No live stop ${stopId} in ${this.ctx.path}.`, { stopId });
     }
-    return this.toStop(row, this.leaseOf(String(row.attach_id)), at);
+    return this.toStop(row, this.leaseOf(String(row.attach_id)));
   }
 
   // ---- the run's record of applied edits --------------------------------------------
@@ -313,11 +320,11 @@ export class LiveTable {
   }
 
   /** A stop as its agent must read it: open under a lease that ran out (or a vanished attachment) reads expired. */
-  private toStop(row: SqlRow, lease: { active: boolean; leaseUntil: number }, at: number): LiveStop {
+  private toStop(row: SqlRow, lease: { active: boolean; leaseUntil: number }): LiveStop {
     const id = String(row.stop_id);
     const stored = String(row.state) as LiveStopState;
     const open = OPEN_STATES.includes(stored);
-    const state = open && (!lease.active || lease.leaseUntil <= at) ? 'expired' : stored;
+    const state = open && (!lease.active || lease.leaseUntil <= this.ctx.now()) ? 'expired' : stored;
     return parseWith(
       LiveStopSchema,
       compact({

@@ -6,6 +6,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { OcdbError } from '../model';
+import { fileClockOffset } from './fileClock';
 import { applyFixups } from './fixups';
 import { migrate } from './migrations';
 import { openDriver } from './openDriver';
@@ -85,6 +86,8 @@ export function openRunStore(file: string, options: OpenStoreOptions = {}): SqlR
     db.close();
     throw translateSqliteError(e, abs);
   }
+  // leases and heartbeats judged on the store's clock: the file system's (fileClock.ts)
+  Object.assign(db, { clockOffsetMs: fileClockOffset(abs) });
   const store = new SqlRunStore(abs, db);
   if (options.groupCommit) store.groupCommits(options.groupCommit === true ? {} : options.groupCommit);
   return store;

@@ -279,8 +279,9 @@ export interface RunStore {
   reopenRun(runId: string, input: ReopenRunInput): RunSummary;
   heartbeat(runId: string, at: number): void;
   /**
-   * Sets the process that owns a `running` run (crash detection), or clears it with null: a fork waiting for
-   * its runner or agent program has no owner and is not shown as crashed. A runner claims it with its pid.
+   * Sets the process that owns a `running` run (crash detection), or clears it with null: a run with no owner
+   * (a fork waiting for its runner or agent program, a run recorded over HTTP) is judged on its heartbeat alone,
+   * beaten now: crashed when nothing writes to it for HEARTBEAT_STALE_MS. A runner claims a fork with its pid.
    */
   setRunOwner(runId: string, owner: { pid: number; at: number } | null): void;
 
@@ -375,16 +376,23 @@ export interface RunStore {
 
   // ---- live debugging (the protocol: src/debug/README.md, "Live debugging") ----
 
-  /** A debugger attaches to a running run (RunNotRunning when it ended) or to the runs of an agent id. */
+  /**
+   * A debugger attaches to a running run (RunNotRunning when it ended) or to the runs of an agent id. Its lease is
+   * `leaseMs` from now on the store's clock (PostgreSQL's server, a SQLite file's file system): `at` is the
+   * debugger's own clock and never decides a lease.
+   */
   attachLive(input: AttachLiveInput): LiveAttachment;
-  /** Extends the attachment's lease to `at + leaseMs` (the debugger renews every second). InvalidInput when detached. */
-  renewLiveLease(attachId: string, at: number, leaseMs: number): void;
+  /**
+   * Extends the attachment's lease to `leaseMs` from now on the store's clock (the debugger renews every second);
+   * true when it had lapsed before (its agents may have gone on). InvalidInput when detached.
+   */
+  renewLiveLease(attachId: string, at: number, leaseMs: number): boolean;
   /** The debugger leaves: every open stop of the attachment (asking / stopped) is resumed with no edits. */
   detachLive(attachId: string, at: number): void;
   getLiveAttachment(attachId: string): LiveAttachment;
   /**
    * The cheap check an agent makes at each boundary: the newest active attachment naming this run or this agent
-   * id whose lease has not run out at `at`.
+   * id whose lease has not run out on the store's clock (`at`, the agent's clock, is not used for it).
    */
   liveAttachmentFor(runId: string, agentId: string, at: number): LiveAttachment | undefined;
   /** The agent asks whether to stop at the checkpoint it just wrote (state asking). */

@@ -355,7 +355,8 @@ export class RunTable {
       this.sql('UPDATE runs SET owner_pid = ?, owner_host = ?, heartbeat_at = ? WHERE run_id = ?', 'writes').run(
         owner?.pid ?? null,
         owner ? THIS_HOST : null,
-        owner ? this.heartbeatTime(owner.at) : null,
+        // no owner: judged on the heartbeat alone, from now on (a fork nobody claims, a run recorded over HTTP)
+        this.heartbeatTime(owner?.at),
         runId,
       );
       this.tx.touchRun(runId);

@@ -87,6 +87,7 @@ export class SqlRunStore implements RunStore {
       path,
       content: this.content,
       uniqueErrorKeepsTransaction: this.traits.uniqueErrorKeepsTransaction,
+      now: () => this.runs.heartbeatTime(),
       sql: (text, runs) => tx.sql(text, runs),
       transaction: (fn) => tx.transaction(fn),
       touchRun: (runId) => tx.touchRun(runId),
@@ -369,9 +370,9 @@ export class SqlRunStore implements RunStore {
     return this.tx.writeRow('live_attachments', attachId, () => this.live.attach(input));
   }
 
-  renewLiveLease(attachId: string, at: number, leaseMs: number): void {
+  renewLiveLease(attachId: string, at: number, leaseMs: number): boolean {
     this.assertOpen();
-    this.tx.writeRow('live_attachments', attachId, () => this.live.renew(attachId, at, leaseMs));
+    return this.tx.writeRow('live_attachments', attachId, () => this.live.renew(attachId, at, leaseMs));
   }
 
   detachLive(attachId: string, at: number): void {

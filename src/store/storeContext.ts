@@ -12,6 +12,12 @@ export interface StoreContext {
    */
   readonly uniqueErrorKeepsTransaction: boolean;
   /**
+   * The store's clock (ms since epoch): this host's, corrected to the PostgreSQL server's or the SQLite file
+   * system's when they differ by more than CLOCK_SKEW_MS. Leases and owners' liveness are judged on it, never on a
+   * caller's clock.
+   */
+  now(): number;
+  /**
    * A cached prepared statement. `runs` declares how it uses rows of `runs` (default 'none': not at all, or only
    * columns no write changes, such as run_key, run_id, parent_run_id): see RunsUse.
    */

@@ -21,7 +21,7 @@ import {
 import { startAgentProgram } from '../../fork/agentProgram';
 import { ForkService } from '../../fork/forkService';
 import { runFork } from '../../fork/runner';
-import type { RunStore } from '../../store';
+import { resolveStorePath, type RunStore } from '../../store';
 import { EXIT, STORE_HELP, STORE_OPTION, openStoreFor, parseCommandArgs, type CliCommand } from '../cliCommand';
 import {
   MODEL_HELP,
@@ -207,6 +207,8 @@ export const forkCommand: CliCommand = {
           command: values.program,
           cwd: io.cwd,
           env: io.env,
+          // the location as given (a PostgreSQL URL keeps its password; store.path shows it redacted)
+          storeLocation: resolveStorePath(typeof values.store === 'string' ? values.store : undefined, io.env, io.cwd),
           // with --json, stdout is ours alone: the agent's stdout goes to stderr, so the JSON parses
           ...(values.json ? { stdio: ['inherit', 2, 'inherit'] as const } : {}),
         });

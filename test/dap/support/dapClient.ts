@@ -54,14 +54,23 @@ export class OcdbDebugClient extends DebugClient {
   /** Set when the adapter process exits. */
   exited: Promise<number | null> = Promise.resolve(null);
 
-  constructor() {
+  /** `nodeArgs` before the CLI (a preload such as test/support/skewedClock.mjs), `env` added to the adapter's. */
+  constructor(private readonly spawnWith: { nodeArgs?: string[]; env?: NodeJS.ProcessEnv } = {}) {
     super(process.execPath, CLI, 'agent-replay');
     this.defaultTimeout = 20000;
   }
 
+  /** The adapter's process (signals: a debugger that freezes, or dies). */
+  get process(): ChildProcess | undefined {
+    return this.proc;
+  }
+
   override start(): Promise<void> {
     buildOnce();
-    this.proc = spawn(process.execPath, [CLI, 'dap'], { cwd: ROOT, env: { ...process.env, OCDB_STORE: '' } });
+    this.proc = spawn(process.execPath, [...(this.spawnWith.nodeArgs ?? []), CLI, 'dap'], {
+      cwd: ROOT,
+      env: { ...process.env, OCDB_STORE: '', ...this.spawnWith.env },
+    });
     this.proc.stderr?.on('data', (d: Buffer) => (this.stderr += d.toString()));
     const proc = this.proc;
     this.exited = new Promise((resolve) => proc.on('exit', (code) => resolve(code)));
@@ -178,8 +187,10 @@ export class OcdbDebugClient extends DebugClient {
 }
 
 /** A started client; the caller stops it. */
-export async function startClient(): Promise<OcdbDebugClient> {
-  const dc = new OcdbDebugClient();
+export async function startClient(
+  spawnWith: ConstructorParameters<typeof OcdbDebugClient>[0] = {},
+): Promise<OcdbDebugClient> {
+  const dc = new OcdbDebugClient(spawnWith);
   await dc.start();
   return dc;
 }

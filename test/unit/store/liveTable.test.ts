@@ -25,13 +25,16 @@ test('attach, ask, stop, resume with edits: the agent reads each state; the chan
   const store = tmpStore();
   const { cp } = runningRun(store);
   assert.equal(store.liveAttachmentFor('r1', 'support-bot', 1000), undefined, 'no debugger: nothing attached');
+  const before = Date.now();
   const att = store.attachLive({ attachId: 'a1', runId: 'r1', client: 'VS Code', at: 1000, leaseMs: 5000 });
+  // the lease is the store's (its clock, here this host's), not the 1000 the debugger said
+  assert.ok(att.createdAt >= before && att.createdAt <= Date.now(), `created now: ${att.createdAt}`);
   assert.deepEqual(att, {
     attachId: 'a1',
     runId: 'r1',
     client: 'VS Code',
-    createdAt: 1000,
-    leaseUntil: 6000,
+    createdAt: att.createdAt,
+    leaseUntil: att.createdAt + 5000,
     state: 'active',
   });
   assert.equal(store.liveAttachmentFor('r1', 'other-agent', 1001)?.attachId, 'a1', 'named by its run');
@@ -74,10 +77,16 @@ test('attach, ask, stop, resume with edits: the agent reads each state; the chan
   assert.throws(() => store.getLiveStop('nope'), isCode('LiveStopNotFound'));
 });
 
-test('a lease that runs out lets the agent go on: open stops read expired; renewal keeps them open', () => {
+/** Polls (a state, not a time) until the stop reads `state` on the store's clock. */
+async function untilStop(store: ReturnType<typeof tmpStore>, stopId: string, state: string): Promise<void> {
+  while (store.getLiveStop(stopId).state !== state) await new Promise((resolve) => setTimeout(resolve, 5));
+}
+
+test('a lease that runs out lets the agent go on: open stops read expired; renewal keeps them open', async () => {
   const store = tmpStore();
   const { cp } = runningRun(store);
-  store.attachLive({ attachId: 'a1', runId: 'r1', client: 'ocdb dap', at: 0, leaseMs: 5000 });
+  // a debugger that says it is two minutes ahead gets a lease of the store's clock: 40 ms, not two minutes more
+  store.attachLive({ attachId: 'a1', runId: 'r1', client: 'ocdb dap', at: Date.now() + 120_000, leaseMs: 40 });
   store.askLiveStop({
     stopId: 's1',
     attachId: 'a1',
@@ -88,23 +97,32 @@ test('a lease that runs out lets the agent go on: open stops read expired; renew
     askedAt: 10,
   });
   store.answerLiveStop('s1', { state: 'stopped', reason: 'step' }, 20);
-  assert.equal(store.getLiveStop('s1', 4999).state, 'stopped');
-  store.renewLiveLease('a1', 4000, 5000);
-  assert.equal(store.getLiveStop('s1', 8999).state, 'stopped', 'renewed to 9000');
-  assert.equal(store.liveAttachmentFor('r1', 'support-bot', 9000), undefined, 'lease over: the cheap check says no');
-  assert.equal(store.getLiveStop('s1', 9000).state, 'expired');
+  store.renewLiveLease('a1', Date.now() + 120_000, 60_000);
+  assert.equal(store.getLiveStop('s1', 0).state, 'stopped', 'renewed: a minute from now on the store clock');
+  store.attachLive({ attachId: 'a2', runId: 'r1', client: 'ocdb dap', at: 0, leaseMs: 40 });
+  store.askLiveStop({
+    stopId: 's3',
+    attachId: 'a2',
+    runId: 'r1',
+    agentId: 'support-bot',
+    checkpointId: cp.checkpointId,
+    boundary: cp.boundary,
+    askedAt: 10,
+  });
+  store.answerLiveStop('s3', { state: 'stopped', reason: 'step' }, 20);
+  await untilStop(store, 's3', 'expired');
+  assert.equal(store.liveAttachmentFor('r2', 'bot-b', Date.now() - 120_000), undefined);
   assert.deepEqual(
-    store.listLiveStops('a1', ['expired'], 9000).map((x) => x.stopId),
-    ['s1'],
+    store.listLiveStops('a2', ['expired']).map((x) => x.stopId),
+    ['s3'],
     'listed as it reads',
   );
-  assert.deepEqual(store.listLiveStops('a1', ['stopped'], 9000), []);
-  assert.equal(store.listLiveStops('a1', ['stopped'], 8999).length, 1);
-  assert.throws(() => store.answerLiveStop('s1', { state: 'resumed' }, 9001), isCode('InvalidInput'));
+  assert.deepEqual(store.listLiveStops('a2', ['stopped']), []);
+  assert.throws(() => store.answerLiveStop('s3', { state: 'resumed' }, 9001), isCode('InvalidInput'));
   // the agent marks it expired: a late renewal does not hold it again
-  assert.equal(store.expireLiveStop('s1', 9002).state, 'expired');
-  store.renewLiveLease('a1', 9003, 5000);
-  assert.equal(store.getLiveStop('s1', 9004).state, 'expired');
+  assert.equal(store.expireLiveStop('s3', 9002).state, 'expired');
+  store.renewLiveLease('a2', 9003, 5000);
+  assert.equal(store.getLiveStop('s3').state, 'expired');
   // an answer that came first is kept by expire
   store.askLiveStop({
     stopId: 's2',
@@ -119,6 +137,14 @@ test('a lease that runs out lets the agent go on: open stops read expired; renew
   assert.equal(store.expireLiveStop('s2', 9007).state, 'resumed');
   assert.throws(() => store.renewLiveLease('a1', 0, 0), isCode('InvalidInput'));
   assert.throws(() => store.renewLiveLease('a1', 0, 600_000), isCode('InvalidInput'));
+});
+
+test('a debugger whose clock is behind still holds its agent: the lease is judged on the store clock', () => {
+  const store = tmpStore();
+  runningRun(store);
+  store.attachLive({ attachId: 'a1', runId: 'r1', client: 'ocdb dap', at: Date.now() - 30_000, leaseMs: 5000 });
+  store.renewLiveLease('a1', Date.now() - 30_000, 5000);
+  assert.equal(store.liveAttachmentFor('r1', 'support-bot', Date.now())?.attachId, 'a1');
 });
 
 test('detach resumes every open stop with no edits; a detached attachment is not found by the check', () => {

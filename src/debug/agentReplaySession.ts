@@ -20,6 +20,7 @@ import {
   Thread,
   ThreadEvent,
 } from '@vscode/debugadapter';
+import type { RunView } from '../replay/runView';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { OcdbError, storeLocationLabel } from '../model';
 import { CAPABILITIES } from './capabilities';

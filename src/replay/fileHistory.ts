@@ -6,19 +6,25 @@
  * the rebuilt text (a mismatch is marked, and the read's text taken from
  * there). A shell call may have changed any file: its step is marked. The
  * files "at" a checkpoint are what the calls finished by then had done: at a
- * `before_tool_call`, before that tool ran. Read-only; no vscode.
+ * `before_tool_call`, before that tool ran. A fork starts from the files its ancestors had made by its fork point
+ * (inherited), its own changes on top. Read-only; no vscode.
  */
 import { isAbsolute, relative, resolve } from 'node:path';
 import { toolOutcomeOf, type ToolCallRecord } from '../model';
 import type { CheckpointSummary, RunStore } from '../store';
 import { applyEdits, applyHunks, callEffect, lineCounts, type FileOp } from './fileEdits';
 
-/** Where a change or a mark happened: the checkpoint that closed the call (its `after_tool_call`). */
+/**
+ * Where a change or a mark happened: the checkpoint that closed the call (its `after_tool_call`). A fork's
+ * inherited change (made by an ancestor before the fork point) is at index -1, before every checkpoint of the fork.
+ */
 export interface FileEventAt {
   checkpointIndex: number;
   stepIndex: number;
   toolCallId: string;
   toolName: string;
+  /** Made by the run an ancestor of this fork was, before the fork point (its step is the ancestor's). */
+  inherited?: true;
 }
 
 export interface FileAt {
@@ -184,40 +190,25 @@ function sumHunks(hunks: readonly string[][]): { added: number; removed: number 
   return { added, removed };
 }
 
-/** The run's folder: the runtime context's `project.cwd` where an importer set it. */
+/** What a run's own calls did to files, in order, and the shell steps that may have. */
+interface FileEvents {
+  events: FileEvent[];
+  shellMarks: FileEventAt[];
+}
+
+/**
+ * The run's folder: the runtime context's `project.cwd` where an importer set it. `inherited`: what a fork's
+ * ancestors did before its fork point (`inheritedFileEvents`), the files the fork starts from.
+ */
 export function fileHistory(
   checkpoints: readonly CheckpointSummary[],
   calls: readonly ToolCallRecord[],
   cwd: string | undefined,
+  inherited?: FileEvents,
 ): FileHistory {
-  const byId = new Map(calls.map((c) => [c.toolCallId, c]));
-  const events: FileEvent[] = [];
-  const shellMarks: FileEventAt[] = [];
-  const closed = new Set<string>();
-  const abs = (p: string) => (isAbsolute(p) || cwd === undefined ? resolve(p) : resolve(cwd, p));
-  for (const cp of checkpoints) {
-    // a call's effect counts from the checkpoint that closed it (an unanswered call: from the one that opened it)
-    if (!cp.toolCallId || closed.has(cp.toolCallId)) continue;
-    const call = byId.get(cp.toolCallId);
-    if (!call) continue;
-    if (cp.boundary === 'before_tool_call' && call.endedAt !== undefined) continue;
-    closed.add(cp.toolCallId);
-    const at = {
-      checkpointIndex: cp.index,
-      stepIndex: cp.stepIndex,
-      toolCallId: call.toolCallId,
-      toolName: call.toolName,
-    };
-    const effect = callEffect(
-      call.toolName,
-      call.args,
-      call.result,
-      call.endedAt !== undefined && toolOutcomeOf(call) === 'success',
-    );
-    if (effect.kind === 'shell') shellMarks.push(at);
-    else if (effect.kind === 'files')
-      for (const op of effect.ops) events.push({ at, op: { ...op, path: abs(op.path) } });
-  }
+  const own = fileEvents(checkpoints, calls, cwd);
+  const events = [...(inherited?.events ?? []), ...own.events];
+  const shellMarks = [...(inherited?.shellMarks ?? []), ...own.shellMarks];
   return {
     cwd,
     shellMarks,
@@ -251,16 +242,95 @@ export function fileHistory(
   };
 }
 
-/** A run's file history read from the store (its folder from the first checkpoint's `project.cwd`). */
+function fileEvents(
+  checkpoints: readonly CheckpointSummary[],
+  calls: readonly ToolCallRecord[],
+  cwd: string | undefined,
+): FileEvents {
+  const byId = new Map(calls.map((c) => [c.toolCallId, c]));
+  const events: FileEvent[] = [];
+  const shellMarks: FileEventAt[] = [];
+  const closed = new Set<string>();
+  const abs = (p: string) => (isAbsolute(p) || cwd === undefined ? resolve(p) : resolve(cwd, p));
+  for (const cp of checkpoints) {
+    // a call's effect counts from the checkpoint that closed it (an unanswered call: from the one that opened it)
+    if (!cp.toolCallId || closed.has(cp.toolCallId)) continue;
+    const call = byId.get(cp.toolCallId);
+    if (!call) continue;
+    if (cp.boundary === 'before_tool_call' && call.endedAt !== undefined) continue;
+    closed.add(cp.toolCallId);
+    const at = {
+      checkpointIndex: cp.index,
+      stepIndex: cp.stepIndex,
+      toolCallId: call.toolCallId,
+      toolName: call.toolName,
+    };
+    const effect = callEffect(
+      call.toolName,
+      call.args,
+      call.result,
+      call.endedAt !== undefined && toolOutcomeOf(call) === 'success',
+    );
+    if (effect.kind === 'shell') shellMarks.push(at);
+    else if (effect.kind === 'files')
+      for (const op of effect.ops) events.push({ at, op: { ...op, path: abs(op.path) } });
+  }
+  return { events, shellMarks };
+}
+
+/** How many ancestors a fork's files are looked for in (a cycle of parents, written by hand, ends there too). */
+const MAX_LINEAGE = 64;
+
+/** The folder the run ran in: its first checkpoint's `project.cwd`. */
+function cwdOf(store: RunStore, checkpoints: readonly CheckpointSummary[]): string | undefined {
+  const first = checkpoints[0];
+  const cwd = first ? store.getCheckpoint(first.checkpointId).runtimeContext.project.cwd : undefined;
+  return typeof cwd === 'string' ? cwd : undefined;
+}
+
+/**
+ * What a fork inherits: the file changes (and shell marks) its ancestors made up to its fork point, each at index
+ * -1 of the fork. At a fork point that is a `before_tool_call`, that tool had not run. Undefined for a run that
+ * is not a fork, or whose parent is not in the store.
+ */
+export function inheritedFileEvents(store: RunStore, runId: string): FileEvents | undefined {
+  const chain: { runId: string; forkPoint: string }[] = [];
+  const seen = new Set([runId]);
+  for (let r = store.getRun(runId); r.parentRunId && r.forkFromCheckpointId && chain.length < MAX_LINEAGE;) {
+    if (seen.has(r.parentRunId) || !store.hasRun(r.parentRunId)) break;
+    chain.push({ runId: r.parentRunId, forkPoint: r.forkFromCheckpointId });
+    seen.add(r.parentRunId);
+    r = store.getRun(r.parentRunId);
+  }
+  if (chain.length === 0) return undefined;
+  const out: FileEvents = { events: [], shellMarks: [] };
+  // the oldest ancestor first: each one's own changes up to where its child forked
+  for (const { runId: id, forkPoint } of chain.reverse()) {
+    const checkpoints = store.listCheckpoints(id);
+    const cut = checkpoints.find((c) => c.checkpointId === forkPoint)?.index;
+    if (cut === undefined) continue;
+    const own = fileEvents(checkpoints, store.listToolCalls(id), cwdOf(store, checkpoints));
+    const moved = (at: FileEventAt): FileEventAt => ({ ...at, checkpointIndex: -1, inherited: true });
+    // what an older ancestor gave this one is already in `out`
+    for (const e of own.events) if (e.at.checkpointIndex <= cut) out.events.push({ ...e, at: moved(e.at) });
+    for (const m of own.shellMarks) if (m.checkpointIndex <= cut) out.shellMarks.push(moved(m));
+  }
+  return out;
+}
+
+/** A run's file history read from the store (its folder from the first checkpoint's `project.cwd`), a fork's inherited files first. */
 export function runFileHistory(
   store: RunStore,
   runId: string,
 ): { history: FileHistory; checkpoints: CheckpointSummary[] } {
   const checkpoints = store.listCheckpoints(runId);
-  const first = checkpoints[0];
-  const cwd = first ? store.getCheckpoint(first.checkpointId).runtimeContext.project.cwd : undefined;
   return {
-    history: fileHistory(checkpoints, store.listToolCalls(runId), typeof cwd === 'string' ? cwd : undefined),
+    history: fileHistory(
+      checkpoints,
+      store.listToolCalls(runId),
+      cwdOf(store, checkpoints),
+      inheritedFileEvents(store, runId),
+    ),
     checkpoints,
   };
 }

@@ -7,7 +7,14 @@
  * fork's files start as its ancestors had made them by its fork point. The history is worked out once per RunView
  * (a run that grew is a new view). Plain DAP-shaped values; no transport, no vscode.
  */
-import { fileHistory, inheritedFileEvents, type FileAt, type FileHistory } from '../replay/fileHistory';
+import {
+  cwdOf,
+  fileHistory,
+  inheritedFileEvents,
+  storedFileEvents,
+  type FileAt,
+  type FileHistory,
+} from '../replay/fileHistory';
 import { mayChangeFiles } from '../replay/fileEdits';
 import { changedAtSteps, fileStatusLetter, shellSince } from '../replay/fileVersions';
 import type { RunView } from '../replay/runView';
@@ -48,10 +55,16 @@ export class FilesScope {
     if (h === undefined) {
       // a fork that changes no file itself still shows the files it inherited
       const inherited = view.run.parentRunId ? inheritedFileEvents(view.store, view.runId) : undefined;
-      const changes = (inherited?.events.length ?? 0) > 0 || [...view.toolNames()].some(mayChangeFiles);
+      // the files a recorder tracked (run.trackFiles), stored version by version
+      const versions = view.store.listFileVersions(view.runId);
+      const stored =
+        versions.length > 0
+          ? storedFileEvents(versions, view.summaries, (hash) => view.store.getFileVersionText(hash))
+          : undefined;
+      const changes =
+        (inherited?.events.length ?? 0) > 0 || stored !== undefined || [...view.toolNames()].some(mayChangeFiles);
       if (changes && view.summaries.length > 0) {
-        const cwd = view.load(0).runtimeContext.project.cwd;
-        h = fileHistory(view.summaries, view.ledger, typeof cwd === 'string' ? cwd : undefined, inherited);
+        h = fileHistory(view.summaries, view.ledger, cwdOf(view.store, view.summaries, stored), inherited, stored);
       } else h = null;
       this.histories.set(view, h);
     }

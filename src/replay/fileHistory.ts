@@ -9,9 +9,9 @@
  * `before_tool_call`, before that tool ran. A fork starts from the files its ancestors had made by its fork point
  * (inherited), its own changes on top. Read-only; no vscode.
  */
-import { isAbsolute, relative, resolve } from 'node:path';
+import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { toolOutcomeOf, type ToolCallRecord } from '../model';
-import type { CheckpointSummary, RunStore } from '../store';
+import type { CheckpointSummary, FileVersion, RunStore } from '../store';
 import { applyEdits, applyHunks, callEffect, lineCounts, type FileOp } from './fileEdits';
 
 /**
@@ -191,7 +191,7 @@ function sumHunks(hunks: readonly string[][]): { added: number; removed: number 
 }
 
 /** What a run's own calls did to files, in order, and the shell steps that may have. */
-interface FileEvents {
+export interface FileEvents {
   events: FileEvent[];
   shellMarks: FileEventAt[];
 }
@@ -205,9 +205,11 @@ export function fileHistory(
   calls: readonly ToolCallRecord[],
   cwd: string | undefined,
   inherited?: FileEvents,
+  stored?: FileEvents,
 ): FileHistory {
   const own = fileEvents(checkpoints, calls, cwd);
-  const events = [...(inherited?.events ?? []), ...own.events];
+  // stored versions (trackFiles) go where their checkpoints are among the tool calls' changes
+  const events = [...(inherited?.events ?? []), ...byCheckpoint([...own.events, ...(stored?.events ?? [])])];
   const shellMarks = [...(inherited?.shellMarks ?? []), ...own.shellMarks];
   return {
     cwd,
@@ -278,14 +280,68 @@ function fileEvents(
   return { events, shellMarks };
 }
 
+/** Events in checkpoint order, those of one checkpoint in the order given. */
+const byCheckpoint = (events: FileEvent[]): FileEvent[] =>
+  events
+    .map((e, i) => ({ e, i }))
+    .sort((a, b) => a.e.at.checkpointIndex - b.e.at.checkpointIndex || a.i - b.i)
+    .map((x) => x.e);
+
+/**
+ * The versions a recorder stored (`run.trackFiles`) as file events: a version at -1 is the file as it was before
+ * (shown, not a change), the others its text (a write) or its deletion at their checkpoint.
+ */
+export function storedFileEvents(
+  versions: readonly FileVersion[],
+  checkpoints: readonly CheckpointSummary[],
+  text: (contentHash: string) => string,
+): FileEvents {
+  const events: FileEvent[] = [];
+  for (const v of versions) {
+    const cp = checkpoints[v.checkpointIndex];
+    const at: FileEventAt = {
+      checkpointIndex: v.checkpointIndex,
+      stepIndex: cp?.stepIndex ?? 0,
+      toolCallId: cp?.toolCallId ?? '',
+      toolName: cp?.toolName ?? 'files',
+    };
+    const path = resolve(v.path);
+    if (v.contentHash === undefined) events.push({ at, op: { op: 'delete', path } });
+    else if (v.checkpointIndex < 0)
+      events.push({ at, op: { op: 'read', path, content: text(v.contentHash), whole: true, fromLine: 1 } });
+    else events.push({ at, op: { op: 'write', path, content: text(v.contentHash) } });
+  }
+  return { events, shellMarks: [] };
+}
+
+/** A run's stored file versions as events; undefined when it has none. */
+function storedOf(store: RunStore, runId: string, checkpoints: readonly CheckpointSummary[]): FileEvents | undefined {
+  const versions = store.listFileVersions(runId);
+  if (versions.length === 0) return undefined;
+  return storedFileEvents(versions, checkpoints, (hash) => store.getFileVersionText(hash));
+}
+
 /** How many ancestors a fork's files are looked for in (a cycle of parents, written by hand, ends there too). */
 const MAX_LINEAGE = 64;
 
-/** The folder the run ran in: its first checkpoint's `project.cwd`. */
-function cwdOf(store: RunStore, checkpoints: readonly CheckpointSummary[]): string | undefined {
+/**
+ * The folder the run ran in: its first checkpoint's `project.cwd`; else, for a run whose files a recorder tracked,
+ * the folder holding them all.
+ */
+export function cwdOf(
+  store: RunStore,
+  checkpoints: readonly CheckpointSummary[],
+  stored?: FileEvents,
+): string | undefined {
   const first = checkpoints[0];
   const cwd = first ? store.getCheckpoint(first.checkpointId).runtimeContext.project.cwd : undefined;
-  return typeof cwd === 'string' ? cwd : undefined;
+  if (typeof cwd === 'string') return cwd;
+  const paths = stored?.events.map((e) => e.op.path) ?? [];
+  if (paths.length === 0) return undefined;
+  let common = dirname(paths[0] as string);
+  for (const p of paths)
+    while (common !== dirname(common) && relative(common, p).startsWith('..')) common = dirname(common);
+  return common;
 }
 
 /**
@@ -309,7 +365,9 @@ export function inheritedFileEvents(store: RunStore, runId: string): FileEvents 
     const checkpoints = store.listCheckpoints(id);
     const cut = checkpoints.find((c) => c.checkpointId === forkPoint)?.index;
     if (cut === undefined) continue;
-    const own = fileEvents(checkpoints, store.listToolCalls(id), cwdOf(store, checkpoints));
+    const stored = storedOf(store, id, checkpoints);
+    const calls = fileEvents(checkpoints, store.listToolCalls(id), cwdOf(store, checkpoints, stored));
+    const own = { events: byCheckpoint([...calls.events, ...(stored?.events ?? [])]), shellMarks: calls.shellMarks };
     const moved = (at: FileEventAt): FileEventAt => ({ ...at, checkpointIndex: -1, inherited: true });
     // what an older ancestor gave this one is already in `out`
     for (const e of own.events) if (e.at.checkpointIndex <= cut) out.events.push({ ...e, at: moved(e.at) });
@@ -324,12 +382,14 @@ export function runFileHistory(
   runId: string,
 ): { history: FileHistory; checkpoints: CheckpointSummary[] } {
   const checkpoints = store.listCheckpoints(runId);
+  const stored = storedOf(store, runId, checkpoints);
   return {
     history: fileHistory(
       checkpoints,
       store.listToolCalls(runId),
-      cwdOf(store, checkpoints),
+      cwdOf(store, checkpoints, stored),
       inheritedFileEvents(store, runId),
+      stored,
     ),
     checkpoints,
   };

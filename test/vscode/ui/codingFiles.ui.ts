@@ -19,6 +19,7 @@ import type { UiContext, UiTest } from './uiTest';
 import {
   chooseMenuItem,
   clickInlineAction,
+  debugToolbarButton,
   expandRow,
   openAgentRuns,
   openRunAndDebug,
@@ -91,6 +92,32 @@ function setHome(userDataDir: string, home: string | undefined): void {
   }
 }
 
+/** Scrolls the tree of `pane` down until `target` is drawn (a list draws only the rows on screen). */
+async function scrollTo(pane: Locator, target: Locator): Promise<void> {
+  const list = pane.locator('.monaco-list').first();
+  for (let i = 0; i < 30; i++) {
+    if (await target.first().isVisible()) return;
+    await list.hover();
+    await pane.page().mouse.wheel(0, 120);
+    await pane.page().waitForTimeout(150);
+  }
+  await target.first().waitFor({ timeout: 5_000 });
+}
+
+/** Expands a runs-tree row by its twistie (a click on a run's row selects it and moves the replay), until `child` shows. */
+async function expandTree(target: Locator, child: Locator): Promise<void> {
+  await target.waitFor({ timeout: 30_000 });
+  for (let attempt = 1; ; attempt++) {
+    if ((await target.getAttribute('aria-expanded')) !== 'true') await target.locator('.monaco-tl-twistie').click();
+    try {
+      await child.first().waitFor({ timeout: 10_000 });
+      return;
+    } catch (e) {
+      if (attempt === 3) throw e;
+    }
+  }
+}
+
 /** Right-clicks a row and chooses `item` of its context menu. */
 async function menu(target: Locator, item: string): Promise<void> {
   await target.click({ button: 'right' });
@@ -129,7 +156,7 @@ export const tests: UiTest[] = [
       const section = row(pane, 'Coding agent sessions').first();
       const session = row(pane, TITLE).first();
       await section.waitFor({ timeout: 60_000 });
-      await expandRow(section, session);
+      await expandTree(section, session);
       assert.match((await session.textContent()) ?? '', /Claude Code/);
       await screenshotIn(ctx, 'files-01-sessions');
       await clickInlineAction(session, 'Open Coding Agent Session');
@@ -140,14 +167,21 @@ export const tests: UiTest[] = [
     name: 'replayed from the checkpoint after the first Edit, the Files scope lists src/date.ts with its lines and step',
     async run(ctx) {
       const { page } = ctx;
+      // the replay the session opened in ends: the one from the Edit's checkpoint is the only one
+      await debugToolbarButton(page, 'Stop').click();
+      await page.locator('.debug-toolbar').waitFor({ state: 'hidden', timeout: 30_000 });
       await openAgentRuns(page);
       const pane = viewPane(page, 'Runs');
       // the imported run, titled by the session's summary, above the sessions section
       const run = pane.locator('.monaco-list-row[aria-level="1"]', { hasText: TITLE }).first();
       const step = pane.locator('.monaco-list-row[aria-level="2"]', { hasText: 'Step 4' }).first();
-      await expandRow(run, step);
+      // the session's section folded away: the run's steps have the room
+      await row(pane, 'Coding agent sessions').first().locator('.monaco-tl-twistie').click();
+      await expandTree(run, pane.locator('.monaco-list-row[aria-level="2"]', { hasText: 'Step 0' }));
+      await scrollTo(pane, step);
       const edit = pane.locator('.monaco-list-row', { hasText: 'after_tool_call' }).filter({ hasText: 'Edit' });
-      await expandRow(step, edit);
+      await expandTree(step, edit);
+      await scrollTo(pane, edit);
       await clickInlineAction(edit.first(), 'Replay Run');
       const frames = viewPane(page, 'Call Stack');
       await openRunAndDebug(page);

@@ -19,6 +19,7 @@ import type { UiContext, UiTest } from './uiTest';
 import {
   chooseMenuItem,
   clickInlineAction,
+  collapseRow,
   debugToolbarButton,
   expandRow,
   openAgentRuns,
@@ -96,7 +97,15 @@ function setHome(userDataDir: string, home: string | undefined): void {
 async function scrollTo(pane: Locator, target: Locator): Promise<void> {
   const list = pane.locator('.monaco-list').first();
   for (let i = 0; i < 30; i++) {
-    if (await target.first().isVisible()) return;
+    const [box, rowBox] = [
+      await list.boundingBox(),
+      await target
+        .first()
+        .boundingBox()
+        .catch(() => null),
+    ];
+    // drawn and whole on screen (a row cut by the pane's edge takes no click)
+    if (box && rowBox && rowBox.y + rowBox.height <= box.y + box.height - 2) return;
     await list.hover();
     await pane.page().mouse.wheel(0, 120);
     await pane.page().waitForTimeout(150);
@@ -134,7 +143,10 @@ async function dateRow(page: Page): Promise<Locator> {
   await openRunAndDebug(page);
   const variables = viewPane(page, 'Variables');
   const file = row(variables, 'src/date.ts').first();
-  await expandRow(row(variables, 'Files').first(), file);
+  if (await file.isVisible()) return file;
+  // the Checkpoint scope, open by default, fills the view: folded, the Files scope is in sight
+  await collapseRow(row(variables, 'Scope Checkpoint').first());
+  await expandRow(row(variables, 'Scope Files').first(), file);
   return file;
 }
 
@@ -175,8 +187,10 @@ export const tests: UiTest[] = [
       // the imported run, titled by the session's summary, above the sessions section
       const run = pane.locator('.monaco-list-row[aria-level="1"]', { hasText: TITLE }).first();
       const step = pane.locator('.monaco-list-row[aria-level="2"]', { hasText: 'Step 4' }).first();
-      // the session's section folded away: the run's steps have the room
+      // the session's section and the Context & Fork view folded away: the run's steps have the room
       await row(pane, 'Coding agent sessions').first().locator('.monaco-tl-twistie').click();
+      const forkHeader = viewPane(page, 'Context & Fork').locator('.pane-header').first();
+      if ((await forkHeader.getAttribute('aria-expanded')) === 'true') await forkHeader.click();
       await expandTree(run, pane.locator('.monaco-list-row[aria-level="2"]', { hasText: 'Step 0' }));
       await scrollTo(pane, step);
       const edit = pane.locator('.monaco-list-row', { hasText: 'after_tool_call' }).filter({ hasText: 'Edit' });

@@ -228,8 +228,13 @@ export const tests: UiTest[] = [
     name: "the hover on the Edit's line of the transcript shows its diff",
     async run(ctx) {
       const { page } = ctx;
-      const transcript = tab(page, '.transcript').first();
-      await transcript.click();
+      // the diff took the transcript's preview tab: the Call Stack's frame opens it again at the Edit
+      await openRunAndDebug(page);
+      await viewPane(page, 'Call Stack')
+        .locator('.monaco-list-row .stack-frame', { hasText: /after_tool_call · Edit/ })
+        .first()
+        .click();
+      await tab(page, '.transcript').first().waitFor({ timeout: 30_000 });
       const line = page
         .locator('.editor-group-container.active .view-line', { hasText: 'after_tool_call' })
         .filter({ hasText: 'Edit' })

@@ -150,6 +150,28 @@ async function dateRow(page: Page): Promise<Locator> {
   return file;
 }
 
+/** Hovers the first Edit's after_tool_call line of the transcript; answers the hover. */
+async function hoverEdit(page: Page): Promise<Locator> {
+  // the diff took the transcript's preview tab: the Call Stack's frame opens it again at the Edit
+  await openRunAndDebug(page);
+  await viewPane(page, 'Call Stack')
+    .locator('.monaco-list-row .stack-frame', { hasText: /after_tool_call · Edit/ })
+    .first()
+    .click();
+  await tab(page, '.transcript').first().waitFor({ timeout: 30_000 });
+  const line = page
+    .locator('.editor-group-container.active .view-line', { hasText: 'after_tool_call' })
+    .filter({ hasText: 'Edit' })
+    .first();
+  await line.waitFor({ timeout: 30_000 });
+  await line.hover({ position: { x: 40, y: 5 } });
+  const hover = page.locator('.monaco-hover', { hasText: 'src/date.ts' }).first();
+  await hover.waitFor({ timeout: 30_000 });
+  assert.match((await hover.textContent()) ?? '', /\+2 −1/);
+  await page.waitForTimeout(400);
+  return hover;
+}
+
 async function screenshotIn(ctx: UiContext, name: string): Promise<void> {
   await ctx.page.mouse.move(1, 400);
   await ctx.page.waitForTimeout(400);
@@ -228,23 +250,7 @@ export const tests: UiTest[] = [
     name: "the hover on the Edit's line of the transcript shows its diff",
     async run(ctx) {
       const { page } = ctx;
-      // the diff took the transcript's preview tab: the Call Stack's frame opens it again at the Edit
-      await openRunAndDebug(page);
-      await viewPane(page, 'Call Stack')
-        .locator('.monaco-list-row .stack-frame', { hasText: /after_tool_call · Edit/ })
-        .first()
-        .click();
-      await tab(page, '.transcript').first().waitFor({ timeout: 30_000 });
-      const line = page
-        .locator('.editor-group-container.active .view-line', { hasText: 'after_tool_call' })
-        .filter({ hasText: 'Edit' })
-        .first();
-      await line.waitFor({ timeout: 30_000 });
-      await line.hover({ position: { x: 40, y: 5 } });
-      const hover = page.locator('.monaco-hover', { hasText: 'src/date.ts' }).first();
-      await hover.waitFor({ timeout: 30_000 });
-      assert.match((await hover.textContent()) ?? '', /\+2 −1/);
-      await page.waitForTimeout(400);
+      await hoverEdit(page);
       await ctx.screenshot(`files-05-hover-${await theme(page)}`);
       await page.keyboard.press('Escape');
     },
@@ -272,7 +278,7 @@ export const tests: UiTest[] = [
       assert.ok(restored, `a new worktree: ${worktrees.join(', ')}`);
       worktree = restored;
       assert.deepEqual(git(worktree, 'diff', '--name-only').trim().split('\n'), ['src/date.ts']);
-      assert.match(git(worktree, 'diff'), /^\+  const max = m === 2 && isLeapYear\(y\)/m);
+      assert.match(git(worktree, 'diff'), /^\+ {2}const max = m === 2 && isLeapYear\(y\)/m);
     },
   },
   {
@@ -289,8 +295,15 @@ export const tests: UiTest[] = [
       await page.waitForTimeout(800);
       await dateRow(page);
       await screenshotIn(ctx, 'files-02-scope');
-      await tab(page, DIFF_TITLE).first().click();
+      await menu(await dateRow(page), 'Open Changes');
+      await tab(page, DIFF_TITLE).first().waitFor({ timeout: 30_000 });
+      const diff = page.locator('.editor-group-container.active .monaco-diff-editor').first();
+      await diff.locator('.line-insert').first().waitFor({ timeout: 30_000 });
       await screenshotIn(ctx, 'files-04-open-changes');
+      await hoverEdit(page);
+      await page.waitForTimeout(400);
+      await ctx.screenshot(`files-05-hover-${await theme(page)}`);
+      await page.keyboard.press('Escape');
       await runCommand(page, 'Preferences: Toggle between Light/Dark Themes');
       if (worktree) git(ctx.workspace, 'worktree', 'remove', '--force', worktree);
       setHome(ctx.userDataDir, undefined);

@@ -20,6 +20,8 @@ const POSTGRES_SUITE = [
   'test/unit/store/contentAddressing.test.ts',
   // new content written without a look-up per blob; content stored before looked up again
   'test/unit/store/blobLookups.test.ts',
+  // file versions: each text stored once by content, each version once
+  'test/unit/store/fileVersions.test.ts',
   // a cancelled call is no error; an older store's count corrected once at open (store/fixups.ts)
   'test/unit/store/fixups.test.ts',
   // a screenshot in a tool result stored once

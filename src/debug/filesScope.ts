@@ -3,10 +3,18 @@
  * (replay/fileHistory.ts, rebuilt from its own edit tools), each with git's letter, its +/− line counts, the steps
  * that changed it and its text, and the marks a user must see — a shell step whose effect on files cannot be known,
  * a read that disagreed with the rebuilt text, an edit made before any read showed the file. A run that calls no
- * tool that changes files has no Files scope. The history is worked out once per RunView (a run that grew is a new
- * view). Plain DAP-shaped values; no transport, no vscode.
+ * tool that changes files (and inherits no changed file from the run it was forked from) has no Files scope. A
+ * fork's files start as its ancestors had made them by its fork point. The history is worked out once per RunView
+ * (a run that grew is a new view). Plain DAP-shaped values; no transport, no vscode.
  */
-import { fileHistory, type FileAt, type FileHistory } from '../replay/fileHistory';
+import {
+  cwdOf,
+  fileHistory,
+  inheritedFileEvents,
+  storedFileEvents,
+  type FileAt,
+  type FileHistory,
+} from '../replay/fileHistory';
 import { mayChangeFiles } from '../replay/fileEdits';
 import { changedAtSteps, fileStatusLetter, shellSince } from '../replay/fileVersions';
 import type { RunView } from '../replay/runView';
@@ -45,9 +53,18 @@ export class FilesScope {
   historyOf(view: RunView): FileHistory | undefined {
     let h = this.histories.get(view);
     if (h === undefined) {
-      if ([...view.toolNames()].some(mayChangeFiles) && view.summaries.length > 0) {
-        const cwd = view.load(0).runtimeContext.project.cwd;
-        h = fileHistory(view.summaries, view.ledger, typeof cwd === 'string' ? cwd : undefined);
+      // a fork that changes no file itself still shows the files it inherited
+      const inherited = view.run.parentRunId ? inheritedFileEvents(view.store, view.runId) : undefined;
+      // the files a recorder tracked (run.trackFiles), stored version by version
+      const versions = view.store.listFileVersions(view.runId);
+      const stored =
+        versions.length > 0
+          ? storedFileEvents(versions, view.summaries, (hash) => view.store.getFileVersionText(hash))
+          : undefined;
+      const changes =
+        (inherited?.events.length ?? 0) > 0 || stored !== undefined || [...view.toolNames()].some(mayChangeFiles);
+      if (changes && view.summaries.length > 0) {
+        h = fileHistory(view.summaries, view.ledger, cwdOf(view.store, view.summaries, stored), inherited, stored);
       } else h = null;
       this.histories.set(view, h);
     }

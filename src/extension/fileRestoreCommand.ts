@@ -16,6 +16,9 @@ import type { FileHistories } from './fileDocuments';
 
 const run = promisify(execFile);
 
+/** `1 file`, `3 files`. */
+const files = (n: number): string => `${n} file${n === 1 ? '' : 's'}`;
+
 /** The repository's top folder holding `folder`, or undefined when it is not in one (or git is missing). */
 async function gitTop(folder: string): Promise<string | undefined> {
   try {
@@ -73,11 +76,15 @@ export async function restoreFilesCommand(
   let dir: string;
   let confirmed: string[] = [];
   if (where.kind2 === 'worktree' && top && workspace) {
-    const short = runId.replace(/[^\w-]/g, '').slice(0, 24);
-    const branch = `restore/${short}-${checkpointIndex}`;
+    // a branch name a person can read: the run id's start, not a UUID cut anywhere
+    const short = runId
+      .replace(/[^\w-]/g, '')
+      .slice(0, 16)
+      .replace(/-+$/, '');
+    const branch = `restore/${short}-at-${checkpointIndex}`;
     const worktree = freshFolder(path.join(path.dirname(top), `${path.basename(top)}-restore-${checkpointIndex}`));
     const ok = await vscode.window.showInformationMessage(
-      `Restore ${plan.writes.length + plan.deletes.length} file(s) as of [${checkpointIndex}] into a new worktree?`,
+      `Restore ${files(plan.writes.length + plan.deletes.length)} as of [${checkpointIndex}] into a new worktree?`,
       { modal: true, detail: `Worktree ${worktree} on the new branch ${branch}:\n\n${listing}` },
       'Restore',
     );
@@ -100,8 +107,8 @@ export async function restoreFilesCommand(
     const changed = overwrites(plan, dir);
     const ok = await vscode.window.showWarningMessage(
       changed.length > 0
-        ? `Restoring writes over ${changed.length} file(s) in ${path.basename(dir)}. Write over them?`
-        : `Restore ${plan.writes.length + plan.deletes.length} file(s) as of [${checkpointIndex}] into ${path.basename(dir)}?`,
+        ? `Restoring writes over ${files(changed.length)} in ${path.basename(dir)}. Write over them?`
+        : `Restore ${files(plan.writes.length + plan.deletes.length)} as of [${checkpointIndex}] into ${path.basename(dir)}?`,
       {
         modal: true,
         detail:
@@ -116,10 +123,10 @@ export async function restoreFilesCommand(
   }
   const done = restoreFiles(plan, dir, confirmed);
   ctx.log.info(
-    `restored ${done.written.length} file(s), deleted ${done.deleted.length}, as of [${checkpointIndex}] of ${runId} into ${dir}`,
+    `restored ${files(done.written.length)}, deleted ${done.deleted.length}, as of [${checkpointIndex}] of ${runId} into ${dir}`,
   );
   const open = await vscode.window.showInformationMessage(
-    `Restored ${done.written.length} file(s)${done.deleted.length > 0 ? `, deleted ${done.deleted.length}` : ''} into ${dir}.`,
+    `Restored ${files(done.written.length)}${done.deleted.length > 0 ? `, deleted ${done.deleted.length}` : ''} into ${dir}.`,
     'Open Folder',
   );
   if (open === 'Open Folder') await vscode.commands.executeCommand('vscode.openFolder', vscode.Uri.file(dir), true);

@@ -4,16 +4,21 @@
  * Parent, Compare Runs, Pick Run, Show Whole Value. Each takes a runs-tree
  * node when invoked from a menu and asks with a quick pick otherwise.
  */
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { z } from 'zod';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { runIdOfTranscript } from '../debug/transcriptFiles';
 import { checkpointAtLine } from '../replay/transcript';
 import { isTextContent } from '../model';
+import { compareRunFiles } from '../replay/fileComparison';
+import type { FileAt } from '../replay/fileHistory';
 import { compareArtifacts } from '../replay/runComparison';
+import type { RunStore } from '../store';
 import { artifactUri, comparisonUri, summaryUri } from './compareDocuments';
 import type { ExtensionContextObject } from './context';
 import type { DebugPositionTracker } from './debugPosition';
+import { fileUri } from './fileDocuments';
 import { registerCommand } from './notify';
 import { pickRun } from './runPicker';
 import type { RunsNode } from './runsTreeModel';
@@ -135,7 +140,8 @@ export async function diff(ctx: ExtensionContextObject, left: string, right: str
       { preview: false },
     );
   }
-  if (changed.length > 0) {
+  const files = await openFileDiffs(store, left, right);
+  if (changed.length > 0 || files > 0) {
     // the runs' diff stays the editor in front (it is open already: this only shows it)
     await vscode.commands.executeCommand(
       'vscode.diff',
@@ -154,6 +160,37 @@ export async function diff(ctx: ExtensionContextObject, left: string, right: str
     preview: true,
     preserveFocus: true,
   });
+}
+
+/**
+ * Opens the diff of each file the two runs left differently (replay/fileComparison.ts, at most MAX_ARTIFACT_DIFFS):
+ * each side the file at its run's last checkpoint, or, where a run did not change it, as it was before the other
+ * run's first change. Answers how many it opened.
+ */
+async function openFileDiffs(store: RunStore, left: string, right: string): Promise<number> {
+  const last = (runId: string) => store.getRun(runId).checkpointCount - 1;
+  let opened = 0;
+  for (const d of compareRunFiles(store, left, right)) {
+    if (opened === MAX_ARTIFACT_DIFFS) break;
+    const side = (runId: string, mine: FileAt | undefined, other: FileAt | undefined, otherRun: string) => {
+      if (mine) return fileUri({ runId, checkpointIndex: last(runId), side: 'at', path: d.path }, d.displayPath);
+      const first = other?.changes[0];
+      return first && first.checkpointIndex >= 0
+        ? fileUri(
+            { runId: otherRun, checkpointIndex: first.checkpointIndex, side: 'before', path: d.path },
+            d.displayPath,
+          )
+        : undefined;
+    };
+    const a = side(left, d.left, d.right, right);
+    const b = side(right, d.right, d.left, left);
+    if (!a || !b) continue;
+    await vscode.commands.executeCommand('vscode.diff', a, b, `${path.basename(d.displayPath)}: ${left} ↔ ${right}`, {
+      preview: false,
+    });
+    opened++;
+  }
+  return opened;
 }
 
 export function registerRunCommands(ctx: ExtensionContextObject, tracker: DebugPositionTracker): vscode.Disposable[] {

@@ -115,6 +115,7 @@ export const FORMAT_SPECS: readonly FormatSpec[] = [
     recognise: ({ first, head }) =>
       first !== undefined ? isGeminiChat(first) : /"projectHash"\s*:/.test(head) && /"messages"\s*:/.test(head),
     read: readGeminiChat,
+    grows: true,
   },
   {
     format: 'openai-agents',

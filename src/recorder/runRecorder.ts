@@ -56,6 +56,7 @@ import {
   type ModelResponse,
   type ToolOptions,
 } from './inputs';
+import { FileTracker, type TrackFilesOptions } from './fileTracker';
 import { createToolJournal, type ToolJournal, type ToolJournalOptions } from './toolJournal';
 
 export interface RecorderEnv {
@@ -135,6 +136,8 @@ export function storeFailure(e: unknown, what: string, details: Record<string, u
  */
 export class RunRecorder {
   private ended = false;
+  /** The folders `trackFiles` watches: their changed files are stored at each tool boundary. */
+  private readonly trackers: FileTracker[] = [];
 
   /**
    * `broken`: the store failed before the run could start (`onStoreError: 'disable'`): the writer is an unrecorded
@@ -391,6 +394,7 @@ export class RunRecorder {
         { checkpoint: opts.checkpoints === false ? false : {} },
       ),
     );
+    if (done?.checkpoint !== undefined) this.trackAt(done.checkpoint.index);
     this.commit(`tool call ${toolName}`); // the tool runs next (the caller's, or the SDK's in recordCall)
     return {
       toolCallId,
@@ -427,7 +431,25 @@ export class RunRecorder {
         ...(options.appendMessage === false ? { appendMessage: false } : {}),
       }),
     );
+    if (done?.checkpoint !== undefined) this.trackAt(done.checkpoint.index);
     return done?.checkpoint?.checkpointId;
+  }
+
+  /**
+   * Opt-in: from now on, the files changed in `dir` (git-aware in a repository, else a bounded walk) are stored at
+   * each tool boundary — at `before_tool_call` what changed before the tool, at `after_tool_call` what it changed —
+   * so the debugger's Files scope shows them as it does for a coding agent's session (fileTracker.ts).
+   */
+  trackFiles(dir: string, options: TrackFilesOptions = {}): void {
+    this.assertOpen('trackFiles');
+    this.trackers.push(new FileTracker(dir, options));
+  }
+
+  private trackAt(index: number): void {
+    for (const t of this.trackers) {
+      const versions = t.scan(index);
+      if (versions.length > 0) this.write('changed files', () => this.env.store.addFileVersions(this.runId, versions));
+    }
   }
 
   /**

@@ -6,19 +6,25 @@
  * the rebuilt text (a mismatch is marked, and the read's text taken from
  * there). A shell call may have changed any file: its step is marked. The
  * files "at" a checkpoint are what the calls finished by then had done: at a
- * `before_tool_call`, before that tool ran. Read-only; no vscode.
+ * `before_tool_call`, before that tool ran. A fork starts from the files its ancestors had made by its fork point
+ * (inherited), its own changes on top. Read-only; no vscode.
  */
-import { isAbsolute, relative, resolve } from 'node:path';
+import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { toolOutcomeOf, type ToolCallRecord } from '../model';
-import type { CheckpointSummary, RunStore } from '../store';
+import type { CheckpointSummary, FileVersion, RunStore } from '../store';
 import { applyEdits, applyHunks, callEffect, lineCounts, type FileOp } from './fileEdits';
 
-/** Where a change or a mark happened: the checkpoint that closed the call (its `after_tool_call`). */
+/**
+ * Where a change or a mark happened: the checkpoint that closed the call (its `after_tool_call`). A fork's
+ * inherited change (made by an ancestor before the fork point) is at index -1, before every checkpoint of the fork.
+ */
 export interface FileEventAt {
   checkpointIndex: number;
   stepIndex: number;
   toolCallId: string;
   toolName: string;
+  /** Made by the run an ancestor of this fork was, before the fork point (its step is the ancestor's). */
+  inherited?: true;
 }
 
 export interface FileAt {
@@ -184,40 +190,27 @@ function sumHunks(hunks: readonly string[][]): { added: number; removed: number 
   return { added, removed };
 }
 
-/** The run's folder: the runtime context's `project.cwd` where an importer set it. */
+/** What a run's own calls did to files, in order, and the shell steps that may have. */
+export interface FileEvents {
+  events: FileEvent[];
+  shellMarks: FileEventAt[];
+}
+
+/**
+ * The run's folder: the runtime context's `project.cwd` where an importer set it. `inherited`: what a fork's
+ * ancestors did before its fork point (`inheritedFileEvents`), the files the fork starts from.
+ */
 export function fileHistory(
   checkpoints: readonly CheckpointSummary[],
   calls: readonly ToolCallRecord[],
   cwd: string | undefined,
+  inherited?: FileEvents,
+  stored?: FileEvents,
 ): FileHistory {
-  const byId = new Map(calls.map((c) => [c.toolCallId, c]));
-  const events: FileEvent[] = [];
-  const shellMarks: FileEventAt[] = [];
-  const closed = new Set<string>();
-  const abs = (p: string) => (isAbsolute(p) || cwd === undefined ? resolve(p) : resolve(cwd, p));
-  for (const cp of checkpoints) {
-    // a call's effect counts from the checkpoint that closed it (an unanswered call: from the one that opened it)
-    if (!cp.toolCallId || closed.has(cp.toolCallId)) continue;
-    const call = byId.get(cp.toolCallId);
-    if (!call) continue;
-    if (cp.boundary === 'before_tool_call' && call.endedAt !== undefined) continue;
-    closed.add(cp.toolCallId);
-    const at = {
-      checkpointIndex: cp.index,
-      stepIndex: cp.stepIndex,
-      toolCallId: call.toolCallId,
-      toolName: call.toolName,
-    };
-    const effect = callEffect(
-      call.toolName,
-      call.args,
-      call.result,
-      call.endedAt !== undefined && toolOutcomeOf(call) === 'success',
-    );
-    if (effect.kind === 'shell') shellMarks.push(at);
-    else if (effect.kind === 'files')
-      for (const op of effect.ops) events.push({ at, op: { ...op, path: abs(op.path) } });
-  }
+  const own = fileEvents(checkpoints, calls, cwd);
+  // stored versions (trackFiles) go where their checkpoints are among the tool calls' changes
+  const events = [...(inherited?.events ?? []), ...byCheckpoint([...own.events, ...(stored?.events ?? [])])];
+  const shellMarks = [...(inherited?.shellMarks ?? []), ...own.shellMarks];
   return {
     cwd,
     shellMarks,
@@ -251,16 +244,153 @@ export function fileHistory(
   };
 }
 
-/** A run's file history read from the store (its folder from the first checkpoint's `project.cwd`). */
+function fileEvents(
+  checkpoints: readonly CheckpointSummary[],
+  calls: readonly ToolCallRecord[],
+  cwd: string | undefined,
+): FileEvents {
+  const byId = new Map(calls.map((c) => [c.toolCallId, c]));
+  const events: FileEvent[] = [];
+  const shellMarks: FileEventAt[] = [];
+  const closed = new Set<string>();
+  const abs = (p: string) => (isAbsolute(p) || cwd === undefined ? resolve(p) : resolve(cwd, p));
+  for (const cp of checkpoints) {
+    // a call's effect counts from the checkpoint that closed it (an unanswered call: from the one that opened it)
+    if (!cp.toolCallId || closed.has(cp.toolCallId)) continue;
+    const call = byId.get(cp.toolCallId);
+    if (!call) continue;
+    if (cp.boundary === 'before_tool_call' && call.endedAt !== undefined) continue;
+    closed.add(cp.toolCallId);
+    const at = {
+      checkpointIndex: cp.index,
+      stepIndex: cp.stepIndex,
+      toolCallId: call.toolCallId,
+      toolName: call.toolName,
+    };
+    const effect = callEffect(
+      call.toolName,
+      call.args,
+      call.result,
+      call.endedAt !== undefined && toolOutcomeOf(call) === 'success',
+    );
+    if (effect.kind === 'shell') shellMarks.push(at);
+    else if (effect.kind === 'files')
+      for (const op of effect.ops) events.push({ at, op: { ...op, path: abs(op.path) } });
+  }
+  return { events, shellMarks };
+}
+
+/** Events in checkpoint order, those of one checkpoint in the order given. */
+const byCheckpoint = (events: FileEvent[]): FileEvent[] =>
+  events
+    .map((e, i) => ({ e, i }))
+    .sort((a, b) => a.e.at.checkpointIndex - b.e.at.checkpointIndex || a.i - b.i)
+    .map((x) => x.e);
+
+/**
+ * The versions a recorder stored (`run.trackFiles`) as file events: a version at -1 is the file as it was before
+ * (shown, not a change), the others its text (a write) or its deletion at their checkpoint.
+ */
+export function storedFileEvents(
+  versions: readonly FileVersion[],
+  checkpoints: readonly CheckpointSummary[],
+  text: (contentHash: string) => string,
+): FileEvents {
+  const events: FileEvent[] = [];
+  for (const v of versions) {
+    const cp = checkpoints[v.checkpointIndex];
+    const at: FileEventAt = {
+      checkpointIndex: v.checkpointIndex,
+      stepIndex: cp?.stepIndex ?? 0,
+      toolCallId: cp?.toolCallId ?? '',
+      toolName: cp?.toolName ?? 'files',
+    };
+    const path = resolve(v.path);
+    if (v.contentHash === undefined) events.push({ at, op: { op: 'delete', path } });
+    else if (v.checkpointIndex < 0)
+      events.push({ at, op: { op: 'read', path, content: text(v.contentHash), whole: true, fromLine: 1 } });
+    else events.push({ at, op: { op: 'write', path, content: text(v.contentHash) } });
+  }
+  return { events, shellMarks: [] };
+}
+
+/** A run's stored file versions as events; undefined when it has none. */
+function storedOf(store: RunStore, runId: string, checkpoints: readonly CheckpointSummary[]): FileEvents | undefined {
+  const versions = store.listFileVersions(runId);
+  if (versions.length === 0) return undefined;
+  return storedFileEvents(versions, checkpoints, (hash) => store.getFileVersionText(hash));
+}
+
+/** How many ancestors a fork's files are looked for in (a cycle of parents, written by hand, ends there too). */
+const MAX_LINEAGE = 64;
+
+/**
+ * The folder the run ran in: its first checkpoint's `project.cwd`; else, for a run whose files a recorder tracked,
+ * the folder holding them all.
+ */
+export function cwdOf(
+  store: RunStore,
+  checkpoints: readonly CheckpointSummary[],
+  stored?: FileEvents,
+): string | undefined {
+  const first = checkpoints[0];
+  const cwd = first ? store.getCheckpoint(first.checkpointId).runtimeContext.project.cwd : undefined;
+  if (typeof cwd === 'string') return cwd;
+  const paths = stored?.events.map((e) => e.op.path) ?? [];
+  if (paths.length === 0) return undefined;
+  let common = dirname(paths[0] as string);
+  for (const p of paths)
+    while (common !== dirname(common) && relative(common, p).startsWith('..')) common = dirname(common);
+  return common;
+}
+
+/**
+ * What a fork inherits: the file changes (and shell marks) its ancestors made up to its fork point, each at index
+ * -1 of the fork. At a fork point that is a `before_tool_call`, that tool had not run. Undefined for a run that
+ * is not a fork, or whose parent is not in the store.
+ */
+export function inheritedFileEvents(store: RunStore, runId: string): FileEvents | undefined {
+  const chain: { runId: string; forkPoint: string }[] = [];
+  const seen = new Set([runId]);
+  for (let r = store.getRun(runId); r.parentRunId && r.forkFromCheckpointId && chain.length < MAX_LINEAGE;) {
+    if (seen.has(r.parentRunId) || !store.hasRun(r.parentRunId)) break;
+    chain.push({ runId: r.parentRunId, forkPoint: r.forkFromCheckpointId });
+    seen.add(r.parentRunId);
+    r = store.getRun(r.parentRunId);
+  }
+  if (chain.length === 0) return undefined;
+  const out: FileEvents = { events: [], shellMarks: [] };
+  // the oldest ancestor first: each one's own changes up to where its child forked
+  for (const { runId: id, forkPoint } of chain.reverse()) {
+    const checkpoints = store.listCheckpoints(id);
+    const cut = checkpoints.find((c) => c.checkpointId === forkPoint)?.index;
+    if (cut === undefined) continue;
+    const stored = storedOf(store, id, checkpoints);
+    const calls = fileEvents(checkpoints, store.listToolCalls(id), cwdOf(store, checkpoints, stored));
+    const own = { events: byCheckpoint([...calls.events, ...(stored?.events ?? [])]), shellMarks: calls.shellMarks };
+    const moved = (at: FileEventAt): FileEventAt => ({ ...at, checkpointIndex: -1, inherited: true });
+    // what an older ancestor gave this one is already in `out`
+    for (const e of own.events) if (e.at.checkpointIndex <= cut) out.events.push({ ...e, at: moved(e.at) });
+    for (const m of own.shellMarks) if (m.checkpointIndex <= cut) out.shellMarks.push(moved(m));
+  }
+  return out;
+}
+
+/** A run's file history read from the store (its folder from the first checkpoint's `project.cwd`), a fork's inherited files first. */
 export function runFileHistory(
   store: RunStore,
   runId: string,
 ): { history: FileHistory; checkpoints: CheckpointSummary[] } {
   const checkpoints = store.listCheckpoints(runId);
-  const first = checkpoints[0];
-  const cwd = first ? store.getCheckpoint(first.checkpointId).runtimeContext.project.cwd : undefined;
+  const stored = storedOf(store, runId, checkpoints);
   return {
-    history: fileHistory(checkpoints, store.listToolCalls(runId), typeof cwd === 'string' ? cwd : undefined),
+    history: fileHistory(
+      checkpoints,
+      store.listToolCalls(runId),
+      cwdOf(store, checkpoints, stored),
+      inheritedFileEvents(store, runId),
+      stored,
+    ),
     checkpoints,
   };
 }

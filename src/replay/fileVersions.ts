@@ -58,8 +58,10 @@ export function fileStatusLetter(file: FileAt): 'M' | 'A' | 'D' {
   return file.deleted ? 'D' : file.original === '' ? 'A' : 'M';
 }
 
-/** `step 4, 5`: the steps that changed a file. */
+/** `step 4, 5`: the steps that changed a file; a fork's `step 4 (before the fork), 7`. */
 export function changedAtSteps(file: FileAt): string {
-  const steps = [...new Set(file.changes.map((c) => c.stepIndex))];
+  const steps = [
+    ...new Set(file.changes.map((c) => (c.inherited ? `${c.stepIndex} (before the fork)` : `${c.stepIndex}`))),
+  ];
   return `step${steps.length > 1 ? 's' : ''} ${steps.join(', ')}`;
 }

@@ -43,7 +43,8 @@ export class RunView implements CheckpointAccess, ToolCallLookup {
 
   /** Reads the run; throws RunNotFound (naming the run id and store) when it is not there. */
   constructor(
-    private readonly store: RunStore,
+    /** The store the view reads (a fork's Files scope reads its ancestors' calls from it). */
+    readonly store: RunStore,
     runId: string,
     options: { detail?: TranscriptDetail } = {},
   ) {

@@ -346,6 +346,20 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE checkpoints_new RENAME TO checkpoints;
   DROP INDEX checkpoint_heads_migrating;
   `,
+  // 8: the files a run changed, version by version (fileVersionTable.ts): a row names the checkpoint a version was
+  // taken at and its path; its text is a blob (stored once by content, shared by every version and run holding it),
+  // NULL for a file the run deleted
+  `
+  CREATE TABLE file_versions (
+    run_key INTEGER NOT NULL REFERENCES runs (run_key) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    checkpoint_index INTEGER NOT NULL,
+    path TEXT NOT NULL,
+    content_hash BLOB,
+    PRIMARY KEY (run_key, seq)
+  ) WITHOUT ROWID;
+  CREATE INDEX file_versions_by_path ON file_versions (run_key, path, seq);
+  `,
 ];
 
 /** Brings the database to the newest schema, each migration in its own transaction. */

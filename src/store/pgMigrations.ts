@@ -290,6 +290,18 @@ export const PG_MIGRATIONS: readonly string[] = [
        AND COALESCE(usage_json::jsonb ->> 'outputTokens', '') ~ '^-?[0-9]{1,15}$'
      ELSE false END;
   `,
+  // 5 (SQLite migration 8): the files a run changed, version by version (fileVersionTable.ts); texts are blobs
+  `
+  CREATE TABLE file_versions (
+    run_key BIGINT NOT NULL REFERENCES runs (run_key) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    checkpoint_index INTEGER NOT NULL,
+    path TEXT NOT NULL,
+    content_hash BYTEA,
+    PRIMARY KEY (run_key, seq)
+  );
+  CREATE INDEX file_versions_by_path ON file_versions (run_key, path, seq);
+  `,
 ];
 
 /** The newest schema version present in the database, 0 for an empty database. */

@@ -128,6 +128,23 @@ export interface CreateRunInput {
 /** An artifact to add: its ref without what the store derives from the content (contentHash, storagePath). */
 export type NewArtifact = Omit<ArtifactRef, 'contentHash' | 'storagePath'>;
 
+/** One version of a file a run changed, as the store keeps it (fileVersionTable.ts). */
+export interface FileVersion {
+  /** The index of the checkpoint (of its run) the version was taken at. */
+  checkpointIndex: number;
+  /** The file's path as the recorder gave it (absolute, or relative to the run's folder). */
+  path: string;
+  /** The hash of its text (a blob, stored once by content); absent: the run deleted the file. */
+  contentHash?: string;
+}
+
+/** A file version to add: its text, or null for a file the run deleted. */
+export interface NewFileVersion {
+  checkpointIndex: number;
+  path: string;
+  content: string | null;
+}
+
 /** A DebugRun as `ocdb export` writes it: with the contents of its artifacts this store holds, by content hash. */
 export type DebugRunExport = DebugRun & { artifactContents?: Record<string, ArtifactContent> };
 
@@ -340,6 +357,15 @@ export interface RunStore {
    * the run has ended. The checkpoints that carry the ref are the writer's business (RunWriter.artifact).
    */
   addArtifact(runId: string, artifact: NewArtifact, content: Uint8Array): ArtifactRef;
+  /**
+   * Adds file versions of a run (in order, one transaction): each text stored once by content; a version equal to
+   * its path's newest in the run is not written again. Answers the versions written.
+   */
+  addFileVersions(runId: string, versions: readonly NewFileVersion[]): FileVersion[];
+  /** The run's file versions, oldest first (their texts by `getFileVersionText`). */
+  listFileVersions(runId: string): FileVersion[];
+  /** The text of a file version by its content hash. */
+  getFileVersionText(contentHash: string): string;
   /** The bytes of an artifact's content; ArtifactNotFound when this store does not hold them. */
   getArtifactContent(contentHash: string): Buffer;
   /** Every artifact version a run holds (its own and those its checkpoints carry), in the order they were made. */

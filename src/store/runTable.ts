@@ -401,6 +401,7 @@ export class RunTable {
          UNION SELECT system_prompt_hash FROM checkpoint_heads WHERE system_prompt_hash IS NOT NULL
          UNION SELECT args_ref FROM tool_calls
          UNION SELECT result_ref FROM tool_calls WHERE result_ref IS NOT NULL
+         UNION SELECT content_hash FROM file_versions WHERE content_hash IS NOT NULL
          UNION SELECT unhex(json_extract(a.value, '$.contentHash')) FROM runs r, json_each(r.artifact_refs_json) a
          UNION SELECT unhex(json_extract(a.value, '$.contentHash')) FROM checkpoint_heads c, json_each(c.artifact_refs_json) a
           WHERE c.artifact_refs_json IS NOT NULL

@@ -24,6 +24,7 @@ import { CheckpointTable, parseCheckpointShell } from './checkpointTable';
 import { ConfirmationTable } from './confirmationTable';
 import { ContentStore } from './contentStore';
 import { engineTraits, type EngineTraits } from './engineTraits';
+import { FileVersionTable } from './fileVersionTable';
 import { ForkRequestTable } from './forkRequestTable';
 import { LiveTable } from './liveTable';
 import { RunTable } from './runTable';
@@ -45,7 +46,9 @@ import type {
   ForkRequestRecord,
   ListRunsOptions,
   LoadRunOptions,
+  FileVersion,
   NewArtifact,
+  NewFileVersion,
   ReopenRunInput,
   RunStore,
   RunSummary,
@@ -71,6 +74,7 @@ export class SqlRunStore implements RunStore {
   private readonly forkRequests: ForkRequestTable;
   private readonly live: LiveTable;
   private readonly artifacts: ArtifactTable;
+  private readonly fileVersions: FileVersionTable;
   private readonly transfer: RunTransfer;
   private readonly feed: ChangeFeed;
 
@@ -103,6 +107,7 @@ export class SqlRunStore implements RunStore {
     this.forkRequests = new ForkRequestTable(ctx);
     this.live = new LiveTable(ctx);
     this.artifacts = new ArtifactTable(ctx);
+    this.fileVersions = new FileVersionTable(ctx);
     this.runs = new RunTable(path, db, tx, this.content, this.checkpoints, this.live);
     this.transfer = new RunTransfer(path, tx, this.content, {
       runs: this.runs,
@@ -292,6 +297,23 @@ export class SqlRunStore implements RunStore {
   addArtifact(runId: string, artifact: NewArtifact, content: Uint8Array): ArtifactRef {
     this.assertOpen();
     return this.tx.writeRun(runId, () => this.artifacts.add(runId, artifact, content));
+  }
+
+  // ---- file versions (fileVersionTable.ts) --------------------------------------------------
+
+  addFileVersions(runId: string, versions: readonly NewFileVersion[]): FileVersion[] {
+    this.assertOpen();
+    return this.tx.writeRun(runId, () => this.fileVersions.add(runId, versions));
+  }
+
+  listFileVersions(runId: string): FileVersion[] {
+    this.assertOpen();
+    return this.fileVersions.list(runId);
+  }
+
+  getFileVersionText(contentHash: string): string {
+    this.assertOpen();
+    return this.fileVersions.text(contentHash);
   }
 
   getArtifactContent(contentHash: string): Buffer {

@@ -66,6 +66,7 @@ export async function runUiPhase(browser: Browser, workDir: string): Promise<Pha
         page,
         workspace: ws,
         store,
+        userDataDir: path.join(workDir, 'ui-server', 'user-data'),
         async screenshot(name: string) {
           const file = path.join(SCREENSHOTS, `${name}.png`);
           await page.screenshot({ path: file });

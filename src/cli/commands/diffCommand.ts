@@ -5,6 +5,7 @@
  * divergence, tools called differently, token and time deltas.
  * Exit codes: 0 compared, 2 usage, 3 not found.
  */
+import { compareRunFiles, fileDifferenceLine } from '../../replay/fileComparison';
 import { compareRuns } from '../../replay/runComparison';
 import { comparisonSummary } from '../../replay/comparisonText';
 import { EXIT, STORE_HELP, STORE_OPTION, openStoreFor, parseCommandArgs, type CliCommand } from '../cliCommand';
@@ -32,7 +33,21 @@ export const diffCommand: CliCommand = {
     const store = openStoreFor(io, values.store, false);
     try {
       const comparison = compareRuns(store, a, b);
-      io.out(values.json ? JSON.stringify(comparison, null, 2) : comparisonSummary(comparison).join('\n'));
+      const files = compareRunFiles(store, a, b);
+      io.out(
+        values.json
+          ? JSON.stringify({ ...comparison, files: files.map(({ left: _l, right: _r, ...f }) => f) }, null, 2)
+          : [
+              ...comparisonSummary(comparison),
+              ...(files.length > 0
+                ? [
+                    '',
+                    `Files that differ at the end (${files.length}):`,
+                    ...files.map((f) => `  ${fileDifferenceLine(f)}`),
+                  ]
+                : []),
+            ].join('\n'),
+      );
       return EXIT.ok;
     } finally {
       store.close();

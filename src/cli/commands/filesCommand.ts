@@ -8,6 +8,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { OcdbError } from '../../model';
 import { runFileHistory, type FileAt, type FileHistory } from '../../replay/fileHistory';
+import { changedAtSteps } from '../../replay/fileVersions';
 import { overwriteLines, overwrites, planSummary, restoreFiles, restorePlan } from '../../replay/fileRestore';
 import type { CheckpointSummary } from '../../store';
 import {
@@ -74,7 +75,7 @@ async function restore(io: CliIo, history: FileHistory, index: number, dir: stri
   return EXIT.ok;
 }
 
-const steps = (f: FileAt): string => [...new Set(f.changes.map((c) => c.stepIndex))].join(', ');
+const steps = (f: FileAt): string => changedAtSteps(f).replace(/^steps? /, '');
 
 export const filesCommand: CliCommand = {
   name: 'files',

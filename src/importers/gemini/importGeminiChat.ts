@@ -8,7 +8,8 @@
  * once with its `result` (`functionResponse.response`) and `status`
  * (error / cancelled; a call still scheduled or executing when the file ends
  * is unanswered). `info`, `warning` and `error` messages are kept as notes in
- * the run's metadata. Reads the file; writes nothing.
+ * the run's metadata. A recording's run id is its session's (a grown recording continues its run); a whole
+ * document's carries its content hash. Reads the file; writes nothing.
  */
 import { z } from 'zod';
 import { parseWith, type RuntimeContextSnapshot } from '../../model';
@@ -121,6 +122,9 @@ export async function readGeminiChat(file: string, options: ReaderOptions): Prom
     10,
   );
   const plans = [];
+  // a JSON Lines recording is appended to: its run is the session's, continued when the file grows (growth.ts);
+  // a whole document is written again each time, so each content is a run of its own
+  const recording = isGeminiChatHeader(docs[0]?.value);
   for (const doc of wholeDocs(file, docs, options)) {
     const session = parseWith(SessionSchema, doc.value, doc.where);
     const messages: z.infer<typeof MessageSchema>[] = [];
@@ -133,7 +137,8 @@ export async function readGeminiChat(file: string, options: ReaderOptions): Prom
     });
     const model = messages.find((m) => m.model)?.model ?? 'unknown';
     const startedAt = time(session.startTime) ?? time(messages[0]?.timestamp) ?? 0;
-    const runId = `gemini-${session.sessionId}-${digest}`;
+    const suffix = recording ? options.idSuffix : digest;
+    const runId = `gemini-${session.sessionId}${suffix !== undefined ? `-${suffix}` : ''}`;
     const ctx = context(session.sessionId, session.projectHash ?? undefined, model);
     const tools = new Set(messages.flatMap((m) => (m.toolCalls ?? []).map((c) => c.name)));
     ctx.tools.availableTools = [...tools].sort();

@@ -2,10 +2,12 @@
  * The Files scope of the Variables view, on a Claude Code session (Read, two Edits of src/date.ts, an Edit of its
  * test, Bash steps): what a user sees at a checkpoint — the scope right after Checkpoint, each changed file with
  * git's letter, +/− lines and the steps that changed it, its text as the edits made it, the shell mark — and the
- * `fileOfVariable` answer the file commands act on. A run that changes no file has no Files scope.
+ * `fileOfVariable` answer the file commands act on. A fork shows the files it inherited; a run that changes no file
+ * has no Files scope.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { ForkService } from '../../../src/fork/forkService';
 import { importPath } from '../../../src/importers';
 import { RunView } from '../../../src/replay/runView';
 import { FilesScope, SHELL_ENTRY } from '../../../src/debug/filesScope';
@@ -91,6 +93,28 @@ describe('the Files scope', () => {
       assert.match(
         shellFiles.find((v) => v.name === 'src/date.ts')?.value ?? '',
         /may have changed since \(shell, step 6\)/,
+      );
+    } finally {
+      t.close();
+    }
+  });
+
+  it('a fork that has not changed a file itself shows the files it inherited at its first checkpoint', async () => {
+    const t = tempStore();
+    try {
+      await importPath(t.store, SESSION_FILE);
+      const source = new RunView(t.store, RUN);
+      const second = source.summaries.filter((c) => c.toolName === 'Edit' && c.boundary === 'before_tool_call')[1];
+      assert.ok(second);
+      const fork = new ForkService(t.store).createReplay(RUN, { fromCheckpointId: second.checkpointId }).runId;
+      const view = new RunView(t.store, fork);
+      const { vars } = session();
+      const scopes = vars.scopes({ view, index: 0 });
+      assert.equal(scopes[1]?.name, 'Files');
+      const files = vars.variables((scopes[1] as { variablesReference: number }).variablesReference);
+      assert.deepEqual(
+        files.map((v) => [v.name, v.value]),
+        [['src/date.ts', 'M +2 −1 · step 4 (before the fork)']],
       );
     } finally {
       t.close();

@@ -24,6 +24,7 @@ const SIDECHAINS = path.join(
 const SUBAGENT = path.join(FIXTURES, 'claude-code-real', 'spotter-subagent', 'agent-a2898e3.jsonl');
 const COMPACTION = path.join(FIXTURES, 'claude-code-real', 'compaction', 'dag_compact_after_rewind.jsonl');
 const CODEX = path.join(FIXTURES, 'codex', 'rollout-2026-01-02T03-04-05-11111111-1111-4111-8111-111111111111.jsonl');
+const GEMINI = path.join(FIXTURES, 'gemini', 'session-2025-10-05T07-11-eefc44a3.jsonl');
 
 /** The line of SESSION_FILE where the user rewinds (re-asks from an earlier line). */
 const REWIND_LINE = 28;
@@ -54,7 +55,7 @@ describe('re-importing a transcript that grew', () => {
     for (const t of open.splice(0)) t.close();
   });
 
-  for (const fixture of [REAL_FILE, SIDECHAINS, SUBAGENT, COMPACTION, CODEX, SESSION_FILE]) {
+  for (const fixture of [REAL_FILE, SIDECHAINS, SUBAGENT, COMPACTION, CODEX, GEMINI, SESSION_FILE]) {
     const lines = linesOf(fixture);
     it(`${path.basename(path.dirname(fixture))}/${path.basename(fixture)}: every cut, then the whole, is the whole`, async () => {
       const whole = store();

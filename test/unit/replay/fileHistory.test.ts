@@ -2,16 +2,20 @@
  * The files a coding agent changed, rebuilt at every checkpoint from its own edit tools: a Claude Code session
  * (Read, two Edits, a later Edit of another file), a real Codex rollout's apply_patch, Gemini CLI's write_file /
  * replace, a read that disagrees with the rebuilt text, an edit before any read, and `ocdb files` with `--at`
- * as the UI numbers checkpoints ([n]) or by id, and a path relative to the run's folder or absolute.
+ * as the UI numbers checkpoints ([n]) or by id, and a path relative to the run's folder or absolute; a fork's
+ * files start as its source had made them at the fork point (inherited), its own changes on top.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ToolCallRecord } from '../../../src/model';
-import { fileHistory, runFileHistory } from '../../../src/replay/fileHistory';
+import { fileHistory, runFileHistory, type FileAt } from '../../../src/replay/fileHistory';
+import { changedAtSteps } from '../../../src/replay/fileVersions';
 import { applyHunks, numberedText, parseApplyPatch } from '../../../src/replay/fileEdits';
 import type { CheckpointSummary } from '../../../src/store';
 import { importPath } from '../../../src/importers';
 import { runCli } from '../../../src/cli/main';
+import { ForkService } from '../../../src/fork/forkService';
+import { runFork } from '../../../src/fork/runner';
 import { FIXTURES, tempStore } from '../importers/helpers';
 
 const SESSION = `${FIXTURES}/claude-code/7f3c2a10-5d4e-4b8a-9c1f-2e6d8b0a4c11.jsonl`;
@@ -92,6 +96,52 @@ describe('files at every checkpoint', () => {
       assert.deepEqual(
         history.shellMarks.map((m) => m.toolName),
         ['Bash', 'Bash', 'Bash', 'Bash'],
+      );
+    } finally {
+      t.close();
+    }
+  });
+
+  it("a fork starts from its source's files at the fork point, and its own edits apply on top", async () => {
+    const t = tempStore();
+    try {
+      await importPath(t.store, SESSION);
+      const source = runFileHistory(t.store, RUN);
+      const edits = source.checkpoints.filter((c) => c.toolName === 'Edit' && c.boundary === 'before_tool_call');
+      const [, second] = edits;
+      assert.ok(second);
+      // forked at the second Edit's before_tool_call: the first Edit is inherited, the second has not run
+      const created = new ForkService(t.store).createReplay(RUN, {
+        fromCheckpointId: second.checkpointId,
+        captured: true,
+      });
+      const before = runFileHistory(t.store, created.runId);
+      const [date] = before.history.filesAt(0);
+      assert.equal(date?.displayPath, 'src/date.ts');
+      assert.deepEqual(date?.content, source.history.filesAt(second.index)[0]?.content);
+      assert.deepEqual(
+        date?.changes.map((c) => [c.stepIndex, c.inherited, c.checkpointIndex]),
+        [[4, true, -1]],
+      );
+      assert.doesNotMatch(date?.content ?? '', /import \{ isLeapYear \}/);
+      // the fork goes on (its recorded results): the second Edit is its own, on top of the inherited text
+      const outcome = await runFork(t.store, created.forkRequestId);
+      assert.equal(outcome.divergence, undefined);
+      const after = runFileHistory(t.store, created.runId).history.filesAt(Infinity);
+      const end = after.find((f) => f.displayPath === 'src/date.ts');
+      assert.equal(end?.content, DATE_AFTER);
+      assert.equal(end?.mismatches.length, 0);
+      assert.deepEqual(
+        end?.changes.map((c) => [c.stepIndex, c.inherited === true]),
+        [
+          [4, true],
+          [5, false],
+        ],
+      );
+      assert.equal(changedAtSteps(end as FileAt), 'steps 4 (before the fork), 5');
+      assert.deepEqual(
+        after.map((f) => [f.displayPath, f.added, f.removed]),
+        source.history.filesAt(Infinity).map((f) => [f.displayPath, f.added, f.removed]),
       );
     } finally {
       t.close();

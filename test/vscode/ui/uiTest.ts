@@ -13,6 +13,8 @@ export interface UiContext {
   /** The workspace folder, holding the demo store at `.ocdb/runs.db` (no store at all when `empty`). */
   workspace: string;
   store: string;
+  /** code-server's user-data folder (its `User/settings.json` and `Machine/settings.json`, which VS Code watches). */
+  userDataDir: string;
   /** Saves test-results/screenshots/<name>.png (test/README.md names this folder). */
   screenshot(name: string): Promise<string>;
 }

@@ -66,12 +66,13 @@ function writeInto(store: RunStore, checkpoints: number, runId: string): void {
     writeSteps(writer, 0, steps, clock);
     writer.end({ endedAt: clock.t });
   });
-  const forks = new ForkService(store);
   const cps = store.listCheckpoints(runId);
   // each fork from the end of a step (an after_tool_call: index 4s + 3), going on with steps of its own
   for (const third of [1, 2]) {
     const from = cps[Math.floor((cps.length * third) / 3 / 4) * 4 + 3];
     if (!from) continue;
+    // on the run's clock: the fork starts at its fork point's time and goes on beside its parent
+    const forks = new ForkService(store, { now: () => from.createdAt });
     const { runId: forkId } = forks.createReplay(runId, { fromCheckpointId: from.checkpointId, captured: true });
     store.transaction(() => {
       const forkClock = { t: from.createdAt };

@@ -21,12 +21,12 @@ import { chooseMenuItem, row, runCommand, waitForRuns, widenSideBar } from './wo
 
 const SIZES = [2000, 20000];
 /**
- * What a loaded machine passes (2 cores, 8 test runs: open in 5 s, most of it VS Code creating the webview; frames
- * p50 2 ms, p95 15 ms at 20,000) and a broken page does not: reading the whole checkpoints of a 20,000-checkpoint
- * run takes over a minute, and laying the run out again at every frame takes hundreds of milliseconds a frame.
- * The median frame is held to the 60 fps budget itself.
+ * What a loaded machine passes and a broken page does not. Opening is mostly VS Code creating the webview (5 to 15 s
+ * from the command on 2 cores running 8 test runs, of it the query and the page's own work under 1 s); reading the
+ * whole checkpoints of a 20,000-checkpoint run instead of their summaries takes over a minute. Laying the run out
+ * again at every frame takes hundreds of milliseconds a frame; the median frame is held to the 60 fps budget itself.
  */
-const LIMITS = { openMs: 10_000, frameP50Ms: 1000 / 60, frameP95Ms: 50 };
+const LIMITS = { openMs: 30_000, ownMs: 5_000, frameP50Ms: 1000 / 60, frameP95Ms: 50 };
 const figures: Record<string, unknown> = {};
 
 export const setup: UiSetup = ({ store }) => {

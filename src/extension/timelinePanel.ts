@@ -9,7 +9,12 @@
 import * as vscode from 'vscode';
 import { runIdOfTranscript } from '../debug/transcriptFiles';
 import { errorMessage, redactValue } from '../model';
-import { TimelinePageMessageSchema, type TimelineHostMessage, type TimelinePageMessage } from '../model/timeline';
+import {
+  TimelinePageMessageSchema,
+  type Timeline,
+  type TimelineHostMessage,
+  type TimelinePageMessage,
+} from '../model/timeline';
 import { timelineOf } from '../replay/timeline';
 import { excerpt } from '../replay/transcript';
 import type { ExtensionContextObject } from './context';
@@ -63,6 +68,11 @@ export class TimelinePanel implements vscode.Disposable {
   private lastRefresh = 0;
   /** How long the last summary query took (ms). */
   private lastQueryMs = 0;
+  /**
+   * The lineage read while a new panel's page loads (the query and the page's loading overlap): posted when the
+   * page says it is ready, unless the store changed meanwhile.
+   */
+  private prefetched: { rootRunId: string; timeline: Timeline; queryMs: number } | undefined;
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
@@ -72,6 +82,7 @@ export class TimelinePanel implements vscode.Disposable {
     this.disposables.push(
       tracker.onDidChange(() => this.postPosition()),
       ctx.connection.onDidChange((e) => {
+        this.prefetched = undefined;
         if (!this.panel) return;
         if (e.kind === 'reset' || e.changes.changedRuns.some((r) => this.concerns(r.runId, r.parentRunId)))
           this.refreshSoon();
@@ -111,8 +122,11 @@ export class TimelinePanel implements vscode.Disposable {
       this.panel.onDidDispose(() => {
         this.panel = undefined;
         this.ready = false;
+        this.prefetched = undefined;
       });
       this.panel.webview.onDidReceiveMessage((m: unknown) => void this.receive(m));
+      // after the page's html has gone to the workbench: the query runs while the page loads its bundle
+      setTimeout(() => this.prefetch(), 0);
     } else {
       this.panel.title = title;
       this.panel.reveal(vscode.ViewColumn.Beside);
@@ -139,14 +153,31 @@ export class TimelinePanel implements vscode.Disposable {
     if (this.panel && this.ready) void this.panel.webview.postMessage(message);
   }
 
+  /** The summary query of the lineage shown (and how long it took). */
+  private query(rootRunId: string): { rootRunId: string; timeline: Timeline; queryMs: number } {
+    const started = performance.now();
+    const timeline = timelineOf(this.ctx.connection.getOrCreate(), rootRunId, { withForks: true });
+    this.lastQueryMs = performance.now() - started;
+    return { rootRunId, timeline, queryMs: this.lastQueryMs };
+  }
+
+  private prefetch(): void {
+    if (!this.rootRunId || this.ready || !this.panel) return;
+    try {
+      this.prefetched = this.query(this.rootRunId);
+    } catch {
+      // postTimeline reads it again when the page is ready, and says what went wrong
+    }
+  }
+
   private postTimeline(): void {
     if (!this.rootRunId || !this.ready) return;
     try {
-      const started = performance.now();
-      const timeline = timelineOf(this.ctx.connection.getOrCreate(), this.rootRunId, { withForks: true });
-      this.lastQueryMs = performance.now() - started;
+      const fresh = this.prefetched?.rootRunId === this.rootRunId ? this.prefetched : this.query(this.rootRunId);
+      this.prefetched = undefined;
+      const { timeline, queryMs } = fresh;
       this.runIds = new Set(timeline.runs.map((r) => r.runId));
-      this.post({ type: 'timeline', timeline, queryMs: this.lastQueryMs });
+      this.post({ type: 'timeline', timeline, queryMs });
       this.postPosition();
     } catch (e) {
       this.ctx.log.warn(`timeline of ${this.rootRunId}: ${errorMessage(e)}`);

@@ -83,24 +83,40 @@ function ruler(ctx: CanvasRenderingContext2D, s: DrawState): void {
   ctx.strokeStyle = palette.line;
   ctx.font = '10px sans-serif';
   ctx.textBaseline = 'middle';
-  for (const t of x.ticks(Math.max(2, Math.floor(s.width / 90)))) {
+  const ticks = x.ticks(Math.max(2, Math.floor(s.width / 90)));
+  const step = ticks.length > 1 ? (ticks[1] ?? 0) - (ticks[0] ?? 0) : 1000;
+  for (const t of ticks) {
     const px = Math.round(x(t)) + 0.5;
     ctx.beginPath();
     ctx.moveTo(px, RULER - 5);
     ctx.lineTo(px, RULER);
     ctx.stroke();
-    const label = layout.axis === 'steps' ? `[${Math.round(t)}]` : relative(t - s.origin);
+    const label = layout.axis === 'steps' ? `[${Math.round(t)}]` : relative(t - s.origin, step);
     ctx.fillText(label, px + 2, RULER / 2 - 1);
   }
 }
 
-function relative(ms: number): string {
+/** A token count short enough for a lane's label line: 812, 22.9k, 17.0M. */
+export function compact(n: number): string {
+  if (n < 10_000) return String(n);
+  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 100_000 ? 1 : 0)}k`;
+  return `${(n / 1_000_000).toFixed(1)}M`;
+}
+
+/**
+ * A time since the run's start as the ruler reads it, as precise as the ticks are apart (`step` ms): zoomed into a
+ * long run, ticks 50 ms apart at 23 minutes read `+23:42.05`, not all `+23.7 min`.
+ */
+export function relative(ms: number, step: number): string {
   const a = Math.abs(ms);
   const sign = ms < 0 ? '-' : '+';
-  if (a < 1000) return `${sign}${Math.round(a)} ms`;
-  if (a < 60_000) return `${sign}${(a / 1000).toFixed(a < 10_000 ? 1 : 0)} s`;
-  if (a < 3_600_000) return `${sign}${(a / 60_000).toFixed(1)} min`;
-  return `${sign}${(a / 3_600_000).toFixed(1)} h`;
+  if (a < 1000 && step < 1000) return `${sign}${Math.round(a)} ms`;
+  const decimals = step >= 1000 ? 0 : step >= 100 ? 1 : step >= 10 ? 2 : 3;
+  if (a < 60_000) return `${sign}${(a / 1000).toFixed(decimals)} s`;
+  const seconds = ((a % 60_000) / 1000).toFixed(decimals).padStart(decimals ? 3 + decimals : 2, '0');
+  const minutes = Math.floor(a / 60_000);
+  if (minutes < 60) return `${sign}${minutes}:${seconds}`;
+  return `${sign}${Math.floor(minutes / 60)}:${String(minutes % 60).padStart(2, '0')}:${seconds}`;
 }
 
 function label(ctx: CanvasRenderingContext2D, s: DrawState, lane: Lane, top: number): void {
@@ -128,7 +144,7 @@ function label(ctx: CanvasRenderingContext2D, s: DrawState, lane: Lane, top: num
   if (lane.run.inputTokens + lane.run.outputTokens > 0) {
     // the run's token total at the right of its label line, clear of the bars; it gives way to the status
     ctx.font = '10px sans-serif';
-    const total = `Σ ${lane.run.inputTokens} in / ${lane.run.outputTokens} out`;
+    const total = `Σ ${compact(lane.run.inputTokens)} in / ${compact(lane.run.outputTokens)} out`;
     const w = ctx.measureText(total).width;
     if (s.width - at > w + 120) {
       ctx.fillStyle = palette.muted;
@@ -190,6 +206,35 @@ function barRect(ctx: CanvasRenderingContext2D, x0: number, x1: number, y: numbe
   ctx.fillRect(x0, y, Math.max(1, x1 - x0), h);
 }
 
+/**
+ * A pixel column holding several tool calls shows its most consequential one: a cancelled call least, then the
+ * side-effect levels in order, an irreversible call most (it never disappears under the reads beside it).
+ */
+const COLUMN_RANK = ['cancelled', 'none', 'read_only', 'expensive_read', 'write', 'external_irreversible'] as const;
+const RANK_OF = new Map<string, number>(COLUMN_RANK.map((c, i) => [c, i + 1]));
+
+/** Fills the runs of equal non-zero values of `columns` (one per pixel) at `y`, `h` high, in `colorOf`'s colours. */
+function fillColumns(
+  ctx: CanvasRenderingContext2D,
+  columns: Uint8Array,
+  colorOf: (value: number) => string,
+  y: number,
+  h: number,
+): void {
+  let from = 0;
+  let value = 0;
+  for (let c = 0; c <= columns.length; c++) {
+    const v = c < columns.length ? (columns[c] ?? 0) : 0;
+    if (v === value) continue;
+    if (value !== 0) {
+      ctx.fillStyle = colorOf(value);
+      ctx.fillRect(from, y, c - from, h);
+    }
+    from = c;
+    value = v;
+  }
+}
+
 function bars(ctx: CanvasRenderingContext2D, s: DrawState, lane: Lane, top: number): void {
   const { x, palette } = s;
   const y = top + LANE.label + 2;
@@ -206,25 +251,47 @@ function bars(ctx: CanvasRenderingContext2D, s: DrawState, lane: Lane, top: numb
   // a long call may start before the view: look back for it, then draw from there
   let i = Math.max(0, firstBarFrom(lane, d0) - 1);
   while (i > 0 && (lane.bars[i - 1] as Bar).x1 >= d0 && firstBarFrom(lane, d0) - i < 256) i--;
-  let lastPx = -1;
-  let lastColor = '';
+  // bars under a pixel wide are gathered per pixel column and drawn as runs of columns, so a 20,000-checkpoint run
+  // costs the view's columns; wider bars are drawn one by one
+  const width = Math.max(1, Math.ceil(s.width));
+  const modelColumns = new Uint8Array(width);
+  const toolColumns = new Uint8Array(width);
+  const wide: Bar[] = [];
   const marks: { px: number; bar: Bar }[] = [];
   for (; i < lane.bars.length; i++) {
     const b = lane.bars[i] as Bar;
     if (b.x0 > d1) break;
     if (b.x1 < d0) continue;
     const px0 = Math.floor(x(b.x0));
-    const px1 = x(b.x1);
-    const color = palette.bars[b.color];
     const special = b.call.state === 'error' || b.call.state === 'cancelled' || b.call.edited === true;
-    if (px1 - px0 < 1.5 && px0 === lastPx && color === lastColor && !special) continue;
-    lastPx = px0;
-    lastColor = color;
-    ctx.fillStyle = b.call.state === 'cancelled' ? palette.cancelled : color;
-    const tool = b.call.kind === 'tool';
-    // tool calls sit in the lower part of the track, model calls in the upper: both read where they overlap
-    barRect(ctx, px0, px1, tool ? y + h * 0.35 : y, tool ? h * 0.65 : h * 0.6);
     if (special) marks.push({ px: px0, bar: b });
+    if (x(b.x1) - px0 >= 1.5) {
+      wide.push(b);
+      continue;
+    }
+    const col = Math.max(0, Math.min(width - 1, px0));
+    if (b.call.kind === 'model') modelColumns[col] = 1;
+    else {
+      const rank = RANK_OF.get(b.call.state === 'cancelled' ? 'cancelled' : b.color) ?? 1;
+      if (rank > (toolColumns[col] ?? 0)) toolColumns[col] = rank;
+    }
+  }
+  // tool calls sit in the lower part of the track, model calls in the upper: both read where they overlap
+  fillColumns(ctx, modelColumns, () => palette.bars.model, y, h * 0.6);
+  fillColumns(
+    ctx,
+    toolColumns,
+    (v) => {
+      const key = COLUMN_RANK[v - 1] ?? 'none';
+      return key === 'cancelled' ? palette.cancelled : palette.bars[key];
+    },
+    y + h * 0.35,
+    h * 0.65,
+  );
+  for (const b of wide) {
+    ctx.fillStyle = b.call.state === 'cancelled' ? palette.cancelled : palette.bars[b.color];
+    const tool = b.call.kind === 'tool';
+    barRect(ctx, Math.floor(x(b.x0)), x(b.x1), tool ? y + h * 0.35 : y, tool ? h * 0.65 : h * 0.6);
   }
   for (const { px, bar } of marks) {
     if (bar.call.state === 'error') {
@@ -272,20 +339,27 @@ function tokens(ctx: CanvasRenderingContext2D, s: DrawState, lane: Lane, top: nu
   const y0 = top + LANE.label + LANE.track + LANE.tokens - 1;
   const h = LANE.tokens - 2;
   const [d0, d1] = x.domain() as [number, number];
+  // one model call per pixel column, each colour filled in one pass (a colour change costs more than a rect)
+  const shown: { px: number; w: number; inH: number; outH: number }[] = [];
   let lastPx = -1;
-  for (const b of lane.bars) {
-    if (b.call.kind !== 'model' || b.x1 < d0 || b.x0 > d1) continue;
+  for (let i = Math.max(0, firstBarFrom(lane, d0) - 256); i < lane.bars.length; i++) {
+    const b = lane.bars[i] as Bar;
+    if (b.x0 > d1) break;
+    if (b.call.kind !== 'model' || b.x1 < d0) continue;
     const px = Math.floor(x(b.x0));
     if (px === lastPx) continue;
     lastPx = px;
-    const inH = ((b.call.tokensIn ?? 0) / max) * h;
-    const outH = ((b.call.tokensOut ?? 0) / max) * h;
-    const w = Math.max(1, Math.min(6, x(b.x1) - px));
-    ctx.fillStyle = palette.tokensIn;
-    ctx.fillRect(px, y0 - inH, w, inH);
-    ctx.fillStyle = palette.tokensOut;
-    ctx.fillRect(px, y0 - inH - outH, w, outH);
+    shown.push({
+      px,
+      w: Math.max(1, Math.min(6, x(b.x1) - px)),
+      inH: ((b.call.tokensIn ?? 0) / max) * h,
+      outH: ((b.call.tokensOut ?? 0) / max) * h,
+    });
   }
+  ctx.fillStyle = palette.tokensIn;
+  for (const t of shown) ctx.fillRect(t.px, y0 - t.inH, t.w, t.inH);
+  ctx.fillStyle = palette.tokensOut;
+  for (const t of shown) ctx.fillRect(t.px, y0 - t.inH - t.outH, t.w, t.outH);
 }
 
 function branch(ctx: CanvasRenderingContext2D, s: DrawState, lane: Lane, top: number): void {
@@ -372,32 +446,4 @@ export function draw(ctx: CanvasRenderingContext2D, s: DrawState, height: number
   if (s.hover) outline(ctx, s, s.hover, s.palette.muted);
   if (s.focus) outline(ctx, s, s.focus, s.palette.focus);
   cursor(ctx, s);
-}
-
-/** The minimap: every lane's bars over the whole domain, compressed, and the window the main view shows. */
-export function drawMinimap(
-  ctx: CanvasRenderingContext2D,
-  s: Pick<DrawState, 'layout' | 'palette' | 'width'>,
-  full: ScaleLinear<number, number>,
-  view: [number, number],
-  height: number,
-): void {
-  ctx.clearRect(0, 0, s.width, height);
-  const lanes = s.layout.lanes;
-  const rowH = Math.max(1, Math.min(4, (height - 2) / Math.max(1, lanes.length)));
-  lanes.forEach((lane, li) => {
-    let lastPx = -1;
-    for (const b of lane.bars) {
-      const px = Math.floor(full(b.x0));
-      if (px === lastPx) continue;
-      lastPx = px;
-      ctx.fillStyle = b.call.state === 'error' ? s.palette.error : s.palette.bars[b.color];
-      ctx.fillRect(px, 1 + li * rowH, Math.max(1, full(b.x1) - px), rowH);
-    }
-  });
-  const a = full(view[0]);
-  const b = full(view[1]);
-  ctx.strokeStyle = s.palette.focus;
-  ctx.lineWidth = 1;
-  ctx.strokeRect(Math.max(0.5, a) + 0.5, 0.5, Math.max(3, Math.min(s.width - 1, b) - Math.max(0.5, a)), height - 1);
 }

@@ -10,7 +10,8 @@ import { select } from 'd3-selection';
 import { zoom as d3zoom, zoomIdentity, type ZoomBehavior, type ZoomTransform } from 'd3-zoom';
 import { timelineCallText, type Timeline } from '../model/timeline';
 import { h, replaceChildren } from './dom';
-import { RULER, draw, drawMinimap, laneTop, readPalette, type DrawState } from './timelineDraw';
+import { RULER, draw, laneTop, readPalette, type DrawState } from './timelineDraw';
+import { drawMinimap } from './timelineMinimap';
 import { renderTextList } from './timelineList';
 import { frameDrawn } from './timelinePerf';
 import {

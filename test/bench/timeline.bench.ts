@@ -1,97 +1,165 @@
 /**
- * `npm run bench -- timeline`: the Timeline's cost at 2,000 and 20,000 checkpoints (and two forks) — the store's
- * summary query (replay/timeline.ts `timelineOf`), its JSON (what the panel posts), and the page's first render in
- * headless Chromium (dist/timeline.js on the `ocdb view` file: parse, lay out, draw) with a frame of pan and of
- * zoom, read from the page's own timing (`data-draw-ms`, performance.now around the draws). Also the size of
- * `ocdb view`'s file for the 2,000-checkpoint run.
+ * `npm run bench -- timeline`: the Timeline at 2,000 and 20,000 checkpoints (and two forks each), against its strict
+ * targets — opened in under 1 s, panned and zoomed at 60 frames a second (a frame drawn in under 16.7 ms). Measured:
+ * - the store's summary query (replay/timeline.ts `timelineOf`, what the panel reads), cold and again, and its JSON;
+ * - the panel's page in headless Chromium (dist/timeline.js as the VS Code panel runs it, its host played by the
+ *   bench): from its navigation to "ready", then from the timeline's message to its first draw, read from the page's
+ *   own performance timeline (src/webview/timelinePerf.ts); the open time is the three added up, as the panel does
+ *   them one after the other (VS Code's own work to create a webview is not in it: the UI test measures that);
+ * - the frames of zooms (Ctrl + wheel, +, −) and pans (drags) by real input events, each awaited until drawn;
+ * - the size of `ocdb view`'s file for the run.
+ * The UI test (test/vscode/ui/timelineScale.ui.ts) measures the same inside VS Code with a loaded machine's margin.
  */
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type { Page } from 'playwright-core';
+import type { Timeline } from '../../src/model/timeline';
 import { timelineOf } from '../../src/replay/timeline';
 import { openRunStore } from '../../src/store';
 import { viewFileHtml } from '../../src/cli/viewFile';
-import { recordTimelineRun } from '../helpers/timelineRun';
+import { writeTimelineRun } from '../helpers/timelineRun';
 import { launchBrowser } from '../vscode/browser';
 
-function ms(from: number): string {
-  return `${(performance.now() - from).toFixed(1)} ms`;
+const TARGET = { openMs: 1000, frameMs: 1000 / 60 };
+const DIST = join(__dirname, '..', '..', 'dist');
+
+function since(from: number): number {
+  return performance.now() - from;
+}
+
+function verdict(ok: boolean): string {
+  return ok ? 'meets the target' : 'MISSES the target';
+}
+
+function quantile(sorted: number[], q: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
 }
 
 async function measure(size: number, dir: string): Promise<void> {
   const storePath = join(dir, `timeline-${size}.db`);
   const runId = `timeline-${size}`;
   let t0 = performance.now();
-  recordTimelineRun(storePath, size, runId);
-  process.stdout.write(`  ${size} checkpoints recorded in ${ms(t0)}\n`);
+  writeTimelineRun(storePath, size, runId);
+  process.stdout.write(`  ${size} checkpoints and two forks written in ${since(t0).toFixed(0)} ms\n`);
   const store = openRunStore(storePath);
   try {
     // the summary query, cold then warm (the panel reads it again as a live run grows)
     t0 = performance.now();
     const timeline = timelineOf(store, runId, { withForks: true });
-    const cold = ms(t0);
+    const queryMs = since(t0);
     t0 = performance.now();
     timelineOf(store, runId, { withForks: true });
-    const warm = ms(t0);
+    const warmMs = since(t0);
     const json = JSON.stringify(timeline);
     const calls = timeline.runs.reduce((n, r) => n + r.calls.length, 0);
     process.stdout.write(
-      `  summary query (${timeline.runs.length} runs, ${calls} calls): ${cold} cold, ${warm} again; JSON ${(json.length / 1024).toFixed(0)} KiB\n`,
+      `  summary query (${timeline.runs.length} runs, ${calls} calls): ${queryMs.toFixed(1)} ms cold, ${warmMs.toFixed(1)} ms again; JSON ${(json.length / 1024).toFixed(0)} KiB\n`,
     );
     t0 = performance.now();
     const html = viewFileHtml(store, runId, { withForks: true });
     const file = join(dir, `${runId}.html`);
     writeFileSync(file, html);
-    process.stdout.write(`  ocdb view file: ${(statSync(file).size / 1024).toFixed(0)} KiB, written in ${ms(t0)}\n`);
-    await render(file, size);
+    process.stdout.write(
+      `  ocdb view file: ${(statSync(file).size / 1024).toFixed(0)} KiB (${(statSync(file).size / 1024 / 1024).toFixed(2)} MiB), written in ${since(t0).toFixed(0)} ms\n`,
+    );
+    await render(dir, size, timeline, queryMs);
   } finally {
     store.close();
   }
 }
 
-async function render(file: string, size: number): Promise<void> {
+/**
+ * The panel's page with the bench as its host: `acquireVsCodeApi` records what the page posts, and when. Under the
+ * panel's CSP (no eval: zod parses as it does in VS Code).
+ */
+function panelPage(dir: string): string {
+  const file = join(dir, 'panel.html');
+  const csp = "default-src 'none'; script-src 'nonce-bench'; style-src 'nonce-bench'";
+  writeFileSync(
+    file,
+    `<!DOCTYPE html><html lang="en"><head><meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}"><title>Timeline</title></head><body>
+<main id="timeline"></main>
+<script nonce="bench">window.posted = [];
+window.acquireVsCodeApi = () => ({ postMessage: (m) => window.posted.push({ m, at: performance.now() }) });</script>
+<script nonce="bench" src="${pathToFileURL(join(DIST, 'timeline.js')).href}"></script>
+</body></html>`,
+  );
+  return pathToFileURL(file).href;
+}
+
+async function render(dir: string, size: number, timeline: Timeline, queryMs: number): Promise<void> {
   const browser = await launchBrowser();
   try {
     const page = await browser.newPage({ viewport: { width: 1200, height: 800 } });
-    const started = Date.now();
-    await page.goto(pathToFileURL(file).href);
-    await page.waitForSelector('body[data-ready="true"]');
-    const loaded = Date.now() - started;
-    const first = await page.evaluate(() => {
-      const nav = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming | undefined;
-      return {
-        dcl: nav?.domContentLoadedEventEnd ?? 0,
-        draw: Number(document.querySelector('canvas.tl-canvas')?.getAttribute('data-draw-ms')),
-      };
-    });
-    // a frame of zoom and a frame of pan: Ctrl+wheel, then a drag, each awaited until the next draw
-    const canvas = page.locator('canvas.tl-canvas');
-    const box = await canvas.boundingBox();
-    const frames: number[] = [];
-    if (box) {
-      for (let i = 0; i < 10; i++) {
-        await page.mouse.move(box.x + box.width / 2, box.y + 40);
-        await page.keyboard.down('Control');
-        await page.mouse.wheel(0, -200);
-        await page.keyboard.up('Control');
-        await page.waitForFunction(() => true);
-        frames.push(Number(await canvas.getAttribute('data-draw-ms')));
-        await page.mouse.down();
-        await page.mouse.move(box.x + box.width / 2 - 80, box.y + 40, { steps: 2 });
-        await page.mouse.up();
-        frames.push(Number(await canvas.getAttribute('data-draw-ms')));
-      }
-    }
-    frames.sort((a, b) => a - b);
-    const p = (q: number) => frames[Math.min(frames.length - 1, Math.floor(q * frames.length))] ?? NaN;
+    await page.goto(panelPage(dir));
+    await page.waitForFunction(() => (window as unknown as { posted: unknown[] }).posted.length > 0);
+    const readyMs = await page.evaluate(() => (window as unknown as { posted: { at: number }[] }).posted[0]?.at ?? NaN);
+    await page.evaluate(([t, q]) => window.postMessage({ type: 'timeline', timeline: t, queryMs: q }, '*'), [
+      timeline,
+      queryMs,
+    ] as const);
+    await page.waitForFunction(() => performance.getEntriesByName('timeline:data-to-draw', 'measure').length > 0);
+    const dataToDrawMs = await page.evaluate(
+      () => performance.getEntriesByName('timeline:data-to-draw', 'measure').at(-1)?.duration ?? NaN,
+    );
+    const openMs = readyMs + queryMs + dataToDrawMs;
     process.stdout.write(
-      `  page (${size}): ready ${loaded} ms after navigation (DOMContentLoaded ${first.dcl.toFixed(0)} ms), first draw ${first.draw.toFixed(1)} ms; ` +
-        `zoom/pan frames median ${p(0.5).toFixed(1)} ms, p90 ${p(0.9).toFixed(1)} ms (60 fps: < 16.7 ms)\n`,
+      `  panel (${size}): page ready ${readyMs.toFixed(0)} ms + query ${queryMs.toFixed(0)} ms + message to first draw ${dataToDrawMs.toFixed(0)} ms = open ${openMs.toFixed(0)} ms (target < ${TARGET.openMs} ms: ${verdict(openMs < TARGET.openMs)})\n`,
+    );
+    const frames = await gestures(page);
+    const p50 = quantile(frames, 0.5);
+    const p95 = quantile(frames, 0.95);
+    process.stdout.write(
+      `  zoom/pan (${size}): ${frames.length} frames, p50 ${p50.toFixed(2)} ms, p95 ${p95.toFixed(2)} ms, max ${(frames.at(-1) ?? NaN).toFixed(2)} ms (target p95 < ${TARGET.frameMs.toFixed(1)} ms, 60 fps: ${verdict(p95 < TARGET.frameMs)})\n`,
     );
   } finally {
     await browser.close();
   }
+}
+
+/** Zooms and pans by real input events, each awaited until drawn; the page's frame times, sorted. */
+async function gestures(page: Page): Promise<number[]> {
+  const canvas = page.locator('canvas.tl-canvas');
+  const box = await canvas.boundingBox();
+  if (!box) throw new Error('the canvas is not on screen');
+  const cx = box.x + box.width / 2;
+  const cy = box.y + 50;
+  await page.evaluate(() => performance.clearMeasures('timeline:frame'));
+  const count = () => page.evaluate(() => performance.getEntriesByName('timeline:frame', 'measure').length);
+  const drawn = async (gesture: () => Promise<void>) => {
+    const before = await count();
+    await gesture();
+    await page.waitForFunction((n) => performance.getEntriesByName('timeline:frame', 'measure').length > n, before);
+  };
+  const drag = async (dx: number) => {
+    await page.mouse.move(cx, cy);
+    await page.mouse.down();
+    await page.mouse.move(cx + dx, cy, { steps: 10 });
+    await page.mouse.up();
+  };
+  for (let i = 0; i < 6; i++) {
+    await drawn(async () => {
+      await page.mouse.move(cx, cy);
+      await page.keyboard.down('Control');
+      await page.mouse.wheel(0, -60);
+      await page.keyboard.up('Control');
+    });
+    await drawn(() => drag(-120));
+  }
+  await canvas.focus();
+  for (let i = 0; i < 6; i++) {
+    await drawn(() => canvas.press('+'));
+    await drawn(() => drag(100));
+  }
+  for (let i = 0; i < 6; i++) await drawn(() => canvas.press('-'));
+  await drawn(() => canvas.press('0'));
+  const frames = await page.evaluate(() =>
+    performance.getEntriesByName('timeline:frame', 'measure').map((e) => e.duration),
+  );
+  return frames.sort((a, b) => a - b);
 }
 
 /** The sizes measured: `OCDB_BENCH_TIMELINE_SIZES=2000` for the smaller alone. */

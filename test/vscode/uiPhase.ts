@@ -12,7 +12,7 @@ import { REPO_ROOT } from './codeServer';
 import { startCodeServer } from './codeServerSession';
 import { writeDemoWorkspace } from './demoWorkspace';
 import { printOutcome, type PhaseOutcome, type TestOutcome } from './outcome';
-import type { UiTest, UiWorkspace } from './ui/uiTest';
+import type { UiSetup, UiTest, UiWorkspace } from './ui/uiTest';
 import { waitForWorkbench } from './ui/workbench';
 
 export const SCREENSHOTS = path.join(REPO_ROOT, 'test-results', 'screenshots');
@@ -53,13 +53,28 @@ export async function runUiPhase(browser: Browser, workDir: string): Promise<Pha
   const server = await startCodeServer({ dir: path.join(workDir, 'ui-server'), linkExtension: REPO_ROOT });
   try {
     for (const file of files) {
-      const mod = (await import(path.join(UI_DIR, file))) as { tests?: UiTest[]; workspace?: UiWorkspace };
+      const mod = (await import(path.join(UI_DIR, file))) as {
+        tests?: UiTest[];
+        workspace?: UiWorkspace;
+        setup?: UiSetup;
+      };
       const tests = (mod.tests ?? []).filter((t) => !grep || `${file} ${t.name}`.includes(grep));
       if (tests.length === 0) continue;
       const ws = path.join(workDir, `ui-workspace-${file.replace(/\.ui\.ts$/, '')}`);
       let store = path.join(ws, '.ocdb', 'runs.db');
       if (mod.workspace === 'empty') fs.mkdirSync(ws, { recursive: true });
       else store = writeDemoWorkspace(ws);
+      if (mod.setup) {
+        const started = Date.now();
+        try {
+          await mod.setup({ workspace: ws, store });
+          process.stdout.write(`     ${file}: workspace set up in ${Date.now() - started} ms\n`);
+        } catch (e) {
+          for (const test of tests)
+            report({ name: `${file} › ${test.name}`, ok: false, error: `setup failed: ${describe(e)}`, durationMs: 0 });
+          continue;
+        }
+      }
       const logs: string[] = [];
       const page = await openPage(browser, server.url(ws), (l) => logs.push(l));
       const ctx = {

@@ -105,3 +105,29 @@ test('#cp=37 lands on checkpoint [37]: its transcript line marked and in view, t
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('the keyboard alone: arrows move between calls and lanes, announced; Enter lands on the call', async () => {
+  const { page, errors } = await open();
+  const canvas = page.locator('canvas.tl-canvas');
+  const live = page.locator('.tl-sr[aria-live="polite"]');
+  await canvas.focus();
+  await canvas.press('ArrowRight');
+  await canvas.press('ArrowRight');
+  const second = (await live.textContent()) ?? '';
+  const at = /^(\S+) \[(\d+)\] step \d+ · /.exec(second);
+  assert.ok(at && at[1] === REFUND, `the second call of the run is announced: ${second}`);
+  await canvas.press('Enter');
+  await page.waitForFunction((hash) => location.hash === hash, `#cp=${at[2]}`);
+  assert.equal(await canvas.getAttribute('data-position'), `${REFUND}:${at[2]}`);
+  // down to the next lane (a fork of the run): Enter lands on that fork's call
+  await canvas.press('ArrowDown');
+  const below = /^(\S+) \[(\d+)\] /.exec((await live.textContent()) ?? '');
+  assert.ok(
+    below && below[1] !== REFUND && (below[1] ?? '').startsWith(REFUND),
+    `a fork's call is announced: ${below?.[0]}`,
+  );
+  await canvas.press('Enter');
+  await page.waitForFunction((hash) => decodeURIComponent(location.hash) === hash, `#cp=${below[1]}:${below[2]}`);
+  assert.deepEqual(errors, []);
+  await page.close();
+});

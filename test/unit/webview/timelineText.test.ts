@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { timelineRunText, type TimelineRun } from '../../../src/model/timeline';
-import { fitText } from '../../../src/webview/timelineDraw';
+import { compact, fitText, relative } from '../../../src/webview/timelineDraw';
 
 /** A canvas context whose every character is 6 px wide. */
 const ctx = { measureText: (t: string) => ({ width: [...t].length * 6 }) } as unknown as CanvasRenderingContext2D;
@@ -46,4 +46,18 @@ test('a live run held before a tool reads "PAUSED before <tool> at [n]" in the t
   );
   const { pausedAt: _held, ...going } = run;
   assert.doesNotMatch(timelineRunText(going), /PAUSED/);
+});
+
+test("the ruler's times are as precise as its ticks are apart: zoomed into a long run they still differ", () => {
+  const at = 23 * 60_000 + 42_000;
+  const ticks = [0, 50, 100].map((d) => relative(at + d, 50));
+  assert.deepEqual(ticks, ['+23:42.00', '+23:42.05', '+23:42.10']);
+  assert.equal(relative(at, 60_000), '+23:42');
+  assert.equal(relative(12_300, 100), '+12.3 s');
+  assert.equal(relative(450, 50), '+450 ms');
+  assert.equal(relative(2 * 3_600_000 + 5 * 60_000 + 7_000, 1000), '+2:05:07');
+});
+
+test("a lane's token total stays short on its label line", () => {
+  assert.deepEqual([812, 22_934, 229_933, 16_991_601].map(compact), ['812', '22.9k', '230k', '17.0M']);
 });

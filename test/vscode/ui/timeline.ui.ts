@@ -2,8 +2,9 @@
  * The Timeline as a user meets it on the demo, after the captured fork "what if the user had been an auditor?" of
  * demo-support-refund: Show Timeline from the run's context menu opens the panel beside the editor, with the run,
  * its failed call, and the fork branching at its fork point, "diverged at step 5"; a replay paused on the run
- * follows a click on a bar (the Call Stack moves there) and F10 moves the timeline's cursor. Screenshots at a
- * 300 px side bar with the Timeline in an editor column, dark and light.
+ * follows a click on a bar (the Call Stack moves there) and F10 moves the timeline's cursor; the Call Stack's context
+ * menu opens it again at the paused checkpoint. Screenshots at a 300 px side bar with the Timeline in an editor
+ * column, dark and light.
  */
 import * as assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
@@ -29,6 +30,7 @@ import {
   expandRow,
   row,
   runCommand,
+  viewPane,
   waitForRuns,
   widenSideBar,
 } from './workbench';
@@ -138,6 +140,31 @@ export const tests: UiTest[] = [
     },
   },
   {
+    name: "the Call Stack's context menu on the paused frame opens the Timeline at the replay's run and checkpoint",
+    async run({ page, screenshot }) {
+      // the Timeline closed: the Call Stack brings it back, with the cursor where the replay is paused ([16])
+      const tab = page.locator('.tab', { hasText: `Timeline: ${REFUND}` }).first();
+      await tab.locator('.tab-actions .action-label').click();
+      await tab.waitFor({ state: 'detached', timeout: 15_000 });
+      await waitForTopFrame(page, /step 2 · after_tool_call · get_shipping_events/);
+      const top = viewPane(page, 'Call Stack').locator('.monaco-list-row .stack-frame').first();
+      await top.click({ button: 'right' });
+      await chooseMenuItem(page, 'Show Timeline');
+      await page
+        .locator('.tab', { hasText: `Timeline: ${REFUND}` })
+        .first()
+        .waitFor({ timeout: 30_000 });
+      const frame = await timelineFrame(page);
+      await waitForCursor(frame, `${REFUND}:16`);
+      // and it still follows the replay: Step Back moves its cursor back to [15]
+      await debugToolbarButton(page, 'Step Back').click();
+      await waitForTopFrame(page, /step 2 · before_tool_call · get_shipping_events/);
+      await waitForCursor(frame, `${REFUND}:15`);
+      await page.mouse.move(5, 300);
+      await screenshot('timeline-03b-from-call-stack');
+    },
+  },
+  {
     name: 'the Timeline in the other theme (light / dark)',
     async run({ page, screenshot }) {
       const frame = await timelineFrame(page);
@@ -155,7 +182,9 @@ export const tests: UiTest[] = [
       await workbenchPainted(page, isLight(background));
       await page.mouse.move(5, 300);
       await screenshot(`timeline-04-stepped-${await theme(page)}`);
+      // back to the first theme, and painted so, before the next step (and the next flow: the setting is the user's)
       await runCommand(page, 'Preferences: Toggle between Light/Dark Themes');
+      await workbenchPainted(page, isLight(before));
     },
   },
   {
@@ -201,6 +230,7 @@ export const tests: UiTest[] = [
       await page.mouse.move(5, 300);
       await screenshot(`timeline-06-300px-${await theme(page)}`);
       await runCommand(page, 'Preferences: Toggle between Light/Dark Themes');
+      await workbenchPainted(page, isLight(before));
     },
   },
 ];

@@ -8,6 +8,12 @@ import type { Page } from 'playwright-core';
 /** What a file's workspace starts with (`export const workspace: UiWorkspace`); default `demo`. */
 export type UiWorkspace = 'demo' | 'empty';
 
+/**
+ * What a file writes into its workspace before the workbench opens it (`export const setup: UiSetup`): data a
+ * flow needs in the store from the start, too large to write while the workbench runs on a loaded machine.
+ */
+export type UiSetup = (ctx: { workspace: string; store: string }) => void | Promise<void>;
+
 export interface UiContext {
   page: Page;
   /** The workspace folder, holding the demo store at `.ocdb/runs.db` (no store at all when `empty`). */

@@ -79,6 +79,7 @@ test('a tool output of several lines shows as those lines, not as one escaped JS
     toolCallId: 'toolu_1',
     toolName: 'Bash',
     args: { command: 'bd ready' },
+    argsHash: 'h',
     sideEffectLevel: 'external_irreversible',
     replayPolicy: 'forbid_replay',
     startedAt: 0,

@@ -73,6 +73,9 @@ function wire(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): A
     showCollapseAll: true,
     canSelectMany: true,
   });
+  // a store that cannot be opened says so above the view, naming the file, instead of the empty store's welcome
+  treeView.message = tree.problem;
+  subs.push(tree.onDidChangeProblem((problem) => (treeView.message = problem)));
   // the runs a debugger is attached to (any client), marked in the tree
   const liveRuns = new LiveRuns(connection, (marks) => tree.setLiveMarks(marks), log);
   subs.push(connection, transcripts, agentSessions, tree, treeView, liveRuns);

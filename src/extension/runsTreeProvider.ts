@@ -294,7 +294,13 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
     if (node?.kind === 'sessions') return (this.agentSessions?.sessions() ?? []).map((s) => this.sessionNode(s.file));
     if (node?.kind === 'session')
       return (this.agentSessions?.find(node.file)?.subagents ?? []).map((s) => this.sessionNode(s.file));
-    const store = this.store;
+    let store: RunStore | undefined;
+    try {
+      store = this.store;
+    } catch {
+      // a store that cannot be opened: the view's message says why (updateEmptyContext); the sessions still list
+      return node ? [] : this.sessionsSection();
+    }
     if (!store) return node ? [] : this.sessionsSection();
     try {
       if (!node) {

@@ -155,10 +155,11 @@ export const tests: VTest[] = [
       await vscode.commands.executeCommand(COMMANDS.replayRun.id, 'demo-support-refund');
       const first = await waitFor('the first replay', () => vscode.debug.activeDebugSession);
       await pausedAt(first, /^step 0 · before_prompt_build/);
-      await waitFor(
-        'the first replay in the status bar',
-        () => api.tracker.position?.run.runId === 'demo-support-refund',
-      );
+      const positionOf = async (runId: string) => {
+        await api.tracker.update();
+        return api.tracker.position?.run.runId === runId;
+      };
+      await waitFor('the first replay in the status bar', () => positionOf('demo-support-refund'));
       try {
         await vscode.commands.executeCommand(COMMANDS.replayRun.id, 'demo-coding-fix');
         const second = await waitFor('the second replay active', () => {
@@ -171,7 +172,7 @@ export const tests: VTest[] = [
           return i instanceof vscode.DebugStackFrame && i.session.id === second.id && i;
         });
         assert.equal(item.session.configuration.runId, 'demo-coding-fix');
-        await waitFor('the status bar on the second run', () => api.tracker.position?.run.runId === 'demo-coding-fix');
+        await waitFor('the status bar on the second run', () => positionOf('demo-coding-fix'));
         assert.match(api.statusBar.text, /\[0\] step 0/);
         await waitFor('its transcript in front', () =>
           vscode.window.activeTextEditor?.document.fileName.endsWith('demo-coding-fix.transcript'),

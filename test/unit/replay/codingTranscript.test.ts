@@ -18,7 +18,11 @@ describe('the transcript of an imported Claude Code session', () => {
   before(async () => {
     t = tempStore();
     await importPath(t.store, REAL_FILE, {});
-    await importPath(t.store, path.join(FIXTURES, 'claude-code-real', 'compaction', 'dag_compact_after_rewind.jsonl'), {});
+    await importPath(
+      t.store,
+      path.join(FIXTURES, 'claude-code-real', 'compaction', 'dag_compact_after_rewind.jsonl'),
+      {},
+    );
   });
   after(() => t.close());
 
@@ -34,7 +38,11 @@ describe('the transcript of an imported Claude Code session', () => {
     for (const typed of ['Start', 'Second attempt', 'Keep going']) {
       assert.match(turns, new RegExp(`before_model_call · \\d+ messages? · user: ${typed} ·`), turns);
     }
-    assert.doesNotMatch(text, /^\[6\] before_model_call .*user:/m, 'after tool results the newest message is no prompt');
+    assert.doesNotMatch(
+      text,
+      /^\[6\] before_model_call .*user:/m,
+      'after tool results the newest message is no prompt',
+    );
   });
 
   it('leaves out the text of a turn that only calls tools: no `assistant:  ·`', () => {

@@ -44,8 +44,11 @@ export const tests: UiTest[] = [
       await widenSideBar(page, 300);
       await clickInlineAction(row(pane, REFUND).first(), 'Replay Run');
       await debugToolbarButton(page, 'Step Over').waitFor({ timeout: 30_000 });
+      // the transcript opens at the paused checkpoint once the replay has stopped (Monaco writes spaces as U+00A0)
+      const request = /user:[\s\u00a0]Hi,[\s\u00a0]my[\s\u00a0]order[\s\u00a0]A-10442/;
+      await page.locator('.monaco-editor .view-line', { hasText: request }).first().waitFor({ timeout: 30_000 });
       const lines = await page.locator('.monaco-editor .view-line').allInnerTexts();
-      const said = lines.filter((l) => l.includes('user: Hi, my order A-10442'));
+      const said = lines.filter((l) => request.test(l));
       assert.equal(said.length, 1, `the request once: ${said.join(' | ')}`);
       await page.keyboard.press('F10');
       await lookAround(page, 'dark', screenshot);

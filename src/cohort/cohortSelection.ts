@@ -66,7 +66,7 @@ export function forkPointOf(store: RunStore, runId: string, at: ForkPoint): Chec
     case 'first':
       return store.listCheckpoints(runId, { limit: 1 })[0] ?? none('checkpoint');
     case 'index':
-      return store.listCheckpoints(runId, { offset: at.index, limit: 1 })[0] ?? none(`checkpoint #${at.index}`);
+      return store.listCheckpoints(runId, { offset: at.index, limit: 1 })[0] ?? none(`checkpoint [${at.index}]`);
     case 'step':
       return (
         store

@@ -85,8 +85,9 @@ export function playScript(store: RunStore, script: AgentScript): string {
     newId: (kind) => {
       if (kind === 'run') return script.runId;
       counters[kind]++;
+      // a checkpoint's id holds its index, as every view numbers it (`[37]` is `…-cp037`)
       return kind === 'checkpoint'
-        ? `${script.runId}-cp${String(counters.checkpoint).padStart(3, '0')}`
+        ? `${script.runId}-cp${String(counters.checkpoint - 1).padStart(3, '0')}`
         : `call_${short}_${String(counters.toolCall).padStart(2, '0')}`;
     },
     ownerPid: script.ownerPid,

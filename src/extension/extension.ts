@@ -63,6 +63,16 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentT
 
 function wire(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): AgentTimeTravelApi {
   const subs = context.subscriptions;
+  const replays = new Set<vscode.DebugSession>();
+  subs.push(
+    vscode.debug.onDidStartDebugSession((s) => {
+      if (s.type === DEBUG_TYPE && s.configuration.request === 'launch') replays.add(s);
+    }),
+    vscode.debug.onDidTerminateDebugSession((s) => replays.delete(s)),
+  );
+  const endReplays = async () => {
+    await Promise.all([...replays].map((s) => vscode.debug.stopDebugging(s)));
+  };
   const connection = new StoreConnection(log, context.secrets);
   const transcripts = new TranscriptService(connection);
   const agentSessions = new AgentSessions(connection, log);
@@ -73,6 +83,9 @@ function wire(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): A
     showCollapseAll: true,
     canSelectMany: true,
   });
+  // a store that cannot be opened says so above the view, naming the file, instead of the empty store's welcome
+  treeView.message = tree.problem;
+  subs.push(tree.onDidChangeProblem((problem) => (treeView.message = problem)));
   // the runs a debugger is attached to (any client), marked in the tree
   const liveRuns = new LiveRuns(connection, (marks) => tree.setLiveMarks(marks), log);
   subs.push(connection, transcripts, agentSessions, tree, treeView, liveRuns);
@@ -113,11 +126,15 @@ function wire(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): A
       await reveal(tree.runNode(runId), true);
     },
     revealCheckpoint: (runId, checkpointId) => reveal(tree.checkpointNodeOf(runId, checkpointId), true, true),
-    startReplay: async (runId, checkpointId) =>
-      vscode.debug.startDebugging(
+    startReplay: async (runId, checkpointId) => {
+      // VS Code leaves the Call Stack, the editor and so the status bar on a paused session while another stops:
+      // the replay asked for now is the one to show, so the replays before it end (attach sessions stay)
+      await endReplays();
+      return vscode.debug.startDebugging(
         vscode.workspace.workspaceFolders?.[0],
         replayConfiguration(runId, connection.path, checkpointId),
-      ),
+      );
+    },
     editCheckpoint: async (runId, checkpointId, focus) => {
       // `editor` is created just below; these run only after activation. Asked for explicitly (Fork from this
       // checkpoint, Edit Context): post again even when shown, with the edits the debugger staged since.

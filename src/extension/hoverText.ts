@@ -27,19 +27,7 @@ export function shortJson(
   maxChars = HOVER_MAX_CHARS,
   maxLines = HOVER_MAX_LINES,
 ): { text: string; cut: boolean } {
-  const full = toJson(value, 2);
-  let lines = full.split('\n');
-  let cut = false;
-  if (lines.length > maxLines) {
-    lines = lines.slice(0, maxLines);
-    cut = true;
-  }
-  let text = lines.join('\n');
-  if (text.length > maxChars) {
-    text = text.slice(0, maxChars);
-    cut = true;
-  }
-  return { text: cut ? `${text}\n…` : text, cut };
+  return shortText(toJson(value, 2), maxChars, maxLines);
 }
 
 /** A fenced code block whose fence is longer than any backtick run inside (hostile strings cannot close it). */
@@ -54,10 +42,69 @@ export function valueLink(ref: ValueRef): string {
   return `command:${COMMANDS.showValue.id}?${encodeURIComponent(JSON.stringify([ref]))}`;
 }
 
+/**
+ * The text of a value that is text: a string, or a list of text blocks (`[{ type: 'text', text }]`, as coding
+ * agents' tools answer). Undefined for anything else, which shows as JSON.
+ */
+export function plainTextOf(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (!Array.isArray(value) || value.length === 0) return undefined;
+  const texts = value.map((b) =>
+    typeof b === 'object' && b !== null && (b as { type?: unknown }).type === 'text'
+      ? (b as { text?: unknown }).text
+      : undefined,
+  );
+  return texts.every((t) => typeof t === 'string') ? texts.join('\n') : undefined;
+}
+
+/** Text cut to `maxLines` lines / `maxChars` characters, as shortJson cuts JSON. */
+function shortText(
+  full: string,
+  maxChars = HOVER_MAX_CHARS,
+  maxLines = HOVER_MAX_LINES,
+): { text: string; cut: boolean } {
+  let lines = full.split('\n');
+  let cut = false;
+  if (lines.length > maxLines) {
+    lines = lines.slice(0, maxLines);
+    cut = true;
+  }
+  let text = lines.join('\n');
+  if (text.length > maxChars) {
+    text = text.slice(0, maxChars);
+    cut = true;
+  }
+  return { text: cut ? `${text}\n…` : text, cut };
+}
+
+/** Fields of an object result whose text has several lines (at most two, in the object's order). */
+function multiLineFields(value: unknown): [string, string][] {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return [];
+  return Object.entries(value as Record<string, unknown>)
+    .filter((e): e is [string, string] => typeof e[1] === 'string' && e[1].includes('\n'))
+    .slice(0, 2);
+}
+
 function section(title: string, value: unknown, ref: ValueRef): string {
-  const { text, cut } = shortJson(value);
-  const link = `[${cut ? `Open the whole ${ref.part}` : `Open ${ref.part}`}](${valueLink(ref)})`;
-  return `**${title}** — ${link}\n\n${codeBlock(text)}`;
+  // a tool's output of several lines reads as those lines, not as one escaped JSON string
+  const plain = plainTextOf(value);
+  const asText = plain !== undefined && plain.includes('\n');
+  const fields = asText ? [] : multiLineFields(value);
+  const shown = fields.length
+    ? {
+        ...(value as Record<string, unknown>),
+        ...Object.fromEntries(fields.map(([k, v]) => [k, `(${v.split('\n').length} lines, below)`])),
+      }
+    : value;
+  const { text, cut } = asText ? shortText(plain) : shortJson(shown);
+  const below = fields.map(([k, v]) => ({ key: k, ...shortText(v) }));
+  const whole = cut || below.some((b) => b.cut);
+  const link = `[${whole ? `Open the whole ${ref.part}` : `Open ${ref.part}`}](${valueLink(ref)})`;
+  const blocks = [
+    codeBlock(text, asText ? 'text' : 'json'),
+    ...below.map((b) => `${mdCode(b.key)}\n\n${codeBlock(b.text, 'text')}`),
+  ];
+  return `**${title}** — ${link}\n\n${blocks.join('\n\n')}`;
 }
 
 /** Markdown hover of `call` (recorded in `runId`). */

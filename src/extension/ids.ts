@@ -90,7 +90,8 @@ export const COMMANDS = {
   runDemo: { id: 'agentTimeTravel.runDemo', title: 'Run Demo', icon: 'play-circle', palette: true },
   refresh: { id: 'agentTimeTravel.refresh', title: 'Refresh Runs', icon: 'refresh', palette: true },
   loadMore: { id: 'agentTimeTravel.loadMore', title: 'Load More Runs', icon: 'ellipsis', palette: false },
-  pickRun: { id: 'agentTimeTravel.pickRun', title: 'Pick Run', icon: 'list-selection', palette: true },
+  // the launch configuration's ${command:…} variable: from the palette it would pick a run and do nothing with it
+  pickRun: { id: 'agentTimeTravel.pickRun', title: 'Pick Run', icon: 'list-selection', palette: false },
   showValue: { id: 'agentTimeTravel.showValue', title: 'Show Whole Value', icon: 'json', palette: false },
   setUpModelEndpoint: {
     id: 'agentTimeTravel.setUpModelEndpoint',

@@ -76,6 +76,25 @@ export function runLabel(run: RunSummary): string {
   return typeof title === 'string' && title.trim() !== '' ? shorten(title.trim(), 100) : run.runId;
 }
 
+/**
+ * The run `run` hangs from in the tree: a fork's parent, or the session whose tool call started a sub-agent run (an
+ * import's `metadata.subagentOf`), so a coding session's sub-agents sit under it rather than beside it.
+ */
+export function hangsFrom(run: RunSummary): string | undefined {
+  if (run.parentRunId) return run.parentRunId;
+  const caller = (run.metadata.subagentOf as { runId?: unknown } | undefined)?.runId;
+  return typeof caller === 'string' && caller !== run.runId ? caller : undefined;
+}
+
+/** The sub-agent runs a run's metadata names (`subagents: [{ runId }]`, an import's links), in its order. */
+export function subagentRunIds(run: RunSummary): string[] {
+  const list = run.metadata.subagents;
+  if (!Array.isArray(list)) return [];
+  return list
+    .map((s) => (s as { runId?: unknown } | null)?.runId)
+    .filter((id): id is string => typeof id === 'string' && id !== run.runId);
+}
+
 /** The status a user sees: a crashed recording is never "running"; "diverged at step 5 · system prompt". */
 export function runStatusText(run: RunSummary): string {
   return statusTextOf(run);

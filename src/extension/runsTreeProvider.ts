@@ -7,7 +7,7 @@
  * Presentation comes from runsTreeModel.ts; no store writes here.
  */
 import * as vscode from 'vscode';
-import { isTextContent, type ArtifactRef, type ToolCallRecord } from '../model';
+import { errorMessage, isTextContent, redactText, type ArtifactRef, type ToolCallRecord } from '../model';
 import { runArtifacts, type CheckpointSummary, type RunSummary, type RunStore } from '../store';
 import { artifactUri } from './compareDocuments';
 import { COMMANDS, CONTEXT_KEYS } from './ids';
@@ -18,11 +18,13 @@ import {
   type ArtifactContentFacts,
   checkpointView,
   groupBySteps,
+  hangsFrom,
   ledgerView,
   loadMoreView,
   nodeIds,
   runView,
   stepView,
+  subagentRunIds,
   toolCallView,
   type LiveMark,
   type NodeView,
@@ -51,6 +53,10 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
   private readonly disposables: vscode.Disposable[] = [];
   private readonly crashTimer: NodeJS.Timeout;
   readonly onDidChangeTreeData = this.emitter.event;
+  private readonly problemEmitter = new vscode.EventEmitter<string | undefined>();
+  /** What the view says above the runs when the store cannot be read (the tree view's message); undefined: fine. */
+  problem: string | undefined;
+  readonly onDidChangeProblem = this.problemEmitter.event;
 
   constructor(
     private readonly connection: StoreConnection,
@@ -288,7 +294,13 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
     if (node?.kind === 'sessions') return (this.agentSessions?.sessions() ?? []).map((s) => this.sessionNode(s.file));
     if (node?.kind === 'session')
       return (this.agentSessions?.find(node.file)?.subagents ?? []).map((s) => this.sessionNode(s.file));
-    const store = this.store;
+    let store: RunStore | undefined;
+    try {
+      store = this.store;
+    } catch {
+      // a store that cannot be opened: the view's message says why (updateEmptyContext); the sessions still list
+      return node ? [] : this.sessionsSection();
+    }
     if (!store) return node ? [] : this.sessionsSection();
     try {
       if (!node) {
@@ -297,7 +309,12 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
           this.runs.set(r.runId, r);
           this.shownRuns.add(r.runId);
         }
-        const children: RunsNode[] = [...this.sessionsSection(), ...runs.map((r) => this.runNode(r.runId))];
+        // a sub-agent run whose session is in the store is listed under that session, not beside it
+        const top = runs.filter((r) => {
+          const caller = hangsFrom(r);
+          return caller === undefined || !store.hasRun(caller);
+        });
+        const children: RunsNode[] = [...this.sessionsSection(), ...top.map((r) => this.runNode(r.runId))];
         if (total > runs.length) {
           // a fresh object each time: its label carries the counts
           const more: RunsNode = { kind: 'loadMore', id: nodeIds.loadMore(), shown: runs.length, total };
@@ -309,6 +326,10 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
       switch (node.kind) {
         case 'run': {
           const forks = store.listRuns({ parentRunId: node.runId }).runs;
+          const parent = this.summary(node.runId);
+          for (const id of parent ? subagentRunIds(parent) : []) {
+            if (store.hasRun(id)) forks.push(store.getRun(id));
+          }
           for (const r of forks) {
             this.runs.set(r.runId, r);
             this.shownRuns.add(r.runId);
@@ -356,7 +377,8 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
   getParent(node: RunsNode): RunsNode | undefined {
     switch (node.kind) {
       case 'run': {
-        const parent = this.summary(node.runId)?.parentRunId;
+        const run = this.summary(node.runId);
+        const parent = run && hangsFrom(run);
         return parent && this.summary(parent) ? this.runNode(parent) : undefined;
       }
       case 'loadMore':
@@ -394,7 +416,8 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
 
   /** Tells the view to re-list where `runId` sits (its parent, or the root), so a reveal finds a just-written run. */
   relist(runId: string): void {
-    const parent = this.summary(runId)?.parentRunId;
+    const run = this.summary(runId);
+    const parent = run && hangsFrom(run);
     this.emitter.fire(parent && this.summary(parent) ? this.runNode(parent) : undefined);
   }
 
@@ -444,12 +467,14 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
       this.checkpoints.delete(run.runId);
       this.toolCalls.delete(run.runId);
       this.artifacts.delete(run.runId);
+      const parent = hangsFrom(run);
       if (known) changed.add(this.runNode(run.runId));
-      else if (run.parentRunId && this.shownRuns.has(run.parentRunId)) changed.add(this.runNode(run.parentRunId));
+      else if (parent && this.shownRuns.has(parent)) changed.add(this.runNode(parent));
       else root = true;
     }
     for (const runId of e.changes.deletedRunIds) {
-      const parent = this.runs.get(runId)?.parentRunId;
+      const gone = this.runs.get(runId);
+      const parent = gone && hangsFrom(gone);
       this.runs.delete(runId);
       this.shownRuns.delete(runId);
       this.checkpoints.delete(runId);
@@ -486,10 +511,18 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
 
   private updateEmptyContext(): void {
     let empty = true;
+    let problem: string | undefined;
     try {
       empty = (this.store?.listRuns({ limit: 1 }).total ?? 0) === 0;
     } catch (e) {
       this.log.warn(`reading the run store failed: ${String(e)}`);
+      // a store that cannot be opened is not an empty one: no Run Demo welcome, which would fail on the same file
+      empty = false;
+      problem = `The run store ${this.connection.label} cannot be opened (${redactText(errorMessage(e))}). Move or repair that file (Run Demo creates a new store there once it is gone), or set agentTimeTravel.storePath to another.`;
+    }
+    if (problem !== this.problem) {
+      this.problem = problem;
+      this.problemEmitter.fire(problem);
     }
     void vscode.commands.executeCommand('setContext', CONTEXT_KEYS.storeEmpty, empty);
     void vscode.commands.executeCommand('setContext', CONTEXT_KEYS.hasRuns, !empty);
@@ -499,5 +532,6 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
     clearInterval(this.crashTimer);
     for (const d of this.disposables) d.dispose();
     this.emitter.dispose();
+    this.problemEmitter.dispose();
   }
 }

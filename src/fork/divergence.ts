@@ -97,7 +97,7 @@ export function describeDivergence(d: Divergence): string {
       : `message ${d.messageIndex}${d.messageRole ? ` (${d.messageRole})` : ''} ${d.field}`;
   let k = 0;
   while (k < d.recorded.length && k < d.rendered.length && d.recorded[k] === d.rendered[k]) k++;
-  return `step ${d.stepIndex}, before_model_call #${d.sourceCheckpointIndex}: ${where} differs — recorded ${excerptAround(d.recorded, k)}, now ${excerptAround(d.rendered, k)}`;
+  return `step ${d.stepIndex}, [${d.sourceCheckpointIndex}] before_model_call: ${where} differs — recorded ${excerptAround(d.recorded, k)}, now ${excerptAround(d.rendered, k)}`;
 }
 
 /**

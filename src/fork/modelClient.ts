@@ -270,7 +270,8 @@ export class OpenAiChatModel implements ChatModel {
     }
     throw new OcdbError(
       'ModelEndpointError',
-      `${shown} failed after ${maxRetries + 1} attempts (last: ${lastError}). Check that the endpoint is up, or raise maxRetries.`,
+      // no setting raises the attempts, so the advice names only what the user can check
+      `${shown} failed after ${maxRetries + 1} attempts (last: ${lastError}). Check that the endpoint is up and answers at this address, then try again.`,
       { url: shown, attempts: maxRetries + 1, last: lastError },
     );
   }

@@ -137,23 +137,38 @@ interface Sources {
   max: number;
 }
 
-/** The text after `[index] boundary · ` for one checkpoint. Loads a whole checkpoint only for the first line. */
-function describe(s: CheckpointSummary, src: Sources, first: boolean): string {
+/**
+ * ` · user: …` when the newest message at `s` is one the user wrote (not a tool's result): what they typed shows
+ * where the agent took it up, also in runs without a before_prompt_build (imported coding sessions).
+ */
+function typedText(s: CheckpointSummary, src: Sources): string {
+  const newest = src.last(s.checkpointId);
+  const text = newest?.role === 'user' ? messageText(newest).trim() : '';
+  return text ? ` · user: ${excerpt(text, src.max)}` : '';
+}
+
+/**
+ * The text after `[index] boundary · ` for one checkpoint. Loads a whole checkpoint only for the first line;
+ * `previous` is the checkpoint before it (a model call right after the prompt build leaves the user's words to it).
+ */
+function describe(s: CheckpointSummary, src: Sources, first: boolean, previous?: CheckpointSummary): string {
   const { run, max } = src;
   switch (s.boundary) {
     case 'before_prompt_build': {
-      if (!first) return plural(s.messageCount, 'message');
+      if (!first) return `${plural(s.messageCount, 'message')}${typedText(s, src)}`;
       const user = lastOfRole(src.load(s.checkpointId).messages, 'user');
       return `${plural(s.messageCount, 'message')}${user ? ` · user: ${excerpt(messageText(user), max)}` : ''}`;
     }
     case 'before_model_call': {
       const prompt = s.promptVersion ? ` · prompt ${s.promptVersion}` : '';
-      return `${plural(s.messageCount, 'message')}${prompt}`;
+      const built = previous?.boundary === 'before_prompt_build' && previous.stepIndex === s.stepIndex;
+      return `${plural(s.messageCount, 'message')}${built ? '' : typedText(s, src)}${prompt}`;
     }
     case 'after_model_call': {
       const reply = src.last(s.checkpointId);
       const parts: string[] = [`finish ${s.finishReason ?? '?'}`];
-      const text = reply && reply.role === 'assistant' ? messageText(reply) : '';
+      // a reply of white space alone (a turn that only calls tools) says nothing, not `assistant:  ·`
+      const text = reply && reply.role === 'assistant' ? messageText(reply).trim() : '';
       if (text) parts.push(`assistant: ${excerpt(text, max)}`);
       const requested = reply && reply.role === 'assistant' ? messageToolCalls(reply) : [];
       for (const c of requested) parts.push(`→ ${c.toolName}(${excerpt(c.args, Math.floor(max / 2))})`);
@@ -172,7 +187,8 @@ function describe(s: CheckpointSummary, src: Sources, first: boolean): string {
       const reply = lastMsg?.role === 'assistant' ? lastMsg : undefined;
       const status = runStatusText(run);
       const err = run.error !== undefined ? ` · error: ${excerpt(run.error, max)}` : '';
-      const text = reply ? ` · assistant: ${excerpt(messageText(reply), max)}` : '';
+      const said = reply ? messageText(reply).trim() : '';
+      const text = said ? ` · assistant: ${excerpt(said, max)}` : '';
       return `${status} · ${plural(s.messageCount, 'message')}${err}${text}`;
     }
     default: {
@@ -186,7 +202,7 @@ function describe(s: CheckpointSummary, src: Sources, first: boolean): string {
  * The version of the transcript's text: a transcript file written at another one is rendered again
  * (debug/transcriptFiles.ts keys the file by it). Bump it with any change to what a line says.
  */
-export const TRANSCRIPT_FORMAT = 1;
+export const TRANSCRIPT_FORMAT = 2;
 
 /** How the header names the way a run was made: a recorded run's mode `live` read as "still running". */
 const MODE_TEXT: Record<RunMode, string> = { live: 'recorded', replay: 'replay', fork: 'fork' };
@@ -277,7 +293,7 @@ export function renderTranscript(
     (s, i) => {
       const marks = edits.get(s.checkpointId);
       const edited = marks ? ` · ${marks.map((m) => excerpt(m, src.max * 2)).join(' · ')}` : '';
-      return `${describe(s, src, i === 0)}${edited}`;
+      return `${describe(s, src, i === 0, checkpoints[i - 1])}${edited}`;
     },
     options.live === true,
   );

@@ -141,7 +141,7 @@ function renderTools(): void {
     parts.tools,
     view.section(
       'tools-policy',
-      'Tool policies',
+      view.FORK_SECTION_TITLES.toolPolicies,
       true,
       view.toolTable(rows, (tool, policy) => {
         draft.policies[tool] = policy;
@@ -168,7 +168,7 @@ function renderTools(): void {
     parts.hazards,
     view.section(
       'hazards',
-      'Hazard report',
+      view.FORK_SECTION_TITLES.hazards,
       true,
       view.hazardReport(hazardRows(state.plan, draft), (tool, ticked) => {
         draft.acknowledged = ticked

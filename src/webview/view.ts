@@ -54,15 +54,24 @@ export interface FieldHandlers {
   onRevert(path: string): void;
 }
 
-const SECTION_TITLES: Record<FieldDef['section'], string> = {
+/** The context form's sections: what the agent saw at the checkpoint. */
+export const SECTION_TITLES: Record<FieldDef['section'], string> = {
   user: 'User',
   conversation: 'Conversation',
   project: 'Project',
   task: 'Task',
   tools: 'Tools',
-  model: 'Model',
+  model: 'Model in the context',
   extra: 'Other keys',
 };
+
+/** The page's own sections, how the fork runs: no title the same as a context section's (one "Model" read as two). */
+export const FORK_SECTION_TITLES = {
+  modelCalls: 'Model calls',
+  modelMore: 'Prompt version, agent program',
+  toolPolicies: 'Tool policies',
+  hazards: 'Hazard report',
+} as const;
 
 /**
  * The context form: one row per field, each with its error line and a changed mark, in folding sections (the
@@ -186,7 +195,7 @@ export function modelControls(checkpoint: EditorCheckpoint, draft: ForkDraft, ha
   const more = draft.promptVersion.trim() !== '' || draft.program.trim() !== '';
   return section(
     'model',
-    'Model',
+    FORK_SECTION_TITLES.modelCalls,
     true,
     h('div', { class: 'hint' }, `Recorded model: ${recorded}`),
     group,
@@ -204,7 +213,7 @@ export function modelControls(checkpoint: EditorCheckpoint, draft: ForkDraft, ha
     ),
     section(
       'model-more',
-      'Prompt version, agent program',
+      FORK_SECTION_TITLES.modelMore,
       more,
       h('div', { class: 'field' }, h('label', { class: 'field-label' }, 'Prompt version (empty: keep)'), prompt),
       h(

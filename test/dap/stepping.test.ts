@@ -112,7 +112,7 @@ describe('DAP stepping', () => {
   it('a fork run shows the parent run frames before its fork point', async () => {
     await dc.launchAndStop({ runId: 'demo-support-refund-auditor', store });
     await dc.stepAndStop(() => dc.continueRequest({ threadId: 1 }));
-    const forkAt = parentCps.findIndex((c) => c.checkpointId === 'demo-support-refund-cp030');
+    const forkAt = parentCps.findIndex((c) => c.checkpointId === 'demo-support-refund-cp029');
     const all = await dc.frames(0);
     assert.equal(all.totalFrames, 9 + forkAt);
     const firstParent = all.stackFrames[9];

@@ -92,6 +92,39 @@ function marker(dir: string, release: VsCodeRelease): string {
   return path.join(dir, `.installed-${release.codeServer}-node-${release.node}`);
 }
 
+/**
+ * What a first start will install and how long it takes, said before it starts (a first `npm start` otherwise sits
+ * silent through apt-get and npm for minutes). Undefined when everything is there.
+ */
+export function firstUseNotice(state: {
+  missingPackages: readonly string[];
+  codeServer: boolean;
+  root: boolean;
+}): string | undefined {
+  const steps: string[] = [];
+  if (state.missingPackages.length > 0) {
+    steps.push(
+      state.root
+        ? `the Debian packages ${state.missingPackages.join(' ')} with apt-get (about 2–5 minutes)`
+        : `nothing from Debian: it stops and prints the apt-get line for the packages ${state.missingPackages.join(' ')}`,
+    );
+  }
+  if (!state.codeServer) steps.push('Node and code-server from the npm registry into .cache/ (about 4–5 minutes)');
+  return steps.length > 0
+    ? `First start: this installs ${steps.join(', then ')}. Later starts take seconds.`
+    : undefined;
+}
+
+/** The first-use notice for `release` on this machine (firstUseNotice). */
+export function firstUseNoticeHere(release: VsCodeRelease = CURRENT_RELEASE): string | undefined {
+  const dir = installDir(release);
+  return firstUseNotice({
+    missingPackages: DEBIAN_PACKAGES.filter((p) => !p.present()).map((p) => p.pkg),
+    codeServer: fs.existsSync(marker(dir, release)) && fs.existsSync(binPath(dir)),
+    root: process.getuid?.() === 0,
+  });
+}
+
 /** Installs missing Debian packages when running as root; otherwise says what to install. */
 export function ensureSystemPackages(): void {
   const missing = DEBIAN_PACKAGES.filter((p) => !p.present()).map((p) => p.pkg);
@@ -101,7 +134,7 @@ export function ensureSystemPackages(): void {
       `missing Debian packages: ${missing.join(' ')} — install them with: sudo apt-get install -y ${missing.join(' ')}`,
     );
   }
-  log(`apt-get install ${missing.join(' ')}`);
+  log(`apt-get install ${missing.join(' ')} (first use, about 2–5 minutes)`);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   const apt = (args: string[]): void => {
     const r = spawnSync('apt-get', ['-o', 'DPkg::Lock::Timeout=600', ...args], { stdio: 'inherit', env });

@@ -12,7 +12,7 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import { launchBrowser, openPage } from './browser';
 import { buildExtension } from './buildTests';
-import { CURRENT_RELEASE, REPO_ROOT } from './codeServer';
+import { CURRENT_RELEASE, firstUseNoticeHere, REPO_ROOT } from './codeServer';
 import { freePort, startCodeServer } from './codeServerSession';
 import { CLI } from './demoWorkspace';
 import { waitForRuns, waitForWorkbench, widenSideBar } from './ui/workbench';
@@ -61,6 +61,8 @@ async function main(): Promise<void> {
   }
   const wanted = Number(option('--port') ?? process.env.PORT) || undefined;
   const port = wanted ?? ((await portIsFree(8080)) ? 8080 : await freePort());
+  const notice = firstUseNoticeHere();
+  if (notice) console.log(notice);
   const server = await startCodeServer({ dir: SERVER_DIR, port, linkExtension: REPO_ROOT });
   const url = server.url(DEMO_WORKSPACE);
   if (check) {

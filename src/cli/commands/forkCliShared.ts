@@ -62,7 +62,7 @@ export function requireEndpoint(mode: ModelMode, chat: ChatModel | undefined): v
 
 export function printPlan(io: CliIo, plan: ForkPlan, acknowledged: readonly string[]): void {
   io.out(
-    `Fork of ${plan.sourceRunId} at checkpoint #${plan.sourceCheckpointIndex} (${plan.sourceCheckpointId}), model ${plan.modelMode}${plan.model ? ` ${plan.model.provider}/${plan.model.model}` : ''}${plan.promptVersion ? `, prompt ${plan.promptVersion}` : ''}`,
+    `Fork of ${plan.sourceRunId} at checkpoint [${plan.sourceCheckpointIndex}] (${plan.sourceCheckpointId}), model ${plan.modelMode}${plan.model ? ` ${plan.model.provider}/${plan.model.model}` : ''}${plan.promptVersion ? `, prompt ${plan.promptVersion}` : ''}`,
   );
   if (plan.changedPaths.length > 0) io.out(`Context changes: ${plan.changedPaths.join(', ')}`);
   io.out(

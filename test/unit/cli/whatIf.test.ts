@@ -109,7 +109,7 @@ describe('a captured fork with a context edit', () => {
   it('ocdb show, show --json and ocdb runs say diverged at step 5 · system prompt', async () => {
     const show = await ocdb(['show', forkRunId]);
     assert.match(show.out, /status {4}diverged at step 5 · system prompt/);
-    assert.match(show.out, /diverged {2}step 5, before_model_call #30: the system prompt differs/);
+    assert.match(show.out, /diverged {2}step 5, \[30\] before_model_call: the system prompt differs/);
     const json = JSON.parse((await ocdb(['show', forkRunId, '--json'])).out) as {
       run: { status: string; error: { code: string } };
       statusText: string;
@@ -188,12 +188,12 @@ describe('ocdb diff', () => {
     assert.equal(r.code, EXIT.ok, r.err);
     assert.match(
       r.out,
-      /Fork point: demo-support-refund-auditor forks demo-support-refund at \[29\] before_prompt_build \(step 5, demo-support-refund-cp030\)/,
+      /Fork point: demo-support-refund-auditor forks demo-support-refund at \[29\] before_prompt_build \(step 5, demo-support-refund-cp029\)/,
     );
     assert.match(r.out, /user\.roleId: "support_agent" → "auditor"/);
     assert.match(
       r.out,
-      /First divergence: step 5 · context \(user\.roleId, user\.permissions\) — demo-support-refund \[30\] demo-support-refund-cp031 vs demo-support-refund-auditor \[1\] demo-support-refund-auditor-cp002/,
+      /First divergence: step 5 · context \(user\.roleId, user\.permissions\) — demo-support-refund \[30\] demo-support-refund-cp030 vs demo-support-refund-auditor \[1\] demo-support-refund-auditor-cp001/,
     );
     assert.match(r.out, /steps 0-4: inherited/);
     assert.match(r.out, /issue_refund: 1 → 0 calls/);
@@ -202,10 +202,10 @@ describe('ocdb diff', () => {
       (await ocdb(['diff', 'demo-support-refund', 'demo-support-refund-auditor', '--json'])).out,
     ) as RunComparison;
     assert.equal(json.relation, 'fork');
-    assert.equal(json.forkPoint?.checkpointId, 'demo-support-refund-cp030');
+    assert.equal(json.forkPoint?.checkpointId, 'demo-support-refund-cp029');
     assert.ok(json.steps.filter((s) => s.inherited).every((s) => s.same && s.stepIndex < 5));
     assert.ok(json.contextChanges.some((c) => c.path === 'user.roleId' && c.right === 'auditor'));
-    assert.equal(json.firstDivergence?.right?.checkpointId, 'demo-support-refund-auditor-cp002');
+    assert.equal(json.firstDivergence?.right?.checkpointId, 'demo-support-refund-auditor-cp001');
     const missing = await ocdb(['diff', 'demo-support-refund', 'no-such-run']);
     assert.equal(missing.code, EXIT.notFound);
   });

@@ -73,3 +73,26 @@ test('hostile strings cannot close the code fence or inject HTML / command links
   assert.doesNotMatch(outsideBlocks, /command:workbench/);
   assert.ok(valueLink({ runId: 'r', toolCallId: 'c', part: 'args' }).startsWith(`command:${COMMANDS.showValue.id}?`));
 });
+
+test('a tool output of several lines shows as those lines, not as one escaped JSON string', () => {
+  const base: ToolCallRecord = {
+    toolCallId: 'toolu_1',
+    toolName: 'Bash',
+    args: { command: 'bd ready' },
+    argsHash: 'h',
+    sideEffectLevel: 'external_irreversible',
+    replayPolicy: 'forbid_replay',
+    startedAt: 0,
+    endedAt: 985,
+  };
+  const output = '📋 Ready work (2 issues):\n1. [P1] spotter-a0y\n2. [P2] spotter-b11';
+  const md = toolCallHoverMarkdown('cc-1', { ...base, result: output });
+  assert.ok(md.includes('```text\n📋 Ready work (2 issues):\n1. [P1] spotter-a0y\n2. [P2] spotter-b11\n```'), md);
+  assert.doesNotMatch(md, /\\n/);
+  // Claude Code's Task answers a list of text blocks; an object's multi-line field is set out below its JSON
+  const blocks = toolCallHoverMarkdown('cc-1', { ...base, result: [{ type: 'text', text: 'Found it.\nLine 2' }] });
+  assert.ok(blocks.includes('```text\nFound it.\nLine 2\n```'), blocks);
+  const fields = toolCallHoverMarkdown('demo', { ...base, result: { exitCode: 1, output: 'FAIL a\n  expected 1' } });
+  assert.match(fields, /"output": "\(2 lines, below\)"/);
+  assert.ok(fields.includes('`output`\n\n```text\nFAIL a\n  expected 1\n```'), fields);
+});

@@ -104,6 +104,10 @@ test('every command has the category and a codicon; item-only commands are hidde
   }
   const callstack = manifest.contributes.menus['debug/callstack/context'];
   assert.ok(callstack.some((m) => m.command === COMMANDS.forkFromFrame.id && m.when.includes(DEBUG_TYPE)));
+  // the launch configuration's pickers pick and do nothing else: from the palette they would only puzzle
+  for (const picker of [COMMANDS.pickRun.id, COMMANDS.pickAgent.id]) {
+    assert.ok(hidden.has(picker), `${picker} is hidden from the command palette`);
+  }
 });
 
 test('every setting of ids.ts is contributed with a default', () => {

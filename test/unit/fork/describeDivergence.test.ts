@@ -15,7 +15,7 @@ test('a divergence reads as the two texts around their first difference, on one 
     recorded,
     rendered,
   });
-  assert.match(text, /^step 5, before_model_call #30: the system prompt differs — recorded "…/);
+  assert.match(text, /^step 5, \[30\] before_model_call: the system prompt differs — recorded "…/);
   assert.match(text, /act as support_agent with/);
   assert.match(text, /now "….*act as auditor with/);
   assert.doesNotMatch(text, /\n|\\n/, 'one line, no escaped newlines');

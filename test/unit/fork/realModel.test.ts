@@ -140,7 +140,11 @@ describe('real model forks', () => {
     const model = chat(server.url, { maxRetries: 2 });
     await assert.rejects(
       model.complete({ messages: [{ role: 'user', content: 'hi' }], model: { provider: 'p', model: 'm' }, tools: [] }),
-      (e: unknown) => isOcdbError(e, 'ModelEndpointError') && /after 3 attempts/.test(e.message),
+      (e: unknown) =>
+        isOcdbError(e, 'ModelEndpointError') &&
+        /after 3 attempts \(last: HTTP 500[^)]*\)\. Check that the endpoint is up/.test(e.message) &&
+        // the advice names nothing the user cannot set (there is no maxRetries setting)
+        !/maxRetries/.test(e.message),
     );
     await server.close();
     let hits = 0;

@@ -88,7 +88,7 @@ describe('hostile endpoints: a key echoed back', () => {
       const fork = await ocdb([
         'fork',
         'demo-support-refund',
-        'demo-support-refund-cp008',
+        'demo-support-refund-cp007',
         '--model',
         'real',
         '--policy',

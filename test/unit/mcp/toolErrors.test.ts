@@ -113,7 +113,7 @@ describe('MCP tool errors', () => {
     const cpId = errorOf(
       await mcp.call('read_checkpoints', {
         runId: 'demo-support-escalation',
-        checkpointId: 'demo-support-refund-cp001',
+        checkpointId: 'demo-support-refund-cp000',
       }),
     );
     assert.match(cpId.message, /belongs to run demo-support-refund/);

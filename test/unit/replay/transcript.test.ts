@@ -66,6 +66,6 @@ describe('renderTranscript', () => {
   it('a fork names its parent and fork point', () => {
     const run = store.getRun('demo-support-refund-auditor');
     const fork = renderTranscript(run, store.listCheckpoints(run.runId), (id) => store.getCheckpoint(id));
-    assert.match(fork.text, /# forked from demo-support-refund @ demo-support-refund-cp030/);
+    assert.match(fork.text, /# forked from demo-support-refund @ demo-support-refund-cp029/);
   });
 });

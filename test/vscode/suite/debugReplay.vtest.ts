@@ -146,4 +146,41 @@ export const tests: VTest[] = [
       assert.equal(vscode.debug.activeDebugSession, undefined);
     },
   },
+  {
+    name: 'Replay Run on a second run while one is paused brings the second into view: Call Stack, editor, status bar',
+    timeoutMs: 60_000,
+    async run() {
+      const api = await extensionApi();
+      await stopAllSessions();
+      await vscode.commands.executeCommand(COMMANDS.replayRun.id, 'demo-support-refund');
+      const first = await waitFor('the first replay', () => vscode.debug.activeDebugSession);
+      await pausedAt(first, /^step 0 · before_prompt_build/);
+      const positionOf = async (runId: string) => {
+        await api.tracker.update();
+        return api.tracker.position?.run.runId === runId;
+      };
+      await waitFor('the first replay in the status bar', () => positionOf('demo-support-refund'));
+      try {
+        await vscode.commands.executeCommand(COMMANDS.replayRun.id, 'demo-coding-fix');
+        const second = await waitFor('the second replay active', () => {
+          const s = vscode.debug.activeDebugSession;
+          return s?.configuration.runId === 'demo-coding-fix' && s;
+        });
+        await pausedAt(second, /^step 0 /);
+        const item = await waitFor('the Call Stack on the second replay', () => {
+          const i = vscode.debug.activeStackItem;
+          return i instanceof vscode.DebugStackFrame && i.session.id === second.id && i;
+        });
+        assert.equal(item.session.configuration.runId, 'demo-coding-fix');
+        await waitFor('the status bar on the second run', () => positionOf('demo-coding-fix'));
+        assert.match(api.statusBar.text, /\[0\] step 0/);
+        await waitFor('its transcript in front', () =>
+          vscode.window.activeTextEditor?.document.fileName.endsWith('demo-coding-fix.transcript'),
+        );
+      } finally {
+        await stopAllSessions();
+        await stopAllSessions();
+      }
+    },
+  },
 ];

@@ -5,12 +5,19 @@
  * writer appearing without a manual refresh.
  */
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { SETTINGS, SETTINGS_SECTION } from '../../../src/extension/ids';
+import { importPath } from '../../../src/importers';
 import { openRecorder } from '../../../src/recorder';
 import { openRunStore } from '../../../src/store';
 import type { RunsNode } from '../../../src/extension/runsTreeModel';
 import { demoStorePath, extensionApi } from './extensionApi';
 import { waitFor, type VTest } from './vtest';
+
+const FIXTURES = path.resolve(__dirname, '../../../../test/fixtures/importers');
 
 function label(item: vscode.TreeItem): string {
   return typeof item.label === 'string' ? item.label : (item.label?.label ?? '');
@@ -163,6 +170,69 @@ tests.push({
       assert.ok(all.length > 210);
     } finally {
       writer.transaction(() => ids.forEach((id) => writer.deleteRun(id)));
+      writer.close();
+    }
+  },
+});
+
+tests.push({
+  name: 'a store file that cannot be opened: the view says so and names the file, instead of inviting Run Demo',
+  async run() {
+    const { tree, treeView, ctx } = await extensionApi();
+    const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ocdb-unusable-'));
+    const bad = path.join(dir, 'runs.db');
+    fs.writeFileSync(
+      bad,
+      'this is not a SQLite database, only text that happens to sit where the store goes\n'.repeat(20),
+    );
+    try {
+      await config.update(SETTINGS.storePath, bad, vscode.ConfigurationTarget.Workspace);
+      await waitFor('the connection on the bad file', () => ctx.connection.path === bad);
+      const message = await waitFor('the tree view message', () => treeView.message);
+      assert.ok(message.includes(bad), `names the file: ${message}`);
+      assert.match(message, /cannot be opened \(.+\)\. Move or repair that file/);
+      assert.equal(tree.problem, message);
+      assert.deepEqual(tree.getChildren(), [], 'no runs listed');
+    } finally {
+      await config.update(SETTINGS.storePath, undefined, vscode.ConfigurationTarget.Workspace);
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+    await waitFor(
+      'the message gone with the demo store back',
+      () => treeView.message === undefined && tree.getChildren().length > 0,
+    );
+  },
+});
+
+tests.push({
+  name: "an imported Claude Code session reads by its title, and its sub-agent's run sits under it, not beside it",
+  async run() {
+    const { tree } = await extensionApi();
+    const session = 'cc-7f3c2a10-5d4e-4b8a-9c1f-2e6d8b0a4c11';
+    const sub = `${session}-agent-a7e1c2d`;
+    const writer = openRunStore(demoStorePath(), { create: false });
+    try {
+      await importPath(writer, path.join(FIXTURES, 'claude-code', '7f3c2a10-5d4e-4b8a-9c1f-2e6d8b0a4c11.jsonl'), {});
+      const roots = await waitFor('the session in the tree', () => {
+        const r = tree.getChildren();
+        return r.some((n) => n.kind === 'run' && n.runId === session) && r;
+      });
+      assert.equal(label(tree.getTreeItem(tree.runNode(session))), 'Fix leap-year bug in parseDate');
+      assert.ok(!roots.some((n) => n.kind === 'run' && n.runId === sub), 'the sub-agent run is not at the root');
+      const children = tree.getChildren(tree.runNode(session));
+      const subNode = children.find((n) => n.kind === 'run' && n.runId === sub);
+      assert.ok(subNode, `the sub-agent run is under its session: ${children.map((n) => n.id).join(', ')}`);
+      assert.doesNotMatch(label(tree.getTreeItem(subNode)), /^cc-/, 'titled by its task, not its id');
+      assert.equal(tree.getParent(subNode)?.id, tree.runNode(session).id, 'reveal finds it under its session');
+    } finally {
+      for (const id of writer
+        .listRuns({ limit: 50 })
+        .runs.map((r) => r.runId)
+        .filter((id) => id.startsWith(session))
+        .sort((a, b) => b.length - a.length)) {
+        if (writer.hasRun(id)) writer.deleteRun(id);
+      }
       writer.close();
     }
   },

@@ -82,6 +82,30 @@ export const tests: VTest[] = [
     },
   },
   {
+    name: 'hovering a tool call whose output has several lines shows them as lines',
+    async run() {
+      const api = await extensionApi();
+      const uri = api.ctx.transcripts.ensureFile('demo-coding-fix');
+      const doc = await vscode.workspace.openTextDocument(uri);
+      const line = api.ctx.transcripts
+        .transcript('demo-coding-fix')
+        .lines.find((l) => l.boundary === 'after_tool_call' && l.toolName === 'run_tests');
+      assert.ok(line);
+      const text = hoverText(
+        await vscode.commands.executeCommand<vscode.Hover[]>(
+          'vscode.executeHoverProvider',
+          doc.uri,
+          new vscode.Position(line.line, 6),
+        ),
+      );
+      assert.ok(
+        text.includes('FAIL src/totals.test.ts > invoice totals > rounds VAT per line\n  expected 119.01 to be 119.00'),
+        text,
+      );
+      assert.doesNotMatch(text, /rounds VAT per line\\n/, 'no escaped line breaks');
+    },
+  },
+  {
     name: 'Compare with Parent opens the diff editor over the fork (with its inherited steps) and its parent, and the summary',
     async run() {
       await extensionApi();

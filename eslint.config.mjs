@@ -15,7 +15,7 @@ const LAYERS = {
   writer: { role: 'src/writer is the one write path', may: ['model', 'store'] },
   fork: { role: 'src/fork is the fork engine', may: ['model', 'store', 'writer'] },
   replay: { role: 'src/replay is read-only time travel', may: ['model', 'store'] },
-  recorder: { role: 'src/recorder is the recording SDK', may: ['model', 'store', 'writer', 'fork'] },
+  recorder: { role: 'src/recorder is the recording SDK', may: ['model', 'store', 'writer', 'fork', 'team'] },
   importers: { role: 'src/importers turns foreign logs into runs', may: ['model', 'store', 'writer'] },
   server: {
     role: 'src/server is the HTTP API',
@@ -25,6 +25,7 @@ const LAYERS = {
   },
   demo: { role: 'src/demo records the demo runs through the SDK', may: ['model', 'store', 'recorder', 'fork'] },
   debug: { role: 'src/debug is the DAP adapter', may: ['model', 'store', 'writer', 'fork', 'replay'] },
+  team: { role: 'src/team reaches a team store asynchronously', may: ['model', 'store'] },
   mcp: {
     role: 'src/mcp is the MCP server for coding agents',
     may: ['model', 'store', 'writer', 'fork', 'replay', 'recorder', 'importers', 'server', 'demo'],
@@ -45,11 +46,25 @@ const LAYERS = {
       'debug',
       'mcp',
       'cohort',
+      'team',
     ],
   },
   extension: {
     role: 'src/extension is the VS Code wiring',
-    may: ['model', 'store', 'writer', 'fork', 'replay', 'recorder', 'importers', 'server', 'demo', 'debug', 'cohort'],
+    may: [
+      'model',
+      'store',
+      'writer',
+      'fork',
+      'replay',
+      'recorder',
+      'importers',
+      'server',
+      'demo',
+      'debug',
+      'cohort',
+      'team',
+    ],
     // The typed webview protocol is shared by both ends; the rest of src/webview is browser page code.
     only: { webview: ['protocol', 'cohortProtocol'] },
   },

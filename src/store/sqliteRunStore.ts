@@ -81,6 +81,7 @@ import type { DriverName, SqlDriver, SqlRow, SqlStatement, SqlValue } from './sq
 import { translateSqliteError } from './sqliteErrors';
 import type { RunDelta, StoreContext } from './storeContext';
 import { ToolCallTable } from './toolCallTable';
+import { readAheadRun } from './runReadAhead';
 
 export interface OpenStoreOptions {
   /** Create the file (and its folder) when missing; default true. Readers pass false to get a clear error instead. */
@@ -100,6 +101,8 @@ export interface OpenStoreOptions {
    * or the process's exit (SqliteRunStore.groupedWrite).
    */
   groupCommit?: boolean | GroupCommitOptions;
+  /** PostgreSQL: milliseconds a connection attempt may take before the store reads unreachable; default 10000. */
+  connectTimeoutMs?: number;
 }
 
 export interface GroupCommitOptions {
@@ -117,7 +120,11 @@ export function openRunStore(file: string, options: OpenStoreOptions = {}): Sqli
   const create = options.create ?? true;
   if (isPostgresLocation(file)) {
     parseStoreUrl(file); // a malformed URL refused here, in one line without its password
-    const { db, location } = openPgDriver(file, { create, busyTimeoutMs: options.busyTimeoutMs ?? 5000 });
+    const { db, location } = openPgDriver(file, {
+      create,
+      busyTimeoutMs: options.busyTimeoutMs ?? 5000,
+      connectTimeoutMs: options.connectTimeoutMs,
+    });
     return new SqliteRunStore(location, db);
   }
   const abs = path.resolve(file);
@@ -1096,6 +1103,11 @@ export class SqliteRunStore implements RunStore {
   }
 
   // ---- export / load ------------------------------------------------------------
+
+  readAhead(runId: string, fromSeq: number, toSeq: number): void {
+    this.assertOpen();
+    readAheadRun(this.db, runId, fromSeq, toSeq);
+  }
 
   exportRun(runId: string): DebugRunExport {
     const { toolLedger, artifactRefs, metadata, liveEdits, artifactContents, ...first } = this.exportRunHead(runId);

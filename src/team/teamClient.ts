@@ -121,7 +121,9 @@ export class TeamStore {
     if (this.retry) clearTimeout(this.retry);
     this.retry = undefined;
     this.setState({ kind: 'connecting' });
-    const attempt = this.send({ type: 'open' }, this.opts.connectTimeoutMs + 5000).then(
+    // the worker answers an unreachable or silent host itself, within connectTimeoutMs; this bound only catches a
+    // worker that never answers, so it leaves room for the thread's first start on a loaded machine
+    const attempt = this.send({ type: 'open' }, this.opts.connectTimeoutMs + 20_000).then(
       () => {
         this.backoffMs = this.opts.minBackoffMs;
         this.setState({ kind: 'connected' });

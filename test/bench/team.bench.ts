@@ -9,6 +9,9 @@
  *   - record: the time on the agent's thread per checkpoint for a local SQLite store, a local-first recorder
  *     pointed at the team store, and a direct PostgreSQL recorder (fewer checkpoints: it pays round trips); then
  *     `shipped()` — the time until the local-first run is confirmed in the team store.
+ *   - export: `ocdb export`'s read of the run from the team store (the synchronous store, as the CLI reads it) —
+ *     time and request flights; at 0 ms also without the read-ahead (runReadAhead.ts), as it read before;
+ *   - step: reading a checkpoint (what a debugger step reads) on the opened copy against the local original.
  * Figures only; nothing is asserted.
  */
 import { randomBytes } from 'node:crypto';
@@ -16,7 +19,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openRecorder } from '../../src/recorder';
-import { openRunStore } from '../../src/store';
+import { openRunStore, runExportChunks, type RunStore } from '../../src/store';
 import { PgDriver } from '../../src/store/pgDriver';
 import { TeamStore } from '../../src/team/teamClient';
 import { transferRuns } from '../../src/team/runTransfer';
@@ -57,6 +60,43 @@ function perCheckpoint(recorder: ReturnType<typeof openRecorder>, n: number): { 
   return { ms, runId: run.runId };
 }
 
+/** Milliseconds a checkpoint read takes (the median of reading every 10th checkpoint of the run), on `store`. */
+function stepMs(store: RunStore, runId: string, count: number): number {
+  const samples: number[] = [];
+  for (let i = 0; i < count; i += 10) {
+    const t0 = performance.now();
+    store.getCheckpointAt(runId, i);
+    samples.push(performance.now() - t0);
+  }
+  samples.sort((a, b) => a - b);
+  return samples[Math.floor(samples.length / 2)] ?? 0;
+}
+
+/** Reads the run's export from `url` (a fresh connection) through the proxy: time and the flights it sent. */
+async function exportFlights(
+  proxy: Awaited<ReturnType<typeof startProxyThread>>,
+  url: string,
+  runId: string,
+  readAhead: boolean,
+  delay: number,
+): Promise<{ ms: number; flights: number }> {
+  const store = openRunStore(url, { create: false });
+  try {
+    // without: the store as it read before the read-ahead (an own property hides the method)
+    if (!readAhead) Object.assign(store, { readAhead: undefined });
+    await proxy.setDelay(delay); // a round trip to the proxy's thread: its counter is current
+    const before = proxy.requests();
+    const t0 = performance.now();
+    let bytes = 0;
+    for (const chunk of runExportChunks(store, runId)) bytes += chunk.length;
+    const ms = performance.now() - t0;
+    await proxy.setDelay(delay);
+    return { ms: bytes > 0 ? ms : 0, flights: proxy.requests() - before };
+  } finally {
+    store.close();
+  }
+}
+
 export async function run(): Promise<void> {
   const server = process.env.OCDB_BENCH_PG_URL ?? process.env.OCDB_TEST_PG_URL;
   if (!server) {
@@ -90,6 +130,7 @@ export async function run(): Promise<void> {
     console.log(
       'delay/way  list ms (block)  open ms (block, flights)   record ms/cp: local  local-first  direct   shipped ms',
     );
+    const exports: string[] = [];
     for (const delay of [0, 10, 50]) {
       await proxy.setDelay(delay);
       const client = new TeamStore(teamUrl);
@@ -114,6 +155,21 @@ export async function run(): Promise<void> {
         ),
       );
       first.close();
+      const exported = await exportFlights(proxy, teamUrl, runId, true, delay);
+      const cache = openRunStore(join(dir, `cache-${delay}.db`), { create: false });
+      const seedStore = openRunStore(seed, { create: false });
+      const steps = { opened: stepMs(cache, runId, checkpoints), local: stepMs(seedStore, runId, checkpoints) };
+      cache.close();
+      seedStore.close();
+      exports.push(
+        `${String(delay).padStart(6)} ms  export ${fmt(exported.ms, 0)} ms, ${exported.flights} flights;  a checkpoint read on the opened copy ${fmt(steps.opened, 2)} ms, on the local run ${fmt(steps.local, 2)} ms`,
+      );
+      if (delay === 0) {
+        const plainExport = await exportFlights(proxy, teamUrl, runId, false, delay);
+        exports.push(
+          `     0 ms  export without read-ahead ${fmt(plainExport.ms, 0)} ms, ${plainExport.flights} flights (${fmt(plainExport.flights / checkpoints, 2)} a checkpoint)`,
+        );
+      }
       const direct = openRecorder({ store: teamUrl, teamStore: 'direct', heartbeatMs: 0, fork: false });
       const directMs = perCheckpoint(direct, directN).ms;
       direct.close();
@@ -121,6 +177,7 @@ export async function run(): Promise<void> {
         `${String(delay).padStart(6)} ms  ${fmt(list.ms, 0).padStart(7)} (${fmt(list.blockMs, 0)})  ${fmt(open.ms, 0).padStart(9)} (${fmt(open.blockMs, 0)}, ${flights})   ${fmt(localMs, 2).padStart(15)}  ${fmt(localFirstMs, 2).padStart(11)}  ${fmt(directMs, 1).padStart(6)}   ${shipped.value ? fmt(shipped.ms, 0).padStart(8) : '> 120000'}`,
       );
     }
+    for (const line of exports) console.log(line);
   } finally {
     process.env.HOME = savedHome;
     await proxy.close();

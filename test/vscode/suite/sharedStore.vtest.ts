@@ -13,6 +13,7 @@ import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import * as vscode from 'vscode';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { DEBUG_TYPE, EXTENSION_ID, LAUNCH_CONFIG_NAME, SETTINGS, SETTINGS_SECTION } from '../../../src/extension/ids';
@@ -51,27 +52,40 @@ function ocdb(args: string[]): string {
 
 type Frames = DebugProtocol.StackTraceResponse['body'];
 
-/** Watches this thread's event loop (the extension host's): the longest gap between two turns of a 5 ms timer. */
-function blockMeter(): { worst(): number; reset(): void; stop(): void } {
-  let last = performance.now();
-  let worst = 0;
-  const timer = setInterval(() => {
-    const now = performance.now();
-    worst = Math.max(worst, now - last - 5);
-    last = now;
-  }, 5);
+/**
+ * Watches this thread's event loop — the extension host's: the suite runs inside it — with Node's own histogram of
+ * event-loop delays (perf_hooks.monitorEventLoopDelay): its max is the longest the loop was kept from a turn.
+ * `phase` closes a stretch of the test under a name, so a failure says which step blocked.
+ */
+function blockMeter(): { phase(name: string): void; worst(): { name: string; ms: number }; stop(): void } {
+  const histogram = monitorEventLoopDelay({ resolution: 10 });
+  histogram.enable();
+  const phases: { name: string; ms: number }[] = [];
   return {
-    worst: () => Math.max(worst, performance.now() - last - 5),
-    reset() {
-      worst = 0;
-      last = performance.now();
+    phase(name) {
+      phases.push({ name, ms: histogram.max / 1e6 });
+      histogram.reset();
     },
-    stop: () => clearInterval(timer),
+    worst: () => phases.reduce((a, b) => (b.ms > a.ms ? b : a), { name: 'nothing', ms: 0 }),
+    stop: () => histogram.disable(),
   };
 }
 
-/** The block the loaded test machine tolerates: a synchronous wait on the network is a round trip per query. */
-const BLOCK_BUDGET_MS = 250;
+/**
+ * The block the loaded test machine tolerates (2 cores shared by several suites: a garbage collection or the first
+ * load of the debugger's code alone can take a few hundred ms there). A synchronous wait on the network is far
+ * above it: copying the demo run is ~100 queries at a 20 ms round trip (2 s), a hung server's bound 15 s.
+ */
+const BLOCK_BUDGET_MS = 1000;
+
+/** Fails naming the step when any step so far kept the extension host's event loop busy over the budget. */
+function assertResponsive(meter: ReturnType<typeof blockMeter>, what: string): void {
+  const worst = meter.worst();
+  assert.ok(
+    worst.ms <= BLOCK_BUDGET_MS,
+    `${what}: ${worst.name} blocked the extension host ${Math.round(worst.ms)} ms (budget ${BLOCK_BUDGET_MS} ms)`,
+  );
+}
 
 export const tests: VTest[] = [
   {
@@ -106,7 +120,7 @@ export const tests: VTest[] = [
           'the tree says which store, without password',
         );
         // Set Store Password… after its input box: the secret goes to SecretStorage and the store reopens
-        meter.reset();
+        meter.phase('opening the store setting');
         await api.ctx.connection.setPassword(password);
         await waitFor('connected', () => api.treeView.description === shared.toString(), 30_000);
         const stored = await api.ctx.vscodeContext.secrets.get(`agentTimeTravel.storePassword:${shared.toString()}`);
@@ -123,6 +137,7 @@ export const tests: VTest[] = [
           30_000,
         );
         assert.ok(roots.some((n) => n.kind === 'run' && n.runId === 'demo-research-crashed'));
+        meter.phase('connecting and listing the team runs');
 
         // replay: the launch configuration names the URL without password; the adapter opens it with the secret
         await stopAllSessions();
@@ -145,13 +160,13 @@ export const tests: VTest[] = [
           30_000,
         );
         assert.match(first.stackFrames[0]?.source?.path ?? '', /demo-support-refund\.transcript$/);
+        meter.phase('copying the team run and starting its replay');
         await session.customRequest('next', { threadId: 1 });
-        assert.ok(
-          meter.worst() < BLOCK_BUDGET_MS,
-          `listing, copying and replaying a team run blocked the extension host ${Math.round(meter.worst())} ms`,
-        );
+        await session.customRequest('stackTrace', { threadId: 1, startFrame: 0, levels: 20 });
+        meter.phase('a step on the copied run');
         await stopAllSessions();
 
+        meter.phase('stopping the replay');
         // a fork made in this window is in the database
         const store = api.ctx.connection.getOrCreate();
         const at = store.listCheckpoints('demo-support-refund').find((c) => c.stepIndex === 2);
@@ -184,6 +199,7 @@ export const tests: VTest[] = [
           60_000,
         );
 
+        meter.phase('forking the copied run and shipping the fork');
         // another developer forks the same run elsewhere: it appears here without a refresh
         const other = JSON.parse(
           ocdb([
@@ -207,8 +223,9 @@ export const tests: VTest[] = [
           30_000,
         );
 
+        meter.phase("listing another process's fork");
+        assertResponsive(meter, 'on a team store 20 ms round trip away');
         // the host goes away: the tree says offline, the event loop stays free, the cached runs still replay
-        meter.reset();
         proxy.setMode('down');
         api.ctx.connection.team?.reconnect();
         await waitFor(
@@ -224,10 +241,8 @@ export const tests: VTest[] = [
         proxy.setMode('hang');
         api.ctx.connection.team?.reconnect();
         await waitFor('offline again', () => /· offline, retrying in/.test(api.treeView.description ?? ''), 60_000);
-        assert.ok(
-          meter.worst() < BLOCK_BUDGET_MS,
-          `an unreachable or hung server blocked the extension host ${Math.round(meter.worst())} ms`,
-        );
+        meter.phase('the host unreachable, then hung');
+        assertResponsive(meter, 'with the team store unreachable or hung');
         proxy.setMode('forward');
       } finally {
         meter.stop();

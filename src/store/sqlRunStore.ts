@@ -26,6 +26,7 @@ import { ContentStore } from './contentStore';
 import { engineTraits, type EngineTraits } from './engineTraits';
 import { ForkRequestTable } from './forkRequestTable';
 import { LiveTable } from './liveTable';
+import { readAheadRun } from './runReadAhead';
 import { RunTable } from './runTable';
 import { RunTransfer } from './runTransfer';
 import type {
@@ -304,6 +305,11 @@ export class SqlRunStore implements RunStore {
   }
 
   // ---- export / load (runTransfer.ts) -------------------------------------------------------
+
+  readAhead(runId: string, fromSeq: number, toSeq: number): void {
+    this.assertOpen();
+    readAheadRun(this.db, runId, fromSeq, toSeq);
+  }
 
   exportRun(runId: string): DebugRunExport {
     this.assertOpen();

@@ -14,9 +14,9 @@ export const LAYERS = {
   model: { role: 'src/model is the bottom layer: it imports nothing of ours', may: [] },
   store: { role: 'src/store is the RunStore contract and SQLite', may: ['model'] },
   writer: { role: 'src/writer is the one write path', may: ['model', 'store'] },
+  team: { role: 'src/team reaches a team store asynchronously', may: ['model', 'store'] },
   fork: { role: 'src/fork is the fork engine', may: ['model', 'store', 'writer'] },
   replay: { role: 'src/replay is read-only time travel', may: ['model', 'store'] },
-  team: { role: 'src/team reaches a team store asynchronously', may: ['model', 'store'] },
   recorder: { role: 'src/recorder is the recording SDK', may: ['model', 'store', 'writer', 'fork', 'team'] },
   importers: { role: 'src/importers turns foreign logs into runs', may: ['model', 'store', 'writer'] },
   server: {

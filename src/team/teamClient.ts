@@ -41,10 +41,27 @@ export interface TransferOutcome {
   skipped: string[];
 }
 
-interface Waiting {
+/** A request waiting in a lane, or the one its worker is answering. */
+interface Queued {
+  id: number;
+  op: TeamOp;
+  timeoutMs: number;
   resolve(value: TeamValue): void;
   reject(error: Error): void;
-  timer: NodeJS.Timeout;
+  timer?: NodeJS.Timeout;
+}
+
+/**
+ * A worker and the requests waiting for it, answered one at a time. A request's time bound starts when its worker
+ * takes it, not when it was asked: a listing queued behind another listing waits its turn without running out.
+ * Quick requests (a listing, the change counter, the change feed) and copies of runs have a lane each, so a long
+ * copy never holds the tree's listing back (nor makes it look as if the server stopped answering).
+ */
+interface Lane {
+  name: 'quick' | 'transfer';
+  worker?: Worker;
+  queue: Queued[];
+  current?: Queued;
 }
 
 /** Where the worker's code is: beside this bundle (dist/teamWorker.js), or beside this source file under tsx. */
@@ -71,8 +88,8 @@ function errorOf(failure: TeamFailure): OcdbError {
 export class TeamStore {
   /** The store as shown (the URL without its password). */
   readonly location: string;
-  private worker: Worker | undefined;
-  private readonly waiting = new Map<number, Waiting>();
+  private readonly quick: Lane = { name: 'quick', queue: [] };
+  private readonly transfers: Lane = { name: 'transfer', queue: [] };
   private nextId = 1;
   private current: TeamState = { kind: 'connecting' };
   private connecting: Promise<void> | undefined;
@@ -123,7 +140,7 @@ export class TeamStore {
     this.setState({ kind: 'connecting' });
     // the worker answers an unreachable or silent host itself, within connectTimeoutMs; this bound only catches a
     // worker that never answers, so it leaves room for the thread's first start on a loaded machine
-    const attempt = this.send({ type: 'open' }, this.opts.connectTimeoutMs + 20_000).then(
+    const attempt = this.send(this.quick, { type: 'open' }, this.opts.connectTimeoutMs + 20_000).then(
       () => {
         this.backoffMs = this.opts.minBackoffMs;
         this.setState({ kind: 'connected' });
@@ -141,7 +158,7 @@ export class TeamStore {
 
   /** Drops the connection and connects again now (a new password, the user's Retry). */
   reconnect(): Promise<void> {
-    this.stopWorker(new OcdbError('StoreUnavailable', `the connection to ${this.location} was replaced`));
+    this.stopWorkers(new OcdbError('StoreUnavailable', `the connection to ${this.location} was replaced`));
     this.backoffMs = this.opts.minBackoffMs;
     this.current = { kind: 'connecting' };
     this.connecting = undefined;
@@ -167,31 +184,32 @@ export class TeamStore {
 
   /** Copies `runIds` (with their ancestors) from the team store into the SQLite store at `localPath`. */
   pull(runIds: string[], localPath: string): Promise<TransferOutcome> {
-    return this.call({ type: 'pull', runIds, localPath }, this.opts.transferTimeoutMs) as Promise<TransferOutcome>;
+    return this.call({ type: 'pull', runIds, localPath }, this.transfers) as Promise<TransferOutcome>;
   }
 
   /** Copies `runIds` (with their ancestors) from the SQLite store at `localPath` to the team store. */
   push(runIds: string[], localPath: string): Promise<TransferOutcome> {
-    return this.call({ type: 'push', runIds, localPath }, this.opts.transferTimeoutMs) as Promise<TransferOutcome>;
+    return this.call({ type: 'push', runIds, localPath }, this.transfers) as Promise<TransferOutcome>;
   }
 
   close(): void {
     if (this.retry) clearTimeout(this.retry);
     this.retry = undefined;
-    this.stopWorker(new OcdbError('StoreUnavailable', `the team store ${this.location} was closed`));
+    this.stopWorkers(new OcdbError('StoreUnavailable', `the team store ${this.location} was closed`));
     this.setState({ kind: 'closed' });
     this.stateListeners.clear();
     this.changeListeners.clear();
   }
 
   /** A request on a connected store: offline and wrong-password fail at once, connecting waits for the attempt. */
-  private async call(op: TeamOp, timeoutMs = this.opts.requestTimeoutMs): Promise<TeamValue> {
+  private async call(op: TeamOp, lane: Lane = this.quick): Promise<TeamValue> {
     const state = this.current;
     if (state.kind === 'offline' || state.kind === 'wrong-password')
       throw new OcdbError('StoreUnavailable', state.message);
     if (state.kind !== 'connected') await this.connect();
     try {
-      return await this.send(op, timeoutMs);
+      const timeoutMs = lane === this.transfers ? this.opts.transferTimeoutMs : this.opts.requestTimeoutMs;
+      return await this.send(lane, op, timeoutMs);
     } catch (e) {
       const failed = e as Error & { offline?: boolean; auth?: boolean };
       if (failed.offline) this.goOffline(failed.message);
@@ -200,87 +218,113 @@ export class TeamStore {
     }
   }
 
-  private send(op: TeamOp, timeoutMs: number): Promise<TeamValue> {
-    const worker = this.ensureWorker();
-    const id = this.nextId++;
+  private send(lane: Lane, op: TeamOp, timeoutMs: number): Promise<TeamValue> {
     return new Promise<TeamValue>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        // a server that does not answer: the worker is stuck in its wait; replace it, fail everything it held
-        const seconds = Math.round(timeoutMs / 1000);
-        const error = Object.assign(
-          new OcdbError(
-            'StoreUnavailable',
-            `The team store ${this.location} did not answer within ${seconds} s; working offline and retrying.`,
-          ),
-          { offline: true },
-        );
-        this.stopWorker(error);
-      }, timeoutMs);
-      timer.unref();
-      this.waiting.set(id, { resolve, reject, timer });
-      worker.postMessage({ id, op });
+      lane.queue.push({ id: this.nextId++, op, timeoutMs, resolve, reject });
+      this.pump(lane);
     });
   }
 
-  private ensureWorker(): Worker {
-    if (this.worker) return this.worker;
+  /** Hands the lane's next request to its worker when the worker is free. */
+  private pump(lane: Lane): void {
+    if (lane.current || lane.queue.length === 0) return;
+    const next = lane.queue.shift() as Queued;
+    let worker: Worker;
+    try {
+      worker = this.ensureWorker(lane);
+    } catch (e) {
+      next.reject(e instanceof Error ? e : new Error(String(e)));
+      this.pump(lane);
+      return;
+    }
+    lane.current = next;
+    next.timer = setTimeout(() => {
+      // a server that does not answer: the worker is stuck in its wait; replace it, fail what waited for it. A
+      // quick request that runs out says the server hung: the copies in flight wait on the same server
+      const seconds = Math.round(next.timeoutMs / 1000);
+      const error = Object.assign(
+        new OcdbError(
+          'StoreUnavailable',
+          `The team store ${this.location} did not answer within ${seconds} s; working offline and retrying.`,
+        ),
+        { offline: true },
+      );
+      if (lane === this.quick) this.stopWorkers(error);
+      else this.stopLane(lane, error);
+    }, next.timeoutMs);
+    next.timer.unref();
+    worker.postMessage({ id: next.id, op: next.op });
+  }
+
+  private ensureWorker(lane: Lane): Worker {
+    if (lane.worker) return lane.worker;
     const { code } = workerSource();
-    const data: TeamWorkerData = { url: this.url, connectTimeoutMs: this.opts.connectTimeoutMs };
+    // only the quick lane listens to the change feed: one wake-up per change, not one per thread
+    const data: TeamWorkerData = {
+      url: this.url,
+      connectTimeoutMs: this.opts.connectTimeoutMs,
+      changeFeed: lane === this.quick,
+    };
     const worker = new Worker(code, { eval: true, workerData: data, stdout: false, stderr: false });
     worker.unref();
-    worker.on('message', (reply: TeamReply) => this.onReply(reply));
+    worker.on('message', (reply: TeamReply) => this.onReply(lane, reply));
     worker.on('error', (e) => {
-      if (this.worker !== worker) return;
-      this.stopWorker(
+      if (lane.worker !== worker) return;
+      this.stopLane(
+        lane,
         Object.assign(new OcdbError('StoreUnavailable', `the team store's thread failed: ${e.message}`), {
           offline: true,
         }),
       );
     });
     worker.on('exit', () => {
-      if (this.worker !== worker) return;
-      this.worker = undefined;
-      this.failAll(
+      if (lane.worker !== worker) return;
+      this.stopLane(
+        lane,
         Object.assign(new OcdbError('StoreUnavailable', `the team store's thread stopped`), { offline: true }),
       );
     });
-    this.worker = worker;
+    lane.worker = worker;
     return worker;
   }
 
-  private onReply(reply: TeamReply): void {
+  private onReply(lane: Lane, reply: TeamReply): void {
     if ('event' in reply) {
       for (const l of this.changeListeners) l();
       return;
     }
-    const waiting = this.waiting.get(reply.id);
-    if (!waiting) return;
-    this.waiting.delete(reply.id);
-    clearTimeout(waiting.timer);
-    if (reply.ok) waiting.resolve(reply.value);
+    const current = lane.current;
+    if (!current || current.id !== reply.id) return;
+    lane.current = undefined;
+    clearTimeout(current.timer);
+    if (reply.ok) current.resolve(reply.value);
     else
-      waiting.reject(
+      current.reject(
         Object.assign(errorOf(reply.error), {
           ...(reply.error.offline ? { offline: true } : {}),
           ...(reply.error.auth ? { auth: true } : {}),
         }),
       );
+    this.pump(lane);
   }
 
-  private stopWorker(error: Error): void {
-    const worker = this.worker;
-    this.worker = undefined;
-    this.failAll(error);
-    if (worker) void worker.terminate();
+  private stopWorkers(error: Error): void {
+    this.stopLane(this.quick, error);
+    this.stopLane(this.transfers, error);
   }
 
-  private failAll(error: Error): void {
-    const all = [...this.waiting.values()];
-    this.waiting.clear();
+  /** Ends the lane's worker and fails its requests, the one in flight and those waiting. */
+  private stopLane(lane: Lane, error: Error): void {
+    const worker = lane.worker;
+    lane.worker = undefined;
+    const all = [...(lane.current ? [lane.current] : []), ...lane.queue];
+    lane.current = undefined;
+    lane.queue = [];
     for (const w of all) {
       clearTimeout(w.timer);
       w.reject(error);
     }
+    if (worker) void worker.terminate();
   }
 
   private goOffline(message: string): void {

@@ -47,4 +47,6 @@ export type TeamValue =
 export interface TeamWorkerData {
   url: string;
   connectTimeoutMs: number;
+  /** Forward the team store's change feed (LISTEN/NOTIFY) as `changed` events. */
+  changeFeed: boolean;
 }

@@ -25,6 +25,7 @@ function teamStore(): RunStore {
   if (team) return team;
   const store = openRunStore(data.url, { create: false, connectTimeoutMs: data.connectTimeoutMs });
   team = store;
+  if (!data.changeFeed) return store;
   try {
     stopFeed = store.onChange?.(() => post({ id: 0, event: 'changed' }));
   } catch {

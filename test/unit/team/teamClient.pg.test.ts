@@ -122,6 +122,39 @@ test('a run made in a local store ships to the team store and reads there', asyn
   }
 });
 
+test('a listing asked while a run is being shipped is answered at once, and the shipping goes on', async () => {
+  const local = join(dir, 'lanes.db');
+  // quick requests bounded well under the push's time: one that waited behind the push would run out
+  const team = new TeamStore(url, { requestTimeoutMs: 1500 });
+  try {
+    await team.pull(['demo-support-refund'], local);
+    const store = openRunStore(local, { create: false });
+    try {
+      const text = JSON.stringify(store.exportRun('demo-support-refund')).replaceAll(
+        'demo-support-refund',
+        'shipped-while-listing',
+      );
+      store.loadRun(JSON.parse(text));
+    } finally {
+      store.close();
+    }
+    const order: string[] = [];
+    const push = team.push(['shipped-while-listing'], local).then((o) => {
+      order.push('pushed');
+      return o;
+    });
+    const listed = await team.listRuns({ limit: 5 });
+    order.push('listed');
+    assert.ok(listed.runs.length > 0);
+    const outcome = await push;
+    assert.deepEqual(outcome.copied, ['shipped-while-listing'], 'the push was not cut short by the listing');
+    assert.deepEqual(order, ['listed', 'pushed'], 'the listing did not wait for the push');
+    assert.equal(team.state.kind, 'connected');
+  } finally {
+    team.close();
+  }
+});
+
 test('a server that stops answering: the request fails within its bound, the store reads offline', async () => {
   const team = new TeamStore(url, { requestTimeoutMs: 1500, minBackoffMs: 60_000 });
   try {

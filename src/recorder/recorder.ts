@@ -66,10 +66,11 @@ export interface RecorderOptions {
    */
   groupCommit?: boolean;
   /**
-   * For a `postgres://` store (a team store): `direct` writes every call to it; `local-first` records into a local
-   * SQLite store on this machine (`~/.ocdb/stores/<hash>/cache.db`, the one VS Code's cache of that store is) and
-   * ships each run to the team store in the background once it ends (`shipped()` confirms it). Default
-   * $OCDB_TEAM_STORE, else `direct`.
+   * For a `postgres://` store (a team store): `local-first` records into a local SQLite store on this machine
+   * (`~/.ocdb/stores/<hash>/cache.db`, the one VS Code's cache of that store is) and ships each run to the team
+   * store in the background once it ends (`shipped()` confirms it); `direct` writes every call to it, a round trip
+   * on this thread each. Default $OCDB_TEAM_STORE, else `local-first` — but `direct` for a fork's agent program
+   * (OCDB_FORK): its fork request and source run are in the team store.
    */
   teamStore?: 'direct' | 'local-first';
   /** Milliseconds close() waits for a local-first recorder's runs to reach the team store; default 30000. */
@@ -96,7 +97,10 @@ export class Recorder {
     this.forkMode = options.forkMode;
     // the agent's commits never stall on a WAL checkpoint: those run in a thread of the store's own
     const location = options.runStore ? undefined : resolveStorePath(options.store);
-    const mode = options.teamStore ?? (process.env.OCDB_TEAM_STORE === 'local-first' ? 'local-first' : 'direct');
+    const fromEnv = process.env.OCDB_TEAM_STORE;
+    const mode =
+      options.teamStore ??
+      (fromEnv === 'direct' || fromEnv === 'local-first' ? fromEnv : this.fork ? 'direct' : 'local-first');
     const localFirst = location !== undefined && isPostgresLocation(location) && mode === 'local-first';
     const store =
       options.runStore ??

@@ -11,7 +11,9 @@
  *     `shipped()` — the time until the local-first run is confirmed in the team store.
  *   - export: `ocdb export`'s read of the run from the team store (the synchronous store, as the CLI reads it) —
  *     time and request flights; at 0 ms also without the read-ahead (runReadAhead.ts), as it read before;
- *   - step: reading a checkpoint (what a debugger step reads) on the opened copy against the local original.
+ *   - step: reading a checkpoint (what a debugger step reads) on the opened copy against the local original;
+ *   - unreachable / hung: a connection attempt to a host that refuses, and a listing from a server that stopped
+ *     answering (bounded at 2 s here) — the time until the store reads offline and the caller's longest block.
  * Figures only; nothing is asserted.
  */
 import { randomBytes } from 'node:crypto';
@@ -178,6 +180,30 @@ export async function run(): Promise<void> {
       );
     }
     for (const line of exports) console.log(line);
+    // the host away: what the caller's thread pays while the client finds out
+    const away = new TeamStore(teamUrl, { requestTimeoutMs: 2000, minBackoffMs: 60_000 });
+    await away.connect();
+    await proxy.setMode('down');
+    const refused = await watched(() =>
+      away.reconnect().then(
+        () => 'connected',
+        () => away.state.kind,
+      ),
+    );
+    await proxy.setMode('forward');
+    await away.reconnect();
+    await proxy.setMode('hang');
+    const hung = await watched(() =>
+      away.listRuns().then(
+        () => 'answered',
+        () => away.state.kind,
+      ),
+    );
+    await proxy.setMode('forward');
+    away.close();
+    console.log(
+      `host refusing: ${refused.value} after ${fmt(refused.ms, 0)} ms (block ${fmt(refused.blockMs, 0)} ms); server hung: ${hung.value} after ${fmt(hung.ms, 0)} ms (block ${fmt(hung.blockMs, 0)} ms)`,
+    );
   } finally {
     process.env.HOME = savedHome;
     await proxy.close();

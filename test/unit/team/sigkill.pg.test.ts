@@ -45,7 +45,7 @@ function agentScript(url: string): string {
 test('a local-first agent killed with SIGKILL mid-run loses at most its last second, and the run still ships', async (t) => {
   const url = pgSchemaUrl();
   openRunStore(url, { create: true }).close();
-  const env = { ...process.env, HOME: home };
+  const env: NodeJS.ProcessEnv = { ...process.env, HOME: home };
   delete env.OCDB_TEAM_STORE; // the default: local-first
   const agent = spawn(process.execPath, ['--import', 'tsx', '-e', agentScript(url)], {
     env,

@@ -1,13 +1,14 @@
 /**
  * A team store (a PostgreSQL run store shared by a team) reached asynchronously: every call answers a Promise and
- * the waiting happens in a worker thread (teamWorker.ts), so the caller's event loop — VS Code's extension host,
- * an agent — never blocks on the network, however slow or dead the server is.
+ * the waiting happens in worker threads (teamWorker.ts), so the caller's event loop — VS Code's extension host,
+ * an agent — never blocks on the network, however slow or dead the server is. Two threads: one for quick requests
+ * (listings, the change counter and feed), one for copies of runs (`Lane`), so a long push never holds a listing.
  *
  * Connection states are explicit and cheap: `connecting` (one attempt, bounded by a short connect timeout),
  * `connected`, `offline` (retried by itself with exponential back-off, 1 s doubling to 60 s), `wrong-password`
  * (not retried until `reconnect()`: a new password). A request while offline fails at once with the reason; a
- * request the server does not answer in time fails, marks the store offline and replaces the worker (a hung
- * server costs a bounded wait, never a frozen thread).
+ * request the server does not answer in time (counted from when its thread takes it) fails, marks the store
+ * offline and replaces the threads (a hung server costs a bounded wait, never a frozen thread).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';

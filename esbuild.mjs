@@ -33,6 +33,8 @@ const builds = [
   { ...node, entryPoints: { recorder: 'src/recorder/index.ts' }, outdir: 'dist' },
   // the PostgreSQL store's connection thread, started by src/store/pgDriver.ts from beside the bundle that opens it
   { ...node, entryPoints: { pgWorker: 'src/store/pgWorker.ts' }, outdir: 'dist' },
+  // the team store's thread (every wait on a shared PostgreSQL), started by src/team/teamClient.ts
+  { ...node, entryPoints: { teamWorker: 'src/team/teamWorker.ts' }, outdir: 'dist' },
 ];
 if (existsSync('src/webview/main.ts')) {
   builds.push({

@@ -14,9 +14,10 @@ export const LAYERS = {
   model: { role: 'src/model is the bottom layer: it imports nothing of ours', may: [] },
   store: { role: 'src/store is the RunStore contract and SQLite', may: ['model'] },
   writer: { role: 'src/writer is the one write path', may: ['model', 'store'] },
+  team: { role: 'src/team reaches a team store asynchronously', may: ['model', 'store'] },
   fork: { role: 'src/fork is the fork engine', may: ['model', 'store', 'writer'] },
   replay: { role: 'src/replay is read-only time travel', may: ['model', 'store'] },
-  recorder: { role: 'src/recorder is the recording SDK', may: ['model', 'store', 'writer', 'fork'] },
+  recorder: { role: 'src/recorder is the recording SDK', may: ['model', 'store', 'writer', 'fork', 'team'] },
   importers: { role: 'src/importers turns foreign logs into runs', may: ['model', 'store', 'writer'] },
   server: {
     role: 'src/server is the HTTP API',
@@ -29,7 +30,7 @@ export const LAYERS = {
   cohort: { role: 'src/cohort is what-if across runs', may: ['model', 'store', 'writer', 'fork', 'replay'] },
   mcp: {
     role: 'src/mcp is the MCP server for coding agents',
-    may: ['model', 'store', 'writer', 'fork', 'replay', 'recorder', 'importers', 'server', 'demo', 'cohort'],
+    may: ['model', 'store', 'writer', 'fork', 'replay', 'recorder', 'importers', 'server', 'demo', 'cohort', 'team'],
   },
   cli: {
     role: 'src/cli is the ocdb command line',
@@ -46,11 +47,25 @@ export const LAYERS = {
       'debug',
       'mcp',
       'cohort',
+      'team',
     ],
   },
   extension: {
     role: 'src/extension is the VS Code wiring',
-    may: ['model', 'store', 'writer', 'fork', 'replay', 'recorder', 'importers', 'server', 'demo', 'debug', 'cohort'],
+    may: [
+      'model',
+      'store',
+      'writer',
+      'fork',
+      'replay',
+      'recorder',
+      'importers',
+      'server',
+      'demo',
+      'debug',
+      'cohort',
+      'team',
+    ],
     // The typed webview protocol is shared by both ends; the rest of src/webview is browser page code.
     only: { webview: ['protocol', 'cohortProtocol'] },
   },

@@ -110,6 +110,12 @@ if (!url) {
   }
 }
 console.log(`PostgreSQL store suite: ${files.length} files on ${url.replace(/\/\/[^@/]*@/, '//[REDACTED]@')}`);
-const status = runTests(files, { ...process.env, OCDB_TEST_ENGINE: 'postgres', OCDB_TEST_PG_URL: url });
+// the suite tests the engine: an SDK recorder pointed at the server writes to it, not to a local store it ships from
+const status = runTests(files, {
+  ...process.env,
+  OCDB_TEST_ENGINE: 'postgres',
+  OCDB_TEST_PG_URL: url,
+  OCDB_TEAM_STORE: 'direct',
+});
 if (started) spawnSync('bash', ['test/support/pgCluster.sh', 'stop', started], { stdio: 'inherit' });
 process.exit(status);

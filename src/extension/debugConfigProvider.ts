@@ -107,17 +107,24 @@ export class ReplayConfigurationProvider implements vscode.DebugConfigurationPro
   }
 
   /** After variable substitution: the configuration must satisfy LaunchArgsSchema (undefined cancels the launch). */
-  resolveDebugConfigurationWithSubstitutedVariables(
+  async resolveDebugConfigurationWithSubstitutedVariables(
     _folder: vscode.WorkspaceFolder | undefined,
     config: vscode.DebugConfiguration,
-  ): vscode.DebugConfiguration | undefined {
+  ): Promise<vscode.DebugConfiguration | undefined> {
     if (isAttach(config)) {
       // the agent picker was cancelled: neither a run nor an agent (an empty one in launch.json is an error below)
       if (config.runId === undefined && config.agentId === undefined) return undefined;
       return this.checked(config, AttachArgsSchema);
     }
     if (config.runId === undefined || config.runId === '') return undefined; // the run picker was cancelled
-    return this.checked(config, LaunchArgsSchema);
+    const checked = this.checked(config, LaunchArgsSchema);
+    // a run of the team store is replayed from the local cache: copied there first (with a progress notification)
+    const team = this.ctx.connection.team;
+    const store = typeof config.store === 'string' ? config.store : this.ctx.connection.path;
+    if (checked && team && this.ctx.connection.storeLocation(store) === team.cachePath) {
+      if (!(await team.ensureLocal(String(config.runId)))) return undefined;
+    }
+    return checked;
   }
 
   /** The configuration when `schema` accepts it; else an error naming the field, and undefined (no session). */

@@ -24,6 +24,7 @@ import { AgentSessions } from './agentSessions';
 import { registerSessionCommands } from './sessionCommands';
 import { affectsSettings } from './settings';
 import { ReplayStatusBar } from './statusBar';
+import { storeDescription, teamStatusItem } from './teamStatus';
 import { StoreConnection } from './storeConnection';
 import { registerStoreCommands } from './storeCommands';
 import { registerWhatIfCommands } from './whatIfCommands';
@@ -90,9 +91,10 @@ function wire(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): A
   const liveRuns = new LiveRuns(connection, (marks) => tree.setLiveMarks(marks), log);
   subs.push(connection, transcripts, agentSessions, tree, treeView, liveRuns);
   // a shared store says which one it is above the runs (its URL without password)
-  const describeStore = () => (treeView.description = connection.isUrl ? connection.label : undefined);
+  const describeStore = () => (treeView.description = storeDescription(connection));
   describeStore();
   subs.push(connection.onDidChange((e) => e.kind === 'reset' && describeStore()));
+  subs.push(connection.onDidChangeTeam(describeStore), teamStatusItem(connection));
 
   /**
    * Reveals a node; retried briefly because a run just written may not be in the view's refreshed children yet.

@@ -66,6 +66,13 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
   ) {
     this.disposables.push(connection.onDidChange((e) => this.onStoreEvent(e)));
     if (agentSessions) this.disposables.push(agentSessions.onDidChange(() => this.emitter.fire(undefined)));
+    // the team store's listing (runs not copied here yet) or its connection changed: the top of the tree again
+    this.disposables.push(
+      connection.onDidChangeTeam(() => {
+        this.updateEmptyContext();
+        this.emitter.fire(undefined);
+      }),
+    );
     this.crashTimer = setInterval(() => this.checkRunning(), CRASH_CHECK_MS);
     this.updateEmptyContext();
   }
@@ -121,7 +128,7 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
     const known = this.runs.get(runId);
     if (known) return known;
     const store = this.store;
-    if (!store || !store.hasRun(runId)) return undefined;
+    if (!store || !store.hasRun(runId)) return this.connection.team?.summary(runId);
     const run = store.getRun(runId);
     this.runs.set(runId, run);
     return run;
@@ -304,7 +311,9 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
     if (!store) return node ? [] : this.sessionsSection();
     try {
       if (!node) {
-        const { runs, total } = store.listRuns({ parentRunId: null, limit: this.shown });
+        const { runs, total } = this.withTeam(store.listRuns({ parentRunId: null, limit: this.shown }), (t) =>
+          t.roots(),
+        );
         for (const r of runs) {
           this.runs.set(r.runId, r);
           this.shownRuns.add(r.runId);
@@ -325,7 +334,15 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
       }
       switch (node.kind) {
         case 'run': {
-          const forks = store.listRuns({ parentRunId: node.runId }).runs;
+          const team = this.connection.team;
+          if (team && !store.hasRun(node.runId)) {
+            // a run only the team store holds: expanding it copies it here; the cache's change shows its steps
+            team.open(node.runId);
+            const forks = team.forksOf(node.runId);
+            for (const r of forks) this.shownRuns.add(r.runId);
+            return forks.map((r) => this.runNode(r.runId));
+          }
+          const forks = this.withTeam(store.listRuns({ parentRunId: node.runId }), (t) => t.forksOf(node.runId)).runs;
           const parent = this.summary(node.runId);
           for (const id of parent ? subagentRunIds(parent) : []) {
             if (store.hasRun(id)) forks.push(store.getRun(id));
@@ -454,6 +471,20 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
 
   // ---- live refresh ----
 
+  /** `local` with the team store's runs of the same place that are not in the cache, newest first. */
+  private withTeam(
+    local: { runs: RunSummary[]; total: number },
+    pick: (team: NonNullable<StoreConnection['team']>) => RunSummary[],
+  ): { runs: RunSummary[]; total: number } {
+    const team = this.connection.team;
+    if (!team) return local;
+    const have = new Set(local.runs.map((r) => r.runId));
+    const extra = pick(team).filter((r) => !have.has(r.runId));
+    for (const r of extra) this.runs.set(r.runId, r);
+    const runs = [...local.runs, ...extra].sort((a, b) => b.startedAt - a.startedAt);
+    return { runs, total: local.total + extra.length };
+  }
+
   private onStoreEvent(e: StoreEvent): void {
     if (e.kind === 'reset') {
       this.refresh();
@@ -513,7 +544,8 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
     let empty = true;
     let problem: string | undefined;
     try {
-      empty = (this.store?.listRuns({ limit: 1 }).total ?? 0) === 0;
+      empty =
+        (this.store?.listRuns({ limit: 1 }).total ?? 0) === 0 && (this.connection.team?.roots().length ?? 0) === 0;
     } catch (e) {
       this.log.warn(`reading the run store failed: ${String(e)}`);
       // a store that cannot be opened is not an empty one: no Run Demo welcome, which would fail on the same file

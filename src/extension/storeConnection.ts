@@ -1,6 +1,9 @@
 /**
  * The extension's handle on the run store: opens the store the settings name
- * (a file, lazily, without creating it; or a `postgres://` URL), reopens when
+ * (a file, lazily, without creating it; for a `postgres://` URL, the team
+ * store, its local cache: TeamRuns lists the team's runs asynchronously, copies
+ * a run into the cache when it is opened and ships what was made here, so no
+ * call of this class waits on the network), reopens when
  * the setting changes, and reports what changed when another process — or
  * another machine, on a shared store — records into it: a cheap `changeSeq()`
  * poll, woken early by fs.watch on a store file's folder (the -wal file
@@ -24,6 +27,8 @@ import {
   type StoreChanges,
 } from '../store';
 import { storeFilePath } from './settings';
+import { teamCachePath } from '../team/teamShipper';
+import { TeamRuns } from './teamRuns';
 
 /** The SecretStorage key of the password of a PostgreSQL store (by its URL without password and options). */
 export function storePasswordSecret(location: string): string | undefined {
@@ -46,6 +51,12 @@ export class StoreConnection implements vscode.Disposable {
   private readonly emitter = new vscode.EventEmitter<StoreEvent>();
   /** Fires after the store changed (from any process). */
   readonly onDidChange = this.emitter.event;
+  /** The team store when the setting names one (a URL): its runs, its connection's state. */
+  team: TeamRuns | undefined;
+  private teamListener: vscode.Disposable | undefined;
+  private readonly teamEmitter = new vscode.EventEmitter<void>();
+  /** Fires when the team store's listing or connection state changed. */
+  readonly onDidChangeTeam = this.teamEmitter.event;
 
   /** The password SecretStorage holds for `file` (a PostgreSQL URL), once read; undefined: none, or not read yet. */
   private password: string | undefined;
@@ -93,7 +104,26 @@ export class StoreConnection implements vscode.Disposable {
    */
   storeLocation(location: string): string {
     if (!isStoreUrl(location) || storePasswordKey(location) !== storePasswordKey(this.file)) return location;
-    return withStorePassword(location, this.password);
+    return teamCachePath(this.file);
+  }
+
+  /** (Re)starts the team store's connection once the password is known (URL settings only). */
+  private startTeam(): void {
+    this.stopTeam();
+    if (!this.isUrl || !this.passwordRead) return;
+    const team = new TeamRuns(withStorePassword(this.file, this.password), teamCachePath(this.file), this.log, () =>
+      this.tryGet(),
+    );
+    this.team = team;
+    this.teamListener = team.onDidChange(() => this.teamEmitter.fire());
+    this.teamEmitter.fire();
+  }
+
+  private stopTeam(): void {
+    this.teamListener?.dispose();
+    this.teamListener = undefined;
+    this.team?.dispose();
+    this.team = undefined;
   }
 
   /** Keeps `password` for this store's URL in SecretStorage and reopens the store with it. */
@@ -104,9 +134,7 @@ export class StoreConnection implements vscode.Disposable {
     await this.secrets.store(secret, password);
     this.password = password;
     this.passwordRead = true;
-    this.closeStore();
-    this.lastOpenError = undefined;
-    this.emitter.fire({ kind: 'reset' });
+    this.startTeam();
     this.poll();
   }
 
@@ -116,6 +144,7 @@ export class StoreConnection implements vscode.Disposable {
     this.password = undefined;
     if (!secret || !this.secrets) {
       this.passwordRead = true;
+      this.startTeam();
       return;
     }
     this.passwordRead = false;
@@ -125,37 +154,27 @@ export class StoreConnection implements vscode.Disposable {
         if (this.file !== file) return;
         this.password = value;
         this.passwordRead = true;
-        if (reopen) {
-          this.closeStore();
-          this.lastOpenError = undefined;
-          this.emitter.fire({ kind: 'reset' });
-        }
+        if (reopen || !this.team) this.startTeam();
         this.poll();
       },
       (e: unknown) => {
         this.passwordRead = true;
+        this.startTeam();
         this.log.warn(`reading the stored password of ${this.label} failed: ${redactText(errorMessage(e))}`);
       },
     );
   }
 
   private open(create: boolean): RunStore {
-    const store = openRunStore(this.storeLocation(this.file), { create });
+    // a team store's cache is ours: created at once, on this disk (the team's runs are TeamRuns')
+    const store = openRunStore(this.storeLocation(this.file), { create: create || this.isUrl });
     this.seq = store.changeSeq();
     this.lastOpenError = undefined;
-    this.log.info(`opened run store ${this.label} (${store.driverName})`);
-    // a shared store says when another machine wrote (PostgreSQL LISTEN/NOTIFY): poll then, not a second later
-    if (this.isUrl && store.onChange) {
-      try {
-        this.stopFeed = store.onChange(() => this.wakeSoon());
-      } catch (e) {
-        this.log.warn(`the run store's change feed is unavailable; polling only (${redactText(errorMessage(e))})`);
-      }
-    }
+    this.log.info(
+      `opened run store ${this.label}${this.isUrl ? ` (local cache ${store.path})` : ''} (${store.driverName})`,
+    );
     return store;
   }
-
-  private stopFeed: (() => void) | undefined;
 
   /** One poll soon after a burst of wake-ups (a folder watch or the store's change feed). */
   private wakeSoon(): void {
@@ -169,8 +188,9 @@ export class StoreConnection implements vscode.Disposable {
   /** The open store, or undefined when the file does not exist yet (or a URL store's password is being read). */
   tryGet(): RunStore | undefined {
     if (this.store) return this.store;
-    if (this.isUrl ? !this.passwordRead : !fs.existsSync(this.file)) return undefined;
+    if (!this.isUrl && !fs.existsSync(this.file)) return undefined;
     this.store = this.open(false);
+    if (this.isUrl && !this.watcher) this.watchFolder();
     return this.store;
   }
 
@@ -189,6 +209,7 @@ export class StoreConnection implements vscode.Disposable {
     const next = storeFilePath();
     if (next === this.file) return;
     this.closeStore();
+    this.stopTeam();
     this.file = next;
     this.lastOpenError = undefined;
     this.readPassword();
@@ -211,6 +232,7 @@ export class StoreConnection implements vscode.Disposable {
       const changes = store.changesSince(this.seq);
       this.seq = changes.changeSeq;
       this.emitter.fire({ kind: 'changes', changes });
+      this.team?.ship();
     } catch (e) {
       const message = redactText(errorMessage(e));
       if (message === this.lastOpenError) return;
@@ -222,11 +244,12 @@ export class StoreConnection implements vscode.Disposable {
   private watchFolder(): void {
     this.watcher?.close();
     this.watcher = undefined;
-    if (this.isUrl) return; // a shared store has no folder here: the poll (and its change feed) sees other writers
-    const dir = path.dirname(this.file);
+    // a team store's cache is a file here: its folder is watched as a store file's is
+    const file = this.isUrl ? teamCachePath(this.file) : this.file;
+    const dir = path.dirname(file);
     if (!fs.existsSync(dir)) return;
     try {
-      const base = path.basename(this.file);
+      const base = path.basename(file);
       this.watcher = fs.watch(dir, (_event, name) => {
         if (name && !String(name).startsWith(base)) return;
         this.wakeSoon();
@@ -238,8 +261,6 @@ export class StoreConnection implements vscode.Disposable {
   }
 
   private closeStore(): void {
-    this.stopFeed?.();
-    this.stopFeed = undefined;
     try {
       this.store?.close();
     } catch (e) {
@@ -254,7 +275,9 @@ export class StoreConnection implements vscode.Disposable {
     if (this.wake) clearTimeout(this.wake);
     this.watcher?.close();
     this.secretsListener?.dispose();
+    this.stopTeam();
     this.closeStore();
     this.emitter.dispose();
+    this.teamEmitter.dispose();
   }
 }

@@ -10,7 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { OcdbError, openHazards, parseWith, type Checkpoint, type ForkConfig } from '../model';
+import { FORK_METADATA_KEY, OcdbError, openHazards, parseWith, type Checkpoint, type ForkConfig } from '../model';
 import type { ForkRequestRecord, ForkRequestStatus, RunStore } from '../store';
 import { RunWriter, stateOf, timeOrderedId, type RunState } from '../writer';
 import { loadSourceCheckpoint, planFork, type ForkPlan } from './forkPlan';
@@ -33,8 +33,8 @@ export interface CreatedFork {
 
 const AcknowledgedSchema = z.array(z.string().min(1));
 
-/** Metadata key under which a fork run records where it came from. */
-export const FORK_METADATA_KEY = 'fork';
+/** Metadata key under which a fork run records where it came from (defined with the fork's shapes). */
+export { FORK_METADATA_KEY };
 
 export class ForkService {
   private readonly now: () => number;

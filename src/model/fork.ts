@@ -12,6 +12,9 @@ import { ReplayPolicySchema } from './toolCall';
  * difference is reported, not fatal); `real`: the model endpoint with the recorded model; `override`: another
  * provider/model.
  */
+/** Metadata key under which a fork run records where it came from. */
+export const FORK_METADATA_KEY = 'fork';
+
 export const MODEL_MODES = ['captured', 'recorded', 'real', 'override'] as const;
 export const ModelModeSchema = z.enum(MODEL_MODES);
 export type ModelMode = z.infer<typeof ModelModeSchema>;

@@ -8,7 +8,8 @@
  *   recorder.close();
  */
 import { errorMessage, OcdbError, parseWith } from '../model';
-import { openRunStore, resolveStorePath, type RunStore } from '../store';
+import { isPostgresLocation, openRunStore, resolveStorePath, type RunStore } from '../store';
+import { TeamShipper, teamCachePath } from '../team/teamShipper';
 import { AgentProgramFork, forkRequestFromEnv, type ForkModeOptions } from '../fork/agentProgramMode';
 import { LiveGate, RunWriter, timeOrderedId } from '../writer';
 import { StartRunInputSchema, runCreationOf, type StartRunInput } from './inputs';
@@ -64,6 +65,16 @@ export interface RecorderOptions {
    * opens (`store`), not to a `runStore` passed in (open that with `openRunStore(path, { groupCommit })`).
    */
   groupCommit?: boolean;
+  /**
+   * For a `postgres://` store (a team store): `local-first` records into a local SQLite store on this machine
+   * (`~/.ocdb/stores/<hash>/cache.db`, the one VS Code's cache of that store is) and ships each run to the team
+   * store in the background once it ends (`shipped()` confirms it); `direct` writes every call to it, a round trip
+   * on this thread each. Default $OCDB_TEAM_STORE, else `local-first` — but `direct` for a fork's agent program
+   * (OCDB_FORK): its fork request and source run are in the team store.
+   */
+  teamStore?: 'direct' | 'local-first';
+  /** Milliseconds close() waits for a local-first recorder's runs to reach the team store; default 30000. */
+  shipTimeoutMs?: number;
 }
 
 /** How long a check that found no live debugger holds for a run (LiveGate.recheckMs). */
@@ -76,6 +87,8 @@ export class Recorder {
   private readonly runs = new Set<RunRecorder>();
   private readonly fork: string | undefined;
   private readonly forkMode: ForkModeOptions | undefined;
+  private readonly shipper: TeamShipper | undefined;
+  private readonly shipTimeoutMs: number;
 
   constructor(options: RecorderOptions = {}) {
     this.owned = options.runStore === undefined;
@@ -83,12 +96,21 @@ export class Recorder {
     this.fork = options.fork === false ? undefined : (options.fork ?? forkRequestFromEnv());
     this.forkMode = options.forkMode;
     // the agent's commits never stall on a WAL checkpoint: those run in a thread of the store's own
+    const location = options.runStore ? undefined : resolveStorePath(options.store);
+    const fromEnv = process.env.OCDB_TEAM_STORE;
+    const mode =
+      options.teamStore ??
+      (fromEnv === 'direct' || fromEnv === 'local-first' ? fromEnv : this.fork ? 'direct' : 'local-first');
+    const localFirst = location !== undefined && isPostgresLocation(location) && mode === 'local-first';
     const store =
       options.runStore ??
-      openRunStore(resolveStorePath(options.store), {
+      openRunStore(localFirst ? teamCachePath(location) : (location as string), {
         backgroundCheckpoints: true,
         groupCommit: options.groupCommit !== false,
       });
+    // the network is the shipper's thread's: this thread records to its own disk
+    this.shipper = localFirst ? new TeamShipper(location, teamCachePath(location)) : undefined;
+    this.shipTimeoutMs = options.shipTimeoutMs ?? 30_000;
     this.env = {
       store,
       now: options.now ?? Date.now,
@@ -99,6 +121,14 @@ export class Recorder {
       heartbeatMs: options.heartbeatMs ?? 5000,
       liveDebugging: options.liveDebugging !== false,
     };
+  }
+
+  /**
+   * Resolves once every run this recorder ended is in its team store (a local-first recorder; others at once);
+   * rejects after `timeoutMs` naming the runs that are not (they stay in the local store and ship later).
+   */
+  shipped(timeoutMs = this.shipTimeoutMs): Promise<void> {
+    return this.shipper ? this.shipper.shipped(timeoutMs) : Promise.resolve();
   }
 
   /** The store this recorder writes to. */
@@ -169,7 +199,9 @@ export class Recorder {
    * wall clock, never the run's `now` (a test clock must not keep an agent waiting).
    */
   private runEnv(): RecorderEnv {
-    const { liveDebugging, ...env } = this.env;
+    const { liveDebugging, ...rest } = this.env;
+    const shipper = this.shipper;
+    const env: RecorderEnv = shipper ? { ...rest, onEnded: (runId) => shipper.runEnded(runId) } : rest;
     if (!liveDebugging) return env;
     const onError = this.env.onError;
     return {
@@ -186,6 +218,17 @@ export class Recorder {
   close(): void {
     for (const run of this.runs) run.dispose();
     this.runs.clear();
+    const shipper = this.shipper;
+    if (shipper) {
+      // the process stays up until its ended runs are in the team store, or the bounded wait runs out (then said)
+      shipper.shipped(this.shipTimeoutMs).then(
+        () => shipper.close(),
+        (e: unknown) => {
+          shipper.close();
+          this.env.onError?.(e instanceof OcdbError ? e : new OcdbError('StoreUnavailable', errorMessage(e)));
+        },
+      );
+    }
     try {
       // what the last turn wrote goes in now (a runStore passed in stays open, its writes committed all the same)
       if (this.owned) this.env.store.close();

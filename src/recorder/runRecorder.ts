@@ -70,6 +70,8 @@ export interface RecorderEnv {
   heartbeatMs: number;
   /** Where a live debugger may stop the run (live debugging); absent: never asked. */
   live?: LiveGate;
+  /** Told when a run has ended and is in the store (a local-first recorder ships it to its team store). */
+  onEnded?: (runId: string) => void;
 }
 
 /** What the model is called with besides the conversation (a live debugger may have edited the system prompt). */
@@ -560,6 +562,7 @@ export class RunRecorder {
     this.ended = true;
     this.writer.dispose();
     this.fork?.end();
+    this.env.onEnded?.(this.runId);
   }
 
   /**

@@ -109,6 +109,11 @@ const ROW = `SELECT c.*, r.run_id, h.system_prompt_hash, h.model_json, h.prompt_
  */
 const RUN_KEY = '(SELECT run_key FROM runs WHERE run_id = ?)';
 
+/** A run's checkpoint at an index (params: run id, seq); runReadAhead.ts answers it ahead for a batch. */
+export const CHECKPOINT_AT = `${ROW} WHERE c.run_key = ${RUN_KEY} AND c.seq = ?`;
+/** A run's checkpoints `seq` from..to (params: run id, from, to), as CHECKPOINT_AT answers each. */
+export const CHECKPOINTS_BETWEEN = `${ROW} WHERE c.run_key = ${RUN_KEY} AND c.seq BETWEEN ? AND ? ORDER BY c.seq`;
+
 /** The head columns of a checkpoint, as its row of checkpoint_heads holds them. */
 interface Head {
   systemPromptHash: string | null;
@@ -437,7 +442,7 @@ export class CheckpointTable {
   }
 
   getAt(runId: string, index: number): Checkpoint {
-    const row = this.ctx.sql(`${ROW} WHERE c.run_key = ${RUN_KEY} AND c.seq = ?`).get(runId, index);
+    const row = this.ctx.sql(CHECKPOINT_AT).get(runId, index);
     if (!row) {
       this.ctx.requireRunRow(runId);
       throw new OcdbError('CheckpointNotFound', `Run ${runId} has no checkpoint at index ${index}.`, { runId, index });

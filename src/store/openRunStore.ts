@@ -38,6 +38,8 @@ export interface OpenStoreOptions {
    * or the process's exit (storeTransactions.ts).
    */
   groupCommit?: boolean | GroupCommitOptions;
+  /** PostgreSQL: milliseconds a connection attempt may take before the store reads unreachable; default 10000. */
+  connectTimeoutMs?: number;
 }
 
 /**
@@ -48,7 +50,11 @@ export function openRunStore(file: string, options: OpenStoreOptions = {}): SqlR
   const create = options.create ?? true;
   if (isPostgresLocation(file)) {
     parseStoreUrl(file); // a malformed URL refused here, in one line without its password
-    const { db, location } = openPgDriver(file, { create, busyTimeoutMs: options.busyTimeoutMs ?? 5000 });
+    const { db, location } = openPgDriver(file, {
+      create,
+      busyTimeoutMs: options.busyTimeoutMs ?? 5000,
+      connectTimeoutMs: options.connectTimeoutMs,
+    });
     return new SqlRunStore(location, db);
   }
   const abs = path.resolve(file);

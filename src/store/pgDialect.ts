@@ -51,6 +51,38 @@ export const READ_AHEAD: Readonly<Record<ReadAheadName, { chain: string; key: st
 };
 
 /**
+ * A run's checkpoints `seq` $2..$3 (of run $1) and what reading them asks for, each in one query (PgDriver
+ * readAheadRun): their rows as the checkpoint-at-index read answers them, the list nodes their messages and ledger
+ * snapshots reach (each once), and the blobs those nodes, the checkpoints' heads and the run's tool calls name,
+ * with the blobs their parts name. A copy of a run then costs a few round trips a batch, not some a checkpoint.
+ */
+const RUN_WALK = `walk (id, parent, item) AS (
+    SELECT n.id, n.parent, n.item FROM checkpoints c JOIN list_nodes n ON n.id IN (c.messages_node, c.ledger_node)
+     WHERE c.run_key = (SELECT run_key FROM runs WHERE run_id = $1) AND c.seq BETWEEN $2 AND $3
+    UNION
+    SELECT n.id, n.parent, n.item FROM walk w JOIN list_nodes n ON n.id = w.parent)`;
+export const RUN_READ_AHEAD = {
+  nodes: `WITH RECURSIVE ${RUN_WALK} SELECT id, parent, item FROM walk`,
+  blobs: `WITH RECURSIVE ${RUN_WALK},
+    named (hash) AS (
+      SELECT item FROM walk
+      UNION SELECT h.context_hash FROM checkpoints c JOIN checkpoint_heads h ON h.head_id = c.head_id
+       WHERE c.run_key = (SELECT run_key FROM runs WHERE run_id = $1) AND c.seq BETWEEN $2 AND $3
+      UNION SELECT h.system_prompt_hash FROM checkpoints c JOIN checkpoint_heads h ON h.head_id = c.head_id
+       WHERE c.run_key = (SELECT run_key FROM runs WHERE run_id = $1) AND c.seq BETWEEN $2 AND $3
+         AND h.system_prompt_hash IS NOT NULL
+      UNION SELECT args_ref FROM tool_calls WHERE run_id = $1
+      UNION SELECT result_ref FROM tool_calls WHERE run_id = $1 AND result_ref IS NOT NULL),
+    blob (hash, data, refs) AS (
+      SELECT b.hash, b.data, b.refs FROM blobs b WHERE b.hash IN (SELECT hash FROM named)
+      UNION
+      SELECT b.hash, b.data, b.refs FROM blob p CROSS JOIN LATERAL jsonb_array_elements(p.refs::jsonb) e
+        JOIN blobs b ON b.hash = decode(e.value ->> 1, 'hex')
+       WHERE p.refs IS NOT NULL)
+    SELECT hash, data, refs FROM blob`,
+} as const;
+
+/**
  * `PRAGMA integrity_check` on PostgreSQL: the server keeps its own pages sound, so what is checked is the store's
  * own invariant — every reference resolves (a checkpoint's lists, a list node's parent and item, contexts, tool
  * arguments and results): 'ok', or how many do not.

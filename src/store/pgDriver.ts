@@ -134,6 +134,8 @@ export class PgDriver implements SqlDriver {
   /** Immutable rows read ahead (READ_AHEAD), by statement and key. */
   private readonly readAhead = new Map<string, Map<string, SqlRow>>();
   private readAheadRows = 0;
+  /** Rows read for a batch (readAheadBatch), by statement and params: answered once asked, until the next batch or write. */
+  private readonly primed = new Map<string, SqlRow[]>();
   private listening = false;
   /** How long this thread waits for one answer before it gives up on the worker. */
   private readonly answerTimeoutMs: number;
@@ -292,6 +294,7 @@ export class PgDriver implements SqlDriver {
 
   exec(sql: string): void {
     const text = sql.trim();
+    this.primed.clear();
     if (/^BEGIN\b/i.test(text)) {
       const exclusive = /^BEGIN\s+EXCLUSIVE\b/i.test(text);
       this.queue.push({ op: { text: 'BEGIN', mode: 'none' } });
@@ -345,6 +348,8 @@ export class PgDriver implements SqlDriver {
     });
     /** A read inside a transaction, answered again without a round trip until the transaction writes. */
     const read = (params: SqlValue[], mode: 'get' | 'all'): SqlRow[] => {
+      const ready = this.primed.size > 0 ? this.primed.get(primeKey(sql, params)) : undefined;
+      if (ready) return ready.map((r) => ({ ...r }));
       if (!this.inTransaction) return (this.flush(op(params, mode)).rows ?? []) as SqlRow[];
       const key = `${mode}\u0000${sql}\u0000${JSON.stringify(params, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v))}`;
       const known = this.reads.get(key);
@@ -359,6 +364,7 @@ export class PgDriver implements SqlDriver {
     return {
       run: (...params) => {
         this.reads.clear();
+        this.primed.clear();
         if (t.returnsRowid) {
           const reply = this.flush(op(params, 'rowid'));
           return { changes: reply.counts?.at(-1) ?? 0, lastInsertRowid: reply.rowid ?? 0 };
@@ -397,7 +403,7 @@ export class PgDriver implements SqlDriver {
     const name = `ocdb_chain_${this.readAhead.size}`;
     const get = (...params: SqlValue[]): SqlRow | undefined => {
       const key = String(params[0]);
-      const hit = known.get(key);
+      const hit = known.get(key) ?? (this.primed.size > 0 ? this.primed.get(primeKey(sql, params))?.[0] : undefined);
       if (hit) return hit;
       const chain = this.flush({ text: ahead.chain, name, params: [params[0] ?? null], mode: 'all' }).rows ?? [];
       if (this.readAheadRows + chain.length > 500_000) {
@@ -421,6 +427,24 @@ export class PgDriver implements SqlDriver {
         throw new Error(`${sql} is a read`);
       },
     };
+  }
+
+  /**
+   * Reads `text` (PostgreSQL's own, `$n` parameters) in one round trip and keeps each row as the answer the read
+   * `sql` with the params `paramsOf(row)` gives, until the next batch (`fresh`) or write: a copy of a run reads its
+   * batch's rows in a query per table, not a query per checkpoint, list node or blob. Answers the rows read.
+   */
+  readAheadBatch(
+    text: string,
+    params: SqlValue[],
+    sql: string,
+    paramsOf: (row: SqlRow) => SqlValue[],
+    fresh: boolean,
+  ): number {
+    if (fresh) this.primed.clear();
+    const rows = (this.flush({ text, params, mode: 'all' }).rows ?? []) as SqlRow[];
+    for (const row of rows) this.primed.set(primeKey(sql, paramsOf(row)), [row]);
+    return rows.length;
   }
 
   /**
@@ -453,4 +477,10 @@ export class PgDriver implements SqlDriver {
       void this.worker.terminate();
     }
   }
+}
+
+/** A read's statement and params as one key: bytes as hex (a hash cell), numbers as text (PostgreSQL's BIGINT). */
+function primeKey(sql: string, params: readonly SqlValue[]): string {
+  const parts = params.map((p) => (p instanceof Uint8Array ? `x${Buffer.from(p).toString('hex')}` : String(p)));
+  return `${sql}\u0000${parts.join('\u0000')}`;
 }

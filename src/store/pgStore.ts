@@ -14,12 +14,14 @@ export interface OpenPgOptions {
   create: boolean;
   /** Milliseconds a writer waits for another writer's lock before StoreLocked. */
   busyTimeoutMs: number;
+  /** Milliseconds a connection attempt may take; default the driver's. */
+  connectTimeoutMs?: number;
 }
 
 /** Connects to `url` and brings its schema up to date; answers the driver and the location to show. */
 export function openPgDriver(url: string, options: OpenPgOptions): { db: SqlDriver; location: string } {
   const location = redactUrl(url.trim());
-  const db = new PgDriver({ url: url.trim(), location });
+  const db = new PgDriver({ url: url.trim(), location, connectTimeoutMs: options.connectTimeoutMs });
   try {
     // a migration another process is applying may take a while: wait for it longer than for a write
     db.exec(`PRAGMA busy_timeout = ${Math.max(options.busyTimeoutMs, 60_000)}`);

@@ -10,6 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { RunStore } from './runStore';
+import { READ_AHEAD_BATCH } from './runReadAhead';
 
 /**
  * The export of `runId` as a sequence of chunks, read from the store as they
@@ -44,6 +45,8 @@ export function* runExportChunks(store: RunStore, runId: string): Generator<stri
   }
   yield `${before}[`;
   for (let i = 0; i < count; i++) {
+    // a store over the network reads a batch's rows in a few queries, not a few per checkpoint
+    if (i % READ_AHEAD_BATCH === 0) store.readAhead?.(runId, i, Math.min(count, i + READ_AHEAD_BATCH) - 1);
     const text = JSON.stringify(store.getCheckpointAt(runId, i), null, 2).replace(/\n/g, '\n    ');
     yield `    ${text}${i < count - 1 ? ',' : ''}`;
   }

@@ -456,6 +456,11 @@ export interface RunStore {
    * may come more often than the store changes. Answers the function that stops it (close stops them all).
    */
   onChange?(listener: () => void): () => void;
+  /**
+   * Reads ahead, in a few round trips, what reading checkpoints `fromSeq`..`toSeq` of a run will ask for (a store
+   * reached over the network: runReadAhead.ts); a copy or export calls it before each batch. Absent: nothing to do.
+   */
+  readAhead?(runId: string, fromSeq: number, toSeq: number): void;
 
   /** Runs `fn` in one write transaction (nested calls join the outer one). */
   transaction<T>(fn: () => T): T;

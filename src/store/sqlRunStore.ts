@@ -27,6 +27,7 @@ import { engineTraits, type EngineTraits } from './engineTraits';
 import { FileVersionTable } from './fileVersionTable';
 import { ForkRequestTable } from './forkRequestTable';
 import { LiveTable } from './liveTable';
+import { readAheadRun } from './runReadAhead';
 import { RunTable } from './runTable';
 import { RunTransfer } from './runTransfer';
 import type {
@@ -327,6 +328,11 @@ export class SqlRunStore implements RunStore {
   }
 
   // ---- export / load (runTransfer.ts) -------------------------------------------------------
+
+  readAhead(runId: string, fromSeq: number, toSeq: number): void {
+    this.assertOpen();
+    readAheadRun(this.db, runId, fromSeq, toSeq);
+  }
 
   exportRun(runId: string): DebugRunExport {
     this.assertOpen();

@@ -5,7 +5,7 @@
  */
 import { OcdbError, storeLocationLabel } from '../../model';
 import { openRunStore, resolveStorePath, type RunStore } from '../../store';
-import { transferRuns, type TransferReport } from '../runTransfer';
+import { transferRuns, type TransferReport } from '../../team/runTransfer';
 import {
   EXIT,
   STORE_HELP,

@@ -9,8 +9,7 @@
  * a crashed one stays crashed on the target; a settled fork request of a copied fork run goes with it
  * (`GET /forks/:id` answers on the target too).
  */
-import { OcdbError, storeLocationLabel, type ForkRequestRecord } from '../model';
-import { FORK_METADATA_KEY } from '../fork/forkService';
+import { FORK_METADATA_KEY, OcdbError, storeLocationLabel, type ForkRequestRecord } from '../model';
 import { HEARTBEAT_STALE_MS, runExportChunks, type RunStore, type RunSummary } from '../store';
 
 export interface TransferOptions {
@@ -180,6 +179,8 @@ export function transferRuns(
         }
         report.runs.push({ runId, outcome: 'unchanged', reason, summary: target.getRun(runId) });
       } else {
+        // a store over the network reads the run's rows in a query per table, not a few per checkpoint
+        source.readAhead?.(runId, 0, Math.max(0, run.checkpointCount - 1));
         target.loadRun(source.exportRun(runId), { where: `${from}: run ${runId}` });
         if (run.crashed) {
           // a loaded run has no owner: only its heartbeat's age says it died, so it reads crashed there at once

@@ -1,0 +1,52 @@
+/**
+ * The messages between a `TeamStore` (teamClient.ts, on the caller's thread) and its worker (teamWorker.ts, the
+ * thread that waits on the network). Both ends are ours and built together: plain structured-clone shapes.
+ */
+import type { ListRunsOptions, RunSummary, StoreChanges } from '../store';
+
+export type TeamOp =
+  | { type: 'open' }
+  | { type: 'listRuns'; options: ListRunsOptions }
+  | { type: 'getRuns'; runIds: string[] }
+  | { type: 'changeSeq' }
+  | { type: 'changesSince'; seq: number }
+  /** Copies runs (with ancestors) from the team store into the SQLite store at `localPath`. */
+  | { type: 'pull'; runIds: string[]; localPath: string }
+  /** Copies runs (with ancestors) from the SQLite store at `localPath` to the team store. */
+  | { type: 'push'; runIds: string[]; localPath: string };
+
+export interface TeamRequest {
+  id: number;
+  op: TeamOp;
+}
+
+/** What a failure carries across the thread: enough to rebuild an OcdbError, never the connection string. */
+export interface TeamFailure {
+  message: string;
+  code?: string;
+  /** The server refused the credentials: retrying will not help until the password changes. */
+  auth?: boolean;
+  /** The server could not be reached (or went away): retry later. */
+  offline?: boolean;
+}
+
+export type TeamReply =
+  | { id: number; ok: true; value: TeamValue }
+  | { id: number; ok: false; error: TeamFailure }
+  /** The team store's change feed fired (another process wrote). */
+  | { id: 0; event: 'changed' };
+
+export type TeamValue =
+  | undefined
+  | number
+  | StoreChanges
+  | RunSummary[]
+  | { runs: RunSummary[]; total: number }
+  | { copied: string[]; unchanged: string[]; skipped: string[] };
+
+export interface TeamWorkerData {
+  url: string;
+  connectTimeoutMs: number;
+  /** Forward the team store's change feed (LISTEN/NOTIFY) as `changed` events. */
+  changeFeed: boolean;
+}

@@ -1,0 +1,93 @@
+/**
+ * A TCP proxy on loopback that puts a network between a client and a server: every chunk is held `delayMs` in
+ * each direction (a round trip costs 2 × delayMs), in order. `mode` changes what it does to connections from then
+ * on: `forward` (as above), `hang` (accepts, then never answers: a server that stopped responding), `down`
+ * (refuses: the host is unreachable). Switching to hang silences the connections open at that moment (nothing they
+ * send arrives); switching to down cuts them.
+ * Used by the team store's tests, the real-VS-Code suite and `npm run bench -- team`.
+ */
+import * as net from 'node:net';
+
+export type ProxyMode = 'forward' | 'hang' | 'down';
+
+export interface DelayProxy {
+  /** The port clients connect to (127.0.0.1). */
+  port: number;
+  /** `url` with its host and port replaced by the proxy's. */
+  urlFor(url: string): string;
+  setDelay(ms: number): void;
+  setMode(mode: ProxyMode): void;
+  /** Connections the proxy accepted (each a round trip's worth of handshakes; a measure of connection churn). */
+  accepted(): number;
+  /** Chunks clients sent (each a flight of requests pipelined together: a round trip's worth, at most). */
+  requests(): number;
+  close(): Promise<void>;
+}
+
+export async function startDelayProxy(target: { host: string; port: number }, delayMs = 0): Promise<DelayProxy> {
+  let delay = delayMs;
+  let mode: ProxyMode = 'forward';
+  let count = 0;
+  let requests = 0;
+  const open = new Set<net.Socket>();
+  const hold = (from: net.Socket, to: net.Socket) => {
+    // chunks leave in the order they came, each `delay` after its arrival
+    let last = 0;
+    from.on('data', (chunk) => {
+      const due = Math.max(Date.now() + delay, last);
+      last = due;
+      const send = () => {
+        if (mode === 'hang') return;
+        if (!to.destroyed) to.write(chunk);
+      };
+      if (due <= Date.now()) send();
+      else setTimeout(send, due - Date.now());
+    });
+  };
+  const server = net.createServer((client) => {
+    count++;
+    open.add(client);
+    client.on('close', () => open.delete(client));
+    client.on('error', () => client.destroy());
+    if (mode === 'down') {
+      client.destroy();
+      return;
+    }
+    if (mode === 'hang') return; // accepted, never answered
+    const upstream = net.connect(target.port, target.host);
+    open.add(upstream);
+    upstream.on('close', () => {
+      open.delete(upstream);
+      client.destroy();
+    });
+    upstream.on('error', () => client.destroy());
+    client.on('close', () => upstream.destroy());
+    client.on('data', () => requests++);
+    hold(client, upstream);
+    hold(upstream, client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as net.AddressInfo).port;
+  return {
+    port,
+    urlFor(url) {
+      const u = new URL(url);
+      u.hostname = '127.0.0.1';
+      u.port = String(port);
+      return u.toString();
+    },
+    setDelay(ms) {
+      delay = ms;
+    },
+    setMode(next) {
+      mode = next;
+      if (next === 'down') for (const s of open) s.destroy();
+    },
+    accepted: () => count,
+    requests: () => requests,
+    close() {
+      for (const s of open) s.destroy();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -18,13 +18,8 @@
  * a dead store; with `'disable'` the error goes to `onError` once and the
  * agent goes on unrecorded.
  */
-import * as fs from 'node:fs';
 import {
-  MAX_ARTIFACT_BYTES,
   OcdbError,
-  artifactTooLarge,
-  decodeContent,
-  errorMessage,
   parseWith,
   type ArtifactRef,
   type CheckpointBoundary,
@@ -56,7 +51,9 @@ import {
   type ModelResponse,
   type ToolOptions,
 } from './inputs';
+import { artifactBytes } from './artifactBytes';
 import { FileTracker, type TrackFilesOptions } from './fileTracker';
+import { isCallerError, retryLocked, storeFailure } from './storeFailures';
 import { createToolJournal, type ToolJournal, type ToolJournalOptions } from './toolJournal';
 
 export interface RecorderEnv {
@@ -86,50 +83,8 @@ const STATE_FIELDS = ['runtimeContext', 'systemPrompt', 'messages'] as const;
 /** The SDK runs the tool itself: arguments and a mocked outcome apply too. */
 const TOOL_FIELDS = ['toolArgs', 'toolOutcome', 'runtimeContext'] as const;
 
-/** Further attempts of a locked write by default: with the 5 s busy timeout, about 20 s in all. */
-export const DEFAULT_STORE_LOCK_RETRIES = 3;
-
-/** A synchronous pause (writes are synchronous transactions; the agent's call waits either way). */
-function pause(ms: number): void {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-}
-
 /** A model call's outcome as recorded (the response message is appended to the conversation). */
 export type ModelCallResult = ModelResponse;
-
-/** Errors that are the caller's mistake, not the store's: reported, and recording goes on. */
-const CALLER_ERRORS: ReadonlySet<string> = new Set([
-  'InvalidInput',
-  'ToolCallAlreadyFinished',
-  'ToolCallNotFound',
-  'RunNotRunning',
-  'ToolCallAlreadyExists',
-]);
-
-/**
- * Runs a store write, trying it again `retries` more times while it meets another process's lock (StoreLocked): the
- * write transaction changes nothing until it commits, so the same write is safe to repeat.
- */
-export function retryLocked<T>(fn: () => T, retries: number): T {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return fn();
-    } catch (e) {
-      if (!(e instanceof OcdbError && e.code === 'StoreLocked') || attempt >= retries) throw e;
-      pause(100 * (attempt + 1));
-    }
-  }
-}
-
-/** A failure the caller caused (reported as it is, whatever `onStoreError` says). */
-export const isCallerError = (e: unknown): boolean => e instanceof OcdbError && CALLER_ERRORS.has(e.code);
-
-/** A store failure as the OcdbError the recorder reports (an unknown error wrapped as StoreUnavailable). */
-export function storeFailure(e: unknown, what: string, details: Record<string, unknown> = {}): OcdbError {
-  return e instanceof OcdbError
-    ? e
-    : new OcdbError('StoreUnavailable', `${what}: ${errorMessage(e)}`, details, { cause: e });
-}
 
 /**
  * The SDK's handle on one run: the recorder's store-failure policy and input validation over the one RunWriter
@@ -597,37 +552,7 @@ function mockedError(toolName: string, value: unknown): Error {
   return Object.assign(new Error(`${toolName}: ${text}`), { name: 'LiveDebuggerMock', value });
 }
 
-/** The bytes of an artifact input: its content (text as UTF-8, base64 decoded) or its file, within the limit. */
-function artifactBytes(data: { content?: string | Uint8Array; path?: string; encoding?: 'utf8' | 'base64' }): Buffer {
-  let bytes: Buffer;
-  if (data.path !== undefined) {
-    let size: number;
-    try {
-      const stat = fs.statSync(data.path);
-      if (!stat.isFile()) throw new Error('not a regular file');
-      size = stat.size;
-    } catch (e) {
-      throw new OcdbError('InvalidInput', `artifact: path: cannot read ${data.path}: ${errorMessage(e)}`, {
-        path: 'path',
-      });
-    }
-    if (size > MAX_ARTIFACT_BYTES) throw artifactTooLarge(size, 'path', 'artifact');
-    try {
-      bytes = fs.readFileSync(data.path);
-    } catch (e) {
-      throw new OcdbError('InvalidInput', `artifact: path: cannot read ${data.path}: ${errorMessage(e)}`, {
-        path: 'path',
-      });
-    }
-  } else if (typeof data.content === 'string') {
-    bytes = decodeContent(data.content, data.encoding ?? 'utf8', 'content', 'artifact');
-  } else {
-    const content = data.content ?? new Uint8Array();
-    bytes = Buffer.from(content.buffer, content.byteOffset, content.byteLength);
-  }
-  if (bytes.byteLength > MAX_ARTIFACT_BYTES) throw artifactTooLarge(bytes.byteLength, 'content', 'artifact');
-  return bytes;
-}
+export { DEFAULT_STORE_LOCK_RETRIES, isCallerError, retryLocked, storeFailure } from './storeFailures';
 
 /** How a thrown value is stored: see src/writer/outcomes.ts. */
 export { serializeError } from '../writer';

@@ -17,8 +17,6 @@ import {
   type ArtifactRef,
   type CheckpointBoundary,
   type LiveEdits,
-  type RunEndStatus,
-  type RunMode,
   type ToolCallRecord,
 } from '../model';
 import {
@@ -31,189 +29,25 @@ import {
   type ToolOutcome,
 } from '../store';
 import { serializeError, toolResultMessage } from './outcomes';
-import {
-  RunTimeline,
-  replayPolicyOf,
-  stateOf,
-  type CheckpointInput,
-  type RunState,
-  type ToolCallInput,
-  type TimelineStart,
-} from './runTimeline';
+import { RunTimeline, replayPolicyOf, stateOf, type CheckpointInput, type RunState } from './runTimeline';
 import { timeOrderedId } from './newId';
+import { ledgerIdsOf, listsFrom } from './ledgerIds';
+import type {
+  ArtifactWrite,
+  BeginToolWrite,
+  CreateRunWrite,
+  EndRunWrite,
+  FinishToolOptions,
+  IdKind,
+  LiveEditAt,
+  ResumeOptions,
+  ToolWrite,
+  ToolWriteOptions,
+  WriterOptions,
+} from './writeInputs';
 
-export type IdKind = 'run' | 'checkpoint' | 'toolCall';
-
-export interface WriterOptions {
-  /** Clock (ms since epoch); default Date.now. */
-  now?: () => number;
-  /** Id generator; default random UUIDs. */
-  newId?: (kind: IdKind) => string;
-  /** Heartbeat period while the run is written (crash detection); 0 or absent: none. */
-  heartbeatMs?: number;
-  /** Called after each checkpoint written (live progress). */
-  onCheckpoint?: (summary: CheckpointSummary) => void;
-  /**
-   * Every state and outcome this writer is given was checked against the store's schemas as it came in (an
-   * importer's plan: `importers/runPlan.ts` `storable`; the SDK's inputs: `recorder/inputs.ts`, a tool's arguments
-   * and result stored by the tool-call table first): its checkpoints are appended `validated`, not parsed again by
-   * the store.
-   */
-  validated?: boolean;
-}
-
-export interface CreateRunWrite {
-  runId?: string;
-  agentId: string;
-  /** Default: the runtime context's conversation.sessionId. */
-  sessionId?: string;
-  /** Default: `fork` when parentRunId is given, else `live`. */
-  mode?: RunMode;
-  parentRunId?: string;
-  forkFromCheckpointId?: string;
-  startedAt?: number;
-  metadata?: Record<string, unknown>;
-  artifactRefs?: ArtifactRef[];
-  /** The recording process (crash detection); default this process. */
-  ownerPid?: number;
-  /** The state the first checkpoint starts from; promptVersion defaults to the context's. */
-  state: Omit<RunState, 'messages'> & { messages?: RunState['messages'] };
-  /** A fork's position at its fork point: step, last boundary and inherited ledger. */
-  start?: Omit<TimelineStart, 'state' | 'checkpointCount' | 'begun'>;
-  /**
-   * The stored checkpoint whose message list and ledger snapshot `state.messages` and `start.ledger` are (a fork's
-   * source checkpoint): the first checkpoint reuses its list nodes for them instead of hashing them again.
-   */
-  listsFrom?: string;
-}
-
-export interface ResumeOptions extends WriterOptions {
-  /** Where the next checkpoint continues (default: after the run's last checkpoint). */
-  position?: { stepIndex: number; lastBoundary?: CheckpointBoundary };
-  /**
-   * The state and inherited ledger to start from when the run has no checkpoint left (an imported run reopened
-   * from its very start, `RunStore.reopenRun` with keepCheckpoints 0); ignored otherwise.
-   */
-  start?: { state: RunState; ledger?: ToolCallRecord[] };
-}
-
-/** A tool call to open; the id is generated when absent. */
-export type BeginToolWrite = Omit<ToolCallInput, 'toolCallId' | 'startedAt'> & {
-  toolCallId?: string;
-  startedAt?: number;
-};
-
-export interface ToolWriteOptions {
-  /** The checkpoint taken with the call (before_tool_call / after_tool_call) and its state; false: none. */
-  checkpoint?: CheckpointInput | false;
-}
-
-export interface FinishToolOptions extends ToolWriteOptions {
-  /** Append the `tool` message with the outcome to the conversation (default true). */
-  appendMessage?: boolean;
-  endedAt?: number;
-}
-
-export interface EndRunWrite {
-  /** Default: failed when an error is given, else completed. */
-  status?: RunEndStatus;
-  error?: unknown;
-  /** The state of the agent_end checkpoint (default: carried over). */
-  checkpoint?: CheckpointInput;
-  endedAt?: number;
-  /** The run's metadata from now on (an importer that wrote the run while reading its trace knows it only now). */
-  metadata?: Record<string, unknown>;
-}
-
-/** An artifact to record: its content as bytes (text is its UTF-8). */
-export interface ArtifactWrite {
-  /** The artifact's name: its artifactId; a second artifact of the same name is its next version. */
-  name: string;
-  type: string;
-  content: Uint8Array;
-  metadata?: Record<string, unknown>;
-  createdAt?: number;
-}
-
-export interface ToolWrite {
-  record: ToolCallRecord;
-  checkpoint?: CheckpointSummary;
-}
-
-/** Where a live edit is applied: the stop the debugger answered, at the checkpoint the agent wrote. */
-export interface LiveEditAt {
-  stopId: string;
-  checkpointId: string;
-  boundary: CheckpointBoundary;
-  toolCallId?: string;
-}
-
-/**
- * The lists of checkpoint `checkpointId` the next one continues: the timeline's conversation (as long as it is now:
- * it grows in place, so by the next checkpoint it may hold that checkpoint's new messages too) and `ledger`.
- */
-function listsFrom(checkpointId: string, timeline: RunTimeline, ledger: readonly ToolCallRecord[]): ListsFrom {
-  const messages = timeline.state?.messages ?? [];
-  return { checkpointId, messages, messageCount: messages.length, ledger };
-}
-
-/**
- * The toolCallId of each record of a run's ledger at its last checkpoint, by position, from the runs' calls alone:
- * a writer keeps the records a run started with first, in place — a fork's are its parent's ledger at the fork
- * point, known the same way — and adds the run's own calls after them in the order they were begun. So a fork of
- * a late checkpoint finds a call among thousands of inherited records without reading them. Holes where it
- * cannot know (an import's initial ledger). Checked against the last two records (a read each): undefined, and
- * every record searched as before, when a ledger was written otherwise.
- */
-function ledgerIdsOf(
-  store: RunStore,
-  run: RunSummary,
-  ledger: readonly ToolCallRecord[],
-  own: readonly { toolCallId: string }[],
-): (string | undefined)[] | undefined {
-  if (ledger.length === 0) return undefined;
-  const ids = ledgerIdsAt(store, run, ledger.length, own, 0);
-  // the last two records (near the list's end, found without walking it): a ledger whose records stand
-  // elsewhere (shifted, or not from these calls) differs there
-  for (const at of new Set([Math.max(0, ids.length - 2), ids.length - 1])) {
-    if (ids[at] === undefined || itemFacts(ledger[at] as ToolCallRecord).toolCallId !== ids[at]) return undefined;
-  }
-  return ids;
-}
-
-/**
- * How many records a run's ledger started with (its first checkpoint's: a fork's inherited ledger, an import's
- * initial one): its own calls come after them, in the order they were begun.
- */
-export function startLedgerLength(store: RunStore, runId: string): number {
-  const first = store.listCheckpoints(runId, { limit: 1 })[0];
-  return first ? store.getCheckpointState(first.checkpointId).toolLedgerSnapshot.length : 0;
-}
-
-/** ledgerIdsOf for `run`'s ledger when it held `length` records (`own`: its calls, when read already). */
-function ledgerIdsAt(
-  store: RunStore,
-  run: RunSummary,
-  length: number,
-  own: readonly { toolCallId: string }[] | undefined,
-  depth: number,
-): (string | undefined)[] {
-  const startLength = Math.min(length, startLedgerLength(store, run.runId));
-  // a fork's start records are its parent's ledger at the fork point (a child run of another kind's are not)
-  const parent =
-    run.parentRunId && run.forkFromCheckpointId && depth < 64 && store.hasRun(run.parentRunId)
-      ? run.parentRunId
-      : undefined;
-  const start: (string | undefined)[] =
-    parent && startLength > 0
-      ? ledgerIdsAt(store, store.getRun(parent), startLength, undefined, depth + 1)
-      : new Array<undefined>(startLength).fill(undefined);
-  const calls = (own?.map((c) => c.toolCallId) ?? store.listToolCallIds(run.runId)).slice(0, length - startLength);
-  const ids = [...start, ...calls];
-  // fewer calls than records: a ledger not written this way; a hole at the end has every record searched
-  while (ids.length < length) ids.push(undefined);
-  return ids;
-}
+export * from './writeInputs';
+export { startLedgerLength } from './ledgerIds';
 
 export class RunWriter {
   private readonly now: () => number;

@@ -86,7 +86,9 @@ if (!postgres) {
     console.error(`no test files under ${layers.map((l) => `test/${l}`).join(', ')}`);
     process.exit(1);
   }
-  process.exit(runTests(files));
+  // an SDK recorder pointed at a postgres:// URL writes to it (the tests of the engine), not to a local store in
+  // ~/.ocdb it ships from; the tests of local-first recording ask for it by name
+  process.exit(runTests(files, { ...process.env, OCDB_TEAM_STORE: process.env.OCDB_TEAM_STORE ?? 'direct' }));
 }
 
 const ci = Boolean(process.env.CI) && process.env.CI !== '0' && process.env.CI !== 'false';

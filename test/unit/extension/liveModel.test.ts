@@ -126,7 +126,7 @@ test('a live stop in words, and the status bar at the live stop versus in the re
   assert.equal(livePositionText({ ...run, status: 'completed' }, head), 'live · recorded step 0/1 · before_tool_call');
 });
 
-test('the tree marks a run under any debugger from the store: attached, stopped before its tool, gone on detach or lease end', () => {
+test('the tree marks a run under any debugger from the store: attached, stopped before its tool, gone on detach or lease end', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'att-live-'));
   const recorder = openRecorder({ store: path.join(dir, 'runs.db'), heartbeatMs: 0 });
   const s = recorder.store;
@@ -160,7 +160,15 @@ test('the tree marks a run under any debugger from the store: attached, stopped 
     assert.deepEqual(liveMarksOf(s, t0 + 2).get('live-2'), { client: 'ocdb dap' }, 'asking is not stopped yet');
     s.answerLiveStop('st1', { state: 'stopped', reason: 'function breakpoint' }, t0 + 3);
     assert.deepEqual(liveMarksOf(s, t0 + 4).get('live-2'), { client: 'ocdb dap', stoppedAt: 'before lookup_order' });
-    assert.equal(liveMarksOf(s, t0 + 60_000).size, 0, 'a lease that ran out marks nothing');
+    // a lease is judged on the store's clock: a second debugger's 50 ms lease on the other agent runs out for real
+    s.renewLiveLease('a1', Date.now(), 60_000);
+    s.attachLive({ attachId: 'a2', agentId: 'other-bot', client: 'nvim-dap', at: t0, leaseMs: 50 });
+    const lapsed = Date.now() + 30_000;
+    while (liveMarksOf(s, Date.now()).has('live-3')) {
+      assert.ok(Date.now() < lapsed, 'a lease that ran out marks nothing');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    assert.deepEqual([...liveMarksOf(s, Date.now()).keys()], ['live-2'], 'the live lease still marks its run');
     s.detachLive('a1', t0 + 5);
     assert.equal(liveMarksOf(s, t0 + 6).size, 0, 'detached: nothing marked');
     run.finishTool('c1', 'success', { status: 'shipped' });

@@ -6,6 +6,7 @@
  */
 import * as assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
+import { theme as themeOf, workbenchPainted } from './timelinePage';
 import type { UiTest } from './uiTest';
 import {
   clickInlineAction,
@@ -19,6 +20,15 @@ import {
 } from './workbench';
 
 const REFUND = 'demo-support-refund';
+
+/**
+ * Switches the workbench to `want` (toggling only when it is in the other theme) and waits until it has painted in
+ * it, so a screenshot named for a theme shows that theme.
+ */
+async function useTheme(page: Page, want: 'dark' | 'light'): Promise<void> {
+  if ((await themeOf(page)) !== want) await runCommand(page, 'Preferences: Toggle between Light/Dark Themes');
+  await workbenchPainted(page, want === 'light');
+}
 
 async function lookAround(page: Page, theme: string, screenshot: (name: string) => Promise<string>): Promise<void> {
   await openAgentRuns(page);
@@ -51,6 +61,7 @@ export const tests: UiTest[] = [
       const said = lines.filter((l) => request.test(l));
       assert.equal(said.length, 1, `the request once: ${said.join(' | ')}`);
       await page.keyboard.press('F10');
+      await useTheme(page, 'dark');
       await lookAround(page, 'dark', screenshot);
     },
   },
@@ -78,10 +89,7 @@ export const tests: UiTest[] = [
   {
     name: 'the same steps in the light theme',
     async run({ page, screenshot }) {
-      await runCommand(page, 'Preferences: Toggle between Light/Dark Themes');
-      await page.waitForFunction(
-        () => document.body.classList.contains('vs') || document.querySelector('.monaco-workbench.vs'),
-      );
+      await useTheme(page, 'light');
       await lookAround(page, 'light', screenshot);
     },
   },

@@ -31,6 +31,8 @@ export class TeamShipper {
   private lastError: string | undefined;
   private readonly waiters = new Set<() => void>();
   private readonly stopState: () => void;
+  /** Batches tried again at once because another shipper copied one of their runs first (see kick). */
+  private raced = 0;
 
   constructor(
     url: string,
@@ -102,6 +104,11 @@ export class TeamShipper {
         },
         (e: unknown) => {
           this.lastError = e instanceof Error ? e.message : String(e);
+          // another shipper (an earlier process of this agent, still finishing) copied a run of the batch between
+          // this one's look and its copy: tried again, the run is found there and compared, not copied twice
+          if (e instanceof OcdbError && e.code === 'RunAlreadyExists' && / is already in /.test(this.lastError)) {
+            if (this.raced++ < 3) this.lastError = undefined;
+          }
         },
       )
       .finally(() => {

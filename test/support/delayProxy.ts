@@ -30,7 +30,8 @@ export async function startDelayProxy(target: { host: string; port: number }, de
   let count = 0;
   let requests = 0;
   const open = new Set<net.Socket>();
-  const hold = (from: net.Socket, to: net.Socket) => {
+  /** Holds `from`'s chunks on their way to `to`; returns how long until the last of them has left (ms). */
+  const hold = (from: net.Socket, to: net.Socket): (() => number) => {
     // chunks leave in the order they came, each `delay` after its arrival
     let last = 0;
     from.on('data', (chunk) => {
@@ -43,6 +44,14 @@ export async function startDelayProxy(target: { host: string; port: number }, de
       if (due <= Date.now()) send();
       else setTimeout(send, due - Date.now());
     });
+    return () => Math.max(0, last - Date.now());
+  };
+  /** Ends `to` once what is held for it has left: a close travels behind the data, as on a network. */
+  const endAfter = (to: net.Socket, pending: () => number) => {
+    setTimeout(() => {
+      if (mode === 'hang' || to.destroyed) return;
+      to.end();
+    }, pending() + 1);
   };
   const server = net.createServer((client) => {
     count++;
@@ -56,15 +65,15 @@ export async function startDelayProxy(target: { host: string; port: number }, de
     if (mode === 'hang') return; // accepted, never answered
     const upstream = net.connect(target.port, target.host);
     open.add(upstream);
+    client.on('data', () => requests++);
+    const toUpstream = hold(client, upstream);
+    const toClient = hold(upstream, client);
     upstream.on('close', () => {
       open.delete(upstream);
-      client.destroy();
+      endAfter(client, toClient);
     });
     upstream.on('error', () => client.destroy());
-    client.on('close', () => upstream.destroy());
-    client.on('data', () => requests++);
-    hold(client, upstream);
-    hold(upstream, client);
+    client.on('close', () => endAfter(upstream, toUpstream));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as net.AddressInfo).port;

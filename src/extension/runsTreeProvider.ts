@@ -343,7 +343,10 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
             return forks.map((r) => this.runNode(r.runId));
           }
           const forks = this.withTeam(store.listRuns({ parentRunId: node.runId }), (t) => t.forksOf(node.runId)).runs;
-          const parent = this.summary(node.runId);
+          // read afresh: an import names its sub-agents in the session's metadata when it ends, after the tree
+          // may have shown (and kept) the session's summary
+          const parent = store.hasRun(node.runId) ? store.getRun(node.runId) : undefined;
+          if (parent) this.runs.set(parent.runId, parent);
           for (const id of parent ? subagentRunIds(parent) : []) {
             if (store.hasRun(id)) forks.push(store.getRun(id));
           }

@@ -24,6 +24,14 @@ export interface DelayProxy {
   close(): Promise<void>;
 }
 
+/** `url` with its host and port replaced by a proxy's on loopback. */
+export function viaPort(url: string, port: number): string {
+  const u = new URL(url);
+  u.hostname = '127.0.0.1';
+  u.port = String(port);
+  return u.toString();
+}
+
 export async function startDelayProxy(target: { host: string; port: number }, delayMs = 0): Promise<DelayProxy> {
   let delay = delayMs;
   let mode: ProxyMode = 'forward';
@@ -79,12 +87,7 @@ export async function startDelayProxy(target: { host: string; port: number }, de
   const port = (server.address() as net.AddressInfo).port;
   return {
     port,
-    urlFor(url) {
-      const u = new URL(url);
-      u.hostname = '127.0.0.1';
-      u.port = String(port);
-      return u.toString();
-    },
+    urlFor: (url) => viaPort(url, port),
     setDelay(ms) {
       delay = ms;
     },

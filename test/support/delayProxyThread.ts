@@ -4,7 +4,7 @@
  * Controlled by messages; its request count is read from shared memory.
  */
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
-import { startDelayProxy, type ProxyMode } from './delayProxy';
+import { startDelayProxy, viaPort, type ProxyMode } from './delayProxy';
 
 export interface ProxyThread {
   port: number;
@@ -38,12 +38,7 @@ export async function startProxyThread(target: { host: string; port: number }): 
     });
   return {
     port,
-    urlFor(url) {
-      const u = new URL(url);
-      u.hostname = '127.0.0.1';
-      u.port = String(port);
-      return u.toString();
-    },
+    urlFor: (url) => viaPort(url, port),
     setDelay: (ms) => ask({ type: 'delay', ms }),
     setMode: (mode) => ask({ type: 'mode', mode }),
     requests: () => Atomics.load(counter, 0),

@@ -14,7 +14,7 @@ import type { DebugProtocol } from '@vscode/debugprotocol';
 import { COMMANDS, FILE_SCHEME, SETTINGS, SETTINGS_SECTION } from '../../../src/extension/ids';
 import { claudeProjectDirName } from '../../../src/importers/sessions';
 import { openRunStore } from '../../../src/store';
-import { demoStorePath, extensionApi, stopAllSessions } from './extensionApi';
+import { deleteRunTree, demoStorePath, extensionApi, stopAllSessions } from './extensionApi';
 import { waitFor, type VTest } from './vtest';
 
 const FIX = path.resolve(__dirname, '../../../../test/fixtures/importers');
@@ -125,6 +125,12 @@ export const tests: VTest[] = [
         await vscode.workspace
           .getConfiguration(SETTINGS_SECTION)
           .update(SETTINGS.sessionsHome, undefined, vscode.ConfigurationTarget.Global);
+        const store = openRunStore(demoStorePath(), { create: false });
+        try {
+          deleteRunTree(store, RUN);
+        } finally {
+          store.close();
+        }
       }
     },
   },

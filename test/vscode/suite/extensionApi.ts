@@ -7,6 +7,8 @@ import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AgentTimeTravelApi } from '../../../src/extension/extension';
+import { subagentRunIds } from '../../../src/extension/runsTreeModel';
+import type { SqlRunStore } from '../../../src/store';
 import { EXTENSION_ID } from '../../../src/extension/ids';
 
 export async function extensionApi(): Promise<AgentTimeTravelApi> {
@@ -30,4 +32,12 @@ export async function stopAllSessions(): Promise<void> {
   await vscode.debug.stopDebugging();
   const deadline = Date.now() + 5000;
   while (vscode.debug.activeDebugSession && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+}
+
+/** Deletes a run and every run under it (forks, sub-agents): a test leaves the demo store as it found it. */
+export function deleteRunTree(store: SqlRunStore, runId: string): void {
+  if (!store.hasRun(runId)) return;
+  for (const child of store.listRuns({ parentRunId: runId }).runs) deleteRunTree(store, child.runId);
+  for (const sub of subagentRunIds(store.getRun(runId))) deleteRunTree(store, sub);
+  store.deleteRun(runId);
 }

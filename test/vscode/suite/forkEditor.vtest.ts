@@ -80,7 +80,7 @@ export const tests: VTest[] = [
     },
   },
   {
-    name: 'with an agent program the fork is handed to it (OCDB_FORK, OCDB_STORE) instead of the built-in runner',
+    name: 'with an agent program the fork is handed to it (OCDB_FORK, OCDB_STORE) instead of the built-in runner; exiting unclaimed fails it',
     async run() {
       const { editor, ctx } = await extensionApi();
       const store = ctx.connection.getOrCreate();
@@ -100,7 +100,13 @@ export const tests: VTest[] = [
       const forkRequestId = (store.getRun(runId).metadata.fork as { forkRequestId: string }).forkRequestId;
       assert.equal(env.fork, forkRequestId);
       assert.equal(env.store, demoStorePath());
-      assert.equal(store.getForkRequest(forkRequestId).status, 'waiting_for_agent');
+      // the program ended without claiming the fork: the request fails with how it ended, instead of waiting
+      const settled = await waitFor('the unclaimed request to settle', () => {
+        const request = store.getForkRequest(forkRequestId);
+        return request.status !== 'waiting_for_agent' && request;
+      });
+      assert.equal(settled.status, 'failed');
+      assert.equal((settled.error as { code?: string } | undefined)?.code, 'agent_exited');
     },
   },
 ];

@@ -14,7 +14,7 @@ import { importPath } from '../../../src/importers';
 import { openRecorder } from '../../../src/recorder';
 import { openRunStore } from '../../../src/store';
 import type { RunsNode } from '../../../src/extension/runsTreeModel';
-import { demoStorePath, extensionApi } from './extensionApi';
+import { deleteRunTree, demoStorePath, extensionApi } from './extensionApi';
 import { waitFor, type VTest } from './vtest';
 
 const FIXTURES = path.resolve(__dirname, '../../../../test/fixtures/importers');
@@ -213,6 +213,8 @@ tests.push({
     const sub = `${session}-agent-a7e1c2d`;
     const writer = openRunStore(demoStorePath(), { create: false });
     try {
+      // another test may have imported this session from another copy of its file
+      deleteRunTree(writer, session);
       await importPath(writer, path.join(FIXTURES, 'claude-code', '7f3c2a10-5d4e-4b8a-9c1f-2e6d8b0a4c11.jsonl'), {});
       const roots = await waitFor('the session in the tree', () => {
         const r = tree.getChildren();

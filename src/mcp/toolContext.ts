@@ -30,6 +30,8 @@ export interface ToolContext {
   exclusive<T>(work: () => Promise<T>): Promise<T>;
   /** The endpoint of real / override forks, when the user configured one (OCDB_MODEL_BASE_URL); else undefined. */
   chatModel(): ChatModel | undefined;
+  /** The model the user named for that endpoint (OCDB_MODEL), which grades model-graded assertions. */
+  modelName(): string | undefined;
   /** The working directory relative paths (import_trace) are resolved against. */
   readonly cwd: string;
   /** The characters an answer may hold. */
@@ -99,6 +101,10 @@ export class ServerStore implements ToolContext {
     const apiKeyEnv = env.OCDB_MODEL_API_KEY_ENV;
     const model = env.OCDB_MODEL;
     return new OpenAiChatModel({ baseUrl, ...(apiKeyEnv ? { apiKeyEnv } : {}), ...(model ? { model } : {}) }, env);
+  }
+
+  modelName(): string | undefined {
+    return this.options.env.OCDB_MODEL || undefined;
   }
 
   /** Waits for the write running now (if any), then closes the store. */

@@ -61,11 +61,18 @@ const WhatIfInput = z
         'Tools the USER agreed may run again although they write or are irreversible, each by name. Never guess.',
       ),
     assertions: z
-      .array(z.object({ name: z.string().min(1), expression: z.string().min(1) }).strict())
+      .array(
+        z.union([
+          z.object({ name: z.string().min(1), expression: z.string().min(1) }).strict(),
+          z
+            .object({ name: z.string().min(1), question: z.string().min(1), model: z.string().min(1).optional() })
+            .strict(),
+        ]),
+      )
       .max(20)
       .optional()
       .describe(
-        `Checks over each fork's end state in the debugger's expression language, e.g. {"name": "no_refund", "expression": "!tool('issue_refund')"}; each also evaluated on its recording.`,
+        `Checks over each fork's end state, each also evaluated on its recording: an expression in the debugger's expression language, e.g. {"name": "no_refund", "expression": "!tool('issue_refund')"}; or a yes/no question put to the endpoint the user configured (model-graded, priced like a real-model batch: needs maxCostUsd), e.g. {"name": "polite", "question": "Did the agent answer politely?"}.`,
       ),
     maxCostUsd: z
       .number()
@@ -118,7 +125,15 @@ function resultLine(r: WhatIfRunResult, report: ClipReport): Record<string, unkn
     ...(r.forkCheckpointIndex !== undefined ? { forkedAtCheckpoint: r.forkCheckpointIndex } : {}),
     toolChanges: clip(r.toolChanges, SMALL_CLIP, report),
     ...(r.assertions.length > 0
-      ? { assertions: r.assertions.map((a) => ({ name: a.name, passed: a.passed, sourcePassed: a.sourcePassed })) }
+      ? {
+          assertions: r.assertions.map((a) => ({
+            name: a.name,
+            passed: a.passed,
+            sourcePassed: a.sourcePassed,
+            ...(a.error ? { error: clip(a.error, SMALL_CLIP, report) } : {}),
+            ...(a.reason ? { reason: clip(a.reason, SMALL_CLIP, report) } : {}),
+          })),
+        }
       : {}),
     tokens: r.tokens,
     executed: r.gate.filter((g) => g.answeredBy === 'executed').map((g) => `${g.toolName} × ${g.count}`),
@@ -128,7 +143,8 @@ function resultLine(r: WhatIfRunResult, report: ClipReport): Record<string, unkn
 async function run(ctx: ToolContext, args: WhatIfArgs, signal: AbortSignal): Promise<WhatIfReport> {
   const acknowledged = checkAcknowledged(args);
   const real = args.model === 'real' || args.model === 'override';
-  const chat = real ? ctx.chatModel() : undefined;
+  const graded = (args.assertions ?? []).filter((a) => 'question' in a);
+  const chat = real || graded.length > 0 ? ctx.chatModel() : undefined;
   if (real && !chat) {
     throw new OcdbError(
       'InvalidInput',
@@ -136,8 +152,17 @@ async function run(ctx: ToolContext, args: WhatIfArgs, signal: AbortSignal): Pro
       { path: 'model' },
     );
   }
+  const graderModel = ctx.modelName();
+  if (graded.length > 0 && (!chat || (!graderModel && graded.some((a) => !a.model)))) {
+    throw new OcdbError(
+      'InvalidInput',
+      `assertions: "${graded[0]?.name}" is model-graded and needs ${chat ? 'a model: name one in the assertion ("model"), or ask the user to set OCDB_MODEL' : 'a model endpoint, and the user configured none for this server (OCDB_MODEL_BASE_URL, OCDB_MODEL)'}. Use an expression instead, or ask the user to configure one.`,
+      { path: 'assertions' },
+    );
+  }
   return runWhatIf(ctx.store(), specOf(args, acknowledged), {
-    ...(chat ? { chatModel: chat } : {}),
+    ...(chat && real ? { chatModel: chat } : {}),
+    ...(chat && graded.length > 0 ? { grader: { chatModel: chat, model: graderModel ?? graded[0]?.model ?? '' } } : {}),
     signal,
     maxCostUsd: args.maxCostUsd ?? 0,
     confirmCost: () => Promise.resolve(false),

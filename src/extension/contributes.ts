@@ -290,6 +290,15 @@ function configuration() {
         markdownDescription:
           'The home folder holding `.claude`, `.codex` and `.gemini`. Empty: the `OCDB_SESSIONS_HOME` environment variable, else your home folder.',
       },
+      [p(SETTINGS.whatIfAskAboveUsd)]: {
+        type: 'number',
+        default: 0,
+        minimum: 0,
+        // what the user agrees to spend: never chosen by a workspace
+        scope: 'machine',
+        markdownDescription:
+          'A what-if batch that asks a model (real / override model, model-graded assertions) shows its estimated cost and asks before it starts when the estimate is above this many US dollars, or when a model has no known price. `0`: always ask.',
+      },
     },
   };
 }

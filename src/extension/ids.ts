@@ -204,6 +204,7 @@ export const SETTINGS = {
   sessionsEnabled: 'codingSessions.enabled',
   sessionsFolders: 'codingSessions.folders',
   sessionsHome: 'codingSessions.home',
+  whatIfAskAboveUsd: 'whatIf.askAboveUsd',
 } as const;
 export type SettingKey = (typeof SETTINGS)[keyof typeof SETTINGS];
 

@@ -20,6 +20,8 @@ export interface Settings {
   sessionsEnabled: boolean;
   sessionsFolders: string[];
   sessionsHome: string;
+  /** A what-if batch that spends model tokens runs without asking while its estimate stays at or under this. */
+  whatIfAskAboveUsd: number;
 }
 
 function get<T>(key: SettingKey, fallback: T, valid: (v: unknown) => v is T): T {
@@ -41,6 +43,7 @@ function getUserOnly<T>(key: SettingKey, fallback: T, valid: (v: unknown) => v i
 
 const isString = (v: unknown): v is string => typeof v === 'string';
 const isBoolean = (v: unknown): v is boolean => typeof v === 'boolean';
+const isAmount = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0;
 const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every(isString);
 /** A value the schema accepts as is (an enum of src/model or src/replay: the one list of its values). */
 const accepts =
@@ -63,6 +66,7 @@ export function readSettings(): Settings {
     sessionsEnabled: get(SETTINGS.sessionsEnabled, true, isBoolean),
     sessionsFolders: getUserOnly(SETTINGS.sessionsFolders, [], isStrings),
     sessionsHome: getUserOnly(SETTINGS.sessionsHome, '', isString),
+    whatIfAskAboveUsd: getUserOnly(SETTINGS.whatIfAskAboveUsd, 0, isAmount),
   };
 }
 

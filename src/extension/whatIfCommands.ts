@@ -165,7 +165,7 @@ export function registerWhatIfCommands(
     if (wantsGrader && !model) {
       throw new OcdbError(
         'InvalidInput',
-        'A model-graded assertion needs a model: set one in Set Up Model Endpoint… (agentTimeTravel.model.name).',
+        'A model-graded assertion needs a model: set one in Set Up Model Endpoint… (agentTimeTravel.modelEndpoint.model).',
       );
     }
     return { chatModel, ...(wantsGrader ? { grader: { chatModel, model } } : {}) };
@@ -200,7 +200,7 @@ export function registerWhatIfCommands(
             signal: abort.signal,
             ...(dir ? { batchDir: dir } : {}),
             confirmCost,
-            maxCostUsd: 0,
+            maxCostUsd: readSettings().whatIfAskAboveUsd,
             onProgress: (p) => {
               const increment = (100 * (p.done - last)) / Math.max(1, p.total);
               last = p.done;

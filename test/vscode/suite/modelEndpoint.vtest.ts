@@ -75,6 +75,34 @@ export const tests: VTest[] = [
     },
   },
   {
+    name: 'a graded what-if priced under agentTimeTravel.whatIf.askAboveUsd runs without asking, graded by the endpoint',
+    timeoutMs: 60_000,
+    async run() {
+      assert.ok(server);
+      const seen = server.requests.length;
+      await config().update(SETTINGS.modelName, 'gpt-4o-mini', vscode.ConfigurationTarget.Global);
+      await config().update(SETTINGS.whatIfAskAboveUsd, 1, vscode.ConfigurationTarget.Global);
+      try {
+        // a modal question would hold this command (and the test) until its time-out
+        const answer = await vscode.commands.executeCommand<{ total: number }>(COMMANDS.whatIfAcrossRuns.id, {
+          spec: {
+            cohort: { runIds: ['demo-support-refund'] },
+            at: { kind: 'step', stepIndex: 7 },
+            fork: { contextPatch: { user: { roleId: 'auditor' } }, toolPolicyMap: { '*': 'reuse_result' } },
+            assertions: [{ name: 'polite', question: 'Did the agent answer politely?' }],
+          },
+        });
+        assert.equal(answer.total, 1);
+        const asked = server.requests.slice(seen);
+        assert.equal(asked.length, 2, 'the fork and its recording were graded');
+        assert.ok(asked.every((r) => r.authorization === `Bearer ${KEY}` && r.model === 'gpt-4o-mini'));
+      } finally {
+        await config().update(SETTINGS.whatIfAskAboveUsd, undefined, vscode.ConfigurationTarget.Global);
+        await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      }
+    },
+  },
+  {
     name: 'a fork with the real model sends the stored key to the local endpoint and runs to the end',
     timeoutMs: 60_000,
     async run() {

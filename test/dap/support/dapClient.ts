@@ -72,6 +72,8 @@ export class OcdbDebugClient extends DebugClient {
       env: { ...process.env, OCDB_STORE: '', ...this.spawnWith.env },
     });
     this.proc.stderr?.on('data', (d: Buffer) => (this.stderr += d.toString()));
+    // a test that killed the adapter still says disconnect when it stops: the pipe's EPIPE is expected, kept as text
+    this.proc.stdin?.on('error', (e) => (this.stderr += `\n[adapter stdin: ${e.message}]`));
     const proc = this.proc;
     this.exited = new Promise((resolve) => proc.on('exit', (code) => resolve(code)));
     this.connect(this.proc.stdout as Readable, this.proc.stdin as Writable);

@@ -1,5 +1,5 @@
 /** The better-sqlite3 implementation of the driver seam (the default). */
-import type { SqlDriver, SqlStatement, SqlValue } from './sqlDriver';
+import { BEGIN_SQL, lockTimeoutMs, type SqlDriver, type SqlStatement, type SqlValue } from './sqlDriver';
 import {
   DEFAULT_AUTOCHECKPOINT,
   startWalCheckpointer,
@@ -31,16 +31,8 @@ export function betterSqliteLoadError(): unknown {
   return loadError;
 }
 
-/** The statements that begin and end a write transaction and a grouped write's savepoint (storeTransactions.ts `write`). */
-const TRANSACTION_CONTROL = new Set([
-  'BEGIN IMMEDIATE',
-  'BEGIN EXCLUSIVE',
-  'COMMIT',
-  'ROLLBACK',
-  'SAVEPOINT w',
-  'RELEASE w',
-  'ROLLBACK TO w',
-]);
+/** The savepoint statements of a grouped write (storeTransactions.ts `groupedWrite`): prepared once, like BEGIN. */
+const SAVEPOINTS = new Set(['SAVEPOINT w', 'RELEASE w', 'ROLLBACK TO w']);
 
 export function openBetterSqlite(path: string, create: boolean): SqlDriver {
   const Database = loadBetterSqlite();
@@ -48,16 +40,25 @@ export function openBetterSqlite(path: string, create: boolean): SqlDriver {
   const db = new Database(path, { fileMustExist: !create });
   // A transaction's BEGIN and COMMIT run once per write: prepared once, not compiled again at every call by exec.
   const control = new Map<string, { run(): unknown }>();
+  const run = (sql: string) => {
+    let stmt = control.get(sql);
+    if (!stmt) control.set(sql, (stmt = db.prepare(sql)));
+    stmt.run();
+  };
   let checkpointer: WalCheckpointer | undefined;
   return {
     name: 'better-sqlite3',
     exec: (sql) => {
-      if (!TRANSACTION_CONTROL.has(sql)) return void db.exec(sql);
-      let stmt = control.get(sql);
-      if (!stmt) control.set(sql, (stmt = db.prepare(sql)));
-      stmt.run();
-      if (sql === 'COMMIT') checkpointer?.committed();
+      if (!SAVEPOINTS.has(sql)) return void db.exec(sql);
+      run(sql);
     },
+    begin: (mode) => run(BEGIN_SQL[mode]),
+    commit: () => {
+      run('COMMIT');
+      checkpointer?.committed();
+    },
+    rollback: () => run('ROLLBACK'),
+    setLockTimeout: (ms) => void db.pragma(`busy_timeout = ${lockTimeoutMs(ms)}`),
     checkpointInBackground: () => {
       if (checkpointer || path === ':memory:') return;
       checkpointer = startWalCheckpointer(path, require.resolve('better-sqlite3'), () => {

@@ -1,8 +1,6 @@
 /** The `checkpoints` table: writing a checkpoint (its lists and blobs through ContentStore) and reading it back whole. */
-import { z } from 'zod';
 import {
   CheckpointSchema,
-  canonicalJson,
   MessageSchema,
   OcdbError,
   ToolCallRecordSchema,
@@ -12,7 +10,8 @@ import {
   type ToolCallRecord,
 } from '../model';
 import { hashKey, hashOf, hashOrUndefined } from './blobCodec';
-import { isDeepFrozen } from './immutableValues';
+import type { CheckpointShell } from './checkpointShell';
+import { markValidated, wasValidated } from './immutableValues';
 import { ItemCache } from './itemCache';
 import { lazyList } from './lazyList';
 import { storedItems } from './storedItems';
@@ -33,51 +32,6 @@ import type { CheckpointSummary, ListsFrom } from './runStore';
 import type { SqlRow } from './sqlDriver';
 import type { StoreContext } from './storeContext';
 
-/**
- * A checkpoint whose two growing lists are not validated yet: appendCheckpoint
- * validates only the items that differ from the run's previous checkpoint, so
- * a long conversation or ledger costs O(new items) per append, not O(all).
- */
-/** An array taken as it is (the same array, not a copy walked item by item): its items are checked by putList. */
-const anyArray = z.custom<unknown[]>((v) => Array.isArray(v), { message: 'Invalid input: expected array' });
-
-export const CheckpointShellSchema = CheckpointSchema.extend({
-  messages: anyArray,
-  toolLedgerSnapshot: anyArray,
-});
-export type CheckpointShell = z.infer<typeof CheckpointShellSchema>;
-
-/** The shell of a checkpoint whose runtime context was validated before (the same deep-frozen object). */
-const ShellWithKnownContextSchema = CheckpointShellSchema.extend({
-  runtimeContext: z.custom<CheckpointShell['runtimeContext']>(() => true),
-});
-
-/**
- * Deep-frozen runtime contexts that passed their schema and read back as they are (canonical JSON of the parsed
- * value equals the value's): a run's context is usually carried over unchanged from checkpoint to checkpoint, and
- * is then neither validated, serialised nor hashed again (the store knows its hash by identity).
- */
-const knownContexts = new WeakSet<object>();
-
-/** Validates an appended checkpoint's shell; a context seen before (same frozen object) is taken as it is. */
-export function parseCheckpointShell(input: unknown): CheckpointShell {
-  const context = (input as { runtimeContext?: unknown } | null)?.runtimeContext;
-  if (typeof context === 'object' && context !== null && knownContexts.has(context)) {
-    return parseWith(ShellWithKnownContextSchema, input, 'checkpoint');
-  }
-  const cp = parseWith(CheckpointShellSchema, input, 'checkpoint');
-  if (
-    typeof context === 'object' &&
-    context !== null &&
-    isDeepFrozen(context) &&
-    canonicalJson(cp.runtimeContext) === canonicalJson(context)
-  ) {
-    knownContexts.add(context);
-    cp.runtimeContext = context as CheckpointShell['runtimeContext'];
-  }
-  return cp;
-}
-
 /** The ledger record fields a walk reads without the record's arguments and result (storedItems.ts itemFacts). */
 const LEDGER_FACTS = new Set([
   'toolCallId',
@@ -90,9 +44,11 @@ const LEDGER_FACTS = new Set([
 ]);
 
 const WHERE = 'checkpoint';
-const parseMessage = (raw: unknown, i: number) => parseWith(MessageSchema, raw, WHERE, ['messages', i]);
+// an item this process's store validated as it read it (a copy from another store) is not validated again
+const parseMessage = (raw: unknown, i: number) =>
+  wasValidated(raw, 'message') ? raw : parseWith(MessageSchema, raw, WHERE, ['messages', i]);
 const parseLedgerRecord = (raw: unknown, i: number) =>
-  parseWith(ToolCallRecordSchema, raw, WHERE, ['toolLedgerSnapshot', i]);
+  wasValidated(raw, 'record') ? raw : parseWith(ToolCallRecordSchema, raw, WHERE, ['toolLedgerSnapshot', i]);
 
 /**
  * A checkpoint's row with its head (schema 7): what a run carries over from checkpoint to
@@ -113,6 +69,11 @@ const RUN_KEY = '(SELECT run_key FROM runs WHERE run_id = ?)';
 export const CHECKPOINT_AT = `${ROW} WHERE c.run_key = ${RUN_KEY} AND c.seq = ?`;
 /** A run's checkpoints `seq` from..to (params: run id, from, to), as CHECKPOINT_AT answers each. */
 export const CHECKPOINTS_BETWEEN = `${ROW} WHERE c.run_key = ${RUN_KEY} AND c.seq BETWEEN ? AND ? ORDER BY c.seq`;
+
+const INSERT_HEAD = `INSERT INTO checkpoint_heads (system_prompt_hash, model_json, prompt_version, context_hash,
+  artifact_refs_json) VALUES (?, ?, ?, ?, ?)`;
+/** checkpoint_heads' id column: what an INSERT_HEAD answers as its lastInsertRowid. */
+const HEAD_ID = 'head_id';
 
 /** The head columns of a checkpoint, as its row of checkpoint_heads holds them. */
 interface Head {
@@ -167,10 +128,7 @@ export class CheckpointTable {
     }
     id ??= Number(
       this.ctx
-        .sql(
-          `INSERT INTO checkpoint_heads (system_prompt_hash, model_json, prompt_version, context_hash,
-           artifact_refs_json) VALUES (?, ?, ?, ?, ?)`,
-        )
+        .sql(INSERT_HEAD, 'none', HEAD_ID)
         .run(
           head.systemPromptHash === null ? null : hashKey(head.systemPromptHash),
           head.modelJson,
@@ -196,10 +154,7 @@ export class CheckpointTable {
       .all(runId, from, to);
     for (const old of heads) {
       const id = this.ctx
-        .sql(
-          `INSERT INTO checkpoint_heads (system_prompt_hash, model_json, prompt_version, context_hash,
-           artifact_refs_json) VALUES (?, ?, ?, ?, ?)`,
-        )
+        .sql(INSERT_HEAD, 'none', HEAD_ID)
         .run(
           old.system_prompt_hash ?? null,
           old.model_json ?? null,
@@ -245,17 +200,19 @@ export class CheckpointTable {
   /**
    * Inserts a checkpoint at the end of its run (inside the caller's
    * transaction). A `Checkpoint` is taken as validated; a `CheckpointShell`
-   * gets its new list items validated here. `runRow`: the run's row as read in this transaction.
+   * gets its new list items validated here. `runRow`: the run's row as read in this transaction. `idChecked`: the
+   * caller found the id free (a copy looks a batch's ids up at once).
    */
   insert(
     cp: Checkpoint | CheckpointShell,
     validateItems = false,
     listsFrom?: ListsFrom,
     runRow?: SqlRow,
+    idChecked = false,
   ): CheckpointSummary {
     const key = this.key(cp.checkpointId);
     // SQLite: the unique index refuses a used id at the INSERT below (no read first); PostgreSQL: read first
-    if (!this.ctx.uniqueErrorKeepsTransaction) this.assertNewId(cp.checkpointId);
+    if (!this.ctx.uniqueErrorKeepsTransaction && !idChecked) this.assertNewId(cp.checkpointId);
     // the caller's row of the run when it has just read it in this transaction (appendCheckpoint): not read twice
     const run = runRow ?? this.ctx.requireRunRow(cp.runId);
     const index = Number(run.checkpoint_count);
@@ -545,17 +502,20 @@ export class CheckpointTable {
   private readonly items = new ItemCache();
 
   /** Item `i` of a checkpoint's messages or ledger snapshot, of content `hash`: validated and frozen. */
-  private item(list: 'messages', hash: string, where: string, i: number): Message;
-  private item(list: 'toolLedgerSnapshot', hash: string, where: string, i: number): ToolCallRecord;
-  private item(list: 'messages' | 'toolLedgerSnapshot', hash: string, where: string, i: number): object {
+  item(list: 'messages', hash: string, where: string, i: number): Message;
+  item(list: 'toolLedgerSnapshot', hash: string, where: string, i: number): ToolCallRecord;
+  item(list: 'messages' | 'toolLedgerSnapshot', hash: string, where: string, i: number): object {
     const schema = list === 'messages' ? MessageSchema : ToolCallRecordSchema;
     return this.items.get(`${list === 'messages' ? 'm' : 'l'}${hash}`, () =>
-      parseWith(schema, this.ctx.content.getValue(hash), where, [list, i]),
+      markValidated(
+        parseWith(schema, this.ctx.content.getValue(hash), where, [list, i]),
+        list === 'messages' ? 'message' : 'record',
+      ),
     );
   }
 
   /** A checkpoint row read and validated but for its two lists, and where their items are. */
-  private head(row: SqlRow): {
+  head(row: SqlRow): {
     cp: Checkpoint;
     messageAt: (i: number) => string | undefined;
     ledgerAt: (i: number) => string | undefined;

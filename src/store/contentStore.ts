@@ -128,6 +128,7 @@ export class ContentStore {
       db,
       (value) => this.putItem(value),
       (hash) => this.getValue(hash),
+      traits.nodeIdBlock,
     );
   }
 
@@ -168,6 +169,23 @@ export class ContentStore {
     return { hash, value: stored };
   }
 
+  /** Set while a copy of a run writes (bulkWrites): blobs are inserted without a look-up first. */
+  private bulk = false;
+
+  /**
+   * Runs `fn` (a copy of a run from another store) with every blob inserted at once (OR IGNORE) and never looked
+   * up or counted first: a copy's blobs are nearly all new, and over the network each look-up is a round trip.
+   */
+  bulkWrites<T>(fn: () => T): T {
+    const was = this.bulk;
+    this.bulk = true;
+    try {
+      return fn();
+    } finally {
+      this.bulk = was;
+    }
+  }
+
   /** Stores `text` once; returns its hash (`given`: the caller knows it already, e.g. a stored value's). */
   putText(text: string, given?: string): string {
     // A text to be deflated is encoded once, for its hash and its compression: a string given to each is encoded by
@@ -177,7 +195,7 @@ export class ContentStore {
     // A blob worth deflating is looked up first: the same result arrives as the call's result and in its message.
     this.written.set(hash, text);
     if (this.inTransaction.has(hash)) return hash;
-    const worthLookUp = text.length >= LOOKUP_MIN;
+    const worthLookUp = text.length >= LOOKUP_MIN && !this.bulk;
     const lookedUp = worthLookUp && this.lookups.first;
     if (!lookedUp || !this.isThere(hash)) {
       const written = this.insertBlob.run(hashKey(hash), encodeData(text, this.bytesOnly, utf8));
@@ -202,6 +220,7 @@ export class ContentStore {
    */
   transactionEnded(): void {
     this.inTransaction.clear();
+    this.lists.transactionEnded();
   }
 
   /**
@@ -222,7 +241,7 @@ export class ContentStore {
     if (!shared && !base) return this.remember(record, text, this.putText(text));
     const hash = contentHash(text);
     this.written.set(hash, text);
-    const lookedUp = this.lookups.first;
+    const lookedUp = this.lookups.first && !this.bulk;
     if (lookedUp && this.isThere(hash)) return this.remember(record, text, hash);
     // the members its base holds are not stored again
     const holed: Record<string, unknown> = {};
@@ -275,7 +294,7 @@ export class ContentStore {
             encodeData(canonicalJson(holed), this.bytesOnly),
             JSON.stringify(refs),
           );
-    if (!lookedUp) this.lookups.inserted(written);
+    if (!lookedUp && !this.bulk) this.lookups.inserted(written);
     return this.remember(record, text, hash);
   }
 

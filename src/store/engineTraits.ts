@@ -3,7 +3,7 @@
  * a driver's name or a statement's text. SQL text differences are pgDialect.ts's (one translation); engine-specific
  * DDL is the migrations' (migrations.ts, pgMigrations.ts); the rest is here.
  */
-import { INTEGRITY_CHECK } from './pgDialect';
+import { INTEGRITY_CHECK, NODE_ID_BLOCK } from './pgDialect';
 import type { DriverName } from './sqlDriver';
 
 export interface EngineTraits {
@@ -37,6 +37,19 @@ export interface EngineTraits {
    * PostgreSQL, whose server keeps its pages sound, the store's invariant that every reference resolves.
    */
   readonly integrityCheck: string;
+  /**
+   * The count of top-level runs is kept in `meta` by triggers (SQLite: its one writer holds the whole file anyway).
+   * False on PostgreSQL, where writers run at once and one shared counter row would be held by every transaction
+   * that adds a top-level run until it commits (a long push or import would stall every agent's startRun): the
+   * tree's page counts them at read time (an index-only count over the partial index of top-level runs).
+   */
+  readonly rootRunsKept: boolean;
+  /**
+   * A list node's id can be taken from its sequence ahead, in blocks (PostgreSQL: `nodeIdBlock`): a node this
+   * transaction adds under a node it added itself (nobody else can see that one yet) is then inserted without
+   * waiting for its id, so a long list costs no round trip a node. SQLite answers its rowid at once: none needed.
+   */
+  readonly nodeIdBlock?: string;
 }
 
 const SQLITE: EngineTraits = {
@@ -47,6 +60,7 @@ const SQLITE: EngineTraits = {
   walFile: true,
   changeWake: 'folderWatch',
   integrityCheck: 'PRAGMA integrity_check',
+  rootRunsKept: true,
 };
 
 const POSTGRES: EngineTraits = {
@@ -57,6 +71,8 @@ const POSTGRES: EngineTraits = {
   walFile: false,
   changeWake: 'notify',
   integrityCheck: INTEGRITY_CHECK,
+  rootRunsKept: false,
+  nodeIdBlock: NODE_ID_BLOCK,
 };
 
 /** The traits of the engine a driver reaches. */

@@ -35,7 +35,7 @@ export function applyFixups(db: SqlDriver): void {
   for (const fixup of FIXUPS) {
     if (done(fixup.key)) continue;
     try {
-      db.exec('BEGIN IMMEDIATE');
+      db.begin('write');
     } catch {
       return; // cannot write now: the next open tries again
     }
@@ -49,10 +49,10 @@ export function applyFixups(db: SqlDriver): void {
         ).run();
         db.prepare("INSERT INTO meta (key, value) VALUES (?, '1')").run(fixup.key);
       }
-      db.exec('COMMIT');
+      db.commit();
     } catch {
       try {
-        db.exec('ROLLBACK');
+        db.rollback();
       } catch {
         // the transaction may already be gone
       }

@@ -14,6 +14,9 @@
  *   read-ahead) can never be stale; it is dropped only when the rows may be gone: a rollback (what the transaction
  *   wrote is gone) or a garbage collection (deleteRun), by `ContentStore.forgetMemos`.
  * - What the store parses for itself and keeps is frozen here (`freezeDeep`): nobody else holds it.
+ * - A list item the store validated as it read it (a message, a ledger record) is marked so (`markValidated`): a copy
+ *   of a run into another store of this process writes it without validating it again (`wasValidated`). Only the
+ *   store marks, only objects it made and froze, so the mark cannot be had by a value that did not pass.
  */
 import { isStoredItem } from './storedItems';
 
@@ -69,4 +72,17 @@ export function sameValue(a: unknown, b: unknown): boolean {
       return false;
   }
   return true;
+}
+
+const validated = { message: new WeakSet<object>(), record: new WeakSet<object>() };
+
+/** Marks `value` (a list item the store parsed with its schema and will freeze) as having passed as a `kind`. */
+export function markValidated<T>(value: T, kind: 'message' | 'record'): T {
+  if (typeof value === 'object' && value !== null) validated[kind].add(value);
+  return value;
+}
+
+/** True when the store itself validated `value` as a `kind` (markValidated). */
+export function wasValidated(value: unknown, kind: 'message' | 'record'): boolean {
+  return typeof value === 'object' && value !== null && validated[kind].has(value);
 }

@@ -19,4 +19,5 @@ export { lazyList } from './lazyList';
 export { isStoredItem, isUnread, itemFacts } from './storedItems';
 export { extendList, extensionOf, isSealedList, sealList, updateInPlace } from './listIdentity';
 export { runExportChunks, writeRunExport } from './runExport';
+export { READ_AHEAD_BATCH } from './runReadAhead';
 export { artifactSize, findRunArtifact, runArtifacts, type ArtifactLookup } from './artifactLookup';

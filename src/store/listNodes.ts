@@ -47,17 +47,46 @@ export class ListNodes {
   private readonly nodeOwner = new Map<number, { tail: number; length: number }>();
   private readonly memos = new Map<string, ListMemo>();
 
-  /** `putItem` stores one item and answers its hash; `getValue` reads one back (ContentStore). */
+  /**
+   * Engines whose node ids are taken ahead (EngineTraits.nodeIdBlock): the nodes this transaction added (nobody
+   * else sees them before it commits, so nobody else adds a node under one), and their children by (parent, item).
+   */
+  private readonly fresh:
+    | {
+        nodes: Set<number>;
+        children: Map<string, number>;
+        spare: number[];
+        block: SqlStatement;
+        insert: SqlStatement;
+      }
+    | undefined;
+
+  /**
+   * `putItem` stores one item and answers its hash; `getValue` reads one back (ContentStore). `nodeIdBlock`: the
+   * engine's query for a block of node ids (EngineTraits.nodeIdBlock), if it takes them ahead.
+   */
   constructor(
     db: SqlDriver,
     private readonly putItem: (value: unknown) => string,
     private readonly getValue: (hash: string) => unknown,
+    nodeIdBlock?: string,
   ) {
+    if (nodeIdBlock !== undefined) {
+      this.fresh = {
+        nodes: new Set(),
+        children: new Map(),
+        spare: [],
+        block: db.prepare(nodeIdBlock, { volatile: true }),
+        insert: db.prepare('INSERT INTO list_nodes (id, parent, item, len) VALUES (?, ?, ?, ?)'),
+      };
+    }
     this.selectNode = db.prepare('SELECT parent, item FROM list_nodes WHERE id = ?', { readAhead: 'listNodeChain' });
     this.findNode = db.prepare('SELECT id FROM list_nodes WHERE parent = ? AND item = ?');
     // Inserted first, looked up only when it was there already: a new item's node (nearly every one a writer puts)
     // costs one statement, not a look-up and then an insert.
-    this.insertNode = db.prepare('INSERT OR IGNORE INTO list_nodes (parent, item, len) VALUES (?, ?, ?)');
+    this.insertNode = db.prepare('INSERT OR IGNORE INTO list_nodes (parent, item, len) VALUES (?, ?, ?)', {
+      returnsId: 'id',
+    });
   }
 
   /**
@@ -158,8 +187,31 @@ export class ListNodes {
   /** The id of the list node (`parent`, `hash`) of `length` items: inserted, or the one there (hash-consed). */
   private nodeOf(parent: number, hash: string, length: number): number {
     const item = hashKey(hash);
+    const fresh = this.fresh;
+    if (fresh?.nodes.has(parent)) {
+      // under a node this transaction added: only this transaction can have added (parent, item), so its id is
+      // known here and the INSERT goes with the transaction's next read or COMMIT (a plain INSERT: a conflict
+      // would be a bug, not a race)
+      const key = `${parent}\u0000${hash}`;
+      const known = fresh.children.get(key);
+      if (known !== undefined) return known;
+      if (fresh.spare.length === 0)
+        fresh.spare = fresh.block
+          .all(512)
+          .map((r) => Number(r.id))
+          .reverse();
+      const id = fresh.spare.pop() as number;
+      fresh.insert.run(id, parent, item, length);
+      fresh.nodes.add(id);
+      fresh.children.set(key, id);
+      return id;
+    }
     const inserted = this.insertNode.run(parent, item, length);
-    if (inserted.changes === 1) return Number(inserted.lastInsertRowid);
+    if (inserted.changes === 1) {
+      const id = Number(inserted.lastInsertRowid);
+      fresh?.nodes.add(id);
+      return id;
+    }
     const found = this.findNode.get(parent, item);
     if (!found) throw new Error(`list node (${parent}, ${hash}) was neither inserted nor found`);
     return Number(found.id);
@@ -292,8 +344,15 @@ export class ListNodes {
     return this.listHashes(node).map((h) => this.getValue(h));
   }
 
+  /** The transaction ended: the nodes it added are everyone's now (others may add nodes under them). */
+  transactionEnded(): void {
+    this.fresh?.nodes.clear();
+    this.fresh?.children.clear();
+  }
+
   /** Forgets the list memos and chains read (after garbage collection or a failed transaction). */
   forget(): void {
+    this.transactionEnded();
     this.memos.clear();
     this.nodeOwner.clear();
     this.chainCache.clear();

@@ -372,7 +372,7 @@ export function migrate(db: SqlDriver): void {
     );
   }
   for (let v = current; v < MIGRATIONS.length; v++) {
-    db.exec('BEGIN IMMEDIATE');
+    db.begin('write');
     try {
       // Re-check inside the write lock: another process may have migrated meanwhile.
       const now = Number(db.prepare('PRAGMA user_version').get()?.user_version ?? 0);
@@ -380,9 +380,9 @@ export function migrate(db: SqlDriver): void {
         db.exec(MIGRATIONS[v] as string);
         db.exec(`PRAGMA user_version = ${v + 1}`);
       }
-      db.exec('COMMIT');
+      db.commit();
     } catch (e) {
-      db.exec('ROLLBACK');
+      db.rollback();
       throw e;
     }
   }

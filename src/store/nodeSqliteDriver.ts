@@ -4,7 +4,7 @@
  * aggregate(), isTransaction or location()), so no supported release lacks a call made here. Node 22 prints an
  * ExperimentalWarning when the module loads: that one warning is dropped, every other passes.
  */
-import type { SqlDriver, SqlRow, SqlStatement, SqlValue } from './sqlDriver';
+import { BEGIN_SQL, lockTimeoutMs, type SqlDriver, type SqlRow, type SqlStatement, type SqlValue } from './sqlDriver';
 
 interface NodeSqliteStatement {
   run(...params: SqlValue[]): { changes: number | bigint; lastInsertRowid: number | bigint };
@@ -68,6 +68,10 @@ export function openNodeSqlite(path: string, create: boolean): SqlDriver {
   return {
     name: 'node:sqlite',
     exec: (sql) => db.exec(sql),
+    begin: (mode) => db.exec(BEGIN_SQL[mode]),
+    commit: () => db.exec('COMMIT'),
+    rollback: () => db.exec('ROLLBACK'),
+    setLockTimeout: (ms) => db.exec(`PRAGMA busy_timeout = ${lockTimeoutMs(ms)}`),
     prepare(sql): SqlStatement {
       const stmt = db.prepare(sql);
       return {

@@ -73,16 +73,16 @@ export function openRunStore(file: string, options: OpenStoreOptions = {}): SqlR
     throw translateSqliteError(e, abs);
   }
   try {
-    db.exec(`PRAGMA busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+    db.setLockTimeout(options.busyTimeoutMs ?? 5000);
     db.exec('PRAGMA journal_mode = WAL');
     db.exec('PRAGMA synchronous = NORMAL');
     db.exec('PRAGMA foreign_keys = ON');
     // a migration or fix-up that writes commits this process's open groups first (see storeTransactions.ts)
     const writing: SqlDriver = {
       ...db,
-      exec: (sql) => {
-        if (sql.startsWith('BEGIN')) StoreTransactions.commitOpenGroups();
-        db.exec(sql);
+      begin: (mode) => {
+        StoreTransactions.commitOpenGroups();
+        db.begin(mode);
       },
     };
     migrate(writing);

@@ -6,7 +6,7 @@
  * | --------------------------------------- | ----------------------------------------------------------------- |
  * | `?` parameters                          | `$1`, `$2`, …                                                     |
  * | `INSERT OR IGNORE INTO t …`             | `INSERT INTO t … ON CONFLICT DO NOTHING`                          |
- * | `lastInsertRowid` of an INSERT          | `… RETURNING id` for the tables of `ROWID_TABLES`                 |
+ * | `lastInsertRowid` of an INSERT          | `… RETURNING <id>` where the caller names its id (`returnsId`)    |
  * | `INSERT OR IGNORE` of a hash-consed row | `… ON CONFLICT DO NOTHING RETURNING id` (no row: it was there)    |
  * | `t INDEXED BY idx`                      | `t` (the planner picks the partial index itself)                  |
  * | scalar `MAX(a, b)` / `MIN(a, b)`        | `GREATEST(a, b)` / `LEAST(a, b)`                                  |
@@ -16,21 +16,9 @@
  * | `json_each(text)`, `json_extract(t, p)` | SQL functions of the same name (pgMigrations.ts)                  |
  * | `unhex(text)` (hex to bytes, or NULL)   | a SQL function of the same name (pgMigrations.ts)                 |
  *
- * Transactions (`BEGIN IMMEDIATE`) and PRAGMAs are the driver's (pgDriver.ts). Engine-specific DDL lives only in
+ * Transactions (begin/commit/rollback) and the lock timeout are the driver's calls (pgDriver.ts). Engine-specific DDL lives only in
  * the migrations (migrations.ts, pgMigrations.ts). Pure: no I/O.
  */
-
-/**
- * Tables whose SQLite rowid the store reads back after an INSERT (`lastInsertRowid`): their id column in
- * PostgreSQL, returned by the INSERT. A hash-consed row is inserted `OR IGNORE` (two writers can write the same
- * list prefix at once: the second waits for the first and inserts nothing), and its writer looks the id up when
- * none came back (ContentStore's list nodes: a read of its own, whose READ COMMITTED snapshot sees the other
- * writer's committed row).
- */
-export const ROWID_TABLES: Readonly<Record<string, { id: string }>> = {
-  list_nodes: { id: 'id' },
-  checkpoint_heads: { id: 'head_id' },
-};
 
 /**
  * Reads of immutable rows that walk a chain one row at a time in SQLite (a list node, then its parent, …): one
@@ -55,14 +43,22 @@ export const READ_AHEAD: Readonly<Record<ReadAheadName, { chain: string; key: st
  * readAheadRun): their rows as the checkpoint-at-index read answers them, the list nodes their messages and ledger
  * snapshots reach (each once), and the blobs those nodes, the checkpoints' heads and the run's tool calls name,
  * with the blobs their parts name. A copy of a run then costs a few round trips a batch, not some a checkpoint.
+ * The walk up a list stops below the shortest list of its kind in the batch: a batch after the first continues the
+ * lists of the batch before (read then), so each batch walks what it adds, not the whole conversation again.
  */
-const RUN_WALK = `walk (id, parent, item) AS (
-    SELECT n.id, n.parent, n.item FROM checkpoints c JOIN list_nodes n ON n.id IN (c.messages_node, c.ledger_node)
-     WHERE c.run_key = (SELECT run_key FROM runs WHERE run_id = $1) AND c.seq BETWEEN $2 AND $3
+const RUN_WALK = `batch (messages_node, ledger_node, message_count, ledger_count) AS (
+    SELECT messages_node, ledger_node, message_count, ledger_count FROM checkpoints
+     WHERE run_key = (SELECT run_key FROM runs WHERE run_id = $1) AND seq BETWEEN $2 AND $3),
+  floor (m, l) AS (SELECT MIN(message_count) - 1, MIN(ledger_count) - 1 FROM batch),
+  walk (id, parent, item, kind) AS (
+    SELECT n.id, n.parent, n.item, 'm' FROM batch c JOIN list_nodes n ON n.id = c.messages_node
     UNION
-    SELECT n.id, n.parent, n.item FROM walk w JOIN list_nodes n ON n.id = w.parent)`;
+    SELECT n.id, n.parent, n.item, 'l' FROM batch c JOIN list_nodes n ON n.id = c.ledger_node
+    UNION
+    SELECT n.id, n.parent, n.item, w.kind FROM walk w JOIN list_nodes n ON n.id = w.parent CROSS JOIN floor f
+     WHERE n.len >= CASE w.kind WHEN 'm' THEN f.m ELSE f.l END)`;
 export const RUN_READ_AHEAD = {
-  nodes: `WITH RECURSIVE ${RUN_WALK} SELECT id, parent, item FROM walk`,
+  nodes: `WITH RECURSIVE ${RUN_WALK} SELECT DISTINCT id, parent, item FROM walk`,
   blobs: `WITH RECURSIVE ${RUN_WALK},
     named (hash) AS (
       SELECT item FROM walk
@@ -101,6 +97,9 @@ export const INTEGRITY_CHECK = `SELECT CASE WHEN n = 0 THEN 'ok' ELSE n || ' dan
   + (SELECT count(*) FROM tool_calls t WHERE NOT EXISTS (SELECT 1 FROM blobs b WHERE b.hash = t.args_ref))
   + (SELECT count(*) FROM tool_calls t WHERE t.result_ref IS NOT NULL
        AND NOT EXISTS (SELECT 1 FROM blobs b WHERE b.hash = t.result_ref)) AS n) AS counts`;
+
+/** A block of list node ids taken from their sequence ahead (EngineTraits.nodeIdBlock): $1 of them. */
+export const NODE_ID_BLOCK = `SELECT nextval(pg_get_serial_sequence('list_nodes', 'id')) AS id FROM generate_series(1, $1)`;
 
 /** The walks over immutable rows an engine may read ahead (READ_AHEAD). */
 export type ReadAheadName = 'listNodeChain';
@@ -169,8 +168,11 @@ function scalarMinMax(sql: string): string {
   return out + sql.slice(last);
 }
 
-/** Translates one SQLite statement of the store to PostgreSQL (see the table above). */
-export function toPostgres(sql: string): PgStatementText {
+/**
+ * Translates one SQLite statement of the store to PostgreSQL (see the table above). `returnsId`: the INSERT's id
+ * column its caller reads back (PrepareOptions.returnsId), returned by the statement.
+ */
+export function toPostgres(sql: string, returnsId?: string): PgStatementText {
   const parts = segments(sql.trim().replace(/;\s*$/, ''));
   let n = 0;
   let ignore = false;
@@ -191,13 +193,8 @@ export function toPostgres(sql: string): PgStatementText {
   const joined = parts.map((p) => (p.code ? code(p.text) : p.text)).join('');
   let text = scalarMinMax(joined);
   if (ignore) text += ' ON CONFLICT DO NOTHING';
-  let returnsRowid = false;
-  const insert = /^\s*INSERT\s+INTO\s+(\w+)/i.exec(text);
-  const table = insert ? ROWID_TABLES[(insert[1] as string).toLowerCase()] : undefined;
-  if (table && !/\bRETURNING\b/i.test(text)) {
-    text += ` RETURNING ${table.id}`;
-    returnsRowid = true;
-  }
+  const returnsRowid = returnsId !== undefined;
+  if (returnsRowid) text += ` RETURNING ${returnsId}`;
   return { text, returnsRowid, params: n };
 }
 

@@ -8,8 +8,8 @@
  *   sent with the next query or the COMMIT, in one message: a write costs the round trips of its reads.
  * - Writers run at once (READ COMMITTED), and what SQLite's single writer gives for free is kept with advisory
  *   transaction locks, all in the two-int form (the store's key, derived from its schema: storeLockKeys):
- *   - `BEGIN IMMEDIATE` is `BEGIN` and the store's write lock taken SHARED: writers never wait for each other on
- *     it; `BEGIN EXCLUSIVE` (deleteRun's garbage collection) takes it exclusively, so it waits for the writers in
+ *   - `begin('write')` is `BEGIN` and the store's write lock taken SHARED: writers never wait for each other on
+ *     it; `begin('exclusive')` (deleteRun's garbage collection) takes it exclusively, so it waits for the writers in
  *     flight and runs alone: no blob or list node another transaction is about to reference is collected.
  *   - `lockRow(table, id)`: the row lock of a read-check-write (a run's next checkpoint seq, a tool call finished
  *     once, a run id taken once, a fork request claimed once, a stop answered once): one writer per run at a
@@ -21,8 +21,8 @@
  *   Shared list nodes and blobs two runs write at once are inserted ON CONFLICT DO NOTHING (a list node then read
  *   again by a statement of its own, which sees the row the other transaction committed: pgDialect.ts).
  *   Readers never take a lock.
- * - `PRAGMA busy_timeout = n` sets `lock_timeout` (a writer waits that long for a lock, then StoreLocked);
- *   other PRAGMAs are SQLite's own and do nothing here.
+ * - Transactions begin, commit and roll back by explicit calls (begin/commit/rollback), never recognised by
+ *   reading a statement's text; setLockTimeout sets `lock_timeout` (a writer waits that long, then StoreLocked).
  * The connection string stays in this driver and its worker: every error carries the redacted location only.
  */
 import * as fs from 'node:fs';
@@ -32,7 +32,15 @@ import { OcdbError } from '../model';
 import { READ_AHEAD, toPostgres, type PgStatementText } from './pgDialect';
 import { translatePgError } from './pgErrors';
 import type { PgOp, PgReply, PgRequest } from './pgWorker';
-import type { PrepareOptions, SqlDriver, SqlRow, SqlStatement, SqlValue } from './sqlDriver';
+import {
+  lockTimeoutMs,
+  type BeginMode,
+  type PrepareOptions,
+  type SqlDriver,
+  type SqlRow,
+  type SqlStatement,
+  type SqlValue,
+} from './sqlDriver';
 
 /** The store-wide advisory locks (two-int form: the store's key, then which lock). */
 export const WRITE_LOCK = 1;
@@ -135,7 +143,12 @@ export class PgDriver implements SqlDriver {
   private readonly readAhead = new Map<string, Map<string, SqlRow>>();
   private readAheadRows = 0;
   /** Rows read for a batch (readAheadBatch), by statement and params: answered once asked, until the next batch or write. */
-  private readonly primed = new Map<string, SqlRow[]>();
+  private primed = new Map<string, SqlRow[]>();
+  /**
+   * The batch read before the current one (readAheadBatch): a copy's first checkpoint of a batch continues the last
+   * of the batch before, whose list nodes it walks up from.
+   */
+  private primedBefore = new Map<string, SqlRow[]>();
   private listening = false;
   /** How long this thread waits for one answer before it gives up on the worker. */
   private readonly answerTimeoutMs: number;
@@ -271,11 +284,12 @@ export class PgDriver implements SqlDriver {
     }
   }
 
-  private statement(sql: string): PgStatementText & { name: string } {
-    let t = this.texts.get(sql);
+  private statement(sql: string, returnsId?: string): PgStatementText & { name: string } {
+    const key = returnsId === undefined ? sql : `${returnsId}\u0000${sql}`;
+    let t = this.texts.get(key);
     if (!t) {
-      t = { ...toPostgres(sql), name: `ocdb_${this.texts.size + 1}` };
-      this.texts.set(sql, t);
+      t = { ...toPostgres(sql, returnsId), name: `ocdb_${this.texts.size + 1}` };
+      this.texts.set(key, t);
     }
     return t;
   }
@@ -293,53 +307,53 @@ export class PgDriver implements SqlDriver {
   }
 
   exec(sql: string): void {
-    const text = sql.trim();
-    this.primed.clear();
-    if (/^BEGIN\b/i.test(text)) {
-      const exclusive = /^BEGIN\s+EXCLUSIVE\b/i.test(text);
-      this.queue.push({ op: { text: 'BEGIN', mode: 'none' } });
-      this.inTransaction = true;
-      this.held.clear();
-      if (exclusive) this.lockStore();
-      else this.queueLock('ocdb_write_lock', 'pg_advisory_xact_lock_shared', this.keys.store, WRITE_LOCK);
-      this.reads.clear();
-      return;
-    }
-    if (/^COMMIT\b/i.test(text)) {
-      this.inTransaction = false;
-      this.held.clear();
-      this.reads.clear();
-      this.flush({ text: 'COMMIT', mode: 'none' });
-      return;
-    }
-    if (/^ROLLBACK\b/i.test(text)) {
-      const begun = this.queue.length === 0 || this.queue[0]?.op.text !== 'BEGIN';
-      this.queue = [];
-      this.inTransaction = false;
-      this.held.clear();
-      this.reads.clear();
-      // nothing was sent yet: there is nothing to roll back on the server
-      if (begun) this.request({ type: 'batch', ops: [{ text: 'ROLLBACK', mode: 'none' }] });
-      return;
-    }
+    this.forgetPrimed();
     this.reads.clear();
-    const pragma = /^PRAGMA\s+(\w+)\s*(?:=\s*(\w+))?/i.exec(text);
-    if (pragma) {
-      if ((pragma[1] as string).toLowerCase() === 'busy_timeout') {
-        const ms = Number(pragma[2] ?? 0);
-        this.flush({
-          text: `SET lock_timeout = ${Number.isFinite(ms) ? Math.max(0, Math.floor(ms)) : 5000}`,
-          mode: 'exec',
-        });
-      }
-      return;
-    }
-    this.flush({ text, mode: 'exec' });
+    this.flush({ text: sql.trim(), mode: 'exec' });
+  }
+
+  /**
+   * `BEGIN`, queued (sent with the transaction's first read or its COMMIT) with the store's write lock: shared for a
+   * write (writers run at once), exclusive for 'exclusive' (garbage collection runs alone).
+   */
+  begin(mode: BeginMode): void {
+    this.forgetPrimed();
+    this.queue.push({ op: { text: 'BEGIN', mode: 'none', tx: 'begin' } });
+    this.inTransaction = true;
+    this.held.clear();
+    if (mode === 'exclusive') this.lockStore();
+    else this.queueLock('ocdb_write_lock', 'pg_advisory_xact_lock_shared', this.keys.store, WRITE_LOCK);
+    this.reads.clear();
+  }
+
+  commit(): void {
+    this.forgetPrimed();
+    this.inTransaction = false;
+    this.held.clear();
+    this.reads.clear();
+    this.flush({ text: 'COMMIT', mode: 'none', tx: 'commit' });
+  }
+
+  rollback(): void {
+    this.forgetPrimed();
+    // the BEGIN still queued: nothing was sent yet, so there is nothing to roll back on the server
+    const sent = this.queue.length === 0 || this.queue[0]?.op.tx !== 'begin';
+    this.queue = [];
+    this.inTransaction = false;
+    this.held.clear();
+    this.reads.clear();
+    if (sent) this.request({ type: 'batch', ops: [{ text: 'ROLLBACK', mode: 'none', tx: 'rollback' }] });
+  }
+
+  /** `lock_timeout`: a writer waits that long for a lock (a row's, an advisory one), then StoreLocked. */
+  setLockTimeout(ms: number): void {
+    this.reads.clear();
+    this.flush({ text: `SET lock_timeout = ${lockTimeoutMs(ms)}`, mode: 'exec' });
   }
 
   prepare(sql: string, options: PrepareOptions = {}): SqlStatement {
     if (options.readAhead) return this.readAheadStatement(sql, READ_AHEAD[options.readAhead]);
-    const t = this.statement(sql);
+    const t = this.statement(sql, options.returnsId);
     const op = (params: SqlValue[], mode: PgOp['mode']): PgOp => ({
       text: t.text,
       name: t.name,
@@ -348,9 +362,9 @@ export class PgDriver implements SqlDriver {
     });
     /** A read inside a transaction, answered again without a round trip until the transaction writes. */
     const read = (params: SqlValue[], mode: 'get' | 'all'): SqlRow[] => {
-      const ready = this.primed.size > 0 ? this.primed.get(primeKey(sql, params)) : undefined;
+      const ready = this.primed.size > 0 ? this.primedRows(primeKey(sql, params)) : undefined;
       if (ready) return ready.map((r) => ({ ...r }));
-      if (!this.inTransaction) return (this.flush(op(params, mode)).rows ?? []) as SqlRow[];
+      if (!this.inTransaction || options.volatile) return (this.flush(op(params, mode)).rows ?? []) as SqlRow[];
       const key = `${mode}\u0000${sql}\u0000${JSON.stringify(params, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v))}`;
       const known = this.reads.get(key);
       if (known && this.queue.length === 0) return known.map((r) => ({ ...r }));
@@ -364,7 +378,7 @@ export class PgDriver implements SqlDriver {
     return {
       run: (...params) => {
         this.reads.clear();
-        this.primed.clear();
+        this.forgetPrimed();
         if (t.returnsRowid) {
           const reply = this.flush(op(params, 'rowid'));
           return { changes: reply.counts?.at(-1) ?? 0, lastInsertRowid: reply.rowid ?? 0 };
@@ -403,7 +417,7 @@ export class PgDriver implements SqlDriver {
     const name = `ocdb_chain_${this.readAhead.size}`;
     const get = (...params: SqlValue[]): SqlRow | undefined => {
       const key = String(params[0]);
-      const hit = known.get(key) ?? (this.primed.size > 0 ? this.primed.get(primeKey(sql, params))?.[0] : undefined);
+      const hit = known.get(key) ?? (this.primed.size > 0 ? this.primedRows(primeKey(sql, params))?.[0] : undefined);
       if (hit) return hit;
       const chain = this.flush({ text: ahead.chain, name, params: [params[0] ?? null], mode: 'all' }).rows ?? [];
       if (this.readAheadRows + chain.length > 500_000) {
@@ -441,10 +455,22 @@ export class PgDriver implements SqlDriver {
     paramsOf: (row: SqlRow) => SqlValue[],
     fresh: boolean,
   ): number {
-    if (fresh) this.primed.clear();
+    if (fresh) {
+      this.primedBefore = this.primed;
+      this.primed = new Map();
+    }
     const rows = (this.flush({ text, params, mode: 'all' }).rows ?? []) as SqlRow[];
     for (const row of rows) this.primed.set(primeKey(sql, paramsOf(row)), [row]);
     return rows.length;
+  }
+
+  private primedRows(key: string): SqlRow[] | undefined {
+    return this.primed.get(key) ?? this.primedBefore.get(key);
+  }
+
+  private forgetPrimed(): void {
+    if (this.primed.size > 0) this.primed = new Map();
+    if (this.primedBefore.size > 0) this.primedBefore = new Map();
   }
 
   /**

@@ -4,8 +4,9 @@
  * layout mirrors the SQLite one (migrations.ts) table for table and column for column — the table
  * modules' DML runs on both (pgDialect.ts) — with PostgreSQL types: content-addressed `blobs` (bytea, always
  * compressed: one column holds one type here), hash-consed `list_nodes` (bytes per checkpoint flat), runs with a
- * `rowid` for the tree's tie-break, the top-level run count kept by a trigger, and a trigger that NOTIFYs the
- * change feed's channel whenever the change counter moves (delivered at commit). `json_each` / `json_extract`
+ * `rowid` for the tree's tie-break (top-level runs counted when read since step 6: no counter row every writer
+ * holds), and a trigger that NOTIFYs the change feed's channel whenever the change counter moves (delivered at
+ * commit). `json_each` / `json_extract`
  * are SQL functions with SQLite's meaning for the one statement that uses them (garbage collection).
  *
  * Append new steps at the end; never edit a released one. A SQLite migration that adds a table or a column needs
@@ -302,6 +303,15 @@ export const PG_MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX file_versions_by_path ON file_versions (run_key, path, seq);
   `,
+  // 6: no row every writer holds. The count of top-level runs was one meta row a trigger updated for every top-level
+  // run inserted or deleted: a transaction that added one (a long push or import) held that row to its COMMIT, and
+  // every other writer adding a top-level run (an agent's startRun) waited for it, then failed StoreLocked. The tree's
+  // page counts them at read time instead (EngineTraits.rootRunsKept); SQLite, one writer, keeps its triggers.
+  `
+  DROP TRIGGER IF EXISTS runs_root_count ON runs;
+  DROP FUNCTION IF EXISTS ocdb_count_root_runs();
+  DELETE FROM meta WHERE key = 'root_runs';
+  `,
 ];
 
 /** The newest schema version present in the database, 0 for an empty database. */
@@ -320,7 +330,7 @@ export function migratePg(db: SqlDriver & { readonly storeKey: number }): void {
   const seen = pgSchemaVersion(db);
   if (seen > PG_MIGRATIONS.length) throw newerSchema(seen);
   if (seen === PG_MIGRATIONS.length) return;
-  db.exec('BEGIN');
+  db.begin('write');
   try {
     db.prepare('SELECT pg_advisory_xact_lock(?, ?)').get(db.storeKey, MIGRATION_LOCK);
     db.exec(
@@ -333,9 +343,9 @@ export function migratePg(db: SqlDriver & { readonly storeKey: number }): void {
       db.exec(PG_MIGRATIONS[v] as string);
       db.prepare('INSERT INTO schema_migrations (version) VALUES (?)').run(v + 1);
     }
-    db.exec('COMMIT');
+    db.commit();
   } catch (e) {
-    db.exec('ROLLBACK');
+    db.rollback();
     throw e;
   }
 }

@@ -24,7 +24,7 @@ export function openPgDriver(url: string, options: OpenPgOptions): { db: SqlDriv
   const db = new PgDriver({ url: url.trim(), location, connectTimeoutMs: options.connectTimeoutMs });
   try {
     // a migration another process is applying may take a while: wait for it longer than for a write
-    db.exec(`PRAGMA busy_timeout = ${Math.max(options.busyTimeoutMs, 60_000)}`);
+    db.setLockTimeout(Math.max(options.busyTimeoutMs, 60_000));
     if (!options.create && pgSchemaVersion(db) === 0) {
       throw new OcdbError(
         'StoreUnavailable',
@@ -34,7 +34,7 @@ export function openPgDriver(url: string, options: OpenPgOptions): { db: SqlDriv
     }
     migratePg(db);
     applyFixups(db);
-    db.exec(`PRAGMA busy_timeout = ${options.busyTimeoutMs}`);
+    db.setLockTimeout(options.busyTimeoutMs);
   } catch (e) {
     db.close();
     throw e;

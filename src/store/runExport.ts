@@ -44,11 +44,16 @@ export function* runExportChunks(store: RunStore, runId: string): Generator<stri
     return;
   }
   yield `${before}[`;
-  for (let i = 0; i < count; i++) {
-    // a store over the network reads a batch's rows in a few queries, not a few per checkpoint
-    if (i % READ_AHEAD_BATCH === 0) store.readAhead?.(runId, i, Math.min(count, i + READ_AHEAD_BATCH) - 1);
-    const text = JSON.stringify(store.getCheckpointAt(runId, i), null, 2).replace(/\n/g, '\n    ');
-    yield `    ${text}${i < count - 1 ? ',' : ''}`;
+  for (let from = 0; from < count; from += READ_AHEAD_BATCH) {
+    const to = Math.min(count, from + READ_AHEAD_BATCH);
+    // a store over the network reads a batch's rows in a few queries, not a few per checkpoint; each item is read
+    // and validated once for the run, not once in every checkpoint that repeats it
+    store.readAhead?.(runId, from, to - 1);
+    const batch = store.exportCheckpoints(runId, from, to);
+    for (let i = from; i < to; i++) {
+      const text = JSON.stringify(batch[i - from], null, 2).replace(/\n/g, '\n    ');
+      yield `    ${text}${i < count - 1 ? ',' : ''}`;
+    }
   }
   yield `  ]${after}`;
 }

@@ -382,6 +382,25 @@ export interface RunStore {
    * writing anything when the run id exists or the run is refused.
    */
   loadRun(run: unknown, options?: LoadRunOptions): RunSummary;
+  /**
+   * Checkpoints `from` … `to - 1` of a run as a copy into another store reads them (`ocdb push` / `pull`, a team
+   * store's copy, `ocdb export`): whole, their items validated and deep-frozen once per content and the same objects
+   * in every checkpoint that holds them for the run's whole copy (batches in order from index 0). Call `readAhead`
+   * for the same range first on a store over the network.
+   */
+  exportCheckpoints(runId: string, from: number, to: number): Checkpoint[];
+  /**
+   * Loads a run read from another store: `head` as exportRunHead gives it, its checkpoints batch by batch as
+   * exportCheckpoints gives them. Checked as loadRun checks a run (head, ids, hashes, parents), but what the other
+   * store validated is not validated again and what checkpoints share by identity is written once: the copy costs
+   * the items the run holds, not the items every checkpoint repeats; over the network, a few round trips a batch.
+   * One transaction (the caller's when inside one); RunAlreadyExists when the run is there.
+   */
+  copyRunIn(
+    head: Omit<DebugRunExport, 'checkpoints'>,
+    batches: Iterable<readonly Checkpoint[]>,
+    options?: { where?: string },
+  ): RunSummary;
 
   saveForkRequest(record: ForkRequestRecord): void;
   getForkRequest(forkRequestId: string): ForkRequestRecord;

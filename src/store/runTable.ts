@@ -7,6 +7,7 @@ import { ArtifactRefSchema, OcdbError, parseWith, RuntimeContextSnapshotSchema }
 import { z } from 'zod';
 import type { CheckpointTable } from './checkpointTable';
 import type { ContentStore } from './contentStore';
+import type { EngineTraits } from './engineTraits';
 import type { LiveTable } from './liveTable';
 import { CLOCK_SKEW_MS, isCrashed, THIS_HOST } from './liveness';
 import { rowToRunSummary as decodeRunRow, str, toJson } from './rowCodec';
@@ -23,6 +24,7 @@ export class RunTable {
     private readonly content: ContentStore,
     private readonly checkpoints: CheckpointTable,
     private readonly live: LiveTable,
+    private readonly traits: EngineTraits,
   ) {}
 
   private sql(text: string, runs: RunsUse = 'none') {
@@ -189,9 +191,10 @@ export class RunTable {
     // The tree page (top-level runs, newest first) walks the partial index of root runs backwards: no sort of
     // every root run (the planner would otherwise pick runs_by_parent and sort in a temporary B-tree).
     const from = options.parentRunId === null ? 'runs INDEXED BY runs_roots_by_start' : 'runs';
-    // The count of top-level runs alone is kept in meta by triggers (schema 4): the tree page does not count them.
+    // The count of top-level runs alone is kept in meta by triggers on SQLite (schema 4): the tree page does not
+    // count them there. PostgreSQL counts them (EngineTraits.rootRunsKept: no row every writer holds).
     const total =
-      where.length === 1 && options.parentRunId === null
+      where.length === 1 && options.parentRunId === null && this.traits.rootRunsKept
         ? Number(this.sql("SELECT value AS n FROM meta WHERE key = 'root_runs'").get()?.n ?? 0)
         : Number(this.sql(`SELECT COUNT(*) AS n FROM ${from} ${clause}`, 'readsCounters').get(...params)?.n ?? 0);
     const limit = Math.max(0, Math.min(options.limit ?? 200, 10_000));

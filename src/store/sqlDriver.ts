@@ -18,10 +18,24 @@ export interface SqlStatement {
 
 export type DriverName = 'better-sqlite3' | 'node:sqlite' | 'pg';
 
+/**
+ * How a write transaction begins: 'write' (SQLite `BEGIN IMMEDIATE`; PostgreSQL `BEGIN` and the store's write lock
+ * shared, so writers run at once) or 'exclusive' (SQLite `BEGIN EXCLUSIVE`; PostgreSQL the write lock exclusively:
+ * nothing else writes until it ends, deleteRun's garbage collection).
+ */
+export type BeginMode = 'write' | 'exclusive';
+
 export interface SqlDriver {
   readonly name: DriverName;
+  /** Runs statements whose results nobody reads (DDL, a savepoint); never a transaction's start or end. */
   exec(sql: string): void;
   prepare(sql: string, options?: PrepareOptions): SqlStatement;
+  /** Begins a write transaction (explicit calls: no driver reads a statement's text to learn one began). */
+  begin(mode: BeginMode): void;
+  commit(): void;
+  rollback(): void;
+  /** Milliseconds a writer waits for another's lock before it fails (SQLite busy_timeout, PostgreSQL lock_timeout). */
+  setLockTimeout(ms: number): void;
   /**
    * Engines whose writers run at once (PostgreSQL; SQLite has one writer and needs none of these): hold the lock
    * of row `id` of `table` to the end of the transaction, before a read-check-write on it (pgDriver.ts).
@@ -52,6 +66,13 @@ export interface PrepareOptions {
    * with round trips (PostgreSQL) reads the chain ahead in one query (pgDialect.ts READ_AHEAD); SQLite ignores it.
    */
   readAhead?: ReadAheadName;
+  /**
+   * The INSERT's id column, whose new value `run().lastInsertRowid` answers: SQLite's rowid (the column is its
+   * alias), PostgreSQL's `RETURNING <column>`. Declared by the caller, never read from the statement's text.
+   */
+  returnsId?: string;
+  /** Each call answers anew (a sequence's next values): never answered from what the transaction read before. */
+  volatile?: boolean;
 }
 
 export interface OpenDriverOptions {
@@ -59,4 +80,15 @@ export interface OpenDriverOptions {
   create: boolean;
   /** Force one driver (tests, benches); default: node:sqlite where the runtime has it, else better-sqlite3 (openDriver.ts). */
   driver?: DriverName;
+}
+
+/** SQLite's statement for each way a write transaction begins (both SQLite drivers). */
+export const BEGIN_SQL: Readonly<Record<BeginMode, string>> = {
+  write: 'BEGIN IMMEDIATE',
+  exclusive: 'BEGIN EXCLUSIVE',
+};
+
+/** A lock timeout as a whole number of milliseconds (5000 for anything that is not a number). */
+export function lockTimeoutMs(ms: number): number {
+  return Number.isFinite(ms) ? Math.max(0, Math.floor(ms)) : 5000;
 }

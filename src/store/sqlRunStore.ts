@@ -20,7 +20,9 @@ import type {
 import { ArtifactTable } from './artifactTable';
 import { ChangeFeed } from './changeFeed';
 import { checkpointMarks } from './checkpointMarks';
-import { CheckpointTable, parseCheckpointShell } from './checkpointTable';
+import { CheckpointExport } from './checkpointExport';
+import { CheckpointTable } from './checkpointTable';
+import { parseCheckpointShell } from './checkpointShell';
 import { ConfirmationTable } from './confirmationTable';
 import { ContentStore } from './contentStore';
 import { engineTraits, type EngineTraits } from './engineTraits';
@@ -71,6 +73,7 @@ export class SqlRunStore implements RunStore {
   private readonly runs: RunTable;
   private readonly confirmations: ConfirmationTable;
   private readonly checkpoints: CheckpointTable;
+  private readonly checkpointExport: CheckpointExport;
   private readonly toolCalls: ToolCallTable;
   private readonly forkRequests: ForkRequestTable;
   private readonly live: LiveTable;
@@ -93,7 +96,7 @@ export class SqlRunStore implements RunStore {
       content: this.content,
       uniqueErrorKeepsTransaction: this.traits.uniqueErrorKeepsTransaction,
       now: () => this.runs.heartbeatTime(),
-      sql: (text, runs) => tx.sql(text, runs),
+      sql: (text, runs, returnsId) => tx.sql(text, runs, returnsId),
       transaction: (fn) => tx.transaction(fn),
       touchRun: (runId) => tx.touchRun(runId),
       hasRun: (runId) => this.runs.has(runId),
@@ -104,12 +107,13 @@ export class SqlRunStore implements RunStore {
       countRun: (runId, delta) => tx.countRun(runId, delta),
     };
     this.checkpoints = new CheckpointTable(ctx);
+    this.checkpointExport = new CheckpointExport(ctx, this.checkpoints);
     this.toolCalls = new ToolCallTable(ctx);
     this.forkRequests = new ForkRequestTable(ctx);
     this.live = new LiveTable(ctx);
     this.artifacts = new ArtifactTable(ctx);
     this.fileVersions = new FileVersionTable(ctx);
-    this.runs = new RunTable(path, db, tx, this.content, this.checkpoints, this.live);
+    this.runs = new RunTable(path, db, tx, this.content, this.checkpoints, this.live, this.traits);
     this.transfer = new RunTransfer(path, tx, this.content, {
       runs: this.runs,
       checkpoints: this.checkpoints,
@@ -348,6 +352,19 @@ export class SqlRunStore implements RunStore {
     return this.transfer.loadRun(input, options);
   }
 
+  exportCheckpoints(runId: string, from: number, to: number): Checkpoint[] {
+    this.assertOpen();
+    return this.checkpointExport.exportBatch(runId, from, to);
+  }
+
+  copyRunIn(
+    head: Omit<DebugRunExport, 'checkpoints'>,
+    batches: Iterable<readonly Checkpoint[]>,
+    options: { where?: string } = {},
+  ): RunSummary {
+    return this.transfer.copyRunIn(head, batches, options);
+  }
+
   // ---- fork requests (forkRequestTable.ts) ---------------------------------------------------
 
   saveForkRequest(record: ForkRequestRecord): void {
@@ -485,7 +502,7 @@ export class SqlRunStore implements RunStore {
     this.assertOpen();
     this.tx.flush();
     StoreTransactions.commitOpenGroups(this.tx);
-    this.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+    if (this.traits.walFile) this.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
   }
 
   /** `PRAGMA integrity_check` result: 'ok' when the file is sound. */

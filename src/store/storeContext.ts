@@ -19,9 +19,10 @@ export interface StoreContext {
   now(): number;
   /**
    * A cached prepared statement. `runs` declares how it uses rows of `runs` (default 'none': not at all, or only
-   * columns no write changes, such as run_key, run_id, parent_run_id): see RunsUse.
+   * columns no write changes, such as run_key, run_id, parent_run_id): see RunsUse. `returnsId`: an INSERT's id
+   * column, whose new value its lastInsertRowid answers (PrepareOptions.returnsId).
    */
-  sql(text: string, runs?: RunsUse): SqlStatement;
+  sql(text: string, runs?: RunsUse, returnsId?: string): SqlStatement;
   transaction<T>(fn: () => T): T;
   /** Bumps the store's change counter at commit and stamps the run with it (live views refresh from it). */
   touchRun(runId: string): void;

@@ -9,7 +9,7 @@ import { OcdbError, errorMessage } from '../model';
 import type { ContentStore } from './contentStore';
 import type { EngineTraits } from './engineTraits';
 import { addRunDelta, RUN_DELTA_SET, runDeltaParams } from './runDeltas';
-import type { SqlDriver, SqlRow, SqlStatement } from './sqlDriver';
+import type { BeginMode, SqlDriver, SqlRow, SqlStatement } from './sqlDriver';
 import { translateSqliteError } from './sqliteErrors';
 import type { RunDelta, RunsUse } from './storeContext';
 
@@ -76,11 +76,11 @@ export class StoreTransactions {
   // ---- statements ----------------------------------------------------------------
 
   /** A cached prepared statement; `runs`: how it uses rows of `runs` (StoreContext.sql), as its caller declares. */
-  sql(text: string, runs: RunsUse = 'none'): SqlStatement {
-    const key = runs === 'none' ? text : `${runs}:${text}`;
+  sql(text: string, runs: RunsUse = 'none', returnsId?: string): SqlStatement {
+    const key = `${runs === 'none' ? '' : `${runs}:`}${returnsId === undefined ? '' : `${returnsId}#`}${text}`;
     let stmt = this.stmts[key];
     if (!stmt) {
-      stmt = this.db.prepare(text);
+      stmt = this.db.prepare(text, returnsId === undefined ? {} : { returnsId });
       // A statement that writes runs rows makes the transaction forget the counts it read (requireRunCounts).
       if (runs === 'writes') stmt = this.forgettingRunCounts(stmt);
       // One that reads their counters or writes them sees the counts the transaction added (written first).
@@ -266,12 +266,12 @@ export class StoreTransactions {
     if (this.grouping && !exclusive) return this.groupedWrite(fn);
     this.throwLostGroup();
     this.flush(); // an exclusive write of a grouped store: what the group holds goes first
-    this.begin(exclusive ? 'BEGIN EXCLUSIVE' : 'BEGIN IMMEDIATE');
+    this.begin(exclusive ? 'exclusive' : 'write');
     this.depth++;
     try {
       const result = fn();
       this.stampChanges();
-      this.db.exec('COMMIT');
+      this.db.commit();
       return result;
     } catch (e) {
       this.rollBack();
@@ -288,10 +288,10 @@ export class StoreTransactions {
    * Begins a write transaction with its bookkeeping cleared; the open groups of this process's other connections
    * commit first (see openGroups).
    */
-  private begin(sql: 'BEGIN IMMEDIATE' | 'BEGIN EXCLUSIVE'): void {
+  private begin(mode: BeginMode): void {
     StoreTransactions.commitOpenGroups(this);
     try {
-      this.db.exec(sql);
+      this.db.begin(mode);
     } catch (e) {
       throw translateSqliteError(e, this.path);
     }
@@ -305,7 +305,7 @@ export class StoreTransactions {
   private rollBack(): void {
     this.txRunDeltas.clear();
     try {
-      this.db.exec('ROLLBACK');
+      this.db.rollback();
     } catch {
       // the transaction may already be gone (e.g. SQLITE_FULL rolls back by itself)
     }
@@ -332,7 +332,7 @@ export class StoreTransactions {
   private groupedWrite<T>(fn: () => T): T {
     this.throwLostGroup();
     if (!this.group) {
-      this.begin('BEGIN IMMEDIATE');
+      this.begin('write');
       const timer = setImmediate(() => this.flushAtTurnEnd());
       timer.unref();
       this.group = { openedAt: performance.now(), writes: 0, timer };
@@ -416,7 +416,7 @@ export class StoreTransactions {
       if (!commit) return this.rollBack();
       try {
         this.stampChanges();
-        this.db.exec('COMMIT');
+        this.db.commit();
       } catch (e) {
         this.rollBack();
         // thrown here, and by the next write too: a caller that only flushed (a live stop) may go on without it

@@ -1,16 +1,16 @@
 /**
  * Copying runs between two stores (`ocdb push`, `ocdb pull`): any two engines, through the RunStore contract only.
  * A run travels as its export (`store.exportRun`, the DebugRun `ocdb export` writes) and lands through
- * `store.loadRun` (validated like `ocdb load`), so whatever an export carries — checkpoints, ledger, artifacts —
- * is copied. Its lineage comes first: a fork needs its parent's prefix (its cassette and inherited ledger), so
+ * `store.copyRunIn` (checked like `ocdb load`; batch by batch, what checkpoints share written once), so whatever
+ * an export carries — checkpoints, ledger, artifacts — is copied. Its lineage comes first: a fork needs its parent's prefix (its cassette and inherited ledger), so
  * every ancestor is copied before the run. Idempotent: a run the target already holds with the same export is
  * left alone and reported as such; one that differs is an error naming it, and nothing is copied. All of one
  * transfer is one transaction of the target. A run still being recorded is refused (its export is not final);
  * a crashed one stays crashed on the target; a settled fork request of a copied fork run goes with it
  * (`GET /forks/:id` answers on the target too).
  */
-import { FORK_METADATA_KEY, OcdbError, storeLocationLabel, type ForkRequestRecord } from '../model';
-import { HEARTBEAT_STALE_MS, runExportChunks, type RunStore, type RunSummary } from '../store';
+import { FORK_METADATA_KEY, OcdbError, storeLocationLabel, type Checkpoint, type ForkRequestRecord } from '../model';
+import { HEARTBEAT_STALE_MS, READ_AHEAD_BATCH, type RunStore, type RunSummary } from '../store';
 
 export interface TransferOptions {
   /** Also copy every fork of the named runs (and theirs), after them. */
@@ -96,15 +96,52 @@ function listAllForks(store: RunStore, parentRunId: string): RunSummary[] {
   }
 }
 
-/** True when both stores export `runId` to the same text (compared chunk by chunk: memory stays one checkpoint). */
+/**
+ * True when both stores export `runId` to the same text: the heads compared as text, then the checkpoints batch by
+ * batch, each item compared once (the same objects repeat in every checkpoint of an exportCheckpoints copy: a pair
+ * found equal is known by identity), so the cost is the items the run holds, not the export's size.
+ */
 export function sameExport(a: RunStore, b: RunStore, runId: string): boolean {
-  const left = runExportChunks(a, runId);
-  const right = runExportChunks(b, runId);
+  if (JSON.stringify(a.exportRunHead(runId)) !== JSON.stringify(b.exportRunHead(runId))) return false;
+  const count = a.getRun(runId).checkpointCount;
+  if (b.getRun(runId).checkpointCount !== count) return false;
+  const equal = new WeakMap<object, object>();
+  const sameItems = (x: readonly object[], y: readonly object[]) =>
+    x.length === y.length &&
+    x.every((item, i) => {
+      const other = y[i] as object;
+      if (equal.get(item) === other) return true;
+      if (JSON.stringify(item) !== JSON.stringify(other)) return false;
+      equal.set(item, other);
+      return true;
+    });
+  const left = checkpointBatches(a, runId, count);
+  const right = checkpointBatches(b, runId, count);
+  a.readAhead?.(runId, 0, Math.min(count, READ_AHEAD_BATCH) - 1);
+  b.readAhead?.(runId, 0, Math.min(count, READ_AHEAD_BATCH) - 1);
   for (;;) {
     const x = left.next();
     const y = right.next();
     if (x.done || y.done) return x.done === y.done;
-    if (x.value !== y.value) return false;
+    const same = x.value.every((cp, i) => {
+      const other = y.value[i];
+      if (!other) return false;
+      const { messages, toolLedgerSnapshot, ...rest } = cp;
+      const { messages: m, toolLedgerSnapshot: l, ...otherRest } = other;
+      return (
+        JSON.stringify(rest) === JSON.stringify(otherRest) && sameItems(messages, m) && sameItems(toolLedgerSnapshot, l)
+      );
+    });
+    if (!same) return false;
+  }
+}
+
+/** A run's checkpoints in batches of READ_AHEAD_BATCH, each read ahead first (batch 0 by the caller). */
+function* checkpointBatches(source: RunStore, runId: string, count: number): Generator<Checkpoint[]> {
+  for (let from = 0; from < count; from += READ_AHEAD_BATCH) {
+    const to = Math.min(count, from + READ_AHEAD_BATCH);
+    if (from > 0) source.readAhead?.(runId, from, to - 1);
+    yield source.exportCheckpoints(runId, from, to);
   }
 }
 
@@ -179,9 +216,12 @@ export function transferRuns(
         }
         report.runs.push({ runId, outcome: 'unchanged', reason, summary: target.getRun(runId) });
       } else {
-        // a store over the network reads the run's rows in a query per table, not a few per checkpoint
-        source.readAhead?.(runId, 0, Math.max(0, run.checkpointCount - 1));
-        target.loadRun(source.exportRun(runId), { where: `${from}: run ${runId}` });
+        // batch by batch: the source reads a batch's rows in a query per table (over the network), the target
+        // writes what the run holds once, not what every checkpoint repeats
+        if (run.checkpointCount > 0) source.readAhead?.(runId, 0, Math.min(run.checkpointCount, READ_AHEAD_BATCH) - 1);
+        target.copyRunIn(source.exportRunHead(runId), checkpointBatches(source, runId, run.checkpointCount), {
+          where: `${from}: run ${runId}`,
+        });
         if (run.crashed) {
           // a loaded run has no owner: only its heartbeat's age says it died, so it reads crashed there at once
           const lastSign = run.heartbeatAt ?? run.lastCheckpointAt ?? run.startedAt;

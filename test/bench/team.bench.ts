@@ -133,6 +133,7 @@ export async function run(): Promise<void> {
       'delay/way  list ms (block)  open ms (block, flights)   record ms/cp: local  local-first  direct   shipped ms',
     );
     const exports: string[] = [];
+    const ratios: string[] = [];
     for (const delay of [0, 10, 50]) {
       await proxy.setDelay(delay);
       const client = new TeamStore(teamUrl);
@@ -166,6 +167,10 @@ export async function run(): Promise<void> {
       exports.push(
         `${String(delay).padStart(6)} ms  export ${fmt(exported.ms, 0)} ms, ${exported.flights} flights;  a checkpoint read on the opened copy ${fmt(steps.opened, 2)} ms, on the local run ${fmt(steps.local, 2)} ms`,
       );
+      // the figures the targets name, each against the same work on a local store
+      ratios.push(
+        `${String(delay).padStart(6)} ms  open ${checkpoints}: ${fmt(open.ms / 1000, 2)} s (target 3 s at 10 ms)  step ×${fmt(steps.opened / Math.max(steps.local, 0.001), 2)} of local (target 1.5)  record/cp ×${fmt(localFirstMs / Math.max(localMs, 0.001), 2)} of local (target 2)  pull ${flights} flights, export ${exported.flights} flights`,
+      );
       if (delay === 0) {
         const plainExport = await exportFlights(proxy, teamUrl, runId, false, delay);
         exports.push(
@@ -180,6 +185,7 @@ export async function run(): Promise<void> {
       );
     }
     for (const line of exports) console.log(line);
+    for (const line of ratios) console.log(line);
     // the host away: what the caller's thread pays while the client finds out
     const away = new TeamStore(teamUrl, { requestTimeoutMs: 2000, minBackoffMs: 60_000 });
     await away.connect();

@@ -21,7 +21,7 @@ export function loadSqliteFixtureIntoPg(location: string, fixture: string, pgVer
   copyFileSync(fixture, copy);
   const old = new Database(copy, { readonly: true });
   try {
-    pg.exec('BEGIN');
+    pg.begin('write');
     pg.exec(
       'CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())',
     );
@@ -68,7 +68,7 @@ export function loadSqliteFixtureIntoPg(location: string, fixture: string, pgVer
         `SELECT setval(pg_get_serial_sequence('${t}', '${c}'), COALESCE((SELECT MAX(${c}) FROM ${t}), 0) + 1, false)`,
       ).get();
     }
-    pg.exec('COMMIT');
+    pg.commit();
   } finally {
     old.close();
     pg.close();

@@ -39,9 +39,9 @@ const text = (i: number): string =>
 /** Writes each text in a transaction of its own (a recording's checkpoints); answers their hashes. */
 function writeEach(db: SqlDriver, content: ContentStore, texts: string[]): string[] {
   return texts.map((t) => {
-    db.exec('BEGIN IMMEDIATE');
+    db.begin('write');
     const hash = content.putText(t);
-    db.exec('COMMIT');
+    db.commit();
     content.transactionEnded();
     return hash;
   });

@@ -307,7 +307,7 @@ test("two stores in two schemas of one database never wait for each other's lock
   // another writer holds schema one's store exclusively, and its migration lock
   const holder = new PgDriver({ url: one, location: 'holder' });
   try {
-    holder.exec('BEGIN');
+    holder.begin('write');
     holder.prepare('SELECT pg_advisory_xact_lock(?, ?)').get(storeLockKeys(schemaOf(one)).store, WRITE_LOCK);
     holder.prepare('SELECT pg_advisory_xact_lock(?, ?)').get(storeLockKeys(schemaOf(one)).store, MIGRATION_LOCK);
     const t = Date.now();
@@ -330,7 +330,7 @@ test("two stores in two schemas of one database never wait for each other's lock
       same.close();
     }
   } finally {
-    holder.exec('ROLLBACK');
+    holder.rollback();
     holder.close();
   }
 });

@@ -190,15 +190,15 @@ test('a group that cannot commit is reported with the writes it lost, by the nex
   // the real driver, whose COMMIT fails once (as a disk that fills up or an I/O error would)
   const driver = openDriver(file, { create: false });
   let failCommit = false;
-  const exec = driver.exec.bind(driver);
-  driver.exec = (sql: string) => {
-    if (sql === 'COMMIT' && failCommit) {
+  const commit = driver.commit.bind(driver);
+  driver.commit = () => {
+    if (failCommit) {
       failCommit = false;
       throw Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR' });
     }
-    exec(sql);
+    commit();
   };
-  driver.exec('PRAGMA busy_timeout = 5000');
+  driver.setLockTimeout(5000);
   const store = new SqlRunStore(file, driver);
   store.groupCommits({});
   try {

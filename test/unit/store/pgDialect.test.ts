@@ -16,19 +16,23 @@ test('parameters are numbered in order, never inside a literal', () => {
   assert.equal(t.params, 2);
 });
 
-test('INSERT OR IGNORE becomes ON CONFLICT DO NOTHING; a list node insert returns its id when it inserted one', () => {
+test('INSERT OR IGNORE becomes ON CONFLICT DO NOTHING; an insert returns the id its caller names, and only then', () => {
   assert.equal(
     toPostgres('INSERT OR IGNORE INTO blobs (hash, data) VALUES (?, ?)').text,
     'INSERT INTO blobs (hash, data) VALUES ($1, $2) ON CONFLICT DO NOTHING',
   );
   // a hash-consed row: nothing comes back when it was there (its writer then reads its id)
-  const node = toPostgres('INSERT OR IGNORE INTO list_nodes (parent, item, len) VALUES (?, ?, ?)');
+  const node = toPostgres('INSERT OR IGNORE INTO list_nodes (parent, item, len) VALUES (?, ?, ?)', 'id');
   assert.equal(
     node.text,
     'INSERT INTO list_nodes (parent, item, len) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING id',
   );
   assert.equal(node.returnsRowid, true);
   assert.equal(toPostgres('INSERT INTO deleted_runs (run_id, change_seq) VALUES (?, ?)').returnsRowid, false);
+  // the table's name is not read: the same list-node insert without a named id returns nothing
+  const plain = toPostgres('INSERT OR IGNORE INTO list_nodes (parent, item, len) VALUES (?, ?, ?)');
+  assert.equal(plain.returnsRowid, false);
+  assert.doesNotMatch(plain.text, /RETURNING/);
 });
 
 test('scalar MAX/MIN become GREATEST/LEAST; aggregates stay', () => {

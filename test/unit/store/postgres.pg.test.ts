@@ -177,7 +177,7 @@ test('a writer waits for another writer at most its lock timeout, then StoreLock
   const holder = new PgDriver({ url: location, location: 'holder' });
   const store = openRunStore(location, { busyTimeoutMs: 300 });
   try {
-    holder.exec('BEGIN');
+    holder.begin('write');
     holder.prepare('SELECT pg_advisory_xact_lock(?, ?)').get(storeLockKeys(schemaOf(location)).store, WRITE_LOCK);
     const t = Date.now();
     assert.throws(
@@ -185,7 +185,7 @@ test('a writer waits for another writer at most its lock timeout, then StoreLock
       (e: unknown) => isOcdbError(e) && e.code === 'StoreLocked' && !e.message.includes(url().password),
     );
     assert.ok(Date.now() - t < 5_000);
-    holder.exec('ROLLBACK');
+    holder.rollback();
     assert.equal(store.createRun({ runId: 'free', sessionId: 's', agentId: 'a', startedAt: 1 }).runId, 'free');
     assert.equal(store.hasRun('blocked'), false);
   } finally {

@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openRunStore, runExportChunks, type RunStore } from '../../../src/store';
+import { PgDriver } from '../../../src/store/pgDriver';
 import { transferRuns } from '../../../src/team/runTransfer';
 import { recordLongRun } from '../../bench/longRun';
 import { pgSchemaUrl } from '../../helpers/engines';
@@ -72,4 +73,45 @@ test('an export of the team run reads a batch in a few round trips and writes wh
   const { value: text, flights: sent } = await flights(() => [...runExportChunks(team, runId)].join(''));
   assert.ok(sent < 40, `the export sent ${sent} flights for ${CHECKPOINTS} checkpoints`);
   assert.equal(text, [...runExportChunks(local, runId)].join(''));
+});
+
+/**
+ * The requests `work` sent to the server (each a batch the driver's worker pipelines: one round trip). A push sends
+ * megabytes, which reach the proxy in many chunks: its count is not the round trips there.
+ */
+function driverRequests<T>(work: () => T): { value: T; requests: number } {
+  const proto = PgDriver.prototype as unknown as { request(this: unknown, ...args: unknown[]): unknown };
+  const request = proto.request;
+  let requests = 0;
+  proto.request = function (this: unknown, ...args: unknown[]) {
+    requests++;
+    return request.apply(this, args);
+  };
+  try {
+    return { value: work(), requests };
+  } finally {
+    proto.request = request;
+  }
+}
+
+test('pushing a 700-checkpoint run to a team store takes a few round trips a batch, not a few a checkpoint', () => {
+  const target = openRunStore(pgSchemaUrl(), { create: true });
+  try {
+    const { value: report, requests } = driverRequests(() => transferRuns(local, target, [runId]));
+    assert.deepEqual(
+      report.runs.map((r) => r.outcome),
+      ['copied'],
+    );
+    assert.ok(requests < 40, `the push sent ${requests} requests for ${CHECKPOINTS} checkpoints`);
+    assert.equal([...runExportChunks(target, runId)].join(''), [...runExportChunks(local, runId)].join(''));
+    // pushed again: the same run is left as it is, compared in a few round trips a batch too
+    const again = driverRequests(() => transferRuns(local, target, [runId]));
+    assert.deepEqual(
+      again.value.runs.map((r) => r.outcome),
+      ['unchanged'],
+    );
+    assert.ok(again.requests < 40, `the comparison sent ${again.requests} requests`);
+  } finally {
+    target.close();
+  }
 });

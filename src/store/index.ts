@@ -20,3 +20,4 @@ export { isStoredItem, isUnread, itemFacts } from './storedItems';
 export { extendList, extensionOf, isSealedList, sealList, updateInPlace } from './listIdentity';
 export { runExportChunks, writeRunExport } from './runExport';
 export { artifactSize, findRunArtifact, runArtifacts, type ArtifactLookup } from './artifactLookup';
+export { MAX_FILE_VERSION_CHARS } from './fileVersionTable';

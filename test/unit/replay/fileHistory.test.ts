@@ -10,7 +10,7 @@ import { describe, it } from 'node:test';
 import type { ToolCallRecord } from '../../../src/model';
 import { fileHistory, runFileHistory, type FileAt } from '../../../src/replay/fileHistory';
 import { changedAtSteps } from '../../../src/replay/fileVersions';
-import { applyHunks, numberedText, parseApplyPatch } from '../../../src/replay/fileEdits';
+import { applyHunks, numberedText, parseApplyPatch } from '../../../src/model/fileEdits';
 import type { CheckpointSummary } from '../../../src/store';
 import { importPath } from '../../../src/importers';
 import { runCli } from '../../../src/cli/main';

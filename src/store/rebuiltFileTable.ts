@@ -53,7 +53,7 @@ export class RebuiltFileTable {
       const runKey = Number(this.ctx.requireRunRow(runId).run_key);
       this.ctx
         .sql('DELETE FROM file_versions WHERE run_key = ? AND kind > 0 AND (kind = ? OR checkpoint_index >= ?)')
-        .run(runKey, KIND.marker, files ? files.from : Number.MIN_SAFE_INTEGER);
+        .run(runKey, KIND.marker, files ? files.from : -1); // -1: the first index a row has (inherited)
       if (files) {
         let seq = Number(
           this.ctx.sql('SELECT COALESCE(MAX(seq) + 1, 0) AS n FROM file_versions WHERE run_key = ?').get(runKey)?.n ??

@@ -22,6 +22,8 @@ const POSTGRES_SUITE = [
   'test/unit/store/blobLookups.test.ts',
   // file versions: each text stored once by content, each version once
   'test/unit/store/fileVersions.test.ts',
+  // an imported session's files stored by its import: read back as rebuilding gives them, a grown session continued
+  'test/unit/replay/rebuiltFiles.test.ts',
   // a cancelled call is no error; an older store's count corrected once at open (store/fixups.ts)
   'test/unit/store/fixups.test.ts',
   // a screenshot in a tool result stored once

@@ -7,15 +7,8 @@
  * fork's files start as its ancestors had made them by its fork point. The history is worked out once per RunView
  * (a run that grew is a new view). Plain DAP-shaped values; no transport, no vscode.
  */
-import {
-  cwdOf,
-  fileHistory,
-  inheritedFileEvents,
-  storedFileEvents,
-  type FileAt,
-  type FileHistory,
-} from '../replay/fileHistory';
-import { mayChangeFiles } from '../replay/fileEdits';
+import { runFilesOf, type FileAt, type FileHistory } from '../replay/fileHistory';
+import { mayChangeFiles } from '../model';
 import { changedAtSteps, fileStatusLetter, shellSince } from '../replay/fileVersions';
 import type { RunView } from '../replay/runView';
 import type { FrameRef } from './frames';
@@ -53,19 +46,11 @@ export class FilesScope {
   historyOf(view: RunView): FileHistory | undefined {
     let h = this.histories.get(view);
     if (h === undefined) {
-      // a fork that changes no file itself still shows the files it inherited
-      const inherited = view.run.parentRunId ? inheritedFileEvents(view.store, view.runId) : undefined;
-      // the files a recorder tracked (run.trackFiles), stored version by version
-      const versions = view.store.listFileVersions(view.runId);
-      const stored =
-        versions.length > 0
-          ? storedFileEvents(versions, view.summaries, (hash) => view.store.getFileVersionText(hash))
-          : undefined;
-      const changes =
-        (inherited?.events.length ?? 0) > 0 || stored !== undefined || [...view.toolNames()].some(mayChangeFiles);
-      if (changes && view.summaries.length > 0) {
-        h = fileHistory(view.summaries, view.ledger, cwdOf(view.store, view.summaries, stored), inherited, stored);
-      } else h = null;
+      // read from what the run's import stored, else rebuilt from the calls the view holds (asked only then)
+      const files = runFilesOf(view.store, view.runId, view.summaries, () => view.ledger);
+      // a fork that changes no file itself still shows the files it inherited; a recorder's tracked files show too
+      const changes = files.inherits || files.recorded || [...view.toolNames()].some(mayChangeFiles);
+      h = changes && view.summaries.length > 0 ? files.history() : null;
       this.histories.set(view, h);
     }
     return h ?? undefined;

@@ -3,7 +3,8 @@
  * Changes (the diff of the last call that changed it up to there), Compare with Workspace File, and Restore Files
  * from Checkpoint… (fileRestoreCommand.ts). They act on a file of the Files scope (right-click in the Variables
  * view: the debugger says which file, checkpoint and run with `fileOfVariable`), a checkpoint of the runs tree, or
- * the replay's current checkpoint. VS Code wiring only.
+ * the replay's current checkpoint. Each opens a tab of its own (not a preview): the replay's transcript, which the
+ * debugger shows in the preview tab, stays open beside it. VS Code wiring only.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -77,7 +78,7 @@ export function registerFileCommands(
       const doc = await vscode.workspace.openTextDocument(
         fileUri({ ...t, side: 'at', path: file.path }, file.displayPath),
       );
-      await vscode.window.showTextDocument(doc, { preview: true });
+      await vscode.window.showTextDocument(doc, { preview: false });
     }),
     registerCommand(ctx.log, 'openFileChanges', async (arg) => {
       const t = await needFile(arg);
@@ -89,7 +90,7 @@ export function registerFileCommands(
         fileUri({ ...t, side: 'before', path: file.path }, file.displayPath),
         fileUri({ ...t, side: 'at', path: file.path }, file.displayPath),
         `${path.basename(file.displayPath)} (step ${at.stepIndex} ${at.toolName}: before ↔ after)`,
-        { preview: true },
+        { preview: false },
       );
     }),
     registerCommand(ctx.log, 'compareFileWithWorkspace', async (arg) => {
@@ -104,7 +105,7 @@ export function registerFileCommands(
         fileUri({ ...t, side: 'at', path: file.path }, file.displayPath),
         vscode.Uri.file(local),
         `${path.basename(file.displayPath)} ([${t.checkpointIndex}] ↔ workspace)`,
-        { preview: true },
+        { preview: false },
       );
     }),
     registerCommand(ctx.log, 'restoreFiles', async (arg) => {

@@ -3,7 +3,7 @@
  * call changed, its path, +/− lines and a short unified diff of the call's change (replay/lineDiff.ts), cut after
  * a few lines. Pure: no vscode import, so unit tests read what a user sees.
  */
-import { lineCounts } from '../replay/fileEdits';
+import { lineCounts } from '../model';
 import type { FileChange } from '../replay/fileVersions';
 import { unifiedDiff } from '../replay/lineDiff';
 import { mdText } from './markdownText';

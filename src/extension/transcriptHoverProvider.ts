@@ -8,7 +8,7 @@
  */
 import * as vscode from 'vscode';
 import { checkpointAtLine } from '../replay/transcript';
-import { mayChangeFiles } from '../replay/fileEdits';
+import { mayChangeFiles } from '../model';
 import { changesOfCall } from '../replay/fileVersions';
 import type { FileHistories } from './fileDocuments';
 import { fileChangeMarkdown } from './fileHoverText';

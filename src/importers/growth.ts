@@ -248,10 +248,13 @@ export function growthOf(store: RunStore, plan: RunPlan): Growth {
   if (!old?.sha256 || old.bytes === undefined || !old.resume || !now?.file || now.bytes === undefined) {
     return why('was not imported by a version that can continue it');
   }
-  if (old.sha256 === now.sha256 && old.bytes === now.bytes) return { kind: 'same' };
+  const sameBytes = old.sha256 === now.sha256 && old.bytes === now.bytes;
+  // the same bytes, but its sub-agents read differently (a sub-agent's own file appeared since): its end is written
+  // again from the resume point, with the metadata that lists them
+  if (sameBytes && sameSubagents(run.metadata, plan.metadata)) return { kind: 'same' };
   if (run.status === 'running') return why('is still being written');
   if (now.bytes < old.bytes) return why(`was imported from ${old.bytes} bytes and the file now has ${now.bytes}`);
-  if (prefixSha256(now.file, old.bytes) !== old.sha256) {
+  if (!sameBytes && prefixSha256(now.file, old.bytes) !== old.sha256) {
     return why(`was imported from ${old.bytes} bytes that are not the start of this file`);
   }
   const { checkpoints, digest } = old.resume;
@@ -271,4 +274,9 @@ export function growthOf(store: RunStore, plan: RunPlan): Growth {
     if (takesCheckpoint(op)) taken++;
   }
   return { kind: 'grown', keep: checkpoints, fromOp, runtimeContexts };
+}
+
+/** True when a run's metadata and a plan's name the same sub-agents (`metadata.subagents`, the links to their runs). */
+function sameSubagents(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  return JSON.stringify(a.subagents ?? []) === JSON.stringify(b.subagents ?? []);
 }

@@ -17,6 +17,7 @@ import { formatNames, sniffFormat } from './sniff';
 import type { FileResult, ImportFormat, ImportOptions, SkippedRecord } from './types';
 import { growthOf, noteGrowable, type Growth } from './growth';
 import { StreamedPlans, continueRunPlan, writeRunPlan } from './writePlan';
+import { storeRebuiltFilesOf } from './rebuiltFiles';
 import type { FormatSpec } from './formats';
 import { noteTitles } from './sessions/runTitles';
 import { notRegularFile } from './regularFile';
@@ -125,7 +126,12 @@ async function importStreamed(
         const shas = prepared.verify();
         noteTitles(read.plans, spec.format);
         if (spec.grows) noteGrowable(read.plans, bytesRead, (plan) => output.resumeOf(plan), shas);
-        return read.plans.map((plan) => output.close(plan));
+        const summaries = read.plans.map((plan) => output.close(plan));
+        storeRebuiltFilesOf(
+          store,
+          summaries.map((s) => s.runId),
+        );
+        return summaries;
       });
     } catch (e) {
       // A run of the file (not its first) is in the store: nothing was written; compare the plans with it.
@@ -277,8 +283,8 @@ export async function importFile(
         }
       : undefined;
     const writeAll = (plans: RunPlan[], growths: Growth[] | undefined) =>
-      store.transaction(() =>
-        plans.map((plan, i) => {
+      store.transaction(() => {
+        const writes = plans.map((plan, i) => {
           const g: Growth = growths?.[i] ?? { kind: 'new' };
           switch (g.kind) {
             case 'new':
@@ -308,8 +314,14 @@ export async function importFile(
               throw new Error(`unknown growth ${JSON.stringify(unreachable)}`);
             }
           }
-        }),
-      );
+        });
+        // the files of each run written or continued, rebuilt from its tools once and stored with it
+        storeRebuiltFilesOf(
+          store,
+          writes.filter((w, i) => (growths?.[i]?.kind ?? 'new') !== 'same').map((w) => w.summary.runId),
+        );
+        return writes;
+      });
     let writes;
     let continued = growth?.some((g) => g.kind !== 'new') === true;
     try {

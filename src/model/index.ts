@@ -18,3 +18,5 @@ export * from './toolCall';
 export * from './redact';
 export * from './names';
 export * from './live';
+export * from './fileEdits';
+export * from './fileStates';

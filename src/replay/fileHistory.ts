@@ -1,31 +1,28 @@
 /**
- * The files a coding agent changed, at every checkpoint of its run, rebuilt
- * from its own edit tools (fileEdits.ts) in the order the calls finished:
- * each file starts from what a read showed of it (or from the first write),
- * edits apply to that text, and a later read of the file is checked against
- * the rebuilt text (a mismatch is marked, and the read's text taken from
- * there). A shell call may have changed any file: its step is marked. The
- * files "at" a checkpoint are what the calls finished by then had done: at a
- * `before_tool_call`, before that tool ran. A fork starts from the files its ancestors had made by its fork point
- * (inherited), its own changes on top. Read-only; no vscode.
+ * The files a coding agent changed, at every checkpoint of its run: from its own edit tools (model/fileEdits.ts,
+ * model/fileStates.ts) in the order the calls finished — each file starts from what a read showed of it (or from the
+ * first write), edits apply to that text, and a later read of the file is checked against the rebuilt text (a
+ * mismatch is marked, and the read's text taken from there). A shell call may have changed any file: its step is
+ * marked. The files "at" a checkpoint are what the calls finished by then had done: at a `before_tool_call`, before
+ * that tool ran. A fork starts from the files its ancestors had made by its fork point (inherited), its own changes
+ * on top. An imported run's files were rebuilt once by its import and stored (importers/rebuiltFiles.ts): read back,
+ * its tool calls are not read; a run imported before that, or recorded, is rebuilt here. Read-only; no vscode.
  */
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
-import { toolOutcomeOf, type ToolCallRecord } from '../model';
+import {
+  applyFileEvent,
+  fileEventsOf,
+  lineCounts,
+  storedSnapshotEvents,
+  type FileEvent,
+  type FileEventAt,
+  type FileEvents,
+  type FileState,
+  type ToolCallRecord,
+} from '../model';
 import type { CheckpointSummary, FileVersion, RunStore } from '../store';
-import { applyEdits, applyHunks, callEffect, lineCounts, type FileOp } from './fileEdits';
 
-/**
- * Where a change or a mark happened: the checkpoint that closed the call (its `after_tool_call`). A fork's
- * inherited change (made by an ancestor before the fork point) is at index -1, before every checkpoint of the fork.
- */
-export interface FileEventAt {
-  checkpointIndex: number;
-  stepIndex: number;
-  toolCallId: string;
-  toolName: string;
-  /** Made by the run an ancestor of this fork was, before the fork point (its step is the ancestor's). */
-  inherited?: true;
-}
+export type { FileEventAt, FileEvents } from '../model';
 
 export interface FileAt {
   /** Absolute path (relative paths of the agent resolved against the run's folder). */
@@ -54,169 +51,20 @@ export interface FileHistory {
   filesAt(index: number): FileAt[];
 }
 
-interface FileEvent {
-  at: FileEventAt;
-  op: FileOp;
-}
+/** A path as the agent gave it, resolved against the run's folder. */
+export const resolverOf =
+  (cwd: string | undefined) =>
+  (p: string): string =>
+    isAbsolute(p) || cwd === undefined ? resolve(p) : resolve(cwd, p);
 
-interface State {
-  path: string;
-  content: string | undefined;
-  original: string | undefined;
-  /** False until a read or a whole write showed the text: edits before that are counted, not applied. */
-  known: boolean;
-  deleted: boolean;
-  changes: FileEventAt[];
-  mismatches: FileEventAt[];
-  counted: { added: number; removed: number };
-}
-
-const sameText = (a: string, b: string): boolean => a.replace(/\n+$/, '') === b.replace(/\n+$/, '');
-
-function apply(states: Map<string, State>, path: string, op: FileOp, at: FileEventAt): void {
-  let s = states.get(path);
-  if (!s) {
-    s = {
-      path,
-      content: undefined,
-      original: undefined,
-      known: false,
-      deleted: false,
-      changes: [],
-      mismatches: [],
-      counted: { added: 0, removed: 0 },
-    };
-    states.set(path, s);
-  }
-  const change = (next: string | undefined, counts?: { added: number; removed: number }) => {
-    if (s.changes.length === 0 && s.original === undefined && s.known) s.original = s.content;
-    if (counts) {
-      s.counted.added += counts.added;
-      s.counted.removed += counts.removed;
-    }
-    s.content = next;
-    s.deleted = false;
-    s.changes.push(at);
-  };
-  switch (op.op) {
-    case 'read': {
-      if (!op.whole) {
-        if (s.known && s.content !== undefined) {
-          const lines = s.content
-            .split('\n')
-            .slice(op.fromLine - 1, op.fromLine - 1 + op.content.split('\n').length - 1);
-          if (!sameText(`${lines.join('\n')}\n`, op.content)) s.mismatches.push(at);
-        }
-        return;
-      }
-      if (s.known && s.content !== undefined && !sameText(s.content, op.content)) {
-        s.mismatches.push(at);
-        s.content = op.content;
-      } else if (!s.known) {
-        s.content = op.content;
-        s.known = true;
-        if (s.changes.length === 0) s.original = op.content;
-      }
-      return;
-    }
-    case 'write': {
-      const before = s.known ? (s.content ?? '') : undefined;
-      if (s.changes.length === 0 && !s.known) s.original = ''; // written before anything showed it: new, as far as the run knows
-      s.known = true;
-      change(op.content, before !== undefined ? undefined : lineCounts('', op.content));
-      return;
-    }
-    case 'edit': {
-      if (s.known && s.content !== undefined) {
-        const next = applyEdits(s.content, op.edits);
-        if (next === undefined) {
-          s.mismatches.push(at);
-          s.known = false;
-          change(undefined, sumEdits(op.edits));
-        } else change(next);
-      } else change(undefined, sumEdits(op.edits));
-      return;
-    }
-    case 'patch': {
-      if (s.known && s.content !== undefined) {
-        const next = applyHunks(s.content, op.hunks);
-        if (next === undefined) {
-          s.mismatches.push(at);
-          s.known = false;
-          change(undefined, sumHunks(op.hunks));
-        } else change(next);
-      } else change(undefined, sumHunks(op.hunks));
-      if (op.moveTo) {
-        const moved = s.content;
-        apply(states, path, { op: 'delete', path }, at);
-        if (moved !== undefined) apply(states, op.moveTo, { op: 'write', path: op.moveTo, content: moved }, at);
-      }
-      return;
-    }
-    case 'delete':
-      change(undefined, s.known && s.content !== undefined ? lineCounts(s.content, '') : undefined);
-      s.deleted = true;
-      s.known = true;
-      return;
-    case 'opaque':
-      s.known = false;
-      change(undefined);
-      return;
-    default: {
-      const unreachable: never = op;
-      throw new Error(`unknown file op ${JSON.stringify(unreachable)}`);
-    }
-  }
-}
-
-function sumEdits(edits: readonly { oldText: string; newText: string }[]): { added: number; removed: number } {
-  return edits.reduce(
-    (n, e) => {
-      const c = lineCounts(e.oldText, e.newText);
-      return { added: n.added + c.added, removed: n.removed + c.removed };
-    },
-    { added: 0, removed: 0 },
-  );
-}
-
-function sumHunks(hunks: readonly string[][]): { added: number; removed: number } {
-  let added = 0;
-  let removed = 0;
-  for (const h of hunks)
-    for (const l of h) {
-      if (l.startsWith('+')) added++;
-      else if (l.startsWith('-')) removed++;
-    }
-  return { added, removed };
-}
-
-/** What a run's own calls did to files, in order, and the shell steps that may have. */
-export interface FileEvents {
-  events: FileEvent[];
-  shellMarks: FileEventAt[];
-}
-
-/**
- * The run's folder: the runtime context's `project.cwd` where an importer set it. `inherited`: what a fork's
- * ancestors did before its fork point (`inheritedFileEvents`), the files the fork starts from.
- */
-export function fileHistory(
-  checkpoints: readonly CheckpointSummary[],
-  calls: readonly ToolCallRecord[],
-  cwd: string | undefined,
-  inherited?: FileEvents,
-  stored?: FileEvents,
-): FileHistory {
-  const own = fileEvents(checkpoints, calls, cwd);
-  // stored versions (trackFiles) go where their checkpoints are among the tool calls' changes
-  const events = [...(inherited?.events ?? []), ...byCheckpoint([...own.events, ...(stored?.events ?? [])])];
-  const shellMarks = [...(inherited?.shellMarks ?? []), ...own.shellMarks];
+/** The history the events (in order) and shell marks make. */
+function historyOf(cwd: string | undefined, events: readonly FileEvent[], shellMarks: FileEventAt[]): FileHistory {
   return {
     cwd,
     shellMarks,
     filesAt(index: number): FileAt[] {
-      const states = new Map<string, State>();
-      for (const e of events) if (e.at.checkpointIndex <= index) apply(states, e.op.path, e.op, e.at);
+      const states = new Map<string, FileState>();
+      for (const e of events) if (e.at.checkpointIndex <= index) applyFileEvent(states, e);
       const out: FileAt[] = [];
       for (const s of states.values()) {
         if (s.changes.length === 0) continue; // only read
@@ -244,40 +92,23 @@ export function fileHistory(
   };
 }
 
-function fileEvents(
+/**
+ * Rebuilds a run's file history from its calls. The run's folder: the runtime context's `project.cwd` where an
+ * importer set it. `inherited`: what a fork's ancestors did before its fork point (`inheritedFileEvents`), the files
+ * the fork starts from; `stored`: the versions a recorder read (`recordedFileEvents`).
+ */
+export function fileHistory(
   checkpoints: readonly CheckpointSummary[],
   calls: readonly ToolCallRecord[],
   cwd: string | undefined,
-): FileEvents {
+  inherited?: FileEvents,
+  stored?: FileEvents,
+): FileHistory {
   const byId = new Map(calls.map((c) => [c.toolCallId, c]));
-  const events: FileEvent[] = [];
-  const shellMarks: FileEventAt[] = [];
-  const closed = new Set<string>();
-  const abs = (p: string) => (isAbsolute(p) || cwd === undefined ? resolve(p) : resolve(cwd, p));
-  for (const cp of checkpoints) {
-    // a call's effect counts from the checkpoint that closed it (an unanswered call: from the one that opened it)
-    if (!cp.toolCallId || closed.has(cp.toolCallId)) continue;
-    const call = byId.get(cp.toolCallId);
-    if (!call) continue;
-    if (cp.boundary === 'before_tool_call' && call.endedAt !== undefined) continue;
-    closed.add(cp.toolCallId);
-    const at = {
-      checkpointIndex: cp.index,
-      stepIndex: cp.stepIndex,
-      toolCallId: call.toolCallId,
-      toolName: call.toolName,
-    };
-    const effect = callEffect(
-      call.toolName,
-      call.args,
-      call.result,
-      call.endedAt !== undefined && toolOutcomeOf(call) === 'success',
-    );
-    if (effect.kind === 'shell') shellMarks.push(at);
-    else if (effect.kind === 'files')
-      for (const op of effect.ops) events.push({ at, op: { ...op, path: abs(op.path) } });
-  }
-  return { events, shellMarks };
+  const own = fileEventsOf(checkpoints, (id) => byId.get(id), resolverOf(cwd));
+  // stored versions (trackFiles) go where their checkpoints are among the tool calls' changes
+  const events = [...(inherited?.events ?? []), ...byCheckpoint([...own.events, ...(stored?.events ?? [])])];
+  return historyOf(cwd, events, [...(inherited?.shellMarks ?? []), ...own.shellMarks]);
 }
 
 /** Events in checkpoint order, those of one checkpoint in the order given. */
@@ -344,12 +175,26 @@ export function cwdOf(
   return common;
 }
 
+/** An ancestor's event as its fork inherits it: at -1, before every checkpoint of the fork (a snapshot's marks too). */
+const movedAt = (at: FileEventAt): FileEventAt => ({ ...at, checkpointIndex: -1, inherited: true });
+function moved(e: FileEvent): FileEvent {
+  const op =
+    e.op.op === 'snapshot'
+      ? { ...e.op, changes: e.op.changes.map(movedAt), mismatches: e.op.mismatches.map(movedAt) }
+      : e.op;
+  return { at: movedAt(e.at), op };
+}
+
+/** The text of a blob the store holds (a file version's). */
+const textOf = (store: RunStore) => (hash: string) => store.getFileVersionText(hash);
+
 /**
  * What a fork inherits: the file changes (and shell marks) its ancestors made up to its fork point, each at index
  * -1 of the fork. At a fork point that is a `before_tool_call`, that tool had not run. Undefined for a run that
- * is not a fork, or whose parent is not in the store.
+ * is not a fork, or whose parent is not in the store. An ancestor whose import stored its files is read from them
+ * (they hold what its own ancestors gave it); `rebuild`: every ancestor rebuilt from its calls instead.
  */
-export function inheritedFileEvents(store: RunStore, runId: string): FileEvents | undefined {
+export function inheritedFileEvents(store: RunStore, runId: string, rebuild = false): FileEvents | undefined {
   const chain: { runId: string; forkPoint: string }[] = [];
   const seen = new Set([runId]);
   for (let r = store.getRun(runId); r.parentRunId && r.forkFromCheckpointId && chain.length < MAX_LINEAGE;) {
@@ -359,38 +204,97 @@ export function inheritedFileEvents(store: RunStore, runId: string): FileEvents 
     r = store.getRun(r.parentRunId);
   }
   if (chain.length === 0) return undefined;
-  const out: FileEvents = { events: [], shellMarks: [] };
+  let out: FileEvents = { events: [], shellMarks: [] };
   // the oldest ancestor first: each one's own changes up to where its child forked
   for (const { runId: id, forkPoint } of chain.reverse()) {
     const checkpoints = store.listCheckpoints(id);
     const cut = checkpoints.find((c) => c.checkpointId === forkPoint)?.index;
     if (cut === undefined) continue;
     const stored = storedOf(store, id, checkpoints);
-    const calls = fileEvents(checkpoints, store.listToolCalls(id), cwdOf(store, checkpoints, stored));
-    const own = { events: byCheckpoint([...calls.events, ...(stored?.events ?? [])]), shellMarks: calls.shellMarks };
-    const moved = (at: FileEventAt): FileEventAt => ({ ...at, checkpointIndex: -1, inherited: true });
+    const rows = rebuild ? undefined : store.getRebuiltFiles(id);
+    let own: FileEvents;
+    if (rows) {
+      // its rows at -1 are what its ancestors gave it: the older ancestors' events are not applied twice
+      out = { events: [], shellMarks: [] };
+      const snapshots = storedSnapshotEvents(rows, textOf(store));
+      own = {
+        events: byCheckpoint([...snapshots.events, ...(stored?.events ?? [])]),
+        shellMarks: snapshots.shellMarks,
+      };
+    } else {
+      const byId = new Map(store.listToolCalls(id).map((c) => [c.toolCallId, c]));
+      const calls = fileEventsOf(checkpoints, (x) => byId.get(x), resolverOf(cwdOf(store, checkpoints, stored)));
+      own = { events: byCheckpoint([...calls.events, ...(stored?.events ?? [])]), shellMarks: calls.shellMarks };
+    }
     // what an older ancestor gave this one is already in `out`
-    for (const e of own.events) if (e.at.checkpointIndex <= cut) out.events.push({ ...e, at: moved(e.at) });
-    for (const m of own.shellMarks) if (m.checkpointIndex <= cut) out.shellMarks.push(moved(m));
+    for (const e of own.events) if (e.at.checkpointIndex <= cut) out.events.push(moved(e));
+    for (const m of own.shellMarks) if (m.checkpointIndex <= cut) out.shellMarks.push(movedAt(m));
   }
   return out;
 }
 
-/** A run's file history read from the store (its folder from the first checkpoint's `project.cwd`), a fork's inherited files first. */
+/** A run's file history, and what the Files scope asks of it: whether it inherits files, whether a recorder stored any. */
+export interface RunFiles {
+  /** Made when first asked (a rebuild reads every call). */
+  history(): FileHistory;
+  inherits: boolean;
+  recorded: boolean;
+}
+
+/**
+ * A run's file history: read from what its import stored (its calls are not read), else rebuilt from its calls
+ * (`calls`, asked only then) with a fork's inherited files first; the versions a recorder read go where their
+ * checkpoints are. Its folder: the first checkpoint's `project.cwd`.
+ */
+export function runFilesOf(
+  store: RunStore,
+  runId: string,
+  checkpoints: readonly CheckpointSummary[],
+  calls: () => readonly ToolCallRecord[],
+): RunFiles {
+  const recorded = storedOf(store, runId, checkpoints);
+  const rows = store.getRebuiltFiles(runId);
+  if (rows) {
+    let history: FileHistory | undefined;
+    return {
+      history: () => {
+        if (history) return history;
+        const own = storedSnapshotEvents(rows, textOf(store));
+        const cwd = rows.cwd ?? (recorded ? cwdOf(store, checkpoints, recorded) : undefined);
+        return (history = historyOf(cwd, byCheckpoint([...own.events, ...(recorded?.events ?? [])]), own.shellMarks));
+      },
+      inherits: rows.snapshots.some((v) => v.checkpointIndex < 0) || rows.shellMarks.some((m) => m.checkpointIndex < 0),
+      recorded: recorded !== undefined,
+    };
+  }
+  const inherited = inheritedFileEvents(store, runId);
+  let history: FileHistory | undefined;
+  return {
+    history: () =>
+      (history ??= fileHistory(checkpoints, calls(), cwdOf(store, checkpoints, recorded), inherited, recorded)),
+    inherits: (inherited?.events.length ?? 0) > 0,
+    recorded: recorded !== undefined,
+  };
+}
+
+/** A run's file history read from the store: what its import stored, or rebuilt; a fork's inherited files first. */
 export function runFileHistory(
   store: RunStore,
   runId: string,
 ): { history: FileHistory; checkpoints: CheckpointSummary[] } {
   const checkpoints = store.listCheckpoints(runId);
-  const stored = storedOf(store, runId, checkpoints);
-  return {
-    history: fileHistory(
-      checkpoints,
-      store.listToolCalls(runId),
-      cwdOf(store, checkpoints, stored),
-      inheritedFileEvents(store, runId),
-      stored,
-    ),
+  return { history: runFilesOf(store, runId, checkpoints, () => store.listToolCalls(runId)).history(), checkpoints };
+}
+
+/** A run's file history rebuilt from its calls (and its ancestors'), whatever its import stored: what that must equal. */
+export function rebuiltFileHistory(store: RunStore, runId: string): FileHistory {
+  const checkpoints = store.listCheckpoints(runId);
+  const recorded = storedOf(store, runId, checkpoints);
+  return fileHistory(
     checkpoints,
-  };
+    store.listToolCalls(runId),
+    cwdOf(store, checkpoints, recorded),
+    inheritedFileEvents(store, runId, true),
+    recorded,
+  );
 }

@@ -3,7 +3,8 @@
  * the run) a version was taken at and the file's path; its text is a blob (ContentStore.putText: a text is stored
  * once by its content, whichever version, file or run holds it), NULL for a file the run deleted. A version equal
  * to the file's previous one in the run is not written again. Rows go with their run (cascade); a blob only they
- * hold is kept by the store's garbage collection (runTable.ts). SQL for SqlRunStore only.
+ * hold is kept by the store's garbage collection (runTable.ts). These are the versions a recorder read (`kind` 0);
+ * the rows an import rebuilt are rebuiltFileTable.ts's. SQL for SqlRunStore only.
  */
 import { OcdbError } from '../model';
 import { hashKey, hashOf } from './blobCodec';
@@ -25,7 +26,9 @@ export class FileVersionTable {
       const newestOf = (path: string): string | null | undefined => {
         if (!newest.has(path)) {
           const last = this.ctx
-            .sql('SELECT content_hash FROM file_versions WHERE run_key = ? AND path = ? ORDER BY seq DESC LIMIT 1')
+            .sql(
+              'SELECT content_hash FROM file_versions WHERE run_key = ? AND path = ? AND kind = 0 ORDER BY seq DESC LIMIT 1',
+            )
             .get(runKey, path);
           if (last) newest.set(path, last.content_hash === null ? null : hashOf(last.content_hash));
         }
@@ -60,7 +63,7 @@ export class FileVersionTable {
     const rows = this.ctx
       .sql(
         `SELECT checkpoint_index, path, content_hash FROM file_versions
-          WHERE run_key = (SELECT run_key FROM runs WHERE run_id = ?) ORDER BY seq`,
+          WHERE run_key = (SELECT run_key FROM runs WHERE run_id = ?) AND kind = 0 ORDER BY seq`,
       )
       .all(runId);
     return rows.map((r) => ({

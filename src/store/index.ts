@@ -21,3 +21,4 @@ export { extendList, extensionOf, isSealedList, sealList, updateInPlace } from '
 export { runExportChunks, writeRunExport } from './runExport';
 export { READ_AHEAD_BATCH } from './runReadAhead';
 export { artifactSize, findRunArtifact, runArtifacts, type ArtifactLookup } from './artifactLookup';
+export { MAX_FILE_VERSION_CHARS } from './fileVersionTable';

@@ -360,6 +360,13 @@ export const MIGRATIONS: readonly string[] = [
   ) WITHOUT ROWID;
   CREATE INDEX file_versions_by_path ON file_versions (run_key, path, seq);
   `,
+  // 9: an imported run's files as its import rebuilt them (rebuiltFileTable.ts), told from the versions a recorder
+  // read by `kind`; a snapshot's text before the run's first change is a blob too, its marks JSON
+  `
+  ALTER TABLE file_versions ADD COLUMN kind INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE file_versions ADD COLUMN original_hash BLOB;
+  ALTER TABLE file_versions ADD COLUMN detail TEXT;
+  `,
 ];
 
 /** Brings the database to the newest schema, each migration in its own transaction. */

@@ -312,6 +312,11 @@ export const PG_MIGRATIONS: readonly string[] = [
   DROP FUNCTION IF EXISTS ocdb_count_root_runs();
   DELETE FROM meta WHERE key = 'root_runs';
   `,
+  // 7 (SQLite migration 9): an imported run's files as its import rebuilt them (rebuiltFileTable.ts), by `kind`
+  `
+  ALTER TABLE file_versions ADD COLUMN kind SMALLINT NOT NULL DEFAULT 0,
+    ADD COLUMN original_hash BYTEA, ADD COLUMN detail TEXT;
+  `,
 ];
 
 /** The newest schema version present in the database, 0 for an empty database. */

@@ -19,6 +19,8 @@ import type {
   LiveStop,
   LiveStopAnswer,
   LiveStopState,
+  NewFileHistory,
+  StoredFileHistory,
   Message,
   ReplayPolicy,
   RunEndStatus,
@@ -366,6 +368,14 @@ export interface RunStore {
   listFileVersions(runId: string): FileVersion[];
   /** The text of a file version by its content hash. */
   getFileVersionText(contentHash: string): string;
+  /**
+   * Stores an imported run's files as its import rebuilt them (rebuiltFileTable.ts; texts stored once by content):
+   * its rows from checkpoint `files.from` on replaced, the earlier ones kept; `undefined` removes them all (its
+   * files are then rebuilt from its tool calls when asked). One transaction.
+   */
+  putRebuiltFiles(runId: string, files: NewFileHistory | undefined): void;
+  /** The files an import rebuilt and stored for the run; undefined when none were (rebuild them from its calls). */
+  getRebuiltFiles(runId: string): StoredFileHistory | undefined;
   /** The bytes of an artifact's content; ArtifactNotFound when this store does not hold them. */
   getArtifactContent(contentHash: string): Buffer;
   /** Every artifact version a run holds (its own and those its checkpoints carry), in the order they were made. */

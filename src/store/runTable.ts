@@ -297,6 +297,15 @@ export class RunTable {
         keep,
       );
       this.live.removeEditsAt(runId, ids);
+      // its rebuilt files (rebuiltFileTable.ts) at the checkpoints removed go; no later checkpoint is final now
+      this.sql(
+        `DELETE FROM file_versions WHERE run_key = (SELECT run_key FROM runs WHERE run_id = ?)
+           AND kind IN (1, 2) AND checkpoint_index >= ?`,
+      ).run(runId, keep);
+      this.sql(
+        `UPDATE file_versions SET checkpoint_index = ? WHERE run_key = (SELECT run_key FROM runs WHERE run_id = ?)
+           AND kind = 3 AND checkpoint_index > ?`,
+      ).run(keep, runId, keep);
       const segments = input.runtimeContexts ?? [];
       segments.forEach((segment, i) => {
         const context = parseWith(RuntimeContextSnapshotSchema, segment.runtimeContext, 'runtimeContext');
@@ -405,6 +414,7 @@ export class RunTable {
          UNION SELECT args_ref FROM tool_calls
          UNION SELECT result_ref FROM tool_calls WHERE result_ref IS NOT NULL
          UNION SELECT content_hash FROM file_versions WHERE content_hash IS NOT NULL
+         UNION SELECT original_hash FROM file_versions WHERE original_hash IS NOT NULL
          UNION SELECT unhex(json_extract(a.value, '$.contentHash')) FROM runs r, json_each(r.artifact_refs_json) a
          UNION SELECT unhex(json_extract(a.value, '$.contentHash')) FROM checkpoint_heads c, json_each(c.artifact_refs_json) a
           WHERE c.artifact_refs_json IS NOT NULL

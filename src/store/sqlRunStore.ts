@@ -14,6 +14,8 @@ import type {
   LiveStopAnswer,
   LiveStopState,
   Message,
+  NewFileHistory,
+  StoredFileHistory,
   ToolCallLiveEdit,
   ToolCallRecord,
 } from '../model';
@@ -27,6 +29,7 @@ import { ConfirmationTable } from './confirmationTable';
 import { ContentStore } from './contentStore';
 import { engineTraits, type EngineTraits } from './engineTraits';
 import { FileVersionTable } from './fileVersionTable';
+import { RebuiltFileTable } from './rebuiltFileTable';
 import { ForkRequestTable } from './forkRequestTable';
 import { LiveTable } from './liveTable';
 import { readAheadRun } from './runReadAhead';
@@ -79,6 +82,7 @@ export class SqlRunStore implements RunStore {
   private readonly live: LiveTable;
   private readonly artifacts: ArtifactTable;
   private readonly fileVersions: FileVersionTable;
+  private readonly rebuiltFiles: RebuiltFileTable;
   private readonly transfer: RunTransfer;
   private readonly feed: ChangeFeed;
 
@@ -113,6 +117,7 @@ export class SqlRunStore implements RunStore {
     this.live = new LiveTable(ctx);
     this.artifacts = new ArtifactTable(ctx);
     this.fileVersions = new FileVersionTable(ctx);
+    this.rebuiltFiles = new RebuiltFileTable(ctx);
     this.runs = new RunTable(path, db, tx, this.content, this.checkpoints, this.live, this.traits);
     this.transfer = new RunTransfer(path, tx, this.content, {
       runs: this.runs,
@@ -319,6 +324,16 @@ export class SqlRunStore implements RunStore {
   getFileVersionText(contentHash: string): string {
     this.assertOpen();
     return this.fileVersions.text(contentHash);
+  }
+
+  putRebuiltFiles(runId: string, files: NewFileHistory | undefined): void {
+    this.assertOpen();
+    this.tx.writeRun(runId, () => this.rebuiltFiles.put(runId, files));
+  }
+
+  getRebuiltFiles(runId: string): StoredFileHistory | undefined {
+    this.assertOpen();
+    return this.rebuiltFiles.get(runId);
   }
 
   getArtifactContent(contentHash: string): Buffer {

@@ -121,16 +121,23 @@ export const filesCommand: CliCommand = {
       const index = at?.index ?? -1;
       const files = history.filesAt(index);
       const where = at
-        ? `[${at.index}] ${at.boundary}${at.toolName ? ` ${at.toolName}` : ''}, step ${at.stepIndex}`
+        ? `[${at.index}] ${at.boundary}${at.toolName ? ` ${at.toolName}` : ''}${at.stepIndex >= 0 ? `, step ${at.stepIndex}` : ''}`
         : 'no checkpoint';
       if (values.restore !== undefined) return await restore(io, history, index, values.restore, values.yes === true);
       if (path !== undefined) {
         const wanted = isAbsolute(path) ? resolve(path) : resolve(history.cwd ?? io.cwd, path);
         const file = files.find((f) => f.path === wanted || f.displayPath === path);
-        if (!file)
-          throw new OcdbError('InvalidInput', `${path}: the run had not changed this file at ${where}`, {
-            path: 'path',
-          });
+        if (!file) {
+          // not found there; where the run changes it later, say so (the user may have picked a checkpoint too early)
+          const later = history
+            .filesAt(Infinity)
+            .find((f) => f.path === wanted || f.displayPath === path)
+            ?.changes.find((c) => c.checkpointIndex > index);
+          io.err(
+            `ocdb files: ${path}: the run had not changed this file at ${where}${later ? ` (it changes it at [${later.checkpointIndex}], step ${later.stepIndex} ${later.toolName})` : ''}`,
+          );
+          return EXIT.notFound;
+        }
         if (values.json) {
           io.out(JSON.stringify(file, null, 2));
           return EXIT.ok;

@@ -10,7 +10,7 @@ import { describe, it } from 'node:test';
 import type { ToolCallRecord } from '../../../src/model';
 import { fileHistory, runFileHistory, type FileAt } from '../../../src/replay/fileHistory';
 import { changedAtSteps } from '../../../src/replay/fileVersions';
-import { applyHunks, numberedText, parseApplyPatch } from '../../../src/replay/fileEdits';
+import { applyHunks, numberedText, parseApplyPatch } from '../../../src/model/fileEdits';
 import type { CheckpointSummary } from '../../../src/store';
 import { importPath } from '../../../src/importers';
 import { runCli } from '../../../src/cli/main';
@@ -249,8 +249,15 @@ describe('files at every checkpoint', () => {
       assert.doesNotMatch(byIndex.text, /import \{ isLeapYear \}/, 'the second Edit has not run yet');
       assert.deepEqual(await cli('--at', edit.checkpointId, 'src/date.ts'), byIndex);
       const before = await cli('--at', String(edit.index - 1), 'src/date.ts');
-      assert.equal(before.code, 2);
-      assert.match(before.text, /had not changed this file at \[\d+\] before_tool_call Edit/);
+      assert.equal(before.code, 3, 'not found (not a usage error)');
+      assert.match(
+        before.text,
+        new RegExp(
+          `had not changed this file at \\[\\d+\\] before_tool_call Edit, step 4 \\(it changes it at \\[${edit.index}\\], step 4 Edit\\)`,
+        ),
+      );
+      // the run's end (agent_end) has no step of its own: none is printed
+      assert.match(list.text, /up to \[\d+\] agent_end \(in /);
       assert.match((await cli('--at', '[999]')).text, /no such checkpoint/);
     } finally {
       t.close();

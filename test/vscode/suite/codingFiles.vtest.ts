@@ -3,7 +3,8 @@
  * leap-year session of test/fixtures/importers, its folder set to the workspace) is listed as "live" while its file
  * was just written; opened and replayed at the checkpoint after its first Edit, the Variables' Files scope lists
  * src/date.ts with its lines and steps; Open Changes (the Variables view's menu command) opens the diff of that
- * Edit, whose right side is the file as the Edit made it; the transcript hover on the Edit line shows its diff.
+ * Edit, whose right side is the file as the Edit made it, in a tab of its own (the replay's transcript stays open);
+ * the transcript hover on the Edit line shows its diff.
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -87,6 +88,15 @@ export const tests: VTest[] = [
         assert.ok(date, variables.map((v) => v.name).join(', '));
         assert.match(date.value, /^M \+2 −1 · step 4/);
 
+        // the replay shows its transcript (a preview tab): Open Changes must leave it open
+        const transcriptName = path.basename(ctx.transcripts.ensureFile(RUN).fsPath);
+        const transcriptTab = () =>
+          vscode.window.tabGroups.all
+            .flatMap((g) => g.tabs)
+            .find((t) => t.input instanceof vscode.TabInputText && path.basename(t.input.uri.path) === transcriptName);
+        const shown = await waitFor('the transcript tab of the replay', transcriptTab);
+        assert.equal(shown.isPreview, true, 'the debugger shows the transcript in the preview tab');
+
         // Open Changes, as the Variables view's menu calls it
         await vscode.commands.executeCommand(COMMANDS.openFileChanges.id, {
           sessionId: session.id,
@@ -105,6 +115,12 @@ export const tests: VTest[] = [
         assert.match(
           vscode.window.tabGroups.activeTabGroup.activeTab?.label ?? '',
           /date\.ts \(step 4 Edit: before ↔ after\)/,
+        );
+        assert.ok(transcriptTab(), 'the transcript is still among the tabs after Open Changes');
+        assert.equal(
+          vscode.window.tabGroups.activeTabGroup.activeTab?.isPreview,
+          false,
+          'the diff is a tab of its own',
         );
 
         // the hover on the Edit's line of the transcript shows the diff

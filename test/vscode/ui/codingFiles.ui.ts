@@ -13,7 +13,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { claudeProjectDirName } from '../../../src/importers/sessions';
-import { numberedText } from '../../../src/replay/fileEdits';
+import { numberedText } from '../../../src/model/fileEdits';
 import { theme } from './timelinePage';
 import type { UiContext, UiTest } from './uiTest';
 import {

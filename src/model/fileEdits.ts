@@ -44,6 +44,11 @@ export function mayChangeFiles(toolName: string): boolean {
   return CHANGING_TOOLS.has(toolName) || SHELL_TOOLS.has(toolName);
 }
 
+/** True when a call of `toolName` may say anything of files (a change, a shell step, a read): others are not read. */
+export function saysOfFiles(toolName: string): boolean {
+  return mayChangeFiles(toolName) || toolName === 'Read' || toolName === 'read_file';
+}
+
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 

@@ -11,10 +11,11 @@ import { runIdOfTranscript } from '../debug/transcriptFiles';
 import { errorMessage, redactValue } from '../model';
 import {
   TimelinePageMessageSchema,
-  type Timeline,
+  packTimeline,
   type TimelineHostMessage,
   type TimelinePageMessage,
-} from '../model/timeline';
+  type TimelineWire,
+} from '../model/timelineWire';
 import { timelineOf } from '../replay/timeline';
 import { excerpt } from '../replay/transcript';
 import type { ExtensionContextObject } from './context';
@@ -59,6 +60,13 @@ export function timelineHtml(scriptUri: string, nonce: string, title: string): s
 </html>`;
 }
 
+/** A lineage read from the store, packed to be posted. */
+interface Queried {
+  rootRunId: string;
+  timeline: TimelineWire;
+  queryMs: number;
+}
+
 export class TimelinePanel implements vscode.Disposable {
   private panel: vscode.WebviewPanel | undefined;
   private rootRunId: string | undefined;
@@ -72,7 +80,7 @@ export class TimelinePanel implements vscode.Disposable {
    * The lineage read while a new panel's page loads (the query and the page's loading overlap): posted when the
    * page says it is ready, unless the store changed meanwhile.
    */
-  private prefetched: { rootRunId: string; timeline: Timeline; queryMs: number } | undefined;
+  private prefetched: Queried | undefined;
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
@@ -153,12 +161,12 @@ export class TimelinePanel implements vscode.Disposable {
     if (this.panel && this.ready) void this.panel.webview.postMessage(message);
   }
 
-  /** The summary query of the lineage shown (and how long it took). */
-  private query(rootRunId: string): { rootRunId: string; timeline: Timeline; queryMs: number } {
+  /** The summary query of the lineage shown, in the form it travels in (and how long the query took). */
+  private query(rootRunId: string): Queried {
     const started = performance.now();
     const timeline = timelineOf(this.ctx.connection.getOrCreate(), rootRunId, { withForks: true });
     this.lastQueryMs = performance.now() - started;
-    return { rootRunId, timeline, queryMs: this.lastQueryMs };
+    return { rootRunId, timeline: packTimeline(timeline), queryMs: this.lastQueryMs };
   }
 
   private prefetch(): void {

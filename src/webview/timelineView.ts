@@ -13,7 +13,7 @@ import { h, replaceChildren } from './dom';
 import { RULER, draw, laneTop, readPalette, type DrawState } from './timelineDraw';
 import { drawMinimap } from './timelineMinimap';
 import { renderTextList } from './timelineList';
-import { frameDrawn } from './timelinePerf';
+import { frameDrawn, timelinePart } from './timelinePerf';
 import {
   LANE,
   LANE_HEIGHT,
@@ -55,6 +55,8 @@ export class TimelineView {
   private width = 300;
   private frame = 0;
   private fitted = true;
+  /** A timeline drawn whose text list is still to be built (and who to tell when it is). */
+  private unlisted: { timeline: Timeline; listed?: () => void } | undefined;
   /** How long the last draw took (ms): the bench and the test read it. */
   lastDrawMs = 0;
 
@@ -121,11 +123,30 @@ export class TimelineView {
     this.resize();
   }
 
-  /** Shows `timeline` (a first load or a live run that grew), keeping the zoom unless the view was fitted. */
-  setData(timeline: Timeline): void {
+  /**
+   * Shows `timeline` (a first load or a live run that grew), keeping the zoom unless the view was fitted. The
+   * canvas is drawn first; the text list (hundreds of elements) is built after that frame, then `listed` is called.
+   */
+  setData(timeline: Timeline, listed?: () => void): void {
     this.timeline = timeline;
+    const t = performance.now();
     this.relayout();
-    renderTextList(this.list, timeline, (runId, index) => this.host.activate(runId, index));
+    timelinePart('layout', t);
+    this.unlisted = { timeline, ...(listed ? { listed } : {}) };
+  }
+
+  /** Builds the text list of the timeline last drawn, after the frame that drew it has been painted. */
+  private listLater(): void {
+    const pending = this.unlisted;
+    if (!pending) return;
+    this.unlisted = undefined;
+    setTimeout(() => {
+      if (this.timeline !== pending.timeline) return;
+      const t = performance.now();
+      renderTextList(this.list, pending.timeline, (runId, index) => this.host.activate(runId, index));
+      timelinePart('list', t);
+      pending.listed?.();
+    }, 0);
   }
 
   /** Draws the replay position (a run and a checkpoint), panning to it when it is out of view. */
@@ -253,6 +274,7 @@ export class TimelineView {
       drawMinimap(mini, state, this.base(), x.domain() as [number, number], MINIMAP);
     }
     frameDrawn(started);
+    this.listLater();
     this.lastDrawMs = performance.now() - started;
     this.canvas.dataset.drawMs = this.lastDrawMs.toFixed(2);
     this.canvas.dataset.background = palette.background;

@@ -266,7 +266,12 @@ export class TimelineView {
     const ctx = this.canvas.getContext('2d');
     if (ctx) {
       ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-      draw(ctx, state, this.canvas.height / dpr);
+      const drawn = draw(ctx, state, this.canvas.height / dpr);
+      this.canvas.dataset.rulerEnd = drawn.rulerEnd.toFixed(1);
+      const c = drawn.cursor;
+      this.canvas.dataset.cursorLabel = c
+        ? `${c.label.x0.toFixed(1)} ${c.label.x1.toFixed(1)} ${c.nameEnd.toFixed(1)}`
+        : '';
     }
     const mini = this.minimap.getContext('2d');
     if (mini) {
@@ -278,6 +283,7 @@ export class TimelineView {
     this.lastDrawMs = performance.now() - started;
     this.canvas.dataset.drawMs = this.lastDrawMs.toFixed(2);
     this.canvas.dataset.background = palette.background;
+    this.canvas.dataset.bars = Object.values(palette.bars).join(' ');
   }
 
   /**

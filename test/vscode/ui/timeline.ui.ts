@@ -7,11 +7,14 @@
  * column, dark and light.
  */
 import * as assert from 'node:assert/strict';
-import type { Page } from 'playwright-core';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Frame, Page } from 'playwright-core';
 import { openRunStore } from '../../../src/store';
 import { REFUND, forkAuditor } from '../../helpers/auditorFork';
 import {
   canvasOffset,
+  contrastRatio,
   isLight,
   sizeTimelineGroup,
   theme,
@@ -215,6 +218,7 @@ export const tests: UiTest[] = [
         REFUND,
       );
       assert.ok(fork, 'the bar after the fork point is in view at 300 px');
+      await assertTextsClear(frame);
       await page.mouse.move(5, 300);
       const first = await theme(page);
       await screenshot(`timeline-05-300px-${first}`);
@@ -228,9 +232,93 @@ export const tests: UiTest[] = [
       }
       await workbenchPainted(page, !isLight(before));
       await page.mouse.move(5, 300);
+      await assertTextsClear(frame);
       await screenshot(`timeline-06-300px-${await theme(page)}`);
       await runCommand(page, 'Preferences: Toggle between Light/Dark Themes');
       await workbenchPainted(page, isLight(before));
     },
   },
+  {
+    name: "the Timeline in the high-contrast themes, dark and light: its bars in the theme's colours, readable on its background",
+    async run({ page, screenshot, userDataDir }) {
+      const frame = await timelineFrame(page);
+      const before = (await frame.locator('canvas.tl-canvas').getAttribute('data-background')) ?? '';
+      // the theme as a user sets it (Preferences: Color Theme writes this setting); the user's settings put back after
+      const file = path.join(userDataDir, 'User', 'settings.json');
+      const original = fs.readFileSync(file, 'utf8');
+      try {
+        for (const hc of HIGH_CONTRAST) {
+          const settings = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
+          settings['workbench.colorTheme'] = hc.theme;
+          fs.writeFileSync(file, JSON.stringify(settings, null, 2));
+          await page.locator(`.monaco-workbench.${hc.kind}`).waitFor({ timeout: 30_000 });
+          await waitForBackground(frame, hc.background);
+          await workbenchPainted(page, hc.light);
+          const drawn = await frame.evaluate(() => {
+            const canvas = document.querySelector<HTMLCanvasElement>('canvas.tl-canvas');
+            const css = getComputedStyle(document.documentElement);
+            const v = (n: string) => css.getPropertyValue(n).trim().toLowerCase();
+            return {
+              bars: (canvas?.dataset.bars ?? '').toLowerCase().split(' '),
+              theme: ['blue', 'green', 'green', 'yellow', 'orange', 'purple'].map((c) => v(`--vscode-charts-${c}`)),
+              background: (canvas?.dataset.background ?? '').toLowerCase(),
+            };
+          });
+          assert.deepEqual(drawn.bars, drawn.theme, "the bars are drawn in the theme's chart colours");
+          for (const bar of drawn.bars) {
+            const ratio = contrastRatio(bar, drawn.background);
+            assert.ok(ratio >= 3, `${bar} on ${drawn.background}: contrast ${ratio.toFixed(2)}, under 3:1`);
+          }
+          await assertTextsClear(frame);
+          await page.mouse.move(5, 300);
+          await screenshot(`timeline-07-300px-${hc.kind}`);
+          // and in a wider editor column
+          await sizeTimelineGroup(page, 560);
+          await page.mouse.move(5, 300);
+          await screenshot(`timeline-08-column-${hc.kind}`);
+          await sizeTimelineGroup(page, 300);
+          await waitForCanvasWidth(frame, 300);
+        }
+      } finally {
+        fs.writeFileSync(file, original);
+      }
+      await waitForBackground(frame, before);
+      await workbenchPainted(page, isLight(before));
+    },
+  },
 ];
+
+const HIGH_CONTRAST = [
+  { theme: 'Default High Contrast', kind: 'hc-black', light: false, background: '#000000' },
+  { theme: 'Default High Contrast Light', kind: 'hc-light', light: true, background: '#ffffff' },
+] as const;
+
+/** Waits until the canvas has been drawn on `background` (the theme's editor background, as the page read it). */
+async function waitForBackground(frame: Frame, background: string): Promise<void> {
+  const canvas = frame.locator('canvas.tl-canvas');
+  const deadline = Date.now() + 20_000;
+  let seen = '';
+  while (Date.now() < deadline) {
+    seen = ((await canvas.getAttribute('data-background')) ?? '').toLowerCase();
+    if (seen.startsWith(background.toLowerCase())) return;
+    await frame.page().waitForTimeout(100);
+  }
+  throw new Error(`the timeline was drawn on ${seen}, not the theme's ${background}`);
+}
+
+/**
+ * The replay cursor's label sits after its run's name on the lane's label line, not over it, and the ruler's last
+ * label ends inside the canvas (the page's `data-cursor-label`: label start, label end, name end; `data-ruler-end`).
+ */
+async function assertTextsClear(frame: Frame): Promise<void> {
+  const seen = await frame.locator('canvas.tl-canvas').evaluate((c: HTMLCanvasElement) => ({
+    cursor: c.dataset.cursorLabel ?? '',
+    rulerEnd: Number(c.dataset.rulerEnd),
+    width: c.getBoundingClientRect().width,
+  }));
+  const [x0, x1, nameEnd] = seen.cursor.split(' ').map(Number);
+  assert.ok(x0 !== undefined && x1 !== undefined && nameEnd !== undefined, `a cursor label is drawn: ${seen.cursor}`);
+  assert.ok(x0 >= nameEnd, `the cursor's label starts at ${x0} px, over the run's name (to ${nameEnd} px)`);
+  assert.ok(x1 <= seen.width, `the cursor's label ends at ${x1} px, past the canvas (${seen.width} px)`);
+  assert.ok(seen.rulerEnd <= seen.width, `the ruler's last label ends at ${seen.rulerEnd} px of ${seen.width}`);
+}

@@ -123,7 +123,10 @@ export class TimelinePanel implements vscode.Disposable {
         TIMELINE_VIEW_TYPE,
         title,
         { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false },
-        { enableScripts: true, retainContextWhenHidden: true, localResourceRoots: [dist] },
+        // no retainContextWhenHidden: a hidden panel's page (tens of MB at 20,000 checkpoints) is let go; shown
+        // again, the page is built anew, says "ready", and gets the lineage and the position again (its zoom, axis
+        // and folds it saved itself)
+        { enableScripts: true, localResourceRoots: [dist] },
       );
       const script = this.panel.webview.asWebviewUri(vscode.Uri.joinPath(dist, 'timeline.js')).toString();
       this.panel.webview.html = timelineHtml(script, newNonce(), title);
@@ -133,6 +136,15 @@ export class TimelinePanel implements vscode.Disposable {
         this.prefetched = undefined;
       });
       this.panel.webview.onDidReceiveMessage((m: unknown) => void this.receive(m));
+      this.panel.onDidChangeViewState(({ webviewPanel }) => {
+        if (webviewPanel.visible) {
+          // the page is being built again: the query runs while it loads, as for a new panel
+          if (!this.ready) setTimeout(() => this.prefetch(), 0);
+        } else {
+          this.ready = false;
+          this.prefetched = undefined;
+        }
+      });
       // after the page's html has gone to the workbench: the query runs while the page loads its bundle
       setTimeout(() => this.prefetch(), 0);
     } else {

@@ -20,7 +20,16 @@ import { TimelineView } from './timelineView';
 
 interface VsCodeApi {
   postMessage(message: unknown): void;
+  getState(): unknown;
+  setState(state: unknown): void;
 }
+
+/** What the panel's page saved for the page built after it (the view's axis, folds and zoom), checked when read. */
+const SavedStateSchema = z.object({
+  axis: z.enum(['time', 'steps']),
+  collapsed: z.array(z.string()),
+  zoom: z.optional(z.object({ k: z.number().check(z.positive()), x: z.number() })),
+});
 declare function acquireVsCodeApi(): VsCodeApi;
 
 function addStyle(): void {
@@ -50,7 +59,11 @@ function panel(root: HTMLElement): void {
         pending.set(requestId, resolve);
         post({ type: 'details', requestId, runId, toolCallId });
       }),
+    stateChanged: (state) => vscode.setState(state),
   });
+  // the panel lets its page go while hidden: what the user set on the one before comes back
+  const saved = SavedStateSchema.safeParse(vscode.getState());
+  if (saved.success) view.restore(saved.data);
   window.addEventListener('message', (event: MessageEvent<unknown>) => {
     const received = performance.now();
     const parsed = TimelineHostMessageSchema.safeParse(event.data);

@@ -26,11 +26,23 @@ import {
   type Layout,
 } from './timelineLayout';
 
+/**
+ * What a user set on the view, kept while its panel is hidden (the page is then let go and built again): the axis,
+ * the folded runs, the zoom and pan (a scale and an offset; none when fitted).
+ */
+export interface TimelineViewState {
+  axis: Axis;
+  collapsed: string[];
+  zoom?: { k: number; x: number };
+}
+
 export interface TimelineHost {
   /** The user chose checkpoint `index` of `runId` (a click or Enter on a bar). */
   activate(runId: string, index: number): void;
   /** More about a tool call for its hover (arguments and result excerpts), when the host has it. */
   details?(runId: string, toolCallId: string): Promise<string | undefined>;
+  /** The user changed the axis, the folds or the zoom (the panel saves them). */
+  stateChanged?(state: TimelineViewState): void;
 }
 
 const MINIMAP = 22;
@@ -102,7 +114,8 @@ export class TimelineView {
         this.transform = event.transform;
         if (event.sourceEvent) this.fitted = false;
         this.schedule();
-      });
+      })
+      .on('end', () => this.saveState());
     select(this.canvas).call(this.zoom);
     this.canvas.addEventListener('mousemove', (e) => this.onHover(e));
     this.canvas.addEventListener('mouseleave', () => this.setHover(undefined));
@@ -149,6 +162,33 @@ export class TimelineView {
     }, 0);
   }
 
+  /** What the user set, to restore in a page built again. */
+  state(): TimelineViewState {
+    const { k, x } = this.transform;
+    return {
+      axis: this.axis,
+      collapsed: [...this.collapsed],
+      ...(this.fitted ? {} : { zoom: { k, x } }),
+    };
+  }
+
+  /** Restores what a page before this one saved (before its data arrives: the first draw is already in it). */
+  restore(state: TimelineViewState): void {
+    this.axis = state.axis;
+    this.axisButton.textContent = state.axis === 'time' ? 'Steps' : 'Time';
+    this.axisButton.title = state.axis === 'time' ? 'Switch to the step axis' : 'Switch to the wall-clock axis';
+    this.axisButton.setAttribute('aria-label', this.axisButton.title);
+    for (const runId of state.collapsed) this.collapsed.add(runId);
+    if (state.zoom) {
+      this.fitted = false;
+      select(this.canvas).call(this.zoom.transform, zoomIdentity.translate(state.zoom.x, 0).scale(state.zoom.k));
+    }
+  }
+
+  private saveState(): void {
+    this.host.stateChanged?.(this.state());
+  }
+
   /** Draws the replay position (a run and a checkpoint), panning to it when it is out of view. */
   setPosition(position: { runId: string; index: number } | undefined): void {
     this.position = position;
@@ -172,6 +212,7 @@ export class TimelineView {
     this.axisButton.setAttribute('aria-label', this.axisButton.title);
     this.relayout();
     this.fit();
+    this.saveState();
   }
 
   fit(): void {
@@ -379,6 +420,7 @@ export class TimelineView {
     if (this.collapsed.has(runId)) this.collapsed.delete(runId);
     else this.collapsed.add(runId);
     this.relayout();
+    this.saveState();
   }
 
   private activate(): void {

@@ -7,8 +7,6 @@
  * column, dark and light.
  */
 import * as assert from 'node:assert/strict';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import type { Frame, Page } from 'playwright-core';
 import { openRunStore } from '../../../src/store';
 import { REFUND, forkAuditor } from '../../helpers/auditorFork';
@@ -22,6 +20,7 @@ import {
   timelineFrame,
   waitForCanvasWidth,
   waitForCursor,
+  waitForRunText,
 } from './timelinePage';
 import type { UiTest } from './uiTest';
 import {
@@ -240,17 +239,15 @@ export const tests: UiTest[] = [
   },
   {
     name: "the Timeline in the high-contrast themes, dark and light: its bars in the theme's colours, readable on its background",
-    async run({ page, screenshot, userDataDir }) {
+    async run({ page, screenshot }) {
       const frame = await timelineFrame(page);
       const before = (await frame.locator('canvas.tl-canvas').getAttribute('data-background')) ?? '';
-      // the theme as a user sets it (Preferences: Color Theme writes this setting); the user's settings put back after
-      const file = path.join(userDataDir, 'User', 'settings.json');
-      const original = fs.readFileSync(file, 'utf8');
+      let was: string | undefined;
       try {
         for (const hc of HIGH_CONTRAST) {
-          const settings = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
-          settings['workbench.colorTheme'] = hc.theme;
-          fs.writeFileSync(file, JSON.stringify(settings, null, 2));
+          // as a user picks it: Preferences: Color Theme
+          const current = await chooseColorTheme(page, 'High Contrast', hc.label);
+          was ??= current;
           await page.locator(`.monaco-workbench.${hc.kind}`).waitFor({ timeout: 30_000 });
           await waitForBackground(frame, hc.background);
           await workbenchPainted(page, hc.light);
@@ -280,18 +277,86 @@ export const tests: UiTest[] = [
           await waitForCanvasWidth(frame, 300);
         }
       } finally {
-        fs.writeFileSync(file, original);
+        // the theme the user had, picked again
+        if (was) await chooseColorTheme(page, was, new RegExp(`^${was.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`));
       }
       await waitForBackground(frame, before);
       await workbenchPainted(page, isLight(before));
     },
   },
+  {
+    name: 'hidden behind another editor and shown again, the Timeline comes back as it was: zoom, cursor, lineage',
+    async run({ page, screenshot }) {
+      const frame = await timelineFrame(page);
+      const canvas = frame.locator('canvas.tl-canvas');
+      await canvas.focus();
+      await canvas.press('+');
+      await canvas.press('+');
+      const viewState = (f: Frame) =>
+        f.evaluate(() => ({
+          origin: performance.timeOrigin,
+          zoom: (window as unknown as { timeline: { state(): { zoom?: { k: number } } } }).timeline.state().zoom?.k,
+        }));
+      const before = await viewState(frame);
+      assert.equal(before.zoom, 4, 'zoomed in twice');
+      // another editor in the Timeline's group hides it: its page is let go
+      await runCommand(page, 'File: New Untitled Text File');
+      const tab = page.locator('.tab', { hasText: `Timeline: ${REFUND}` }).first();
+      await page.waitForFunction(() => !document.querySelector('.tab.active')?.textContent?.includes('Timeline:'));
+      await tab.click();
+      const deadline = Date.now() + 30_000;
+      let again = frame;
+      let after = before;
+      while (after.origin === before.origin) {
+        if (Date.now() > deadline) throw new Error('the Timeline kept its hidden page instead of building it again');
+        await page.waitForTimeout(200);
+        again = await timelineFrame(page);
+        after = await viewState(again).catch(() => before);
+      }
+      assert.equal(after.zoom, before.zoom, 'the zoom the user had');
+      await waitForCursor(again, `${REFUND}:15`);
+      await waitForRunText(again, forkRunId, /diverged at step 5/);
+      await page.mouse.move(5, 300);
+      await screenshot(`timeline-09-shown-again-${await theme(page)}`);
+      // the untitled editor, empty, closes without a question
+      await page.locator('.tab', { hasText: 'Untitled-1' }).first().locator('.tab-actions .action-label').click();
+    },
+  },
 ];
 
 const HIGH_CONTRAST = [
-  { theme: 'Default High Contrast', kind: 'hc-black', light: false, background: '#000000' },
-  { theme: 'Default High Contrast Light', kind: 'hc-light', light: true, background: '#ffffff' },
+  { label: /^(?!.*Light).*High Contrast/, kind: 'hc-black', light: false, background: '#000000' },
+  { label: /Light.*High Contrast|High Contrast.*Light/, kind: 'hc-light', light: true, background: '#ffffff' },
 ] as const;
+
+/**
+ * Picks a colour theme in Preferences: Color Theme, as a user does: the picker filtered by `filter`, the first row
+ * whose label matches `label` clicked. Returns the label of the theme it replaced (the row the picker opened on).
+ */
+async function chooseColorTheme(page: Page, filter: string, label: RegExp): Promise<string> {
+  // its key chord (Ctrl+K Ctrl+T): the palette's title search also matches "Browse Color Themes in Marketplace"
+  await page.mouse.move(0, 0);
+  await page.keyboard.press('Control+K');
+  await page.keyboard.press('Control+T');
+  const input = page.locator('.quick-input-widget .quick-input-box input');
+  // the theme picker, not the palette it replaced
+  await page.waitForFunction(() => {
+    const el = document.querySelector<HTMLInputElement>('.quick-input-widget .quick-input-box input');
+    return el !== null && !el.value.startsWith('>') && /theme/i.test(el.placeholder || el.ariaLabel || '');
+  });
+  const focused = page.locator('.quick-input-widget .monaco-list-row.focused .label-name').first();
+  await focused.waitFor();
+  const was = ((await focused.textContent()) ?? '').trim();
+  await input.fill(filter);
+  const rows = page.locator('.quick-input-widget .monaco-list-row .label-name');
+  await rows.first().waitFor();
+  const labels = (await rows.allTextContents()).map((t) => t.trim());
+  const at = labels.findIndex((l) => label.test(l));
+  if (at < 0) throw new Error(`no colour theme ${String(label)} among ${labels.join(' | ')}`);
+  await rows.nth(at).click();
+  await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
+  return was;
+}
 
 /** Waits until the canvas has been drawn on `background` (the theme's editor background, as the page read it). */
 async function waitForBackground(frame: Frame, background: string): Promise<void> {

@@ -43,7 +43,8 @@ export function readPalette(el: Element): Palette {
       none: v('--vscode-charts-green', '#89d185'),
       read_only: v('--vscode-charts-green', '#89d185'),
       expensive_read: v('--vscode-charts-yellow', '#cca700'),
-      write: v('--vscode-charts-orange', '#d18616'),
+      // the high-contrast themes define no charts.orange: a modified file's colour says "write" as well
+      write: v('--vscode-charts-orange', v('--vscode-gitDecoration-modifiedResourceForeground', '#d18616')),
       external_irreversible: v('--vscode-charts-purple', '#b180d7'),
     },
     error: v('--vscode-errorForeground', '#f14c4c'),

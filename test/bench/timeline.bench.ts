@@ -87,7 +87,8 @@ function panelPage(dir: string): string {
 <meta http-equiv="Content-Security-Policy" content="${csp}"><title>Timeline</title></head><body>
 <main id="timeline"></main>
 <script nonce="bench">window.posted = [];
-window.acquireVsCodeApi = () => ({ postMessage: (m) => window.posted.push({ m, at: performance.now() }) });</script>
+window.acquireVsCodeApi = () => ({ postMessage: (m) => window.posted.push({ m, at: performance.now() }),
+  getState: () => undefined, setState: () => {} });</script>
 <script nonce="bench" src="${pathToFileURL(join(DIST, 'timeline.js')).href}"></script>
 </body></html>`,
   );

@@ -254,10 +254,21 @@ export const tests: UiTest[] = [
           const drawn = await frame.evaluate(() => {
             const canvas = document.querySelector<HTMLCanvasElement>('canvas.tl-canvas');
             const css = getComputedStyle(document.documentElement);
-            const v = (n: string) => css.getPropertyValue(n).trim().toLowerCase();
+            // no named function in here: the page has no bundler's helpers
             return {
               bars: (canvas?.dataset.bars ?? '').toLowerCase().split(' '),
-              theme: ['blue', 'green', 'green', 'yellow', 'orange', 'purple'].map((c) => v(`--vscode-charts-${c}`)),
+              // the chart colours (a modified file's colour where the theme has no orange)
+              theme: [
+                ['charts-blue'],
+                ['charts-green'],
+                ['charts-green'],
+                ['charts-yellow'],
+                ['charts-orange', 'gitDecoration-modifiedResourceForeground'],
+                ['charts-purple'],
+              ].map(
+                (names) =>
+                  names.map((n) => css.getPropertyValue(`--vscode-${n}`).trim().toLowerCase()).find((c) => c) ?? '',
+              ),
               background: (canvas?.dataset.background ?? '').toLowerCase(),
             };
           });

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { OcdbError, isTextContent, redactText, redactValue } from '../model';
 import { timelineRunText, type Timeline, type TimelineRun } from '../model/timeline';
+import { packTimeline } from '../model/timelineWire';
 import { RunView } from '../replay/runView';
 import { timelineOf } from '../replay/timeline';
 import { excerpt } from '../replay/transcript';
@@ -176,7 +177,7 @@ ${timeline.runs.map((r) => `<li><a href="#${esc(anchor(timeline.rootRunId, r.run
 </ul>
 </section>
 ${sections.join('\n')}
-<script type="application/json" id="timeline-data">${scriptJson(timeline)}</script>
+<script type="application/json" id="timeline-data">${scriptJson(packTimeline(timeline))}</script>
 <script type="application/json" id="timeline-details">${scriptJson(details)}</script>
 <script nonce="${esc(nonce)}">${bundle}</script>
 ${root ? '' : '<p>No run.</p>'}

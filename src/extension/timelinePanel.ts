@@ -11,10 +11,11 @@ import { runIdOfTranscript } from '../debug/transcriptFiles';
 import { errorMessage, redactValue } from '../model';
 import {
   TimelinePageMessageSchema,
-  type Timeline,
+  packTimeline,
   type TimelineHostMessage,
   type TimelinePageMessage,
-} from '../model/timeline';
+  type TimelineWire,
+} from '../model/timelineWire';
 import { timelineOf } from '../replay/timeline';
 import { excerpt } from '../replay/transcript';
 import type { ExtensionContextObject } from './context';
@@ -59,6 +60,13 @@ export function timelineHtml(scriptUri: string, nonce: string, title: string): s
 </html>`;
 }
 
+/** A lineage read from the store, packed to be posted. */
+interface Queried {
+  rootRunId: string;
+  timeline: TimelineWire;
+  queryMs: number;
+}
+
 export class TimelinePanel implements vscode.Disposable {
   private panel: vscode.WebviewPanel | undefined;
   private rootRunId: string | undefined;
@@ -72,7 +80,7 @@ export class TimelinePanel implements vscode.Disposable {
    * The lineage read while a new panel's page loads (the query and the page's loading overlap): posted when the
    * page says it is ready, unless the store changed meanwhile.
    */
-  private prefetched: { rootRunId: string; timeline: Timeline; queryMs: number } | undefined;
+  private prefetched: Queried | undefined;
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
@@ -115,7 +123,10 @@ export class TimelinePanel implements vscode.Disposable {
         TIMELINE_VIEW_TYPE,
         title,
         { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false },
-        { enableScripts: true, retainContextWhenHidden: true, localResourceRoots: [dist] },
+        // no retainContextWhenHidden: a hidden panel's page (tens of MB at 20,000 checkpoints) is let go; shown
+        // again, the page is built anew, says "ready", and gets the lineage and the position again (its zoom, axis
+        // and folds it saved itself)
+        { enableScripts: true, localResourceRoots: [dist] },
       );
       const script = this.panel.webview.asWebviewUri(vscode.Uri.joinPath(dist, 'timeline.js')).toString();
       this.panel.webview.html = timelineHtml(script, newNonce(), title);
@@ -125,6 +136,15 @@ export class TimelinePanel implements vscode.Disposable {
         this.prefetched = undefined;
       });
       this.panel.webview.onDidReceiveMessage((m: unknown) => void this.receive(m));
+      this.panel.onDidChangeViewState(({ webviewPanel }) => {
+        if (webviewPanel.visible) {
+          // the page is being built again: the query runs while it loads, as for a new panel
+          if (!this.ready) setTimeout(() => this.prefetch(), 0);
+        } else {
+          this.ready = false;
+          this.prefetched = undefined;
+        }
+      });
       // after the page's html has gone to the workbench: the query runs while the page loads its bundle
       setTimeout(() => this.prefetch(), 0);
     } else {
@@ -153,12 +173,12 @@ export class TimelinePanel implements vscode.Disposable {
     if (this.panel && this.ready) void this.panel.webview.postMessage(message);
   }
 
-  /** The summary query of the lineage shown (and how long it took). */
-  private query(rootRunId: string): { rootRunId: string; timeline: Timeline; queryMs: number } {
+  /** The summary query of the lineage shown, in the form it travels in (and how long the query took). */
+  private query(rootRunId: string): Queried {
     const started = performance.now();
     const timeline = timelineOf(this.ctx.connection.getOrCreate(), rootRunId, { withForks: true });
     this.lastQueryMs = performance.now() - started;
-    return { rootRunId, timeline, queryMs: this.lastQueryMs };
+    return { rootRunId, timeline: packTimeline(timeline), queryMs: this.lastQueryMs };
   }
 
   private prefetch(): void {

@@ -3,7 +3,7 @@
  * as parallel columns (time, step, boundary), its model and tool calls with their timings, tokens, side-effect
  * levels and outcomes, its live edits, where it forks from its parent and where it diverged. What the store's
  * summary query answers (replay/timeline.ts) and what both Timeline pages draw (the VS Code panel and
- * `ocdb view`'s file) parse on arrival. Never a checkpoint's messages or a call's arguments. Pure, browser-safe.
+ * `ocdb view`'s file), which it reaches as timelineWire.ts's columns. Never a checkpoint's messages or a call's arguments. Pure, browser-safe.
  */
 // zod's mini build: the page bundle that parses these (inlined in every `ocdb view` file) stays small
 import * as z from 'zod/mini';
@@ -123,26 +123,3 @@ export function timelineRunText(run: TimelineRun): string {
   const n = (count: number, what: string) => `${count} ${what}${count === 1 ? '' : 's'}`;
   return `${run.runId}: ${where} · ${run.statusText}${pausedText(run)} · ${n(run.cpAt.length, 'checkpoint')} · ${n(run.stepCount, 'step')} · ${run.inputTokens} in / ${run.outputTokens} out tokens`;
 }
-
-const PositionSchema = z.object({ runId: z.string(), index: z.int() });
-
-/** What the VS Code host posts to the Timeline panel. */
-export const TimelineHostMessageSchema = z.discriminatedUnion('type', [
-  z.object({
-    type: z.literal('timeline'),
-    timeline: TimelineSchema,
-    /** How long the host's summary query took (ms): the page shows it to tests and devtools. */
-    queryMs: z.optional(z.number()),
-  }),
-  z.object({ type: z.literal('position'), position: z.optional(PositionSchema) }),
-  z.object({ type: z.literal('details'), requestId: z.int(), text: z.optional(z.string()) }),
-]);
-export type TimelineHostMessage = z.infer<typeof TimelineHostMessageSchema>;
-
-/** What the Timeline panel posts to its host. */
-export const TimelinePageMessageSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('ready') }),
-  z.object({ type: z.literal('activate'), runId: z.string(), index: z.int().check(z.nonnegative()) }),
-  z.object({ type: z.literal('details'), requestId: z.int(), runId: z.string(), toolCallId: z.string() }),
-]);
-export type TimelinePageMessage = z.infer<typeof TimelinePageMessageSchema>;

@@ -43,7 +43,8 @@ export function readPalette(el: Element): Palette {
       none: v('--vscode-charts-green', '#89d185'),
       read_only: v('--vscode-charts-green', '#89d185'),
       expensive_read: v('--vscode-charts-yellow', '#cca700'),
-      write: v('--vscode-charts-orange', '#d18616'),
+      // the high-contrast themes define no charts.orange: a modified file's colour says "write" as well
+      write: v('--vscode-charts-orange', v('--vscode-gitDecoration-modifiedResourceForeground', '#d18616')),
       external_irreversible: v('--vscode-charts-purple', '#b180d7'),
     },
     error: v('--vscode-errorForeground', '#f14c4c'),
@@ -77,7 +78,8 @@ export function laneTop(i: number): number {
   return RULER + i * LANE_HEIGHT;
 }
 
-function ruler(ctx: CanvasRenderingContext2D, s: DrawState): void {
+/** Draws the ruler; returns where its last label ends (px). */
+function ruler(ctx: CanvasRenderingContext2D, s: DrawState): number {
   const { x, palette, layout } = s;
   ctx.fillStyle = palette.muted;
   ctx.strokeStyle = palette.line;
@@ -85,6 +87,7 @@ function ruler(ctx: CanvasRenderingContext2D, s: DrawState): void {
   ctx.textBaseline = 'middle';
   const ticks = x.ticks(Math.max(2, Math.floor(s.width / 90)));
   const step = ticks.length > 1 ? (ticks[1] ?? 0) - (ticks[0] ?? 0) : 1000;
+  let free = 0;
   for (const t of ticks) {
     const px = Math.round(x(t)) + 0.5;
     ctx.beginPath();
@@ -92,8 +95,21 @@ function ruler(ctx: CanvasRenderingContext2D, s: DrawState): void {
     ctx.lineTo(px, RULER);
     ctx.stroke();
     const label = layout.axis === 'steps' ? `[${Math.round(t)}]` : relative(t - s.origin, step);
-    ctx.fillText(label, px + 2, RULER / 2 - 1);
+    const from = rulerLabelAt(px, ctx.measureText(label).width, s.width, free);
+    if (from === undefined) continue;
+    ctx.fillText(label, from, RULER / 2 - 1);
+    free = from + ctx.measureText(label).width + 4;
   }
+  return free - 4;
+}
+
+/**
+ * Where a ruler label `w` px wide for the tick at `px` starts: right of its tick, or left of it when it would be
+ * cut at the canvas's right edge (`width`); undefined when it would overlap the label before it (ending at `free`).
+ */
+export function rulerLabelAt(px: number, w: number, width: number, free: number): number | undefined {
+  const from = px + 2 + w <= width - 1 ? px + 2 : px - 2 - w;
+  return from < free || from < 0 ? undefined : from;
 }
 
 /** A token count short enough for a lane's label line: 812, 22.9k, 17.0M. */
@@ -119,27 +135,35 @@ export function relative(ms: number, step: number): string {
   return `${sign}${Math.floor(minutes / 60)}:${String(minutes % 60).padStart(2, '0')}:${seconds}`;
 }
 
-function label(ctx: CanvasRenderingContext2D, s: DrawState, lane: Lane, top: number): void {
-  const { palette } = s;
-  const indent = 4 + lane.depth * 12;
+/** A lane's name as its label line shows it, where it starts and where the line is free after it (px). */
+function nameOf(ctx: CanvasRenderingContext2D, s: DrawState, lane: Lane): { name: string; x: number; end: number } {
   ctx.font = '11px sans-serif';
-  ctx.textBaseline = 'middle';
-  const y = top + LANE.label / 2;
-  let at = indent;
-  if (lane.hasChildren) {
-    ctx.fillStyle = palette.muted;
-    ctx.fillText('▾', at, y);
-    at += 10;
-  }
-  ctx.fillStyle = palette.text;
+  const x = 4 + lane.depth * 12 + (lane.hasChildren ? 10 : 0);
   // plain box-drawing marks: every font the page may fall back to has them
   const name = fitText(
     ctx,
     lane.run.kind === 'run' ? lane.run.runId : `└ ${laneName(lane.run, s.width)}`,
     Math.max(40, s.width * 0.45),
   );
-  ctx.fillText(name, at, y);
-  at += ctx.measureText(name).width + 8;
+  return { name, x, end: x + ctx.measureText(name).width + 8 };
+}
+
+/**
+ * Draws a lane's label line: its name, its token total and its status. `reserved` is a span of the line the replay
+ * cursor's label takes: the status ends before it rather than showing in pieces around it.
+ */
+function label(ctx: CanvasRenderingContext2D, s: DrawState, lane: Lane, top: number, reserved?: Span): void {
+  const { palette } = s;
+  const { name, x: nameX, end } = nameOf(ctx, s, lane);
+  ctx.textBaseline = 'middle';
+  const y = top + LANE.label / 2;
+  if (lane.hasChildren) {
+    ctx.fillStyle = palette.muted;
+    ctx.fillText('▾', nameX - 10, y);
+  }
+  ctx.fillStyle = palette.text;
+  ctx.fillText(name, nameX, y);
+  const at = end;
   let right = s.width - 4;
   if (lane.run.inputTokens + lane.run.outputTokens > 0) {
     // the run's token total at the right of its label line, clear of the bars; it gives way to the status
@@ -155,10 +179,17 @@ function label(ctx: CanvasRenderingContext2D, s: DrawState, lane: Lane, top: num
     }
     ctx.font = '11px sans-serif';
   }
+  if (reserved && reserved.x1 > at) right = Math.min(right, reserved.x0 - 6);
   const status = lane.run.statusText;
   ctx.fillStyle = lane.run.status === 'failed' || lane.run.status === 'crashed' ? palette.error : palette.muted;
   if (lane.run.status === 'diverged') ctx.fillStyle = palette.cursor;
-  ctx.fillText(fitText(ctx, status, right - at), at, y);
+  if (right - at >= 12) ctx.fillText(fitText(ctx, status, right - at), at, y);
+}
+
+/** A horizontal span of a line (px). */
+interface Span {
+  x0: number;
+  x1: number;
 }
 
 /**
@@ -395,13 +426,45 @@ function outline(ctx: CanvasRenderingContext2D, s: DrawState, at: { lane: number
   ctx.strokeRect(x0, top, Math.max(4, s.x(b.x1) - x0 + 1.5), LANE.track - 2);
 }
 
-function cursor(ctx: CanvasRenderingContext2D, s: DrawState): void {
+/** The replay cursor's lane, its x, and its label (`[15] before_tool_call`, or `[15]` where that does not fit). */
+interface CursorMark {
+  laneIndex: number;
+  px: number;
+  text: string;
+  /** Where the label sits on the lane's label line: after the run's name, never over it. */
+  span: Span;
+  /** Where the run's name ends on that line. */
+  nameEnd: number;
+}
+
+/** Where the texts that could collide were put, for the UI tests (the page's `data-` attributes). */
+export interface Drawn {
+  rulerEnd: number;
+  cursor?: { label: Span; nameEnd: number };
+}
+
+function cursorMark(ctx: CanvasRenderingContext2D, s: DrawState): CursorMark | undefined {
   const p = s.position;
-  if (!p) return;
+  if (!p) return undefined;
   const laneIndex = s.layout.lanes.findIndex((l) => l.run.runId === p.runId);
   const lane = s.layout.lanes[laneIndex];
-  if (!lane) return;
+  if (!lane) return undefined;
   const px = Math.round(s.x(cpX(lane, s.layout.axis, p.index) + (s.layout.axis === 'steps' ? 0.3 : 0))) + 0.5;
+  const nameEnd = nameOf(ctx, s, lane).end;
+  ctx.font = 'bold 10px sans-serif';
+  const boundary = TIMELINE_BOUNDARIES[lane.run.cpBoundary[p.index] ?? 0] ?? '';
+  for (const text of [`[${p.index}] ${boundary}`, `[${p.index}]`]) {
+    const w = ctx.measureText(text).width;
+    const x0 = Math.max(nameEnd, Math.min(px + 6, s.width - w - 2));
+    if (x0 + w <= s.width - 2 || text === `[${p.index}]`)
+      return { laneIndex, px, text, span: { x0, x1: x0 + w }, nameEnd: nameEnd - 8 };
+  }
+  return undefined;
+}
+
+function cursor(ctx: CanvasRenderingContext2D, s: DrawState, mark: CursorMark | undefined): void {
+  if (!mark) return;
+  const { laneIndex, px, text } = mark;
   const top = laneTop(laneIndex);
   ctx.strokeStyle = s.palette.cursor;
   ctx.lineWidth = 2;
@@ -416,34 +479,34 @@ function cursor(ctx: CanvasRenderingContext2D, s: DrawState): void {
   ctx.lineTo(px, top + LANE.label);
   ctx.fill();
   ctx.font = 'bold 10px sans-serif';
-  const boundary = TIMELINE_BOUNDARIES[lane.run.cpBoundary[p.index] ?? 0] ?? '';
-  const text = `[${p.index}] ${boundary}`;
-  const w = ctx.measureText(text).width;
-  const tx = Math.max(0, Math.min(px + 6, s.width - w - 2));
-  // over the lane's label line: a backdrop keeps both readable where they meet (the run's status under it)
+  const { x0: tx, x1 } = mark.span;
+  // on the lane's label line, after the run's name (the status there ends before it); the backdrop hides the
+  // branch lines that cross the line
   ctx.fillStyle = s.palette.background;
-  ctx.fillRect(tx - 2, top + 1, w + 4, LANE.label - 4);
+  ctx.fillRect(tx - 2, top + 1, x1 - tx + 4, LANE.label - 4);
   ctx.fillStyle = s.palette.cursor;
   ctx.fillText(text, tx, top + LANE.label - 8);
   ctx.lineWidth = 1;
 }
 
 /** Draws everything (the canvas's pixel size set by the caller, its context scaled to CSS pixels). */
-export function draw(ctx: CanvasRenderingContext2D, s: DrawState, height: number): void {
+export function draw(ctx: CanvasRenderingContext2D, s: DrawState, height: number): Drawn {
   ctx.clearRect(0, 0, s.width, height);
-  ruler(ctx, s);
+  const rulerEnd = ruler(ctx, s);
   let maxTokens = 1;
   for (const lane of s.layout.lanes)
     for (const b of lane.bars)
       if (b.call.kind === 'model') maxTokens = Math.max(maxTokens, (b.call.tokensIn ?? 0) + (b.call.tokensOut ?? 0));
   s.layout.lanes.forEach((lane, i) => branch(ctx, s, lane, laneTop(i)));
+  const mark = cursorMark(ctx, s);
   s.layout.lanes.forEach((lane, i) => {
     const top = laneTop(i);
-    label(ctx, s, lane, top);
+    label(ctx, s, lane, top, mark?.laneIndex === i ? mark.span : undefined);
     bars(ctx, s, lane, top);
     tokens(ctx, s, lane, top, maxTokens);
   });
   if (s.hover) outline(ctx, s, s.hover, s.palette.muted);
   if (s.focus) outline(ctx, s, s.focus, s.palette.focus);
-  cursor(ctx, s);
+  cursor(ctx, s, mark);
+  return { rulerEnd, ...(mark ? { cursor: { label: mark.span, nameEnd: mark.nameEnd } } : {}) };
 }

@@ -1,20 +1,35 @@
 /**
  * Entry of the Timeline page (bundled to dist/timeline.js), for both of its hosts:
  * - the VS Code panel: it says "ready", takes the timeline and the replay position from the host (every message
- *   parsed with model/timeline.ts), and asks the host to move the replay or for a call's details;
+ *   parsed with model/timelineWire.ts), and asks the host to move the replay or for a call's details;
  * - `ocdb view`'s file: the timeline and the calls' details are JSON in the page; a bar's activation (and a
  *   `#cp=37` link) marks that checkpoint in the transcript below and scrolls to it.
  * Its stylesheet is in the bundle, added under the page's script nonce (the CSP allows nothing else).
  */
 import * as z from 'zod/mini';
-import { TimelineHostMessageSchema, TimelineSchema, type TimelinePageMessage, type Timeline } from '../model/timeline';
+import type { Timeline } from '../model/timeline';
+import {
+  TimelineHostMessageSchema,
+  TimelineWireSchema,
+  unpackTimeline,
+  type TimelinePageMessage,
+} from '../model/timelineWire';
 import css from './timeline.css';
-import { timelineArrived } from './timelinePerf';
+import { timelineArrived, timelinePart } from './timelinePerf';
 import { TimelineView } from './timelineView';
 
 interface VsCodeApi {
   postMessage(message: unknown): void;
+  getState(): unknown;
+  setState(state: unknown): void;
 }
+
+/** What the panel's page saved for the page built after it (the view's axis, folds and zoom), checked when read. */
+const SavedStateSchema = z.object({
+  axis: z.enum(['time', 'steps']),
+  collapsed: z.array(z.string()),
+  zoom: z.optional(z.object({ k: z.number().check(z.positive()), x: z.number() })),
+});
 declare function acquireVsCodeApi(): VsCodeApi;
 
 function addStyle(): void {
@@ -44,7 +59,11 @@ function panel(root: HTMLElement): void {
         pending.set(requestId, resolve);
         post({ type: 'details', requestId, runId, toolCallId });
       }),
+    stateChanged: (state) => vscode.setState(state),
   });
+  // the panel lets its page go while hidden: what the user set on the one before comes back
+  const saved = SavedStateSchema.safeParse(vscode.getState());
+  if (saved.success) view.restore(saved.data);
   window.addEventListener('message', (event: MessageEvent<unknown>) => {
     const received = performance.now();
     const parsed = TimelineHostMessageSchema.safeParse(event.data);
@@ -55,9 +74,10 @@ function panel(root: HTMLElement): void {
     const m = parsed.data;
     if (m.type === 'timeline') {
       timelineArrived(received);
+      const timeline = unpackTimeline(m.timeline);
+      timelinePart('parse', received);
       if (m.queryMs !== undefined) document.body.dataset.queryMs = m.queryMs.toFixed(1);
-      view.setData(m.timeline);
-      document.body.dataset.ready = 'true';
+      view.setData(timeline, () => (document.body.dataset.ready = 'true'));
     } else if (m.type === 'position') view.setPosition(m.position);
     else {
       pending.get(m.requestId)?.(m.text);
@@ -85,9 +105,9 @@ function anchorOf(timeline: Timeline, p: { runId: string; index: number }): stri
 }
 
 function file(root: HTMLElement, dataEl: HTMLElement): void {
-  const parsed = TimelineSchema.safeParse(JSON.parse(dataEl.textContent ?? 'null'));
+  const parsed = TimelineWireSchema.safeParse(JSON.parse(dataEl.textContent ?? 'null'));
   if (!parsed.success) return fail(root, parsed.error.message);
-  const timeline = parsed.data;
+  const timeline = unpackTimeline(parsed.data);
   const detailsEl = document.getElementById('timeline-details');
   const details = z
     .catch(z.record(z.string(), z.string()), {})
@@ -108,11 +128,13 @@ function file(root: HTMLElement, dataEl: HTMLElement): void {
     },
     details: (runId, toolCallId) => Promise.resolve(details[`${runId}:${toolCallId}`]),
   });
-  view.setData(timeline);
   expose(view);
-  land(hashPosition(timeline), true);
-  window.addEventListener('hashchange', () => land(hashPosition(timeline), true));
-  document.body.dataset.ready = 'true';
+  // landed once the text list is in: it sits above the transcript, so the anchor's place is final then
+  view.setData(timeline, () => {
+    land(hashPosition(timeline), true);
+    window.addEventListener('hashchange', () => land(hashPosition(timeline), true));
+    document.body.dataset.ready = 'true';
+  });
 }
 
 function main(): void {

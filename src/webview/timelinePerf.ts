@@ -23,6 +23,16 @@ export function timelineArrived(at: number): void {
   pending = true;
 }
 
+/**
+ * One part of the work between a timeline's message and its first draw, measured as `timeline:<part>` (parse, lay
+ * out, the text list): the bench and devtools read where the time goes.
+ */
+export function timelinePart(part: 'parse' | 'layout' | 'list', start: number): void {
+  const name = `timeline:${part}`;
+  performance.clearMeasures(name);
+  performance.measure(name, { start, end: performance.now() });
+}
+
 /** A draw that started at `start` ended now. */
 export function frameDrawn(start: number): void {
   const end = performance.now();

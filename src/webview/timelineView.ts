@@ -13,7 +13,7 @@ import { h, replaceChildren } from './dom';
 import { RULER, draw, laneTop, readPalette, type DrawState } from './timelineDraw';
 import { drawMinimap } from './timelineMinimap';
 import { renderTextList } from './timelineList';
-import { frameDrawn } from './timelinePerf';
+import { frameDrawn, timelinePart } from './timelinePerf';
 import {
   LANE,
   LANE_HEIGHT,
@@ -26,11 +26,23 @@ import {
   type Layout,
 } from './timelineLayout';
 
+/**
+ * What a user set on the view, kept while its panel is hidden (the page is then let go and built again): the axis,
+ * the folded runs, the zoom and pan (a scale and an offset; none when fitted).
+ */
+export interface TimelineViewState {
+  axis: Axis;
+  collapsed: string[];
+  zoom?: { k: number; x: number };
+}
+
 export interface TimelineHost {
   /** The user chose checkpoint `index` of `runId` (a click or Enter on a bar). */
   activate(runId: string, index: number): void;
   /** More about a tool call for its hover (arguments and result excerpts), when the host has it. */
   details?(runId: string, toolCallId: string): Promise<string | undefined>;
+  /** The user changed the axis, the folds or the zoom (the panel saves them). */
+  stateChanged?(state: TimelineViewState): void;
 }
 
 const MINIMAP = 22;
@@ -55,6 +67,8 @@ export class TimelineView {
   private width = 300;
   private frame = 0;
   private fitted = true;
+  /** A timeline drawn whose text list is still to be built (and who to tell when it is). */
+  private unlisted: { timeline: Timeline; listed?: () => void } | undefined;
   /** How long the last draw took (ms): the bench and the test read it. */
   lastDrawMs = 0;
 
@@ -100,7 +114,8 @@ export class TimelineView {
         this.transform = event.transform;
         if (event.sourceEvent) this.fitted = false;
         this.schedule();
-      });
+      })
+      .on('end', () => this.saveState());
     select(this.canvas).call(this.zoom);
     this.canvas.addEventListener('mousemove', (e) => this.onHover(e));
     this.canvas.addEventListener('mouseleave', () => this.setHover(undefined));
@@ -121,11 +136,57 @@ export class TimelineView {
     this.resize();
   }
 
-  /** Shows `timeline` (a first load or a live run that grew), keeping the zoom unless the view was fitted. */
-  setData(timeline: Timeline): void {
+  /**
+   * Shows `timeline` (a first load or a live run that grew), keeping the zoom unless the view was fitted. The
+   * canvas is drawn first; the text list (hundreds of elements) is built after that frame, then `listed` is called.
+   */
+  setData(timeline: Timeline, listed?: () => void): void {
     this.timeline = timeline;
+    const t = performance.now();
     this.relayout();
-    renderTextList(this.list, timeline, (runId, index) => this.host.activate(runId, index));
+    timelinePart('layout', t);
+    this.unlisted = { timeline, ...(listed ? { listed } : {}) };
+  }
+
+  /** Builds the text list of the timeline last drawn, after the frame that drew it has been painted. */
+  private listLater(): void {
+    const pending = this.unlisted;
+    if (!pending) return;
+    this.unlisted = undefined;
+    setTimeout(() => {
+      if (this.timeline !== pending.timeline) return;
+      const t = performance.now();
+      renderTextList(this.list, pending.timeline, (runId, index) => this.host.activate(runId, index));
+      timelinePart('list', t);
+      pending.listed?.();
+    }, 0);
+  }
+
+  /** What the user set, to restore in a page built again. */
+  state(): TimelineViewState {
+    const { k, x } = this.transform;
+    return {
+      axis: this.axis,
+      collapsed: [...this.collapsed],
+      ...(this.fitted ? {} : { zoom: { k, x } }),
+    };
+  }
+
+  /** Restores what a page before this one saved (before its data arrives: the first draw is already in it). */
+  restore(state: TimelineViewState): void {
+    this.axis = state.axis;
+    this.axisButton.textContent = state.axis === 'time' ? 'Steps' : 'Time';
+    this.axisButton.title = state.axis === 'time' ? 'Switch to the step axis' : 'Switch to the wall-clock axis';
+    this.axisButton.setAttribute('aria-label', this.axisButton.title);
+    for (const runId of state.collapsed) this.collapsed.add(runId);
+    if (state.zoom) {
+      this.fitted = false;
+      select(this.canvas).call(this.zoom.transform, zoomIdentity.translate(state.zoom.x, 0).scale(state.zoom.k));
+    }
+  }
+
+  private saveState(): void {
+    this.host.stateChanged?.(this.state());
   }
 
   /** Draws the replay position (a run and a checkpoint), panning to it when it is out of view. */
@@ -151,6 +212,7 @@ export class TimelineView {
     this.axisButton.setAttribute('aria-label', this.axisButton.title);
     this.relayout();
     this.fit();
+    this.saveState();
   }
 
   fit(): void {
@@ -245,7 +307,12 @@ export class TimelineView {
     const ctx = this.canvas.getContext('2d');
     if (ctx) {
       ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-      draw(ctx, state, this.canvas.height / dpr);
+      const drawn = draw(ctx, state, this.canvas.height / dpr);
+      this.canvas.dataset.rulerEnd = drawn.rulerEnd.toFixed(1);
+      const c = drawn.cursor;
+      this.canvas.dataset.cursorLabel = c
+        ? `${c.label.x0.toFixed(1)} ${c.label.x1.toFixed(1)} ${c.nameEnd.toFixed(1)}`
+        : '';
     }
     const mini = this.minimap.getContext('2d');
     if (mini) {
@@ -253,9 +320,11 @@ export class TimelineView {
       drawMinimap(mini, state, this.base(), x.domain() as [number, number], MINIMAP);
     }
     frameDrawn(started);
+    this.listLater();
     this.lastDrawMs = performance.now() - started;
     this.canvas.dataset.drawMs = this.lastDrawMs.toFixed(2);
     this.canvas.dataset.background = palette.background;
+    this.canvas.dataset.bars = Object.values(palette.bars).join(' ');
   }
 
   /**
@@ -351,6 +420,7 @@ export class TimelineView {
     if (this.collapsed.has(runId)) this.collapsed.delete(runId);
     else this.collapsed.add(runId);
     this.relayout();
+    this.saveState();
   }
 
   private activate(): void {

@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Page } from 'playwright-core';
 import type { Timeline } from '../../src/model/timeline';
+import { packTimeline } from '../../src/model/timelineWire';
 import { timelineOf } from '../../src/replay/timeline';
 import { openRunStore } from '../../src/store';
 import { viewFileHtml } from '../../src/cli/viewFile';
@@ -53,9 +54,12 @@ async function measure(size: number, dir: string): Promise<void> {
     timelineOf(store, runId, { withForks: true });
     const warmMs = since(t0);
     const json = JSON.stringify(timeline);
+    t0 = performance.now();
+    const packed = JSON.stringify(packTimeline(timeline));
+    const packMs = since(t0);
     const calls = timeline.runs.reduce((n, r) => n + r.calls.length, 0);
     process.stdout.write(
-      `  summary query (${timeline.runs.length} runs, ${calls} calls): ${queryMs.toFixed(1)} ms cold, ${warmMs.toFixed(1)} ms again; JSON ${(json.length / 1024).toFixed(0)} KiB\n`,
+      `  summary query (${timeline.runs.length} runs, ${calls} calls): ${queryMs.toFixed(1)} ms cold, ${warmMs.toFixed(1)} ms again; JSON ${(json.length / 1024).toFixed(0)} KiB as objects, ${(packed.length / 1024).toFixed(0)} KiB packed in columns (packed and serialized in ${packMs.toFixed(0)} ms)\n`,
     );
     t0 = performance.now();
     const html = viewFileHtml(store, runId, { withForks: true });
@@ -83,7 +87,8 @@ function panelPage(dir: string): string {
 <meta http-equiv="Content-Security-Policy" content="${csp}"><title>Timeline</title></head><body>
 <main id="timeline"></main>
 <script nonce="bench">window.posted = [];
-window.acquireVsCodeApi = () => ({ postMessage: (m) => window.posted.push({ m, at: performance.now() }) });</script>
+window.acquireVsCodeApi = () => ({ postMessage: (m) => window.posted.push({ m, at: performance.now() }),
+  getState: () => undefined, setState: () => {} });</script>
 <script nonce="bench" src="${pathToFileURL(join(DIST, 'timeline.js')).href}"></script>
 </body></html>`,
   );
@@ -97,17 +102,30 @@ async function render(dir: string, size: number, timeline: Timeline, queryMs: nu
     await page.goto(panelPage(dir));
     await page.waitForFunction(() => (window as unknown as { posted: unknown[] }).posted.length > 0);
     const readyMs = await page.evaluate(() => (window as unknown as { posted: { at: number }[] }).posted[0]?.at ?? NaN);
+    // packed as the panel packs it (while the page loads: the query's time stands for both)
+    const wire = packTimeline(timeline);
     await page.evaluate(([t, q]) => window.postMessage({ type: 'timeline', timeline: t, queryMs: q }, '*'), [
-      timeline,
+      wire,
       queryMs,
     ] as const);
     await page.waitForFunction(() => performance.getEntriesByName('timeline:data-to-draw', 'measure').length > 0);
     const dataToDrawMs = await page.evaluate(
       () => performance.getEntriesByName('timeline:data-to-draw', 'measure').at(-1)?.duration ?? NaN,
     );
+    // the first frame is the draw itself; the text list is built after it, so it is not in the open time
+    await page.waitForFunction(() => performance.getEntriesByName('timeline:list', 'measure').length > 0);
+    const parts = await page.evaluate(() =>
+      ['parse', 'layout', 'frame', 'list']
+        .map((p) => {
+          const all = performance.getEntriesByName(`timeline:${p}`, 'measure');
+          const e = p === 'frame' ? all[0] : all.at(-1);
+          return `${p === 'frame' ? 'first frame' : p} ${(e?.duration ?? NaN).toFixed(0)} ms`;
+        })
+        .join(', '),
+    );
     const openMs = readyMs + queryMs + dataToDrawMs;
     process.stdout.write(
-      `  panel (${size}): page ready ${readyMs.toFixed(0)} ms + query ${queryMs.toFixed(0)} ms + message to first draw ${dataToDrawMs.toFixed(0)} ms = open ${openMs.toFixed(0)} ms (target < ${TARGET.openMs} ms: ${verdict(openMs < TARGET.openMs)})\n`,
+      `  panel (${size}): page ready ${readyMs.toFixed(0)} ms + query ${queryMs.toFixed(0)} ms + message to first draw ${dataToDrawMs.toFixed(0)} ms = open ${openMs.toFixed(0)} ms (target < ${TARGET.openMs} ms: ${verdict(openMs < TARGET.openMs)}); of the message to first draw: ${parts}\n`,
     );
     const frames = await gestures(page);
     const p50 = quantile(frames, 0.5);

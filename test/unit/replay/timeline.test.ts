@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { writeDemoStore } from '../../../src/demo';
 import { TimelineSchema } from '../../../src/model/timeline';
+import { TimelineWireSchema, packTimeline, unpackTimeline } from '../../../src/model/timelineWire';
 import { openRecorder } from '../../../src/recorder';
 import { timelineOf } from '../../../src/replay/timeline';
 import type { RunStore } from '../../../src/store';
@@ -43,7 +44,11 @@ test('the refund run with its forks: steps, calls, tokens, errors, side effects 
   writeDemoStore(store);
   const fork = await forkAuditor(store);
   const timeline = timelineOf(summariesOnly(store), REFUND, { withForks: true });
-  assert.ok(TimelineSchema.safeParse(timeline).success, 'what the page parses');
+  assert.ok(TimelineSchema.safeParse(timeline).success, 'a timeline');
+  // what the page parses: packed in columns, through JSON (as a message or `ocdb view`'s file carries it), unpacked
+  const wire = TimelineWireSchema.safeParse(JSON.parse(JSON.stringify(packTimeline(timeline))));
+  assert.ok(wire.success, wire.error?.message);
+  assert.deepEqual(unpackTimeline(wire.data), timeline, 'the page draws the timeline the host read');
   const root = timeline.runs[0];
   assert.ok(root);
   assert.equal(root.runId, REFUND);

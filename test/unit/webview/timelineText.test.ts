@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { timelineRunText, type TimelineRun } from '../../../src/model/timeline';
-import { compact, fitText, relative } from '../../../src/webview/timelineDraw';
+import { compact, fitText, relative, rulerLabelAt } from '../../../src/webview/timelineDraw';
 
 /** A canvas context whose every character is 6 px wide. */
 const ctx = { measureText: (t: string) => ({ width: [...t].length * 6 }) } as unknown as CanvasRenderingContext2D;
@@ -60,4 +60,11 @@ test("the ruler's times are as precise as its ticks are apart: zoomed into a lon
 
 test("a lane's token total stays short on its label line", () => {
   assert.deepEqual([812, 22_934, 229_933, 16_991_601].map(compact), ['812', '22.9k', '230k', '17.0M']);
+});
+
+test("the ruler's last label is not cut at the canvas's edge: it turns to the left of its tick", () => {
+  // a 300 px canvas, a label 30 px wide
+  assert.equal(rulerLabelAt(100.5, 30, 300, 0), 102.5, 'right of its tick when it fits');
+  assert.equal(rulerLabelAt(285.5, 30, 300, 0), 253.5, 'left of its tick near the right edge');
+  assert.equal(rulerLabelAt(285.5, 30, 300, 260), undefined, 'left out rather than over the label before it');
 });

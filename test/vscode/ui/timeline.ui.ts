@@ -7,11 +7,12 @@
  * column, dark and light.
  */
 import * as assert from 'node:assert/strict';
-import type { Page } from 'playwright-core';
+import type { Frame, Page } from 'playwright-core';
 import { openRunStore } from '../../../src/store';
 import { REFUND, forkAuditor } from '../../helpers/auditorFork';
 import {
   canvasOffset,
+  contrastRatio,
   isLight,
   sizeTimelineGroup,
   theme,
@@ -19,6 +20,7 @@ import {
   timelineFrame,
   waitForCanvasWidth,
   waitForCursor,
+  waitForRunText,
 } from './timelinePage';
 import type { UiTest } from './uiTest';
 import {
@@ -215,6 +217,7 @@ export const tests: UiTest[] = [
         REFUND,
       );
       assert.ok(fork, 'the bar after the fork point is in view at 300 px');
+      await assertTextsClear(frame);
       await page.mouse.move(5, 300);
       const first = await theme(page);
       await screenshot(`timeline-05-300px-${first}`);
@@ -228,9 +231,175 @@ export const tests: UiTest[] = [
       }
       await workbenchPainted(page, !isLight(before));
       await page.mouse.move(5, 300);
+      await assertTextsClear(frame);
       await screenshot(`timeline-06-300px-${await theme(page)}`);
       await runCommand(page, 'Preferences: Toggle between Light/Dark Themes');
       await workbenchPainted(page, isLight(before));
     },
   },
+  {
+    name: "the Timeline in the high-contrast themes, dark and light: its bars in the theme's colours, readable on its background",
+    async run({ page, screenshot }) {
+      const frame = await timelineFrame(page);
+      const before = (await frame.locator('canvas.tl-canvas').getAttribute('data-background')) ?? '';
+      let was: string | undefined;
+      try {
+        for (const hc of HIGH_CONTRAST) {
+          // as a user picks it: Preferences: Color Theme
+          const current = await chooseColorTheme(page, 'High Contrast', hc.label);
+          was ??= current;
+          await page.locator(`.monaco-workbench.${hc.kind}`).waitFor({ timeout: 30_000 });
+          await waitForBackground(frame, hc.background);
+          await workbenchPainted(page, hc.light);
+          const drawn = await frame.evaluate(() => {
+            const canvas = document.querySelector<HTMLCanvasElement>('canvas.tl-canvas');
+            const css = getComputedStyle(document.documentElement);
+            // no named function in here: the page has no bundler's helpers
+            return {
+              bars: (canvas?.dataset.bars ?? '').toLowerCase().split(' '),
+              // the chart colours (a modified file's colour where the theme has no orange)
+              theme: [
+                ['charts-blue'],
+                ['charts-green'],
+                ['charts-green'],
+                ['charts-yellow'],
+                ['charts-orange', 'gitDecoration-modifiedResourceForeground'],
+                ['charts-purple'],
+              ].map(
+                (names) =>
+                  names.map((n) => css.getPropertyValue(`--vscode-${n}`).trim().toLowerCase()).find((c) => c) ?? '',
+              ),
+              background: (canvas?.dataset.background ?? '').toLowerCase(),
+            };
+          });
+          assert.deepEqual(drawn.bars, drawn.theme, "the bars are drawn in the theme's chart colours");
+          for (const bar of drawn.bars) {
+            const ratio = contrastRatio(bar, drawn.background);
+            assert.ok(ratio >= 3, `${bar} on ${drawn.background}: contrast ${ratio.toFixed(2)}, under 3:1`);
+          }
+          await assertTextsClear(frame);
+          await page.mouse.move(5, 300);
+          await screenshot(`timeline-07-300px-${hc.kind}`);
+          // and in a wider editor column
+          await sizeTimelineGroup(page, 560);
+          await page.mouse.move(5, 300);
+          await screenshot(`timeline-08-column-${hc.kind}`);
+          await sizeTimelineGroup(page, 300);
+          await waitForCanvasWidth(frame, 300);
+        }
+      } finally {
+        // the theme the user had, picked again
+        if (was) await chooseColorTheme(page, was, new RegExp(`^${was.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`));
+      }
+      await waitForBackground(frame, before);
+      await workbenchPainted(page, isLight(before));
+    },
+  },
+  {
+    name: 'hidden behind another editor and shown again, the Timeline comes back as it was: zoom, cursor, lineage',
+    async run({ page, screenshot }) {
+      const frame = await timelineFrame(page);
+      const canvas = frame.locator('canvas.tl-canvas');
+      await canvas.focus();
+      await canvas.press('+');
+      await canvas.press('+');
+      const viewState = (f: Frame) =>
+        f.evaluate(() => ({
+          origin: performance.timeOrigin,
+          zoom: (window as unknown as { timeline: { state(): { zoom?: { k: number } } } }).timeline.state().zoom?.k,
+        }));
+      const before = await viewState(frame);
+      assert.equal(before.zoom, 4, 'zoomed in twice');
+      // another editor in the Timeline's group hides it: its page is let go
+      await runCommand(page, 'File: New Untitled Text File');
+      const tab = page.locator('.tab', { hasText: `Timeline: ${REFUND}` }).first();
+      await page.waitForFunction(() => !document.querySelector('.tab.active')?.textContent?.includes('Timeline:'));
+      await tab.click();
+      const deadline = Date.now() + 30_000;
+      let again = frame;
+      let after = before;
+      while (after.origin === before.origin) {
+        if (Date.now() > deadline) throw new Error('the Timeline kept its hidden page instead of building it again');
+        await page.waitForTimeout(200);
+        again = await timelineFrame(page);
+        after = await viewState(again).catch(() => before);
+      }
+      assert.equal(after.zoom, before.zoom, 'the zoom the user had');
+      await waitForCursor(again, `${REFUND}:15`);
+      await waitForRunText(again, forkRunId, /diverged at step 5/);
+      await page.mouse.move(5, 300);
+      await screenshot(`timeline-09-shown-again-${await theme(page)}`);
+      // the untitled editor, empty, closes without a question
+      // (its close button shows on hover only)
+      await page
+        .locator('.tab', { hasText: 'Untitled-1' })
+        .first()
+        .locator('.tab-actions .action-label')
+        .click({ force: true });
+    },
+  },
 ];
+
+const HIGH_CONTRAST = [
+  { label: /^(?!.*Light).*High Contrast/, kind: 'hc-black', light: false, background: '#000000' },
+  { label: /Light.*High Contrast|High Contrast.*Light/, kind: 'hc-light', light: true, background: '#ffffff' },
+] as const;
+
+/**
+ * Picks a colour theme in Preferences: Color Theme, as a user does: the picker filtered by `filter`, the first row
+ * whose label matches `label` clicked. Returns the label of the theme it replaced (the row the picker opened on).
+ */
+async function chooseColorTheme(page: Page, filter: string, label: RegExp): Promise<string> {
+  // its key chord (Ctrl+K Ctrl+T): the palette's title search also matches "Browse Color Themes in Marketplace"
+  await page.mouse.move(0, 0);
+  await page.keyboard.press('Control+K');
+  await page.keyboard.press('Control+T');
+  const input = page.locator('.quick-input-widget .quick-input-box input');
+  // the theme picker, not the palette it replaced
+  await page.waitForFunction(() => {
+    const el = document.querySelector<HTMLInputElement>('.quick-input-widget .quick-input-box input');
+    return el !== null && !el.value.startsWith('>') && /theme/i.test(el.placeholder || el.ariaLabel || '');
+  });
+  const focused = page.locator('.quick-input-widget .monaco-list-row.focused .label-name').first();
+  await focused.waitFor();
+  const was = ((await focused.textContent()) ?? '').trim();
+  await input.fill(filter);
+  const rows = page.locator('.quick-input-widget .monaco-list-row .label-name');
+  await rows.first().waitFor();
+  const labels = (await rows.allTextContents()).map((t) => t.trim());
+  const at = labels.findIndex((l) => label.test(l));
+  if (at < 0) throw new Error(`no colour theme ${String(label)} among ${labels.join(' | ')}`);
+  await rows.nth(at).click();
+  await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
+  return was;
+}
+
+/** Waits until the canvas has been drawn on `background` (the theme's editor background, as the page read it). */
+async function waitForBackground(frame: Frame, background: string): Promise<void> {
+  const canvas = frame.locator('canvas.tl-canvas');
+  const deadline = Date.now() + 20_000;
+  let seen = '';
+  while (Date.now() < deadline) {
+    seen = ((await canvas.getAttribute('data-background')) ?? '').toLowerCase();
+    if (seen.startsWith(background.toLowerCase())) return;
+    await frame.page().waitForTimeout(100);
+  }
+  throw new Error(`the timeline was drawn on ${seen}, not the theme's ${background}`);
+}
+
+/**
+ * The replay cursor's label sits after its run's name on the lane's label line, not over it, and the ruler's last
+ * label ends inside the canvas (the page's `data-cursor-label`: label start, label end, name end; `data-ruler-end`).
+ */
+async function assertTextsClear(frame: Frame): Promise<void> {
+  const seen = await frame.locator('canvas.tl-canvas').evaluate((c: HTMLCanvasElement) => ({
+    cursor: c.dataset.cursorLabel ?? '',
+    rulerEnd: Number(c.dataset.rulerEnd),
+    width: c.getBoundingClientRect().width,
+  }));
+  const [x0, x1, nameEnd] = seen.cursor.split(' ').map(Number);
+  assert.ok(x0 !== undefined && x1 !== undefined && nameEnd !== undefined, `a cursor label is drawn: ${seen.cursor}`);
+  assert.ok(x0 >= nameEnd, `the cursor's label starts at ${x0} px, over the run's name (to ${nameEnd} px)`);
+  assert.ok(x1 <= seen.width, `the cursor's label ends at ${x1} px, past the canvas (${seen.width} px)`);
+  assert.ok(seen.rulerEnd <= seen.width, `the ruler's last label ends at ${seen.rulerEnd} px of ${seen.width}`);
+}

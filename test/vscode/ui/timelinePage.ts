@@ -85,6 +85,30 @@ export async function theme(page: Page): Promise<'dark' | 'light'> {
   return (await page.locator('.monaco-workbench.vs-dark, .monaco-workbench.hc-black').count()) > 0 ? 'dark' : 'light';
 }
 
+/** `#rgb`, `#rrggbb` or `#rrggbbaa` as channels 0–255 (alpha ignored). */
+function channels(color: string): [number, number, number] | undefined {
+  const hex = /^#([0-9a-f]{3,8})$/i.exec(color.trim())?.[1];
+  if (!hex) return undefined;
+  const full = hex.length <= 4 ? [...hex.slice(0, 3)].map((c) => c + c).join('') : hex.slice(0, 6);
+  return [0, 2, 4].map((i) => parseInt(full.slice(i, i + 2), 16)) as [number, number, number];
+}
+
+/** WCAG's contrast ratio of two `#rrggbb` colours (1 to 21); NaN when either is not such a colour. */
+export function contrastRatio(a: string, b: string): number {
+  const lum = (c: [number, number, number]) => {
+    const [r, g, bl] = c.map((v) => {
+      const s = v / 255;
+      return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+    }) as [number, number, number];
+    return 0.2126 * r + 0.7152 * g + 0.0722 * bl;
+  };
+  const ca = channels(a);
+  const cb = channels(b);
+  if (!ca || !cb) return NaN;
+  const [hi, lo] = [lum(ca), lum(cb)].sort((x, y) => y - x) as [number, number];
+  return (hi + 0.05) / (lo + 0.05);
+}
+
 /** The durations (ms) of the page's performance measures named `name`, oldest first. */
 export async function measures(frame: Frame, name: string): Promise<number[]> {
   return frame.evaluate((n) => performance.getEntriesByName(n, 'measure').map((e) => e.duration), name);
@@ -142,7 +166,9 @@ export async function waitForCanvasWidth(frame: Frame, atMost: number): Promise<
 /**
  * Waits until the workbench itself is painted in the light or dark theme (the side bar's computed background), not
  * only the Timeline's canvas: after a theme toggle VS Code repaints its parts one after another, and a screenshot
- * taken between them shows a light side bar beside a dark panel.
+ * taken between them shows a light side bar beside a dark panel. Then until every webview's page has the theme's
+ * colours too (VS Code posts them to each webview's frame after the workbench has changed, so a screenshot taken
+ * between shows a dark workbench around light webviews), and two frames have been painted since in each.
  */
 export async function workbenchPainted(page: Page, light: boolean): Promise<void> {
   await page.waitForFunction(
@@ -160,6 +186,43 @@ export async function workbenchPainted(page: Page, light: boolean): Promise<void
     light,
     { timeout: 30_000 },
   );
+  await webviewsPainted(page, light);
   // and two frames painted since, so the screenshot holds the repainted parts rather than their old tiles
   await page.evaluate(() => new Promise<void>((r) => requestAnimationFrame(() => requestAnimationFrame(() => r()))));
+}
+
+/** Waits until each webview page shown has the light or dark theme's editor background among its variables. */
+async function webviewsPainted(page: Page, light: boolean): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const seen = await Promise.all(
+      page.frames().map((frame) =>
+        frame
+          .evaluate(() => {
+            const v = getComputedStyle(document.documentElement).getPropertyValue('--vscode-editor-background').trim();
+            return v && document.visibilityState === 'visible' ? v : undefined;
+          })
+          .catch(() => undefined),
+      ),
+    );
+    const wrong = seen.filter((c): c is string => c !== undefined && isLight(c) !== light && /^#/.test(c));
+    if (wrong.length === 0) break;
+    if (Date.now() > deadline)
+      throw new Error(`webviews kept the other theme's background: ${wrong.join(', ')} (light wanted: ${light})`);
+    await page.waitForTimeout(100);
+  }
+  // a hidden page draws no frame: it is not waited for
+  await Promise.all(
+    page
+      .frames()
+      .map((frame) =>
+        frame
+          .evaluate(() =>
+            document.visibilityState === 'visible'
+              ? new Promise<void>((r) => requestAnimationFrame(() => requestAnimationFrame(() => r())))
+              : undefined,
+          )
+          .catch(() => undefined),
+      ),
+  );
 }

@@ -360,6 +360,11 @@ export const MIGRATIONS: readonly string[] = [
   ) WITHOUT ROWID;
   CREATE INDEX file_versions_by_path ON file_versions (run_key, path, seq);
   `,
+  // 9: how long a live debugger held a tool call before it ran (ToolCallRecord.heldMs): the call's own time is
+  // apart from the hold; NULL when nothing held it (every call recorded before this schema)
+  `
+  ALTER TABLE tool_calls ADD COLUMN held_ms REAL;
+  `,
 ];
 
 /** Brings the database to the newest schema, each migration in its own transaction. */

@@ -302,6 +302,10 @@ export const PG_MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX file_versions_by_path ON file_versions (run_key, path, seq);
   `,
+  // 6 (SQLite migration 9): how long a live debugger held a tool call before it ran (ToolCallRecord.heldMs)
+  `
+  ALTER TABLE tool_calls ADD COLUMN held_ms DOUBLE PRECISION;
+  `,
 ];
 
 /** The newest schema version present in the database, 0 for an empty database. */

@@ -145,7 +145,7 @@ export class AgentReplaySession extends InspectSession {
         return;
       case 'grew':
         // running on after Continue: its transcript (the header's count, the new lines) follows it
-        this.sourceOf(e.thread.ctl.view);
+        this.sources?.refresh(e.thread.ctl.view);
         return;
       case 'output':
         this.sendEvent(new OutputEvent(`${e.text}\n`, e.category));

@@ -53,6 +53,23 @@ export class TranscriptSources {
     return src;
   }
 
+  /**
+   * A run that grew while nobody looks at a stop of it (its agent runs on after Continue): its file is written again
+   * and its source, the same reference, is `changed` — VS Code then fetches the text again for the document it
+   * shows, whose header and lines follow the run. (A stop makes a new reference instead: sourceOf.)
+   */
+  refresh(view: RunView): void {
+    const src = this.sources.get(view.runId);
+    if (!src) {
+      this.sourceOf(view);
+      return;
+    }
+    if (this.writtenAt.get(view.runId) === view.run.changeSeq) return;
+    this.writtenAt.set(view.runId, view.run.changeSeq);
+    writeRunTranscript(this.storePath, view);
+    this.onSource(src, 'changed');
+  }
+
   /** The sources made so far (loadedSources): the transcripts of the runs the session showed. */
   all(): DebugProtocol.Source[] {
     return [...this.sources.values()];

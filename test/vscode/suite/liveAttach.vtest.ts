@@ -281,7 +281,14 @@ export const tests: VTest[] = [
             return n !== undefined && n > atStop ? n : undefined;
           },
           20_000,
-        );
+        ).catch((e: unknown) => {
+          const docs = vscode.window.visibleTextEditors.map(
+            (x) => `${x.document.uri.toString()} :: ${x.document.lineAt(0).text}`,
+          );
+          const file = path.join(path.dirname(api.ctx.connection.path), 'transcripts', `${runId}.transcript`);
+          const onDisk = fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n')[0] : 'none';
+          throw new Error(`${String(e)}\nDOCS ${docs.join('\n')}\nFILE ${file} ${onDisk}\nat stop ${atStop}`);
+        });
         assert.equal(child.exitCode, null, 'the agent is still running: the header grew before the run ended');
         // lookup_order's end and the model call after it: at least three new checkpoints
         assert.ok(grown >= atStop + 3, `the header went from ${atStop} to ${grown} checkpoints`);

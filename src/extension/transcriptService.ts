@@ -14,7 +14,7 @@ import { RunView } from '../replay/runView';
 import { liveUntil } from '../replay/sessionLive';
 import type { Transcript, TranscriptDetail } from '../replay/transcript';
 import { OcdbError } from '../model';
-import type { RunStore } from '../store';
+import { readLocalFile, type RunStore } from '../store';
 import { TRANSCRIPT_EXTENSION } from './ids';
 import { readSettings } from './settings';
 import type { StoreConnection } from './storeConnection';
@@ -175,12 +175,9 @@ export class TranscriptService implements vscode.Disposable {
     // stopped at a frame, the served text is what the frame points at (a replay of a run still being recorded)
     if (vscode.debug.activeStackItem instanceof vscode.DebugStackFrame) return;
     const file = this.uriOf(runId);
-    let text: string;
-    try {
-      text = fs.readFileSync(file.fsPath, 'utf8');
-    } catch {
-      return; // deleted meanwhile: nothing to follow
-    }
+    // read as the debugger writes it: a regular file reached without a link (never a FIFO that would block)
+    const text = readLocalFile(file.fsPath);
+    if (text === undefined) return;
     for (const group of vscode.window.tabGroups.all) {
       for (const tab of group.tabs) {
         const uri = tab.input instanceof vscode.TabInputText ? tab.input.uri : undefined;

@@ -36,6 +36,8 @@ const POSTGRES_SUITE = [
   'test/unit/replay/timeline.test.ts',
   // a finished call's record made from the open one the writer holds, or read back when the row changed
   'test/unit/writer/finishRecord.test.ts',
+  // the time a live debugger held a call, apart from its own time
+  'test/unit/writer/toolHold.test.ts',
   // a writer letting go of what it wrote (a streamed import) and a run's end setting its metadata
   'test/unit/writer/rebase.test.ts',
   'test/unit/fork/forkService.test.ts',

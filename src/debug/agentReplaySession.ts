@@ -143,6 +143,10 @@ export class AgentReplaySession extends InspectSession {
       case 'continued':
         this.sendEvent(new ContinuedEvent(e.thread.id, false));
         return;
+      case 'grew':
+        // running on after Continue: its transcript (the header's count, the new lines) follows it
+        this.sources?.refresh(e.thread.ctl.view);
+        return;
       case 'output':
         this.sendEvent(new OutputEvent(`${e.text}\n`, e.category));
         return;

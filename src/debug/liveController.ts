@@ -20,6 +20,11 @@ export const LEASE_MS = DEFAULT_LIVE_LEASE_MS;
 export const RENEW_MS = 1000;
 /** How often the attached runs' status is read (a run that ended or crashed ends its thread). */
 const STATUS_MS = 200;
+/**
+ * How often a run that grows without stopping has its transcript written again (a `grew` event): its header's
+ * checkpoint count follows the agent, without rendering the whole transcript at every checkpoint.
+ */
+export const GREW_MS = 500;
 
 /** What a thread's agent does when it next asks: go on unless a breakpoint holds, or stop (a step, Pause). */
 type Wish = { kind: 'run' } | { kind: 'step' } | { kind: 'stepOut'; fromStep: number } | { kind: 'pause' };
@@ -42,12 +47,17 @@ export interface LiveThread {
   wish: Wish;
   /** The thread has stopped (or passed) once: stopOnEntry is done. */
   entered: boolean;
+  /** The run grew since its transcript was last shown (`grew`), and when that was. */
+  grew?: boolean;
+  shownAt?: number;
 }
 
 /** What the session turns into DAP events. */
 export type LiveEvent =
   | { kind: 'thread'; reason: 'started' | 'exited'; thread: LiveThread; why?: string }
   | { kind: 'stopped'; thread: LiveThread; stop: StopInfo }
+  /** The run grew while its agent went on without stopping: its transcript is behind (at most every GREW_MS). */
+  | { kind: 'grew'; thread: LiveThread }
   /** The agent a thread showed stopped went on without this session's answer (the lease lapsed, a detach). */
   | { kind: 'continued'; thread: LiveThread }
   | { kind: 'output'; text: string; category: 'console' | 'important' }
@@ -201,6 +211,12 @@ export class LiveController {
     if (decide) {
       for (const stop of this.store.listLiveStops(this.attachId, ['asking'], now)) this.decide(stop, now, events);
     }
+    for (const t of this.threads) {
+      if (!t.grew || t.held || now - (t.shownAt ?? -Infinity) < GREW_MS) continue;
+      t.grew = false;
+      t.shownAt = now;
+      events.push({ kind: 'grew', thread: t });
+    }
     if (now - this.statusAt >= STATUS_MS) {
       this.statusAt = now;
       this.checkEnded(events);
@@ -286,7 +302,7 @@ export class LiveController {
   private decide(stop: LiveStop, now: number, events: LiveEvent[]): void {
     const t = this.ensureThread(stop.runId, stop.agentId, events);
     if (t.held) return; // a second call of the same run (parallel tools) waits until the held one goes on
-    t.ctl.refresh();
+    if (t.ctl.refresh()) t.grew = true;
     const index = t.ctl.view.indexOf(stop.checkpointId);
     if (index === undefined) {
       this.answer(stop, { state: 'resumed' }, now, events);
@@ -322,6 +338,7 @@ export class LiveController {
     const info = t.ctl.holdAt(index, reason, []);
     t.held = { stop, index, info, pending: new PendingEdits(this.pendingBase(t, index)) };
     t.wish = { kind: 'run' };
+    t.grew = false; // the stop shows its transcript as it stands
     this.focused = t.id;
     events.push({ kind: 'stopped', thread: t, stop: info });
   }

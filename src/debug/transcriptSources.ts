@@ -19,6 +19,8 @@ export class TranscriptSources {
   private readonly sources = new Map<string, DebugProtocol.Source>();
   private readonly refs = new Handles<string>();
   private readonly seen = new Set<string>();
+  /** The change counter of the run each source was written from: a view read since the run grew writes it again. */
+  private readonly writtenAt = new Map<string, number>();
 
   constructor(
     private readonly storePath: string,
@@ -32,7 +34,10 @@ export class TranscriptSources {
   /** The source of `view`'s transcript (at the view's detail level: the launch's `transcriptDetail`), written on first use. */
   sourceOf(view: RunView): DebugProtocol.Source {
     let src = this.sources.get(view.runId);
+    // a run still being recorded, read again since its source was written: its header and lines are behind
+    if (src && this.writtenAt.get(view.runId) !== view.run.changeSeq) src = undefined;
     if (!src) {
+      this.writtenAt.set(view.runId, view.run.changeSeq);
       const file = writeRunTranscript(this.storePath, view);
       const name = `${view.runId}.transcript`;
       src = file ? { name, path: this.toClient(file) } : { name, sourceReference: this.refs.create(view.runId) };
@@ -48,6 +53,23 @@ export class TranscriptSources {
     return src;
   }
 
+  /**
+   * A run that grew while nobody looks at a stop of it (its agent runs on after Continue): its file is written again
+   * and its source, the same reference, is `changed` — VS Code then fetches the text again for the document it
+   * shows, whose header and lines follow the run. (A stop makes a new reference instead: sourceOf.)
+   */
+  refresh(view: RunView): void {
+    const src = this.sources.get(view.runId);
+    if (!src) {
+      this.sourceOf(view);
+      return;
+    }
+    if (this.writtenAt.get(view.runId) === view.run.changeSeq) return;
+    this.writtenAt.set(view.runId, view.run.changeSeq);
+    writeRunTranscript(this.storePath, view);
+    this.onSource(src, 'changed');
+  }
+
   /** The sources made so far (loadedSources): the transcripts of the runs the session showed. */
   all(): DebugProtocol.Source[] {
     return [...this.sources.values()];
@@ -56,6 +78,7 @@ export class TranscriptSources {
   /** Forgets `runId`'s source so the next use re-renders and rewrites it (the run grew). */
   forget(runId: string): void {
     this.sources.delete(runId);
+    this.writtenAt.delete(runId);
   }
 
   /** The run a source is the transcript of; InvalidInput for any other file. */

@@ -18,6 +18,7 @@ import {
   type Checkpoint,
   type Message,
   type ToolCallRecord,
+  toolOwnMs,
 } from '../model';
 import { excerpt } from '../replay/transcript';
 import { lazyList } from '../store';
@@ -104,7 +105,9 @@ function viewOfRecord(t: ToolCallRecord): Record<string, unknown> {
   };
   if (t.result !== undefined) view.result = t.result;
   if (t.error !== undefined) view.error = t.error;
-  if (t.endedAt !== undefined) view.durationMs = t.endedAt - t.startedAt;
+  const own = toolOwnMs(t);
+  if (own !== undefined) view.durationMs = own;
+  if (t.heldMs) view.heldByDebuggerMs = t.heldMs;
   view.startedAt = new Date(t.startedAt).toISOString();
   return view;
 }

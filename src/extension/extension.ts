@@ -127,7 +127,12 @@ function wire(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): A
       tree.relist(runId);
       await reveal(tree.runNode(runId), true);
     },
-    revealCheckpoint: (runId, checkpointId) => reveal(tree.checkpointNodeOf(runId, checkpointId), true, true),
+    revealCheckpoint: (runId, checkpointId) => {
+      const node = tree.checkpointNodeOf(runId, checkpointId);
+      // the step the debugger leaves folds again: stepping leaves one step open, not every step passed
+      if (node?.kind === 'checkpoint') tree.followStep(runId, node.stepIndex);
+      return reveal(node, true, true);
+    },
     startReplay: async (runId, checkpointId) => {
       // VS Code leaves the Call Stack, the editor and so the status bar on a paused session while another stops:
       // the replay asked for now is the one to show, so the replays before it end (attach sessions stay)

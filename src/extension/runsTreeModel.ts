@@ -11,6 +11,7 @@ import {
   toolOutcomeOf,
   type ArtifactRef,
   type ToolCallRecord,
+  toolOwnMs,
 } from '../model';
 import type { CheckpointSummary, RunSummary } from '../store';
 import {
@@ -302,7 +303,9 @@ export function toolCallView(call: ToolCallRecord): NodeView {
   const cancelled = toolOutcomeOf(call) === 'cancelled';
   const failed = call.error !== undefined && !cancelled;
   const parts: string[] = [call.sideEffectLevel, call.replayPolicy];
-  parts.push(call.endedAt === undefined ? 'unfinished' : formatDuration(call.endedAt - call.startedAt));
+  const own = toolOwnMs(call);
+  parts.push(own === undefined ? 'unfinished' : formatDuration(own));
+  if (call.heldMs) parts.push(`held ${formatDuration(call.heldMs)}`);
   if (failed) parts.unshift(`✗ ${shorten(errorText(call.error), 60)}`);
   if (cancelled) parts.unshift('⊘ cancelled');
   // a live debugger changed the call before it ran (its args are those it ran with)

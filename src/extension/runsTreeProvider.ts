@@ -39,6 +39,10 @@ const CRASH_CHECK_MS = 5000;
 export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vscode.Disposable {
   private shown = RUNS_PAGE_SIZE;
   private readonly nodes = new Map<string, RunsNode>();
+  /** Per step (`runId:stepIndex`), how often its node was made again to come back collapsed (followStep). */
+  private readonly stepRemade = new Map<string, number>();
+  /** Per run, the step the debugger's position was last revealed in. */
+  private readonly followedStep = new Map<string, number>();
   private readonly runs = new Map<string, RunSummary>();
   /** Runs the view was given as children (a changed one refreshes in place; a new one refreshes its parent). */
   private readonly shownRuns = new Set<string>();
@@ -91,7 +95,24 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
   }
 
   private stepNode(runId: string, stepIndex: number): RunsNode {
-    return this.node({ kind: 'step', id: nodeIds.step(runId, stepIndex), runId, stepIndex });
+    const made = this.stepRemade.get(`${runId}:${stepIndex}`) ?? 0;
+    const id = made > 0 ? `${nodeIds.step(runId, stepIndex)}~${made}` : nodeIds.step(runId, stepIndex);
+    return this.node({ kind: 'step', id, runId, stepIndex });
+  }
+
+  /**
+   * The debugger's position is revealed in step `stepIndex` of `runId` (which expands that step): the step it was
+   * revealed in before comes back collapsed. VS Code cannot collapse one row from an extension, so that step's
+   * node is made again under a new id (a new row, collapsed as a step starts) and the run's rows are listed again;
+   * steps the user opened by hand stay as they are.
+   */
+  followStep(runId: string, stepIndex: number): void {
+    const left = this.followedStep.get(runId);
+    this.followedStep.set(runId, stepIndex);
+    if (left === undefined || left === stepIndex) return;
+    const key = `${runId}:${left}`;
+    this.stepRemade.set(key, (this.stepRemade.get(key) ?? 0) + 1);
+    this.emitter.fire(this.runNode(runId));
   }
 
   private artifactsNode(runId: string): RunsNode {

@@ -14,7 +14,7 @@ import { RunView } from '../replay/runView';
 import { liveUntil } from '../replay/sessionLive';
 import type { Transcript, TranscriptDetail } from '../replay/transcript';
 import { OcdbError } from '../model';
-import type { RunStore } from '../store';
+import { readLocalFile, type RunStore } from '../store';
 import { TRANSCRIPT_EXTENSION } from './ids';
 import { readSettings } from './settings';
 import type { StoreConnection } from './storeConnection';
@@ -159,8 +159,34 @@ export class TranscriptService implements vscode.Disposable {
     if (fs.existsSync(transcriptPath(this.connection.path, runId))) {
       try {
         this.ensureFile(runId);
+        void this.followServed(runId);
       } catch {
         // the run may be mid-write or deleted; the next change retries
+      }
+    }
+  }
+
+  /**
+   * A transcript the debugger served by reference at a stop (a `debug:` document: VS Code does not fetch it again)
+   * whose run went on after Continue and grew: replaced by the run's file, which follows the run (its header's
+   * count, its new lines). At the next stop the debugger shows that stop's text again.
+   */
+  private async followServed(runId: string): Promise<void> {
+    // stopped at a frame, the served text is what the frame points at (a replay of a run still being recorded)
+    if (vscode.debug.activeStackItem instanceof vscode.DebugStackFrame) return;
+    const file = this.uriOf(runId);
+    // read as the debugger writes it: a regular file reached without a link (never a FIFO that would block)
+    const text = readLocalFile(file.fsPath);
+    if (text === undefined) return;
+    for (const group of vscode.window.tabGroups.all) {
+      for (const tab of group.tabs) {
+        const uri = tab.input instanceof vscode.TabInputText ? tab.input.uri : undefined;
+        if (uri?.scheme !== 'debug' || runIdOfTranscript(uri.path) !== runId) continue;
+        const shown = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
+        if (!shown || shown.getText() === text) continue;
+        await vscode.window.tabGroups.close(tab, true);
+        const doc = await vscode.workspace.openTextDocument(file);
+        await vscode.window.showTextDocument(doc, { viewColumn: group.viewColumn, preview: true, preserveFocus: true });
       }
     }
   }

@@ -10,6 +10,7 @@ import {
   runStatusText,
   toolOutcomeOf,
   type ToolCallRecord,
+  toolOwnMs,
 } from '../model';
 import type { CheckpointSummary, RunSummary } from '../store';
 import { clip, SMALL_CLIP, type ClipReport } from './bounded';
@@ -92,7 +93,8 @@ export function callLine(
     replayPolicy: record.replayPolicy,
     ...(place ? { step: place.step, checkpointIndex: place.index } : {}),
     startedAt: iso(record.startedAt),
-    ...(record.endedAt !== undefined ? { durationMs: record.endedAt - record.startedAt } : {}),
+    ...(record.endedAt !== undefined ? { durationMs: toolOwnMs(record) } : {}),
+    ...(record.heldMs ? { heldByDebuggerMs: record.heldMs } : {}),
     outcome,
     args: clip(record.args, limits, report),
     ...(outcome === 'error' || outcome === 'cancelled'

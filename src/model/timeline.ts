@@ -41,6 +41,8 @@ export const TimelineCallSchema = z.object({
   captured: z.optional(z.boolean()),
   /** The call's arguments were edited at a live stop. */
   edited: z.optional(z.boolean()),
+  /** How long a live debugger held the tool before it ran (ms): part of end − start, not the tool's own time. */
+  held: z.optional(z.number()),
 });
 export type TimelineCall = z.infer<typeof TimelineCallSchema>;
 
@@ -89,7 +91,8 @@ export function timelineCallText(call: TimelineCall): string {
   const parts = [`[${call.cp}] step ${call.step}`, call.name];
   if (call.sideEffect) parts.push(call.sideEffect);
   if (call.state && call.state !== 'success') parts.push(call.state === 'running' ? 'running' : call.state);
-  if (call.end !== undefined) parts.push(`${formatDuration(call.end - call.start)}`);
+  if (call.end !== undefined) parts.push(`${formatDuration(Math.max(0, call.end - call.start - (call.held ?? 0)))}`);
+  if (call.held) parts.push(`held ${formatDuration(call.held)} by the debugger`);
   if (call.tokensIn !== undefined || call.tokensOut !== undefined)
     parts.push(`${call.tokensIn ?? 0} in / ${call.tokensOut ?? 0} out tokens${call.captured ? ' (captured)' : ''}`);
   if (call.edited) parts.push('✎ edited live');

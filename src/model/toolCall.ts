@@ -50,10 +50,21 @@ export const ToolCallRecordSchema = z.object({
   replayPolicy: ReplayPolicySchema,
   startedAt: z.number(),
   endedAt: z.number().optional(),
+  /**
+   * How long a live debugger held the call at its stop before the tool ran (ms, on the agent's clock): part of
+   * endedAt − startedAt, not the tool's own time (`toolOwnMs`). Absent when no debugger held it.
+   */
+  heldMs: z.number().nonnegative().optional(),
   /** Set when a live debugger edited the call before it ran (live debugging): its args are those it ran with. */
   liveEdit: ToolCallLiveEditSchema.optional(),
 });
 export type ToolCallRecord = z.infer<typeof ToolCallRecordSchema>;
+
+/** A finished call's own time: endedAt − startedAt without the time a live debugger held it; undefined while running. */
+export function toolOwnMs(record: Pick<ToolCallRecord, 'startedAt' | 'endedAt' | 'heldMs'>): number | undefined {
+  if (record.endedAt === undefined) return undefined;
+  return Math.max(0, record.endedAt - record.startedAt - (record.heldMs ?? 0));
+}
 
 /** The `name` that marks a stored tool error as a cancellation (a ToolCallRecord has no status field). */
 export const CANCELLED_ERROR_NAME = 'Cancelled';

@@ -240,6 +240,7 @@ export class RunRecorder {
     if (!point || !this.env.live) return undefined;
     // blocked, the heartbeat timer cannot fire: the wait beats it (a run held at a breakpoint is not crashed)
     const answer = this.env.live.checkSync(point, () => this.writer.heartbeat());
+    this.noteHold(point, answer?.heldMs);
     return answer?.edits ? this.applyEdits(point, answer.stopId, answer.edits, fields) : undefined;
   }
 
@@ -251,7 +252,14 @@ export class RunRecorder {
     if (!point || !this.env.live) return undefined;
     const answer = await this.env.live.check(point);
     if (this.ended) return undefined;
+    this.noteHold(point, answer?.heldMs);
     return answer?.edits ? this.applyEdits(point, answer.stopId, answer.edits, fields) : undefined;
+  }
+
+  /** A stop before a tool ran held it: the hold is recorded apart from the tool's own time (ToolCallRecord.heldMs). */
+  private noteHold(point: LiveStopPoint, heldMs: number | undefined): void {
+    if (heldMs === undefined || point.boundary !== 'before_tool_call' || point.toolCallId === undefined) return;
+    this.writer.held(point.toolCallId, heldMs);
   }
 
   private applyEdits(

@@ -158,7 +158,7 @@ interface View {
   run: RunSummary;
   checkpoints: ViewCheckpoint[];
   /** Every tool call of the view's runs, by id: its run, and its state without arguments or results (no blob read). */
-  calls: Map<string, { runId: string; toolName: string; state: ComparedToolCall['outcome'] }>;
+  calls: Map<string, { runId: string; toolName: string; state: ComparedToolCall['outcome']; heldMs?: number }>;
   /** The runs whose checkpoints the view holds (ancestors first). */
   runIds: string[];
   /** Live edits of the view's runs, by the checkpoint they were made at. */
@@ -188,7 +188,12 @@ export function runView(store: RunStore, runId: string): View {
     const kept = child ? (cut >= 0 ? own.slice(0, cut) : []) : own;
     for (const summary of kept) checkpoints.push({ summary, inherited: r.runId !== runId });
     for (const t of store.listToolCallMarks(r.runId)) {
-      calls.set(t.toolCallId, { runId: r.runId, toolName: t.toolName, state: t.state });
+      calls.set(t.toolCallId, {
+        runId: r.runId,
+        toolName: t.toolName,
+        state: t.state,
+        ...(t.heldMs !== undefined ? { heldMs: t.heldMs } : {}),
+      });
     }
   });
   return { run, checkpoints, calls, runIds: chain.map((r) => r.runId), liveEdits };
@@ -277,7 +282,7 @@ function stepsOf(
         .filter((c) => c.summary.boundary === 'before_tool_call')
         .map((c) => comparedCall(store, view, c.summary, whole)),
       tokens: list.reduce((n, c) => n + spentTokens(c.summary), 0),
-      durationMs: stepDuration(list),
+      durationMs: stepDuration(list, view.calls),
     };
     if (prompt) side.promptCheckpointId = prompt.summary.checkpointId;
     const edited = list.flatMap((c) => view.liveEdits.get(c.summary.checkpointId) ?? []);
@@ -325,14 +330,18 @@ function sharedSteps(left: Map<number, ViewCheckpoint[]>, right: Map<number, Vie
  * The time a step took: the gaps between its checkpoints, leaving out the one from the last inherited checkpoint to
  * the fork's first own one (a fork made today of a month-old run would count the month).
  */
-function stepDuration(list: readonly ViewCheckpoint[]): number {
+/** A step's time: between its checkpoints of one run, without the time a live debugger held a tool before it ran. */
+function stepDuration(list: readonly ViewCheckpoint[], calls: View['calls']): number {
   let ms = 0;
   for (let i = 1; i < list.length; i++) {
     const before = list[i - 1] as ViewCheckpoint;
     const at = list[i] as ViewCheckpoint;
-    if (before.inherited === at.inherited) ms += at.summary.createdAt - before.summary.createdAt;
+    if (before.inherited !== at.inherited) continue;
+    ms += at.summary.createdAt - before.summary.createdAt;
+    const id = at.summary.toolCallId;
+    if (at.summary.boundary === 'after_tool_call' && id !== undefined) ms -= calls.get(id)?.heldMs ?? 0;
   }
-  return ms;
+  return Math.max(0, ms);
 }
 
 const callKey = (c: ComparedToolCall) =>

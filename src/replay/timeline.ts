@@ -122,6 +122,7 @@ export function timelineRun(
     if (endCp !== undefined) call.endCp = endCp;
     if (t.endedAt !== undefined) call.end = t.endedAt;
     if (t.liveEdited) call.edited = true;
+    if (t.heldMs) call.held = t.heldMs;
     calls.push(call);
   }
   calls.sort((a, b) => a.cp - b.cp);

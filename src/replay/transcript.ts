@@ -23,6 +23,7 @@ import {
   type Message,
   type RunMode,
   type ToolCallRecord,
+  toolOwnMs,
 } from '../model';
 import type { CheckpointSummary, RunSummary } from '../store';
 
@@ -123,7 +124,9 @@ function toolLine(s: CheckpointSummary, call: ToolCallRecord | undefined, max: n
     return `${name}(${call ? excerpt(call.args, max) : ''})${effect}`;
   }
   if (!call) return `${name} finished`;
-  const ms = call.endedAt === undefined ? '' : ` · ${call.endedAt - call.startedAt} ms`;
+  const own = toolOwnMs(call);
+  const held = call.heldMs ? ` (held ${Math.round(call.heldMs)} ms by the debugger)` : '';
+  const ms = own === undefined ? '' : ` · ${Math.round(own)} ms${held}`;
   if (toolOutcomeOf(call) === 'cancelled') return `${name} ⊘ cancelled: ${excerpt(cancelText(call.error), max)}${ms}`;
   if (call.error !== undefined) return `${name} ✗ error: ${excerpt(call.error, max)}${ms}`;
   return `${name} → ${excerpt(call.result, max)}${ms}`;

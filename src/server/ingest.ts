@@ -228,6 +228,7 @@ export class IngestService {
         },
       };
     }
+    this.noteHold(runId, wait.stopId);
     if (!wait.edits) return { stopped: false, body: { ...body, edits: null } };
     const recorded = this.store.listLiveEdits(runId).find((e) => e.stopId === wait.stopId);
     if (recorded) return { stopped: false, body: { ...body, edits: recorded.edits } };
@@ -242,6 +243,16 @@ export class IngestService {
       wait.edits,
     );
     return { stopped: false, body: { ...body, edits: applied ?? null } };
+  }
+
+  /**
+   * A settled stop before a tool ran held the call from its question to now (the gate's clock: wall time); the
+   * call's finish records the hold apart from the tool's own time (ToolCallRecord.heldMs).
+   */
+  private noteHold(runId: string, stopId: string): void {
+    const stop = this.store.getLiveStop(stopId);
+    if (stop.boundary !== 'before_tool_call' || stop.toolCallId === undefined) return;
+    this.writerOf(runId).held(stop.toolCallId, Date.now() - stop.askedAt);
   }
 
   /** Begins or finishes a tool call (phase 'begin' | 'finish'). */

@@ -367,6 +367,11 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE file_versions ADD COLUMN original_hash BLOB;
   ALTER TABLE file_versions ADD COLUMN detail TEXT;
   `,
+  // 10: how long a live debugger held a tool call before it ran (ToolCallRecord.heldMs): the call's own time is
+  // apart from the hold; NULL when nothing held it (every call recorded before this schema)
+  `
+  ALTER TABLE tool_calls ADD COLUMN held_ms REAL;
+  `,
 ];
 
 /** Brings the database to the newest schema, each migration in its own transaction. */

@@ -317,6 +317,10 @@ export const PG_MIGRATIONS: readonly string[] = [
   ALTER TABLE file_versions ADD COLUMN kind SMALLINT NOT NULL DEFAULT 0,
     ADD COLUMN original_hash BYTEA, ADD COLUMN detail TEXT;
   `,
+  // 8 (SQLite migration 10): how long a live debugger held a tool call before it ran (ToolCallRecord.heldMs)
+  `
+  ALTER TABLE tool_calls ADD COLUMN held_ms DOUBLE PRECISION;
+  `,
 ];
 
 /** The newest schema version present in the database, 0 for an empty database. */

@@ -164,6 +164,8 @@ export interface FinishToolCallInput {
   result?: unknown;
   error?: unknown;
   endedAt: number;
+  /** How long a live debugger held the call before it ran (ToolCallRecord.heldMs); absent when nothing held it. */
+  heldMs?: number;
   /**
    * The open call's record as the writer holds it (what begin, or a live edit, returned). When the row still
    * matches it (its argsHash and liveEdit), the finished record is made from it instead of being read back.
@@ -238,7 +240,7 @@ export interface StoreChanges {
 /** What a ledger record says about a call besides its arguments and result. */
 export type ToolCallFacts = Pick<
   ToolCallRecord,
-  'toolCallId' | 'toolName' | 'sideEffectLevel' | 'replayPolicy' | 'startedAt' | 'endedAt'
+  'toolCallId' | 'toolName' | 'sideEffectLevel' | 'replayPolicy' | 'startedAt' | 'endedAt' | 'heldMs'
 >;
 
 /** A run's checkpoints as columns, in order (index i: checkpoint [i]): what the Timeline draws, no summary objects. */

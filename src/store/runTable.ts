@@ -284,7 +284,7 @@ export class RunTable {
           ).run(failed, runId);
         } else if (call.state !== 'running') {
           this.sql(
-            "UPDATE tool_calls SET result_ref = NULL, error_json = NULL, ended_at = NULL, state = 'running' WHERE run_id = ? AND tool_call_id = ?",
+            "UPDATE tool_calls SET result_ref = NULL, error_json = NULL, ended_at = NULL, held_ms = NULL, state = 'running' WHERE run_id = ? AND tool_call_id = ?",
           ).run(runId, toolCallId);
           this.sql('UPDATE runs SET tool_error_count = tool_error_count - ? WHERE run_id = ?', 'writes').run(
             failed,

@@ -24,6 +24,7 @@ const ToolCallFactsSchema = ToolCallRecordSchema.pick({
   replayPolicy: true,
   startedAt: true,
   endedAt: true,
+  heldMs: true,
 });
 
 const MARK_LEVELS: ReadonlySet<unknown> = new Set(SIDE_EFFECT_LEVELS);
@@ -84,8 +85,8 @@ export class ToolCallTable {
     this.ctx
       .sql(
         `INSERT INTO tool_calls (run_id, tool_call_id, seq, tool_name, args_hash, args_ref, result_ref, error_json,
-         side_effect_level, replay_policy, started_at, ended_at, state, live_edit_json)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         side_effect_level, replay_policy, started_at, ended_at, state, live_edit_json, held_ms)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         runId,
@@ -102,6 +103,7 @@ export class ToolCallTable {
         record.endedAt ?? null,
         state,
         toJson(record.liveEdit),
+        record.heldMs ?? null,
       );
     this.ctx.countRun(runId, { toolCalls: 1, toolErrors: state === 'error' ? 1 : 0 });
     return argsRef;
@@ -132,7 +134,7 @@ export class ToolCallTable {
         // with its end (no read back; RETURNING costs three plain UPDATEs). Otherwise read back, below.
         const changed = this.ctx
           .sql(
-            `UPDATE tool_calls SET result_ref = ?, error_json = ?, ended_at = ?, state = ?
+            `UPDATE tool_calls SET result_ref = ?, error_json = ?, ended_at = ?, state = ?, held_ms = ?
              WHERE run_id = ? AND tool_call_id = ? AND state = 'running' AND args_hash = ?
                AND COALESCE(live_edit_json, '') = ?`,
           )
@@ -141,6 +143,7 @@ export class ToolCallTable {
             errorJson,
             input.endedAt,
             input.outcome,
+            input.heldMs ?? null,
             runId,
             toolCallId,
             open.argsHash,
@@ -160,6 +163,7 @@ export class ToolCallTable {
             replayPolicy: open.replayPolicy,
             startedAt: open.startedAt,
             endedAt: input.endedAt,
+            heldMs: input.heldMs,
             liveEdit: open.liveEdit,
           });
         }
@@ -167,10 +171,10 @@ export class ToolCallTable {
       // Finished only while running, and read back by the same statement (no read first).
       const row = this.ctx
         .sql(
-          `UPDATE tool_calls SET result_ref = ?, error_json = ?, ended_at = ?, state = ?
+          `UPDATE tool_calls SET result_ref = ?, error_json = ?, ended_at = ?, state = ?, held_ms = ?
            WHERE run_id = ? AND tool_call_id = ? AND state = 'running' RETURNING *`,
         )
-        .get(resultRef, errorJson, input.endedAt, input.outcome, runId, toolCallId);
+        .get(resultRef, errorJson, input.endedAt, input.outcome, input.heldMs ?? null, runId, toolCallId);
       if (!row) {
         const found = this.requireToolCallRow(runId, toolCallId);
         throw new OcdbError(
@@ -221,6 +225,7 @@ export class ToolCallTable {
         replayPolicy: row.replay_policy,
         startedAt: Number(row.started_at),
         endedAt: num(row.ended_at),
+        heldMs: num(row.held_ms),
         liveEdit: json(row.live_edit_json),
       }),
       `store tool call ${String(row.tool_call_id)}`,
@@ -303,7 +308,7 @@ export class ToolCallTable {
     this.ctx.requireRunRow(runId);
     return this.ctx
       .sql(
-        `SELECT tool_call_id, tool_name, side_effect_level, replay_policy, started_at, ended_at
+        `SELECT tool_call_id, tool_name, side_effect_level, replay_policy, started_at, ended_at, held_ms
            FROM tool_calls WHERE run_id = ? ORDER BY seq`,
       )
       .all(runId)
@@ -317,6 +322,7 @@ export class ToolCallTable {
             replayPolicy: row.replay_policy,
             startedAt: Number(row.started_at),
             endedAt: num(row.ended_at),
+            heldMs: num(row.held_ms),
           }),
           `store tool call ${String(row.tool_call_id)}`,
         ),
@@ -329,7 +335,7 @@ export class ToolCallTable {
     // checked field by field, not parsed per row: a long run's calls are read at the cost of their rows
     return this.ctx
       .sql(
-        `SELECT tool_call_id, tool_name, side_effect_level, replay_policy, started_at, ended_at, state,
+        `SELECT tool_call_id, tool_name, side_effect_level, replay_policy, started_at, ended_at, held_ms, state,
                 live_edit_json IS NOT NULL AS edited
            FROM tool_calls WHERE run_id = ? ORDER BY seq`,
       )
@@ -355,6 +361,8 @@ export class ToolCallTable {
         };
         const ended = num(row.ended_at);
         if (ended !== undefined) mark.endedAt = ended;
+        const held = num(row.held_ms);
+        if (held !== undefined) mark.heldMs = held;
         return mark;
       });
   }

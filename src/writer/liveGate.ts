@@ -166,19 +166,35 @@ export class LiveGate {
     }
   }
 
-  /** ask + waitSync: the edits to apply when the debugger resumed with some; undefined otherwise. */
-  checkSync(point: LiveStopPoint, beat?: () => void): { stopId: string; edits?: LiveEdits } | undefined {
+  /**
+   * ask + waitSync: the stop (with the edits to apply when the debugger resumed with some, and how long the agent
+   * was held: `heldMs`, on this gate's clock); undefined when no debugger was asked.
+   */
+  checkSync(point: LiveStopPoint, beat?: () => void): LiveCheck | undefined {
+    const askedAt = this.now();
     const stopId = this.ask(point);
     if (stopId === undefined) return undefined;
     const done = this.waitSync(stopId, Infinity, beat);
-    return done.settled && done.edits ? { stopId, edits: done.edits } : undefined;
+    return checked(stopId, done, this.now() - askedAt);
   }
 
-  /** ask + wait: the edits to apply when the debugger resumed with some; undefined otherwise. */
-  async check(point: LiveStopPoint): Promise<{ stopId: string; edits?: LiveEdits } | undefined> {
+  /** ask + wait: as checkSync, without blocking the event loop. */
+  async check(point: LiveStopPoint): Promise<LiveCheck | undefined> {
+    const askedAt = this.now();
     const stopId = this.ask(point);
     if (stopId === undefined) return undefined;
     const done = await this.wait(stopId);
-    return done.settled && done.edits ? { stopId, edits: done.edits } : undefined;
+    return checked(stopId, done, this.now() - askedAt);
   }
+}
+
+/** What a stop asked and waited on came to: the edits to apply (when resumed with some) and how long it held. */
+export interface LiveCheck {
+  stopId: string;
+  edits?: LiveEdits;
+  heldMs: number;
+}
+
+function checked(stopId: string, done: LiveWait, heldMs: number): LiveCheck {
+  return { stopId, ...(done.settled && done.edits ? { edits: done.edits } : {}), heldMs: Math.max(0, heldMs) };
 }

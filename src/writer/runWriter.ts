@@ -240,6 +240,9 @@ export class RunWriter {
   /** The lists the first checkpoint continues (CreateRunWrite.listsFrom), until it is written. */
   private listsFrom: ListsFrom | undefined;
 
+  /** How long live debuggers held each open call before it ran (`held`), until finishTool stores it. */
+  private readonly holds = new Map<string, number>();
+
   /** The last checkpoint this writer took. */
   private lastCheckpointId: string | undefined;
   /** True when the timeline changed since the last checkpoint (a call opened or closed without one, a live edit). */
@@ -328,6 +331,16 @@ export class RunWriter {
   }
 
   /**
+   * Notes that a live debugger held the open call `toolCallId` for `ms` at its stop before the tool ran: finishTool
+   * stores it as the call's `heldMs`, so its own time is told apart from the hold. A call has one such stop: noted
+   * again (HTTP ingest answers a settled stop to each request that waits on it), the longest counts.
+   */
+  held(toolCallId: string, ms: number): void {
+    if (!(ms > 0)) return;
+    this.holds.set(toolCallId, Math.max(this.holds.get(toolCallId) ?? 0, ms));
+  }
+
+  /**
    * Closes a tool call exactly once with success (value: the result), error or cancelled (value: the error or
    * detail, stored as outcomes.ts says), with its `tool` message and after_tool_call checkpoint unless told
    * otherwise. A call a fork inherited open from its source is recorded in the fork's own ledger first.
@@ -341,13 +354,16 @@ export class RunWriter {
       }
       const closed = this.timeline.finishedRecord(toolCallId, outcome, value, endedAt);
       const open = this.timeline.tool(toolCallId);
+      const heldMs = options.heldMs ?? this.holds.get(toolCallId);
       const record = this.store.finishToolCall(this.runId, toolCallId, {
         outcome,
         ...(closed?.result !== undefined ? { result: closed.result } : {}),
         ...(closed?.error !== undefined ? { error: closed.error } : {}),
         endedAt,
+        ...(heldMs !== undefined && heldMs > 0 ? { heldMs } : {}),
         ...(open && this.timeline.begunHere(toolCallId) ? { open } : {}),
       });
+      this.holds.delete(toolCallId);
       this.timeline.setRecord(record, true);
       this.changedSinceCheckpoint = true;
       if (options.checkpoint === false) return { record };

@@ -77,6 +77,8 @@ export interface FinishToolOptions extends ToolWriteOptions {
   /** Append the `tool` message with the outcome to the conversation (default true). */
   appendMessage?: boolean;
   endedAt?: number;
+  /** How long a live debugger held the call before it ran (default: what `RunWriter.held` noted). */
+  heldMs?: number;
 }
 
 export interface EndRunWrite {

@@ -1,6 +1,13 @@
 /** `ocdb show <runId>`: a run's summary, checkpoints, tool ledger and artifacts. */
 import { EXIT, STORE_HELP, STORE_OPTION, openStoreFor, parseCommandArgs, type CliCommand } from '../cliCommand';
-import { divergenceOfError, liveEditSummary, readRunError, toolOutcomeOf, type ToolCallRecord } from '../../model';
+import {
+  divergenceOfError,
+  liveEditSummary,
+  readRunError,
+  toolOutcomeOf,
+  toolOwnMs,
+  type ToolCallRecord,
+} from '../../model';
 import { describeDivergence } from '../../fork/divergence';
 import { artifactSize, runArtifacts } from '../../store';
 import { artifactTable, displayStatus, duration, shorten, table, timestamp } from '../format';
@@ -81,7 +88,7 @@ export const showCommand: CliCommand = {
                 t.liveEdit ? `${t.toolName} ✎` : t.toolName,
                 t.sideEffectLevel,
                 t.replayPolicy,
-                duration(t.endedAt === undefined ? undefined : t.endedAt - t.startedAt),
+                t.heldMs ? `${duration(toolOwnMs(t))} +${duration(t.heldMs)} held` : duration(toolOwnMs(t)),
                 shorten(JSON.stringify(t.args) ?? '', 40),
                 outcomeText(t),
                 t.toolCallId,

@@ -133,6 +133,27 @@ describe('hostile DAP frames', { timeout: 120_000 }, () => {
     cases.push('100 MB request');
   });
 
+  it('a 20 MB string literal is evaluated in time linear in its length, and the next request answered', async () => {
+    /** Evaluates a string literal of `mb` MiB at the stop; the time until its answer. */
+    const evaluate = async (seq: number, mb: number): Promise<number> => {
+      const text = 'a'.repeat(mb * 1024 * 1024);
+      const started = performance.now();
+      client.frame(client.request(seq, 'evaluate', { expression: `"${text}"`, context: 'repl' }));
+      const answer = await client.response(seq);
+      const took = performance.now() - started;
+      assert.equal(answer.success, true, answer.message);
+      assert.match(String(answer.body?.result), /^"?aaaa/);
+      return took;
+    };
+    const small = await evaluate(11, 2);
+    const big = await evaluate(12, 20);
+    // ten times the text: linear costs ~10x (quadratic reading or evaluation: ~100x, 16 s at 20 MB)
+    assert.ok(big < 40 * small + 3000, `2 MB: ${small.toFixed(0)} ms, 20 MB: ${big.toFixed(0)} ms`);
+    client.frame(client.request(13, 'threads'));
+    assert.equal((await client.response(13)).success, true);
+    cases.push(`20 MB string literal (${big.toFixed(0)} ms)`);
+  });
+
   it('a function breakpoint glob of many * is answered (no exponential backtracking)', async () => {
     client.frame(client.request(9, 'setFunctionBreakpoints', { breakpoints: [{ name: `${'*'.repeat(40)}Q` }] }));
     const answer = await client.response(9);

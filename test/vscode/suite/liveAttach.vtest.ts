@@ -50,6 +50,11 @@ const lookupOrder = run.tool('lookup_order', { sideEffectLevel: 'read_only' }, a
     finishReason: 'tool_calls',
   }));
   await lookupOrder({ orderId: 'A-1' }, { toolCallId: 'c1' });
+  if (process.env.END) {
+    // records on after Continue, then waits (still running) for END
+    await run.modelCall({}, async () => ({ message: { role: 'assistant', content: 'It has shipped.' }, finishReason: 'stop' }));
+    while (!fs.existsSync(process.env.END)) await new Promise((r) => setTimeout(r, 20));
+  }
   run.end();
   recorder.close();
 })();
@@ -200,6 +205,97 @@ export const tests: VTest[] = [
         assert.deepEqual(call?.args, { orderId: 'A-2' });
         await waitFor('the attach session to end with its run', () => vscode.debug.activeDebugSession === undefined);
         await waitFor('the status bar to hide', () => api.statusBar.text === '');
+      } finally {
+        vscode.debug.removeBreakpoints([breakpoint]);
+        await stopAllSessions();
+        if (child.exitCode === null) child.kill();
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  },
+  {
+    name: 'after Continue the live transcript header counts the checkpoints the agent records, before the run ends',
+    timeoutMs: 90_000,
+    async run() {
+      await stopAllSessions();
+      const api = await extensionApi();
+      const ext = vscode.extensions.getExtension(EXTENSION_ID);
+      assert.ok(ext);
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ocdb-vtest-header-'));
+      const script = path.join(dir, 'agent.js');
+      const go = path.join(dir, 'go');
+      const end = path.join(dir, 'end');
+      fs.writeFileSync(script, AGENT_SCRIPT);
+      const runId = `vtest-live-header-${Date.now()}`;
+      const child = spawn(process.execPath, [script], {
+        env: {
+          ...process.env,
+          ELECTRON_RUN_AS_NODE: '1',
+          RECORDER: path.join(ext.extensionPath, 'dist', 'recorder.js'),
+          STORE: api.ctx.connection.path,
+          RUN_ID: runId,
+          GO: go,
+          END: end,
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let output = '';
+      child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      const breakpoint = new vscode.FunctionBreakpoint('lookup_order');
+      vscode.debug.addBreakpoints([breakpoint]);
+      /** The checkpoint count the header of the run's transcript reads in the editor the user sees. */
+      const headerCount = (): number | undefined => {
+        const doc = vscode.window.visibleTextEditors
+          .map((e) => e.document)
+          .find((d) => d.uri.path.endsWith(`${runId}.transcript`));
+        const m = doc ? / · (\d+) checkpoints?$/.exec(doc.lineAt(0).text) : null;
+        return m ? Number(m[1]) : undefined;
+      };
+      try {
+        const node = api.tree.runNode(runId);
+        await waitFor(
+          'the running run in the tree, offering Attach',
+          () => {
+            api.ctx.connection.poll();
+            return api.tree.getTreeItem(node).contextValue === ITEM_CONTEXT.runningRun;
+          },
+          20_000,
+        );
+        assert.equal(await vscode.commands.executeCommand(COMMANDS.attachRun.id, node), true, output);
+        const session = await sessionStarted('the attach session');
+        fs.writeFileSync(go, '');
+        await waitFor(
+          'the status bar at the live stop',
+          () => /live · stopped before lookup_order/.test(api.statusBar.text) && api.statusBar.text,
+          20_000,
+        );
+        const atStop = await waitFor('the transcript shown at the stop, with its header', headerCount, 20_000);
+        const threadId = vscode.debug.activeStackItem?.threadId ?? 1;
+        await session.customRequest('continue', { threadId });
+        const grown = await waitFor(
+          'the header to count the checkpoints recorded after Continue',
+          () => {
+            const n = headerCount();
+            return n !== undefined && n > atStop ? n : undefined;
+          },
+          20_000,
+        ).catch((e: unknown) => {
+          const docs = vscode.window.visibleTextEditors.map(
+            (x) => `${x.document.uri.toString()} :: ${x.document.lineAt(0).text}`,
+          );
+          const file = path.join(path.dirname(api.ctx.connection.path), 'transcripts', `${runId}.transcript`);
+          const onDisk = fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n')[0] : 'none';
+          throw new Error(`${String(e)}\nDOCS ${docs.join('\n')}\nFILE ${file} ${onDisk}\nat stop ${atStop}`);
+        });
+        assert.equal(child.exitCode, null, 'the agent is still running: the header grew before the run ended');
+        // lookup_order's end and the model call after it: at least three new checkpoints
+        assert.ok(grown >= atStop + 3, `the header went from ${atStop} to ${grown} checkpoints`);
+        const doc = vscode.window.visibleTextEditors.find((e) => e.document.uri.path.endsWith(`${runId}.transcript`));
+        assert.match(doc?.document.lineAt(0).text ?? '', / · running · /, 'it reads running while it runs');
+        fs.writeFileSync(end, '');
+        assert.equal(await exitedWithin(exited, 20_000), 0, output);
       } finally {
         vscode.debug.removeBreakpoints([breakpoint]);
         await stopAllSessions();

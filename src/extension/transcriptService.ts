@@ -32,16 +32,26 @@ export class TranscriptService implements vscode.Disposable {
   private readonly disposable: vscode.Disposable;
   /** Per run whose header says "live": when that runs out, its transcript is written again without it. */
   private readonly liveTimers = new Map<string, NodeJS.Timeout>();
+  /** Runs that grew while a frame was focused: followed once no frame is (the continue reaches VS Code later). */
+  private readonly followLater = new Set<string>();
 
   constructor(private readonly connection: StoreConnection) {
-    this.disposable = connection.onDidChange((e) => {
-      if (e.kind === 'reset') {
-        this.cache.clear();
-        return;
-      }
-      for (const run of e.changes.changedRuns) this.refreshIfWritten(run.runId);
-      for (const runId of e.changes.deletedRunIds) this.cache.delete(runId);
-    });
+    this.disposable = vscode.Disposable.from(
+      connection.onDidChange((e) => {
+        if (e.kind === 'reset') {
+          this.cache.clear();
+          return;
+        }
+        for (const run of e.changes.changedRuns) this.refreshIfWritten(run.runId);
+        for (const runId of e.changes.deletedRunIds) this.cache.delete(runId);
+      }),
+      vscode.debug.onDidChangeActiveStackItem((item) => {
+        if (item instanceof vscode.DebugStackFrame) return;
+        const runs = [...this.followLater];
+        this.followLater.clear();
+        for (const runId of runs) void this.followServed(runId);
+      }),
+    );
   }
 
   private store(): RunStore {
@@ -173,7 +183,10 @@ export class TranscriptService implements vscode.Disposable {
    */
   private async followServed(runId: string): Promise<void> {
     // stopped at a frame, the served text is what the frame points at (a replay of a run still being recorded)
-    if (vscode.debug.activeStackItem instanceof vscode.DebugStackFrame) return;
+    if (vscode.debug.activeStackItem instanceof vscode.DebugStackFrame) {
+      this.followLater.add(runId);
+      return;
+    }
     const file = this.uriOf(runId);
     // read as the debugger writes it: a regular file reached without a link (never a FIFO that would block)
     const text = readLocalFile(file.fsPath);

@@ -62,6 +62,7 @@ describe('Emacs dap-mode drives ocdb dap', () => {
   let run: RunRecorder;
   let agentExit: number | null | undefined;
   let agentLines: Record<string, unknown>[] = [];
+  let agentStarted = false;
   const byName = (name: string) => checks.find((c) => c.check === name)?.value;
 
   before(async () => {
@@ -132,6 +133,7 @@ describe('Emacs dap-mode drives ocdb dap', () => {
       if (!fs.existsSync(attachReady) || !attachedIn(store, 'emacs-order-bot')) return;
       clearInterval(attachPoll);
       const agent = startAgent(store, { agentId: 'emacs-order-bot' });
+      agentStarted = true;
       void agent.exited.then((c) => {
         agentExit = c;
         agentLines = agent.lines;
@@ -150,7 +152,9 @@ describe('Emacs dap-mode drives ocdb dap', () => {
     checks = [];
   });
 
-  const why = () => `checks: ${JSON.stringify(checks)}\nstderr: ${stderr.slice(-3000)}`;
+  // the attach part: whether the agent was started (Emacs attached in the store), how it ended, what it printed
+  const why = () =>
+    `checks: ${JSON.stringify(checks)}\nagent: ${agentStarted ? `started, exit ${String(agentExit)}, lines ${JSON.stringify(agentLines.slice(-5))}` : 'never started (no attachment seen in the store)'}\nstderr: ${stderr.slice(-3000)}`;
 
   it('the session ran to the end without an error', () => {
     assert.equal(byName('error'), undefined, why());

@@ -264,7 +264,7 @@ export const tests: VTest[] = [
           20_000,
         );
         assert.equal(await vscode.commands.executeCommand(COMMANDS.attachRun.id, node), true, output);
-        const session = await sessionStarted('the attach session');
+        await sessionStarted('the attach session');
         fs.writeFileSync(go, '');
         await waitFor(
           'the status bar at the live stop',
@@ -272,8 +272,14 @@ export const tests: VTest[] = [
           20_000,
         );
         const atStop = await waitFor('the transcript shown at the stop, with its header', headerCount, 20_000);
-        const threadId = vscode.debug.activeStackItem?.threadId ?? 1;
-        await session.customRequest('continue', { threadId });
+        // Continue as the user presses it (F5): VS Code then knows the thread runs and no frame is focused (a
+        // custom request would leave the stopped frame focused in its view)
+        await vscode.commands.executeCommand('workbench.action.debug.continue');
+        await waitFor(
+          'no frame focused after Continue',
+          () => !(vscode.debug.activeStackItem instanceof vscode.DebugStackFrame),
+          20_000,
+        );
         const grown = await waitFor(
           'the header to count the checkpoints recorded after Continue',
           () => {

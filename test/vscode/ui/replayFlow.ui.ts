@@ -52,9 +52,14 @@ export const tests: UiTest[] = [
       assert.match(frames[0] ?? '', /step 0 · before_prompt_build/, `top frame: ${frames.join(' | ')}`);
       // The Variables view shows the checkpoint's scopes.
       const variables = viewPane(page, 'Variables');
-      for (const scope of ['Checkpoint', 'Messages', 'Runtime Context', 'Tool Ledger']) {
+      for (const scope of ['Checkpoint', 'Messages', 'Runtime Context']) {
         await row(variables, scope).first().waitFor({ timeout: 15_000 });
       }
+      // the list draws only the rows in view: with the Checkpoint scope open, a short Variables pane (its height is
+      // whatever an earlier flow left) has the Tool Ledger scope below its end
+      await collapseRow(row(variables, 'Scope Checkpoint').first());
+      await row(variables, 'Tool Ledger').first().waitFor({ timeout: 15_000 });
+      await expandRow(row(variables, 'Scope Checkpoint').first(), row(variables, 'boundary, value'));
       await screenshot('02-replay-paused');
     },
   },

@@ -33,6 +33,7 @@ export interface TeamStoreOptions {
   transferTimeoutMs?: number;
   /** The first retry after a failed connection; default 1000 (doubling up to maxBackoffMs). */
   minBackoffMs?: number;
+  /** The longest wait between retries; default 30000 (a user whose network came back waits at most that). */
   maxBackoffMs?: number;
 }
 
@@ -110,7 +111,7 @@ export class TeamStore {
       requestTimeoutMs: options.requestTimeoutMs ?? 15_000,
       transferTimeoutMs: options.transferTimeoutMs ?? 600_000,
       minBackoffMs: options.minBackoffMs ?? 1000,
-      maxBackoffMs: options.maxBackoffMs ?? 60_000,
+      maxBackoffMs: options.maxBackoffMs ?? 30_000,
     };
     this.backoffMs = this.opts.minBackoffMs;
   }

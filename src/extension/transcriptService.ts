@@ -152,16 +152,25 @@ export class TranscriptService implements vscode.Disposable {
    * follows the run (a live run that went on after Disconnect ends up completed there, not "running").
    */
   async reopenServedTranscripts(): Promise<void> {
+    for (const { tab, runId } of this.servedTabs()) {
+      if (!this.connection.tryGet()?.hasRun(runId)) continue;
+      await vscode.window.tabGroups.close(tab, true);
+      await this.open(runId, undefined, { preview: true, preserveFocus: true });
+    }
+  }
+
+  /** The open tabs of transcripts the debugger served by reference (`debug:` documents), with their runs. */
+  private servedTabs(only?: string): { tab: vscode.Tab; group: vscode.TabGroup; uri: vscode.Uri; runId: string }[] {
+    const found = [];
     for (const group of vscode.window.tabGroups.all) {
       for (const tab of group.tabs) {
         const uri = tab.input instanceof vscode.TabInputText ? tab.input.uri : undefined;
         if (uri?.scheme !== 'debug' || !uri.path.endsWith(TRANSCRIPT_EXTENSION)) continue;
         const runId = runIdOfTranscript(uri.path);
-        if (!runId || !this.connection.tryGet()?.hasRun(runId)) continue;
-        await vscode.window.tabGroups.close(tab, true);
-        await this.open(runId, undefined, { preview: true, preserveFocus: true });
+        if (runId && (only === undefined || runId === only)) found.push({ tab, group, uri, runId });
       }
     }
+    return found;
   }
 
   private refreshIfWritten(runId: string): void {
@@ -182,6 +191,9 @@ export class TranscriptService implements vscode.Disposable {
    * count, its new lines). At the next stop the debugger shows that stop's text again.
    */
   private async followServed(runId: string): Promise<void> {
+    // only where the debugger's copy is open: the file is read for it, not on every change of every run
+    const served = this.servedTabs(runId);
+    if (served.length === 0) return;
     // stopped at a frame, the served text is what the frame points at (a replay of a run still being recorded)
     if (vscode.debug.activeStackItem instanceof vscode.DebugStackFrame) {
       this.followLater.add(runId);
@@ -191,16 +203,12 @@ export class TranscriptService implements vscode.Disposable {
     // read as the debugger writes it: a regular file reached without a link (never a FIFO that would block)
     const text = readLocalFile(file.fsPath);
     if (text === undefined) return;
-    for (const group of vscode.window.tabGroups.all) {
-      for (const tab of group.tabs) {
-        const uri = tab.input instanceof vscode.TabInputText ? tab.input.uri : undefined;
-        if (uri?.scheme !== 'debug' || runIdOfTranscript(uri.path) !== runId) continue;
-        const shown = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
-        if (!shown || shown.getText() === text) continue;
-        await vscode.window.tabGroups.close(tab, true);
-        const doc = await vscode.workspace.openTextDocument(file);
-        await vscode.window.showTextDocument(doc, { viewColumn: group.viewColumn, preview: true, preserveFocus: true });
-      }
+    for (const { tab, group, uri } of served) {
+      const shown = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
+      if (!shown || shown.getText() === text) continue;
+      await vscode.window.tabGroups.close(tab, true);
+      const doc = await vscode.workspace.openTextDocument(file);
+      await vscode.window.showTextDocument(doc, { viewColumn: group.viewColumn, preview: true, preserveFocus: true });
     }
   }
 

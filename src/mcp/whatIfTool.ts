@@ -8,7 +8,13 @@
 import { z } from 'zod';
 import { MODEL_MODES, OcdbError, REPLAY_POLICIES, CheckpointBoundarySchema, RunStatusSchema } from '../model';
 import { runWhatIf, type WhatIfReport } from '../cohort/whatIfBatch';
-import type { ForkPoint, WhatIfRunResult, WhatIfSpecInput } from '../cohort/whatIfSpec';
+import {
+  AssertionSchema,
+  isModelAssertion,
+  type ForkPoint,
+  type WhatIfRunResult,
+  type WhatIfSpecInput,
+} from '../cohort/whatIfSpec';
 import { SMALL_CLIP, clip, fitItems, type ClipReport } from './bounded';
 import { checkAcknowledged } from './forkTools';
 import { defineTool, type ToolContext } from './toolContext';
@@ -61,14 +67,7 @@ const WhatIfInput = z
         'Tools the USER agreed may run again although they write or are irreversible, each by name. Never guess.',
       ),
     assertions: z
-      .array(
-        z.union([
-          z.object({ name: z.string().min(1), expression: z.string().min(1) }).strict(),
-          z
-            .object({ name: z.string().min(1), question: z.string().min(1), model: z.string().min(1).optional() })
-            .strict(),
-        ]),
-      )
+      .array(AssertionSchema)
       .max(20)
       .optional()
       .describe(
@@ -143,7 +142,7 @@ function resultLine(r: WhatIfRunResult, report: ClipReport): Record<string, unkn
 async function run(ctx: ToolContext, args: WhatIfArgs, signal: AbortSignal): Promise<WhatIfReport> {
   const acknowledged = checkAcknowledged(args);
   const real = args.model === 'real' || args.model === 'override';
-  const graded = (args.assertions ?? []).filter((a) => 'question' in a);
+  const graded = (args.assertions ?? []).filter(isModelAssertion);
   const chat = real || graded.length > 0 ? ctx.chatModel() : undefined;
   if (real && !chat) {
     throw new OcdbError(

@@ -312,12 +312,18 @@ export const tests: UiTest[] = [
       assert.equal(before.zoom, 4, 'zoomed in twice');
       // another editor in the Timeline's group hides it: its page is let go
       await runCommand(page, 'File: New Untitled Text File');
-      const tab = page.locator('.tab', { hasText: `Timeline: ${REFUND}` }).first();
-      await page.waitForFunction(() => !document.querySelector('.tab.active')?.textContent?.includes('Timeline:'));
-      await tab.click();
+      // the new editor is the active tab of the Timeline's group (the group that held the focus)
+      const timelineGroup = page
+        .locator('.editor-group-container')
+        .filter({ has: page.locator('.tab', { hasText: `Timeline: ${REFUND}` }) });
+      await timelineGroup.locator('.tab.active', { hasText: 'Untitled-' }).waitFor();
+      await timelineGroup
+        .locator('.tab', { hasText: `Timeline: ${REFUND}` })
+        .first()
+        .click();
       // shown again: a page built anew (VS Code let the hidden one go) or, while VS Code still holds it, the same one;
       // either way it is as the user left it
-      await page.waitForFunction(() => document.querySelector('.tab.active')?.textContent?.includes('Timeline:'));
+      await timelineGroup.locator('.tab.active', { hasText: 'Timeline:' }).waitFor();
       const deadline = Date.now() + 30_000;
       let again = frame;
       let after: { origin: number; zoom?: number } | undefined;

@@ -141,8 +141,29 @@ export async function runCommand(page: Page, title: string): Promise<void> {
       await page.keyboard.press('Escape');
     }
   }
-  await page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first().waitFor();
+  // Enter runs the focused row, and the palette can rank another command containing the title first ("File: Compare
+  // New Untitled Text Files" above "File: New Untitled Text File"): wait for the row whose label is the title (with
+  // or without its category), then move the focus down to it
+  const label = new RegExp(`^\\s*(?:[^:]+: )?${escapeRegExp(title)}\\s*$`);
+  const rows = page.locator('.quick-input-widget .monaco-list-row');
+  await rows
+    .filter({ has: page.locator('.label-name', { hasText: label }) })
+    .first()
+    .waitFor();
+  for (let moves = 0; ; moves++) {
+    const focused =
+      (await page.locator('.quick-input-widget .monaco-list-row.focused .label-name').first().textContent()) ?? '';
+    if (label.test(focused)) break;
+    if (moves === 20) throw new Error(`the palette did not focus "${title}" (it focused "${focused.trim()}")`);
+    await page.keyboard.press('ArrowDown');
+  }
   await page.keyboard.press('Enter');
+  // the palette has taken it: closed, or showing the command's own picker or input box
+  await page.waitForFunction((typed) => {
+    const widget = document.querySelector<HTMLElement>('.quick-input-widget');
+    const input = widget?.querySelector<HTMLInputElement>('.quick-input-box input');
+    return !widget || widget.style.display === 'none' || input?.value !== typed;
+  }, `>${title}`);
 }
 
 /**

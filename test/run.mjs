@@ -24,6 +24,8 @@ const POSTGRES_SUITE = [
   'test/unit/store/fileVersions.test.ts',
   // an imported session's files stored by its import: read back as rebuilding gives them, a grown session continued
   'test/unit/replay/rebuiltFiles.test.ts',
+  // pushed and pulled between SQLite and PostgreSQL, a run's stored files go with it
+  'test/unit/replay/copiedFiles.test.ts',
   // a cancelled call is no error; an older store's count corrected once at open (store/fixups.ts)
   'test/unit/store/fixups.test.ts',
   // a screenshot in a tool result stored once

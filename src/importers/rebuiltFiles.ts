@@ -10,7 +10,7 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 import {
-  applyFileEvent,
+  applyFileEventsUpTo,
   fileEventsOf,
   fileSnapshots,
   storedSnapshotEvents,
@@ -36,7 +36,7 @@ function applyStored(
   upTo: number,
 ): FileEventAt[] {
   const events = storedSnapshotEvents(stored, (hash) => store.getFileVersionText(hash));
-  for (const e of events.events) if (e.at.checkpointIndex <= upTo) applyFileEvent(states, e);
+  applyFileEventsUpTo(states, events.events, upTo);
   return events.shellMarks.filter((m) => m.checkpointIndex <= upTo);
 }
 

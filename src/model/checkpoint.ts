@@ -69,5 +69,11 @@ export const CheckpointSchema = z.object({
   finishReason: z.string().optional(),
   usage: UsageSchema.optional(),
   createdAt: z.number(),
+  /**
+   * How long a live debugger held the agent at the stop of the checkpoint before this one (ms, on the agent's
+   * clock): part of the time between the two, not the agent's — at an after_model_call, the hold before the model was
+   * called. A hold before a tool ran is its call's own `heldMs` instead. Absent when nothing held the agent there.
+   */
+  heldMs: z.number().nonnegative().optional(),
 });
 export type Checkpoint = z.infer<typeof CheckpointSchema>;

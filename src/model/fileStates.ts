@@ -84,6 +84,37 @@ export function applyFileEvent(states: Map<string, FileState>, e: FileEvent): vo
   apply(states, e.op.path, e.op, e.at);
 }
 
+const pathsOf = (op: FileOp | FileSnapshotOp): string[] =>
+  op.op === 'patch' && op.moveTo ? [op.path, op.moveTo] : [op.path];
+
+/**
+ * Applies the events (in order) of checkpoints up to `index` to `states`. A snapshot holds its file's whole state:
+ * one that the file's next event replaces (another snapshot) adds only its changes and mismatches, its texts not
+ * read — a stored history's are blobs read on first use (storedSnapshotEvents) — so the files at a checkpoint cost
+ * the texts of the files there, not of every version before.
+ */
+export function applyFileEventsUpTo(states: Map<string, FileState>, events: readonly FileEvent[], index: number): void {
+  const replaced = new Set<FileEvent>();
+  const lastOf = new Map<string, FileEvent>();
+  for (const e of events) {
+    if (e.at.checkpointIndex > index) continue;
+    for (const p of pathsOf(e.op)) {
+      const before = lastOf.get(p);
+      if (before && before.op.op === 'snapshot' && e.op.op === 'snapshot') replaced.add(before);
+      lastOf.set(p, e);
+    }
+  }
+  for (const e of events) {
+    if (e.at.checkpointIndex > index) continue;
+    if (!replaced.has(e) || e.op.op !== 'snapshot') applyFileEvent(states, e);
+    else {
+      const s = stateOf(states, e.op.path);
+      s.changes.push(...e.op.changes);
+      s.mismatches.push(...e.op.mismatches);
+    }
+  }
+}
+
 function apply(states: Map<string, FileState>, path: string, op: FileOp | FileSnapshotOp, at: FileEventAt): void {
   const s = stateOf(states, path);
   const change = (next: string | undefined, counts?: { added: number; removed: number }) => {
@@ -279,8 +310,7 @@ export function fileSnapshots(states: Map<string, FileState>, events: readonly F
     const before = new Map<string, Before>();
     for (; i < events.length && (events[i] as FileEvent).at.checkpointIndex === index; i++) {
       const e = events[i] as FileEvent;
-      const paths = e.op.op === 'patch' && e.op.moveTo ? [e.op.path, e.op.moveTo] : [e.op.path];
-      for (const p of paths)
+      for (const p of pathsOf(e.op))
         if (!before.has(p)) {
           const s = stateOf(states, p);
           before.set(p, { ...s, changes: s.changes.length, mismatches: s.mismatches.length });
@@ -358,7 +388,7 @@ const atOf = (checkpointIndex: number, r: FileEventRef): FileEventAt => ({
   ...(checkpointIndex < 0 ? { inherited: true as const } : {}),
 });
 
-/** A stored history as events (snapshots) and shell marks, in checkpoint order; `text` reads a blob. */
+/** A stored history as events (snapshots) and shell marks, in checkpoint order; `text` reads a blob, when first asked. */
 export function storedSnapshotEvents(stored: StoredFileHistory, text: (contentHash: string) => string): FileEvents {
   const texts = new Map<string, string>();
   const read = (hash: string | undefined): string | undefined => {
@@ -371,20 +401,21 @@ export function storedSnapshotEvents(stored: StoredFileHistory, text: (contentHa
     const changes = s.changes.map((r) => atOf(s.checkpointIndex, r));
     const mismatches = s.mismatches.map((r) => atOf(s.checkpointIndex, r));
     const at = changes[0] ?? mismatches[0] ?? atOf(s.checkpointIndex, { stepIndex: 0, toolCallId: '', toolName: '' });
-    return {
-      at,
-      op: {
-        op: 'snapshot',
-        path: s.path,
-        content: read(s.contentHash),
-        original: read(s.originalHash),
-        known: s.known,
-        deleted: s.deleted,
-        counted: s.counted,
-        changes,
-        mismatches,
-      },
+    const op: FileSnapshotOp = {
+      op: 'snapshot',
+      path: s.path,
+      content: undefined,
+      original: undefined,
+      known: s.known,
+      deleted: s.deleted,
+      counted: s.counted,
+      changes,
+      mismatches,
     };
+    // the texts are read when first asked for (a version another one replaces is usually never asked)
+    Object.defineProperty(op, 'content', { get: () => read(s.contentHash), enumerable: true });
+    Object.defineProperty(op, 'original', { get: () => read(s.originalHash), enumerable: true });
+    return { at, op };
   });
   return { events, shellMarks: stored.shellMarks.map((m) => atOf(m.checkpointIndex, m.at)) };
 }

@@ -41,7 +41,7 @@ export const TimelineCallSchema = z.object({
   captured: z.optional(z.boolean()),
   /** The call's arguments were edited at a live stop. */
   edited: z.optional(z.boolean()),
-  /** How long a live debugger held the tool before it ran (ms): part of end − start, not the tool's own time. */
+  /** How long a live debugger held the agent before the tool ran or the model was called (ms): part of end − start, not the call's own time. */
   held: z.optional(z.number()),
 });
 export type TimelineCall = z.infer<typeof TimelineCallSchema>;

@@ -256,10 +256,15 @@ export class RunRecorder {
     return answer?.edits ? this.applyEdits(point, answer.stopId, answer.edits, fields) : undefined;
   }
 
-  /** A stop before a tool ran held it: the hold is recorded apart from the tool's own time (ToolCallRecord.heldMs). */
+  /**
+   * A stop held the agent: before a tool, apart from the tool's own time (ToolCallRecord.heldMs); elsewhere (a model
+   * call's stops), on the next checkpoint (Checkpoint.heldMs), apart from the model call's time.
+   */
   private noteHold(point: LiveStopPoint, heldMs: number | undefined): void {
-    if (heldMs === undefined || point.boundary !== 'before_tool_call' || point.toolCallId === undefined) return;
-    this.writer.held(point.toolCallId, heldMs);
+    if (heldMs === undefined) return;
+    if (point.boundary === 'before_tool_call' && point.toolCallId !== undefined)
+      this.writer.held(point.toolCallId, heldMs);
+    else if (point.boundary !== 'before_tool_call') this.writer.heldAtStop(point.checkpointId, heldMs);
   }
 
   private applyEdits(

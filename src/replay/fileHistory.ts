@@ -10,7 +10,7 @@
  */
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import {
-  applyFileEvent,
+  applyFileEventsUpTo,
   fileEventsOf,
   lineCounts,
   storedSnapshotEvents,
@@ -64,7 +64,7 @@ function historyOf(cwd: string | undefined, events: readonly FileEvent[], shellM
     shellMarks,
     filesAt(index: number): FileAt[] {
       const states = new Map<string, FileState>();
-      for (const e of events) if (e.at.checkpointIndex <= index) applyFileEvent(states, e);
+      applyFileEventsUpTo(states, events, index);
       const out: FileAt[] = [];
       for (const s of states.values()) {
         if (s.changes.length === 0) continue; // only read

@@ -328,16 +328,16 @@ function sharedSteps(left: Map<number, ViewCheckpoint[]>, right: Map<number, Vie
 
 /**
  * The time a step took: the gaps between its checkpoints, leaving out the one from the last inherited checkpoint to
- * the fork's first own one (a fork made today of a month-old run would count the month).
+ * the fork's first own one (a fork made today of a month-old run would count the month) and the time a live
+ * debugger held the agent (before a tool ran: the call's hold; at a model call's stops: the checkpoint's).
  */
-/** A step's time: between its checkpoints of one run, without the time a live debugger held a tool before it ran. */
 function stepDuration(list: readonly ViewCheckpoint[], calls: View['calls']): number {
   let ms = 0;
   for (let i = 1; i < list.length; i++) {
     const before = list[i - 1] as ViewCheckpoint;
     const at = list[i] as ViewCheckpoint;
     if (before.inherited !== at.inherited) continue;
-    ms += at.summary.createdAt - before.summary.createdAt;
+    ms += at.summary.createdAt - before.summary.createdAt - (at.summary.heldMs ?? 0);
     const id = at.summary.toolCallId;
     if (at.summary.boundary === 'after_tool_call' && id !== undefined) ms -= calls.get(id)?.heldMs ?? 0;
   }

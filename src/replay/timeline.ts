@@ -52,6 +52,9 @@ function modelCalls(m: CheckpointMarks): TimelineCall[] {
         end: m.createdAt[i] ?? 0,
         name: 'model call',
       };
+      // the time a live debugger held the agent before the model was called (recorded on this checkpoint)
+      const held = m.heldMs[i];
+      if (held) call.held = held;
       const usage = m.usage[i];
       if (usage) {
         call.tokensIn = usage.inputTokens;

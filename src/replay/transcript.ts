@@ -175,7 +175,9 @@ function describe(s: CheckpointSummary, src: Sources, first: boolean, previous?:
       if (text) parts.push(`assistant: ${excerpt(text, max)}`);
       const requested = reply && reply.role === 'assistant' ? messageToolCalls(reply) : [];
       for (const c of requested) parts.push(`→ ${c.toolName}(${excerpt(c.args, Math.floor(max / 2))})`);
-      return parts.join(' · ') + usageText(s);
+      // a live debugger's stop before the model was called: not the model's time
+      const held = s.heldMs ? ` · held ${Math.round(s.heldMs)} ms by the debugger before the call` : '';
+      return parts.join(' · ') + usageText(s) + held;
     }
     case 'before_tool_call':
     case 'after_tool_call': {
@@ -205,7 +207,7 @@ function describe(s: CheckpointSummary, src: Sources, first: boolean, previous?:
  * The version of the transcript's text: a transcript file written at another one is rendered again
  * (debug/transcriptFiles.ts keys the file by it). Bump it with any change to what a line says.
  */
-export const TRANSCRIPT_FORMAT = 2;
+export const TRANSCRIPT_FORMAT = 3;
 
 /** How the header names the way a run was made: a recorded run's mode `live` read as "still running". */
 const MODE_TEXT: Record<RunMode, string> = { live: 'recorded', replay: 'replay', fork: 'fork' };

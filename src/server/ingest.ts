@@ -246,13 +246,16 @@ export class IngestService {
   }
 
   /**
-   * A settled stop before a tool ran held the call from its question to now (the gate's clock: wall time); the
-   * call's finish records the hold apart from the tool's own time (ToolCallRecord.heldMs).
+   * A settled stop held the agent from its question to now (the gate's clock: wall time): before a tool ran, the
+   * call's finish records it apart from the tool's own time (ToolCallRecord.heldMs); elsewhere (a model call's
+   * stops), the next checkpoint does (Checkpoint.heldMs).
    */
   private noteHold(runId: string, stopId: string): void {
     const stop = this.store.getLiveStop(stopId);
-    if (stop.boundary !== 'before_tool_call' || stop.toolCallId === undefined) return;
-    this.writerOf(runId).held(stop.toolCallId, Date.now() - stop.askedAt);
+    const ms = Date.now() - stop.askedAt;
+    if (stop.boundary === 'before_tool_call' && stop.toolCallId !== undefined)
+      this.writerOf(runId).held(stop.toolCallId, ms);
+    else if (stop.boundary !== 'before_tool_call') this.writerOf(runId).heldAtStop(stop.checkpointId, ms);
   }
 
   /** Begins or finishes a tool call (phase 'begin' | 'finish'). */

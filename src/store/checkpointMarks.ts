@@ -4,7 +4,7 @@
  * building a summary object per row, so a 20,000-checkpoint run costs its rows.
  */
 import { OcdbError, type CheckpointBoundary, type Usage } from '../model';
-import { boundaryOf, str, usageOf } from './rowCodec';
+import { boundaryOf, num, str, usageOf } from './rowCodec';
 import type { CheckpointMarks } from './runStore';
 import type { SqlStatement } from './sqlDriver';
 
@@ -23,10 +23,10 @@ function corrupt(runId: string, index: number, what: string): OcdbError {
 
 export function checkpointMarks(sql: (text: string) => SqlStatement, runId: string): CheckpointMarks {
   const rows = sql(
-    `SELECT seq, boundary, step_index, tool_call_id, usage_json, created_at FROM checkpoints
+    `SELECT seq, boundary, step_index, tool_call_id, usage_json, created_at, held_ms FROM checkpoints
       WHERE run_key = (SELECT run_key FROM runs WHERE run_id = ?) ORDER BY seq`,
   ).all(runId);
-  const marks: CheckpointMarks = { createdAt: [], stepIndex: [], boundary: [], toolCallId: [], usage: [] };
+  const marks: CheckpointMarks = { createdAt: [], stepIndex: [], boundary: [], toolCallId: [], usage: [], heldMs: [] };
   rows.forEach((row, i) => {
     const boundary = boundaryOf(row.boundary);
     if (!BOUNDARIES.has(boundary)) throw corrupt(runId, i, `unknown boundary ${String(row.boundary)}`);
@@ -42,6 +42,7 @@ export function checkpointMarks(sql: (text: string) => SqlStatement, runId: stri
     marks.boundary.push(boundary as CheckpointBoundary);
     marks.toolCallId.push(str(row.tool_call_id));
     marks.usage.push(usage);
+    marks.heldMs.push(num(row.held_ms));
   });
   return marks;
 }

@@ -22,6 +22,7 @@ import {
   checkpointKey,
   compact,
   json,
+  num,
   rowToCheckpointSummary,
   str,
   toJson,
@@ -240,8 +241,8 @@ export class CheckpointTable {
     const usage = usageColumn(cp.usage);
     const row = this.ctx.sql(
       `INSERT INTO checkpoints (checkpoint_id, run_key, seq, boundary, step_index, messages_node, message_count,
-         head_id, tool_call_id, ledger_node, ledger_count, finish_reason, usage_json, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         head_id, tool_call_id, ledger_node, ledger_count, finish_reason, usage_json, created_at, held_ms)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     try {
       row.run(
@@ -259,6 +260,7 @@ export class CheckpointTable {
         cp.finishReason ?? null,
         usage,
         cp.createdAt,
+        cp.heldMs ?? null,
       );
     } catch (e) {
       // the failed INSERT alone is undone: the id's owner is read for the message (the caller's transaction rolls back)
@@ -291,6 +293,7 @@ export class CheckpointTable {
       messageCount: cp.messages.length,
       ...(cp.promptVersion !== undefined ? { promptVersion: cp.promptVersion } : {}),
       createdAt: cp.createdAt,
+      ...(cp.heldMs !== undefined ? { heldMs: cp.heldMs } : {}),
     };
   }
 
@@ -362,7 +365,7 @@ export class CheckpointTable {
     const row = this.ctx
       .sql(
         `SELECT c.checkpoint_id, r.run_id, c.seq, c.boundary, c.step_index, c.tool_call_id, c.finish_reason, c.usage_json,
-              c.message_count, h.prompt_version, c.created_at, t.tool_name
+              c.message_count, h.prompt_version, c.created_at, c.held_ms, t.tool_name
          FROM checkpoints c JOIN runs r ON r.run_key = c.run_key LEFT JOIN checkpoint_heads h ON h.head_id = c.head_id
          LEFT JOIN tool_calls t ON t.run_id = r.run_id AND t.tool_call_id = c.tool_call_id
         WHERE c.checkpoint_id = ?`,
@@ -381,7 +384,7 @@ export class CheckpointTable {
     return this.ctx
       .sql(
         `SELECT c.checkpoint_id, r.run_id, c.seq, c.boundary, c.step_index, c.tool_call_id, c.finish_reason, c.usage_json,
-              c.message_count, h.prompt_version, c.created_at, t.tool_name
+              c.message_count, h.prompt_version, c.created_at, c.held_ms, t.tool_name
          FROM checkpoints c JOIN runs r ON r.run_key = c.run_key LEFT JOIN checkpoint_heads h ON h.head_id = c.head_id
          LEFT JOIN tool_calls t ON t.run_id = r.run_id AND t.tool_call_id = c.tool_call_id
         WHERE c.run_key = ${RUN_KEY} ORDER BY c.seq LIMIT ? OFFSET ?`,
@@ -443,6 +446,7 @@ export class CheckpointTable {
       finishReason: str(row.finish_reason),
       usage: usageOf(row.usage_json),
       createdAt: Number(row.created_at),
+      heldMs: num(row.held_ms),
     });
     return parseWith(CheckpointSchema, cp, where);
   }
@@ -539,6 +543,7 @@ export class CheckpointTable {
       finishReason: str(row.finish_reason),
       usage: usageOf(row.usage_json),
       createdAt: Number(row.created_at),
+      heldMs: num(row.held_ms),
     });
     return {
       cp: parseWith(CheckpointSchema, head, where),

@@ -22,3 +22,4 @@ export { runExportChunks, writeRunExport } from './runExport';
 export { READ_AHEAD_BATCH } from './runReadAhead';
 export { artifactSize, findRunArtifact, runArtifacts, type ArtifactLookup } from './artifactLookup';
 export { MAX_FILE_VERSION_CHARS } from './fileVersionTable';
+export { copyFileRows } from './fileRowCopy';

@@ -372,6 +372,11 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE tool_calls ADD COLUMN held_ms REAL;
   `,
+  // 11: how long a live debugger held the agent at a stop other than before a tool (Checkpoint.heldMs, on the
+  // checkpoint after the stop: an after_model_call's is the hold before its model call); NULL when nothing held it
+  `
+  ALTER TABLE checkpoints ADD COLUMN held_ms REAL;
+  `,
 ];
 
 /** Brings the database to the newest schema, each migration in its own transaction. */

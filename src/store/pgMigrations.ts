@@ -321,6 +321,11 @@ export const PG_MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE tool_calls ADD COLUMN held_ms DOUBLE PRECISION;
   `,
+  // 9 (SQLite migration 11): how long a live debugger held the agent at a stop other than before a tool
+  // (Checkpoint.heldMs)
+  `
+  ALTER TABLE checkpoints ADD COLUMN held_ms DOUBLE PRECISION;
+  `,
 ];
 
 /** The newest schema version present in the database, 0 for an empty database. */

@@ -149,5 +149,6 @@ export function rowToCheckpointSummary(row: SqlRow): CheckpointSummary {
     messageCount: Number(row.message_count),
     promptVersion: str(row.prompt_version),
     createdAt: Number(row.created_at),
+    heldMs: num(row.held_ms),
   });
 }

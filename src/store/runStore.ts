@@ -101,6 +101,8 @@ export interface CheckpointSummary {
   messageCount: number;
   promptVersion?: string;
   createdAt: number;
+  /** How long a live debugger held the agent since the checkpoint before (Checkpoint.heldMs). */
+  heldMs?: number;
 }
 
 export interface ListRunsOptions {
@@ -250,6 +252,8 @@ export interface CheckpointMarks {
   boundary: CheckpointBoundary[];
   toolCallId: (string | undefined)[];
   usage: (Usage | undefined)[];
+  /** Checkpoint.heldMs (a live debugger's hold since the checkpoint before). */
+  heldMs: (number | undefined)[];
 }
 
 /** A call's facts with how it stands (running, or how it ended) and whether a live edit changed its arguments. */

@@ -2,15 +2,16 @@
  * Copying runs between two stores (`ocdb push`, `ocdb pull`): any two engines, through the RunStore contract only.
  * A run travels as its export (`store.exportRun`, the DebugRun `ocdb export` writes) and lands through
  * `store.copyRunIn` (checked like `ocdb load`; batch by batch, what checkpoints share written once), so whatever
- * an export carries — checkpoints, ledger, artifacts — is copied. Its lineage comes first: a fork needs its parent's prefix (its cassette and inherited ledger), so
- * every ancestor is copied before the run. Idempotent: a run the target already holds with the same export is
+ * an export carries — checkpoints, ledger, artifacts — is copied; its file rows (recorded, or rebuilt by its
+ * import) follow it (store/fileRowCopy.ts). Its lineage comes first: a fork needs its parent's prefix (its cassette
+ * and inherited ledger), so every ancestor is copied before the run. Idempotent: a run the target already holds with the same export is
  * left alone and reported as such; one that differs is an error naming it, and nothing is copied. All of one
  * transfer is one transaction of the target. A run still being recorded is refused (its export is not final);
  * a crashed one stays crashed on the target; a settled fork request of a copied fork run goes with it
  * (`GET /forks/:id` answers on the target too).
  */
 import { FORK_METADATA_KEY, OcdbError, storeLocationLabel, type Checkpoint, type ForkRequestRecord } from '../model';
-import { HEARTBEAT_STALE_MS, READ_AHEAD_BATCH, type RunStore, type RunSummary } from '../store';
+import { copyFileRows, HEARTBEAT_STALE_MS, READ_AHEAD_BATCH, type RunStore, type RunSummary } from '../store';
 
 export interface TransferOptions {
   /** Also copy every fork of the named runs (and theirs), after them. */
@@ -214,6 +215,8 @@ export function transferRuns(
             { runId },
           );
         }
+        // a run copied before its file rows travelled with it gets them now (the rest of it is the same)
+        copyFileRows(source, target, runId);
         report.runs.push({ runId, outcome: 'unchanged', reason, summary: target.getRun(runId) });
       } else {
         // batch by batch: the source reads a batch's rows in a query per table (over the network), the target
@@ -222,6 +225,8 @@ export function transferRuns(
         target.copyRunIn(source.exportRunHead(runId), checkpointBatches(source, runId, run.checkpointCount), {
           where: `${from}: run ${runId}`,
         });
+        // its files as the source reads them back (recorded, or rebuilt by its import): not rebuilt on the target
+        copyFileRows(source, target, runId);
         if (run.crashed) {
           // a loaded run has no owner: only its heartbeat's age says it died, so it reads crashed there at once
           const lastSign = run.heartbeatAt ?? run.lastCheckpointAt ?? run.startedAt;

@@ -242,6 +242,8 @@ export class RunWriter {
 
   /** How long live debuggers held each open call before it ran (`held`), until finishTool stores it. */
   private readonly holds = new Map<string, number>();
+  /** How long live debuggers held the agent at stops not before a tool (`heldAtStop`), until the next checkpoint. */
+  private readonly stopHolds = new Map<string, number>();
 
   /** The last checkpoint this writer took. */
   private lastCheckpointId: string | undefined;
@@ -289,12 +291,14 @@ export class RunWriter {
       checkpointId: input.checkpointId ?? this.newId('checkpoint'),
       createdAt: input.createdAt ?? this.now(),
     });
+    if (this.stopHolds.size > 0) cp.heldMs = [...this.stopHolds.values()].reduce((a, b) => a + b, 0);
     const listsFrom = this.listsFrom;
     const summary = this.store.appendCheckpoint(cp, {
       ...(listsFrom ? { listsFrom } : {}),
       ...(this.validated ? { validated: true } : {}),
     });
     this.listsFrom = undefined;
+    this.stopHolds.clear();
     this.timeline.adopt(cp);
     this.changedSinceCheckpoint = false;
     this.lastCheckpointId = cp.checkpointId;
@@ -338,6 +342,15 @@ export class RunWriter {
   held(toolCallId: string, ms: number): void {
     if (!(ms > 0)) return;
     this.holds.set(toolCallId, Math.max(this.holds.get(toolCallId) ?? 0, ms));
+  }
+
+  /**
+   * Notes that a live debugger held the agent for `ms` at its stop at checkpoint `checkpointId`, one not before a
+   * tool (at a model call): the next checkpoint stores it (Checkpoint.heldMs), so the model call's time or the
+   * step's is told apart from the hold. Noted again for the same stop (HTTP ingest), the longest counts.
+   */
+  heldAtStop(checkpointId: string, ms: number): void {
+    if (ms > 0) this.stopHolds.set(checkpointId, Math.max(this.stopHolds.get(checkpointId) ?? 0, ms));
   }
 
   /**

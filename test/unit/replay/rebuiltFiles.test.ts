@@ -17,6 +17,7 @@ import { runFork } from '../../../src/fork/runner';
 import { rebuiltFileHistory, runFileHistory, type FileHistory } from '../../../src/replay/fileHistory';
 import { openRunStore, type RunStore } from '../../../src/store';
 import { tmpLocation } from '../../helpers/engines';
+import { noCalls } from '../../helpers/noCalls';
 import { FIXTURES, SESSION_FILE, SESSION_ID } from '../importers/helpers';
 
 const SESSIONS = [
@@ -31,19 +32,6 @@ const SESSIONS = [
   path.join(FIXTURES, 'gemini', 'session-2025-10-05T07-11-eefc44a3.json'),
 ];
 const RUN = 'cc-7f3c2a10-5d4e-4b8a-9c1f-2e6d8b0a4c11';
-
-/** A store that refuses every read of a tool call: what reading the stored files must not need. */
-function noCalls(store: RunStore): RunStore {
-  const refused = new Set(['listToolCalls', 'listToolCallsView', 'getToolCall', 'listToolCallFacts', 'getCheckpoint']);
-  return new Proxy(store, {
-    get(target, key, receiver) {
-      if (typeof key === 'string' && refused.has(key))
-        return () => assert.fail(`reading the stored files called ${key}`);
-      const v = Reflect.get(target, key, receiver) as unknown;
-      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
-    },
-  });
-}
 
 /** Both histories at every checkpoint (and before the first, and at the end), shell marks and folder alike. */
 function assertSame(stored: FileHistory, rebuilt: FileHistory, count: number, what: string): number {

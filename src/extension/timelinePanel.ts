@@ -234,7 +234,8 @@ export class TimelinePanel implements vscode.Disposable {
   }
 
   private prefetch(): void {
-    if (!this.rootRunId || this.ready || !this.panel) return;
+    // a new panel's page already has its timeline on the way (a view-state change as it opens asks for this too)
+    if (!this.rootRunId || this.ready || !this.panel || this.postedEarly) return;
     try {
       this.prefetched = this.query(this.rootRunId);
     } catch {

@@ -6,6 +6,7 @@
  * a bar the user activates moves the paused replay of that run there (DAP `goto`) or starts a replay at it.
  * VS Code wiring only.
  */
+import { readFileSync } from 'node:fs';
 import * as vscode from 'vscode';
 import { runIdOfTranscript } from '../debug/transcriptFiles';
 import { errorMessage, redactValue } from '../model';
@@ -40,8 +41,12 @@ function attr(value: string): string {
   return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 }
 
-/** The panel's page: nothing but the nonce'd bundle (its stylesheet inside, added under the same nonce). */
-export function timelineHtml(scriptUri: string, nonce: string, title: string): string {
+/**
+ * The panel's page: nothing but the nonce'd bundle, inline (its stylesheet inside, added under the same nonce). Inline
+ * rather than a webview resource: a resource is fetched through the webview's service worker and the workbench
+ * before the page's script can start; inline, it runs as the page is written.
+ */
+export function timelineHtml(bundle: string, nonce: string, title: string): string {
   const csp = ["default-src 'none'", `script-src 'nonce-${nonce}'`, `style-src 'nonce-${nonce}'`, 'img-src data:'].join(
     '; ',
   );
@@ -55,7 +60,7 @@ export function timelineHtml(scriptUri: string, nonce: string, title: string): s
 </head>
 <body>
 <main id="timeline" aria-label="${attr(title)}"></main>
-<script nonce="${attr(nonce)}" src="${attr(scriptUri)}"></script>
+<script nonce="${attr(nonce)}">${bundle.replace(/<\/(script)/gi, '<\\/$1')}</script>
 </body>
 </html>`;
 }
@@ -65,6 +70,14 @@ interface Queried {
   rootRunId: string;
   timeline: TimelineWire;
   queryMs: number;
+  packMs: number;
+}
+
+/** The page bundle's text, read once (it changes only with the extension). */
+let bundleText: string | undefined;
+function timelineBundle(extensionUri: vscode.Uri): string {
+  bundleText ??= readFileSync(vscode.Uri.joinPath(extensionUri, 'dist', 'timeline.js').fsPath, 'utf8');
+  return bundleText;
 }
 
 export class TimelinePanel implements vscode.Disposable {
@@ -81,6 +94,11 @@ export class TimelinePanel implements vscode.Disposable {
    * page says it is ready, unless the store changed meanwhile.
    */
   private prefetched: Queried | undefined;
+  /**
+   * The timeline was posted to a page still loading (a new panel's): VS Code holds it until the page has loaded and
+   * its script runs, so the page's "ready" needs no second one, unless the store changed since.
+   */
+  private postedEarly = false;
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
@@ -91,6 +109,7 @@ export class TimelinePanel implements vscode.Disposable {
       tracker.onDidChange(() => this.postPosition()),
       ctx.connection.onDidChange((e) => {
         this.prefetched = undefined;
+        this.postedEarly = false;
         if (!this.panel) return;
         if (e.kind === 'reset' || e.changes.changedRuns.some((r) => this.concerns(r.runId, r.parentRunId)))
           this.refreshSoon();
@@ -114,26 +133,28 @@ export class TimelinePanel implements vscode.Disposable {
     return this.runIds.has(runId) || (parentRunId !== undefined && this.runIds.has(parentRunId));
   }
 
-  async show(runId: string): Promise<void> {
+  /** Shows the lineage of `runId`; `commandAt` is when the command that asked started (epoch ms). */
+  async show(runId: string, commandAt = Date.now()): Promise<void> {
     this.rootRunId = this.rootOf(runId);
     const title = `Timeline: ${this.rootRunId}`;
     if (!this.panel) {
-      const dist = vscode.Uri.joinPath(this.ctx.vscodeContext.extensionUri, 'dist');
+      const html = timelineHtml(timelineBundle(this.ctx.vscodeContext.extensionUri), newNonce(), title);
       this.panel = vscode.window.createWebviewPanel(
         TIMELINE_VIEW_TYPE,
         title,
         { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false },
         // no retainContextWhenHidden: a hidden panel's page (tens of MB at 20,000 checkpoints) is let go; shown
         // again, the page is built anew, says "ready", and gets the lineage and the position again (its zoom, axis
-        // and folds it saved itself)
-        { enableScripts: true, localResourceRoots: [dist] },
+        // and folds it saved itself). The page loads nothing: its script is inline.
+        { enableScripts: true, localResourceRoots: [] },
       );
-      const script = this.panel.webview.asWebviewUri(vscode.Uri.joinPath(dist, 'timeline.js')).toString();
-      this.panel.webview.html = timelineHtml(script, newNonce(), title);
+      this.panel.webview.html = html;
+      const panelAt = Date.now();
       this.panel.onDidDispose(() => {
         this.panel = undefined;
         this.ready = false;
         this.prefetched = undefined;
+        this.postedEarly = false;
       });
       this.panel.webview.onDidReceiveMessage((m: unknown) => void this.receive(m));
       this.panel.onDidChangeViewState(({ webviewPanel }) => {
@@ -143,13 +164,17 @@ export class TimelinePanel implements vscode.Disposable {
         } else {
           this.ready = false;
           this.prefetched = undefined;
+          this.postedEarly = false;
         }
       });
-      // after the page's html has gone to the workbench: the query runs while the page loads its bundle
-      setTimeout(() => this.prefetch(), 0);
+      // after the panel and its html have gone to the workbench (the host's messages leave on the next turn): the
+      // query runs while the workbench builds the page, and its answer waits there for the page
+      setTimeout(() => this.postEarly(commandAt, panelAt), 0);
     } else {
       this.panel.title = title;
       this.panel.reveal(vscode.ViewColumn.Beside);
+      // what a page still loading was sent is another run's: it gets this one when it says "ready"
+      this.postedEarly = false;
       this.postTimeline();
     }
   }
@@ -177,12 +202,40 @@ export class TimelinePanel implements vscode.Disposable {
   private query(rootRunId: string): Queried {
     const started = performance.now();
     const timeline = timelineOf(this.ctx.connection.getOrCreate(), rootRunId, { withForks: true });
-    this.lastQueryMs = performance.now() - started;
-    return { rootRunId, timeline: packTimeline(timeline), queryMs: this.lastQueryMs };
+    const queried = performance.now();
+    this.lastQueryMs = queried - started;
+    const wire = packTimeline(timeline);
+    return { rootRunId, timeline: wire, queryMs: this.lastQueryMs, packMs: performance.now() - queried };
+  }
+
+  /**
+   * A new panel's timeline, posted while its page loads: VS Code keeps a message to a webview's first page until
+   * that page has loaded (its script has run and listens), so the page draws without first saying "ready" and
+   * waiting for the answer.
+   */
+  private postEarly(commandAt: number, panelAt: number): void {
+    const rootRunId = this.rootRunId;
+    if (!rootRunId || this.ready || !this.panel) return;
+    try {
+      const { timeline, queryMs, packMs } = this.query(rootRunId);
+      this.runIds = new Set(timeline.runs.map((r) => r.runId));
+      const opening = { commandAt, panelAt, queryMs, packMs, postedAt: Date.now() };
+      void this.panel.webview.postMessage({
+        type: 'timeline',
+        timeline,
+        queryMs,
+        opening,
+      } satisfies TimelineHostMessage);
+      this.postedEarly = true;
+    } catch (e) {
+      // the page's "ready" reads it again, and says what went wrong
+      this.ctx.log.debug(`timeline of ${rootRunId}, posted early: ${errorMessage(e)}`);
+    }
   }
 
   private prefetch(): void {
-    if (!this.rootRunId || this.ready || !this.panel) return;
+    // a new panel's page already has its timeline on the way (a view-state change as it opens asks for this too)
+    if (!this.rootRunId || this.ready || !this.panel || this.postedEarly) return;
     try {
       this.prefetched = this.query(this.rootRunId);
     } catch {
@@ -219,7 +272,11 @@ export class TimelinePanel implements vscode.Disposable {
     const m: TimelinePageMessage = parsed.data;
     if (m.type === 'ready') {
       this.ready = true;
-      this.postTimeline();
+      if (this.postedEarly) {
+        // the timeline posted while the page loaded is on its way to it: the position is all that is missing
+        this.postedEarly = false;
+        this.postPosition();
+      } else this.postTimeline();
     } else if (m.type === 'activate') {
       await this.moveReplay(m.runId, m.index).catch((e: unknown) =>
         vscode.window.showErrorMessage(`Timeline: could not move the replay: ${errorMessage(e)}`),
@@ -281,8 +338,9 @@ export function registerTimeline(ctx: ExtensionContextObject, tracker: DebugPosi
   return [
     panel,
     registerCommand(ctx.log, 'showTimeline', async (arg) => {
+      const commandAt = Date.now();
       const runId = await runOf(arg);
-      if (runId) await panel.show(runId);
+      if (runId) await panel.show(runId, commandAt);
     }),
   ];
 }

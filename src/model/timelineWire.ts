@@ -175,6 +175,20 @@ export function unpackTimeline(wire: TimelineWire): Timeline {
 
 const PositionSchema = z.object({ runId: z.string(), index: z.int() });
 
+/**
+ * The host's part of opening a panel, for the figures of the open: when the command started and when the panel
+ * had been asked for (epoch ms, the page's clock is the same machine's), how long the summary query and its packing
+ * took, and when the timeline was posted (epoch ms).
+ */
+const TimelineOpeningSchema = z.object({
+  commandAt: z.number(),
+  panelAt: z.number(),
+  queryMs: z.number(),
+  packMs: z.number(),
+  postedAt: z.number(),
+});
+export type TimelineOpening = z.infer<typeof TimelineOpeningSchema>;
+
 /** What the VS Code host posts to the Timeline panel. */
 export const TimelineHostMessageSchema = z.discriminatedUnion('type', [
   z.object({
@@ -182,6 +196,8 @@ export const TimelineHostMessageSchema = z.discriminatedUnion('type', [
     timeline: TimelineWireSchema,
     /** How long the host's summary query took (ms): the page shows it to tests and devtools. */
     queryMs: z.optional(z.number()),
+    /** Where the host's part of opening the panel went: the page shows it to tests and devtools. */
+    opening: z.optional(TimelineOpeningSchema),
   }),
   z.object({ type: z.literal('position'), position: z.optional(PositionSchema) }),
   z.object({ type: z.literal('details'), requestId: z.int(), text: z.optional(z.string()) }),

@@ -77,6 +77,7 @@ function panel(root: HTMLElement): void {
       const timeline = unpackTimeline(m.timeline);
       timelinePart('parse', received);
       if (m.queryMs !== undefined) document.body.dataset.queryMs = m.queryMs.toFixed(1);
+      if (m.opening) document.body.dataset.opening = JSON.stringify(m.opening);
       view.setData(timeline, () => (document.body.dataset.ready = 'true'));
     } else if (m.type === 'position') view.setPosition(m.position);
     else {
@@ -138,6 +139,7 @@ function file(root: HTMLElement, dataEl: HTMLElement): void {
 }
 
 function main(): void {
+  const started = performance.now();
   addStyle();
   const root = document.getElementById('timeline');
   if (!root) return;
@@ -148,6 +150,7 @@ function main(): void {
   } catch (e) {
     fail(root, e instanceof Error ? e.message : String(e));
   }
+  timelinePart('script', started);
 }
 
 main();

@@ -4,7 +4,7 @@
  * draw it twice.
  */
 import type { ScaleLinear } from 'd3-scale';
-import type { DrawState } from './timelineDraw';
+import { linearOf, type DrawState } from './timelineScene';
 import type { Layout } from './timelineLayout';
 
 /** The minimap's bars as last drawn for a layout (they change with the layout, the width and the theme only). */
@@ -27,14 +27,15 @@ function minimapImage(
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     const lanes = s.layout.lanes;
     const rowH = Math.max(1, Math.min(4, (height - 2) / Math.max(1, lanes.length)));
+    const { a, b: shift } = linearOf(full);
     lanes.forEach((lane, li) => {
       let lastPx = -1;
       for (const b of lane.bars) {
-        const px = Math.floor(full(b.x0));
+        const px = Math.floor(b.x0 * a + shift);
         if (px === lastPx) continue;
         lastPx = px;
         ctx.fillStyle = b.call.state === 'error' ? s.palette.error : s.palette.bars[b.color];
-        ctx.fillRect(px, 1 + li * rowH, Math.max(1, full(b.x1) - px), rowH);
+        ctx.fillRect(px, 1 + li * rowH, Math.max(1, b.x1 * a + shift - px), rowH);
       }
     });
   }
@@ -60,4 +61,18 @@ export function drawMinimap(
   ctx.strokeStyle = s.palette.focus;
   ctx.lineWidth = 1;
   ctx.strokeRect(Math.max(0.5, a) + 0.5, 0.5, Math.max(3, Math.min(s.width - 1, b) - Math.max(0.5, a)), height - 1);
+}
+
+/** A press on the minimap, and a drag after it, move the view there: `to` gets the pointer's x on the minimap. */
+export function followPointer(minimap: HTMLCanvasElement, to: (px: number) => void): void {
+  minimap.addEventListener('pointerdown', (e) => {
+    const move = (ev: PointerEvent) => to(ev.clientX - minimap.getBoundingClientRect().left);
+    move(e);
+    minimap.setPointerCapture(e.pointerId);
+    minimap.onpointermove = move;
+    minimap.onpointerup = () => {
+      minimap.onpointermove = null;
+      minimap.onpointerup = null;
+    };
+  });
 }

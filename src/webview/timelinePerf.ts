@@ -25,9 +25,10 @@ export function timelineArrived(at: number): void {
 
 /**
  * One part of the work between a timeline's message and its first draw, measured as `timeline:<part>` (parse, lay
- * out, the text list): the bench and devtools read where the time goes.
+ * out, the text list), or the page's script's first run (`timeline:script`: its start is when the page's own work
+ * began, from the page's navigation): the bench, the UI test and devtools read where the time goes.
  */
-export function timelinePart(part: 'parse' | 'layout' | 'list', start: number): void {
+export function timelinePart(part: 'script' | 'parse' | 'layout' | 'list', start: number): void {
   const name = `timeline:${part}`;
   performance.clearMeasures(name);
   performance.measure(name, { start, end: performance.now() });

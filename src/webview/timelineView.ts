@@ -11,20 +11,16 @@ import { zoom as d3zoom, zoomIdentity, type ZoomBehavior, type ZoomTransform } f
 import { timelineCallText, type Timeline } from '../model/timeline';
 import { h, replaceChildren } from './dom';
 import { RULER, draw, laneTop, readPalette, type DrawState } from './timelineDraw';
-import { drawMinimap } from './timelineMinimap';
+import { keyMove, type BarRef } from './timelineKeys';
+import { LANE_HEIGHT, barOfCheckpoint, cpX, layOut, type Axis, type Bar, type Layout } from './timelineLayout';
 import { renderTextList } from './timelineList';
+import { drawMinimap, followPointer } from './timelineMinimap';
 import { frameDrawn, timelinePart } from './timelinePerf';
-import {
-  LANE,
-  LANE_HEIGHT,
-  barAt,
-  barOfCheckpoint,
-  cpX,
-  layOut,
-  type Axis,
-  type Bar,
-  type Layout,
-} from './timelineLayout';
+import { barCentre, barUnder, foldAt } from './timelinePointer';
+import { onThemeChange, sizeCanvas } from './timelineScene';
+import { warmText } from './timelineText';
+import { showTip } from './timelineTip';
+import { timelineToolbar, type Toolbar } from './timelineToolbar';
 
 /**
  * What a user set on the view, kept while its panel is hidden (the page is then let go and built again): the axis,
@@ -62,7 +58,7 @@ export class TimelineView {
   private readonly tip: HTMLElement;
   private readonly live: HTMLElement;
   private readonly list: HTMLElement;
-  private readonly axisButton: HTMLButtonElement;
+  private readonly toolbar: Toolbar;
   private readonly scroller: HTMLElement;
   private width = 300;
   private frame = 0;
@@ -86,22 +82,13 @@ export class TimelineView {
     this.tip = h('div', { class: 'tl-tip', role: 'tooltip', hidden: true });
     this.live = h('div', { class: 'tl-sr', 'aria-live': 'polite' });
     this.list = h('div', { class: 'tl-list' });
-    const button = (text: string, title: string, on: () => void) =>
-      h('button', { class: 'tl-button', type: 'button', title, 'aria-label': title, onclick: on }, text);
-    this.axisButton = button('Steps', 'Switch to the step axis', () =>
-      this.setAxis(this.axis === 'time' ? 'steps' : 'time'),
-    );
-    const toolbar = h(
-      'div',
-      { class: 'tl-toolbar', role: 'toolbar', 'aria-label': 'Timeline' },
-      button('Fit', 'Fit the whole run', () => this.fit()),
-      button('+', 'Zoom in', () => this.zoomBy(2)),
-      button('−', 'Zoom out', () => this.zoomBy(0.5)),
-      this.axisButton,
-      h('span', { class: 'tl-legend', 'aria-hidden': 'true' }, ...legend()),
-    );
+    this.toolbar = timelineToolbar({
+      fit: () => this.fit(),
+      zoomBy: (k) => this.zoomBy(k),
+      toggleAxis: () => this.setAxis(this.axis === 'time' ? 'steps' : 'time'),
+    });
     this.scroller = h('div', { class: 'tl-scroll' }, this.canvas, this.tip);
-    replaceChildren(root, toolbar, this.minimap, this.scroller, this.live, this.list);
+    replaceChildren(root, this.toolbar.element, this.minimap, this.scroller, this.live, this.list);
     this.zoom = d3zoom<HTMLCanvasElement, unknown>()
       .scaleExtent([1, 1e6])
       .filter((event: Event) => {
@@ -121,19 +108,12 @@ export class TimelineView {
     this.canvas.addEventListener('mouseleave', () => this.setHover(undefined));
     this.canvas.addEventListener('click', (e) => this.onClick(e));
     this.canvas.addEventListener('keydown', (e) => this.onKey(e));
-    this.minimap.addEventListener('pointerdown', (e) => this.onMinimap(e));
+    followPointer(this.minimap, (px) => this.centreOn(px));
     new ResizeObserver(() => this.resize()).observe(root);
-    // VS Code changes the theme's variables on the page in place: draw again in the new colours
-    new MutationObserver(() => this.schedule()).observe(document.documentElement, {
-      attributes: true,
-      subtree: false,
-      attributeFilter: ['style', 'class'],
-    });
-    new MutationObserver(() => this.schedule()).observe(document.body, {
-      attributes: true,
-      attributeFilter: ['class'],
-    });
+    onThemeChange(() => this.schedule());
     this.resize();
+    // the canvas's fonts (and the fallbacks of its marks) load while the page waits for its timeline
+    setTimeout(warmText, 0);
   }
 
   /**
@@ -148,13 +128,14 @@ export class TimelineView {
     this.unlisted = { timeline, ...(listed ? { listed } : {}) };
   }
 
-  /** Builds the text list of the timeline last drawn, after the frame that drew it has been painted. */
+  /** Builds the minimap and the text list of the timeline last drawn, after the frame that drew it. */
   private listLater(): void {
     const pending = this.unlisted;
     if (!pending) return;
     this.unlisted = undefined;
     setTimeout(() => {
       if (this.timeline !== pending.timeline) return;
+      this.renderMinimap();
       const t = performance.now();
       renderTextList(this.list, pending.timeline, (runId, index) => this.host.activate(runId, index));
       timelinePart('list', t);
@@ -175,9 +156,7 @@ export class TimelineView {
   /** Restores what a page before this one saved (before its data arrives: the first draw is already in it). */
   restore(state: TimelineViewState): void {
     this.axis = state.axis;
-    this.axisButton.textContent = state.axis === 'time' ? 'Steps' : 'Time';
-    this.axisButton.title = state.axis === 'time' ? 'Switch to the step axis' : 'Switch to the wall-clock axis';
-    this.axisButton.setAttribute('aria-label', this.axisButton.title);
+    this.toolbar.showAxis(state.axis);
     for (const runId of state.collapsed) this.collapsed.add(runId);
     if (state.zoom) {
       this.fitted = false;
@@ -207,9 +186,7 @@ export class TimelineView {
 
   setAxis(axis: Axis): void {
     this.axis = axis;
-    this.axisButton.textContent = axis === 'time' ? 'Steps' : 'Time';
-    this.axisButton.title = axis === 'time' ? 'Switch to the step axis' : 'Switch to the wall-clock axis';
-    this.axisButton.setAttribute('aria-label', this.axisButton.title);
+    this.toolbar.showAxis(axis);
     this.relayout();
     this.fit();
     this.saveState();
@@ -258,15 +235,8 @@ export class TimelineView {
     const lanes = this.layout?.lanes.length ?? 1;
     const height = RULER + lanes * LANE_HEIGHT;
     const dpr = window.devicePixelRatio || 1;
-    for (const [c, hgt] of [
-      [this.canvas, height],
-      [this.minimap, MINIMAP],
-    ] as const) {
-      c.width = Math.round(this.width * dpr);
-      c.height = Math.round(hgt * dpr);
-      c.style.width = `${this.width}px`;
-      c.style.height = `${hgt}px`;
-    }
+    sizeCanvas(this.canvas, this.width, height, dpr);
+    sizeCanvas(this.minimap, this.width, MINIMAP, dpr);
     this.zoom
       .extent([
         [0, 0],
@@ -289,21 +259,11 @@ export class TimelineView {
 
   /** Draws now (the bench and tests call it to time a frame). */
   render(): void {
-    if (!this.layout) return;
     const started = performance.now();
+    const state = this.drawState();
+    if (!state) return;
+    const { palette } = state;
     const dpr = window.devicePixelRatio || 1;
-    const palette = readPalette(this.root);
-    const x = this.scale();
-    const state: DrawState = {
-      layout: this.layout,
-      x,
-      width: this.width,
-      palette,
-      origin: this.timeline?.runs[0]?.startedAt ?? 0,
-      ...(this.position ? { position: this.position } : {}),
-      ...(this.focus ? { focus: this.focus } : {}),
-      ...(this.hover ? { hover: this.hover } : {}),
-    };
     const ctx = this.canvas.getContext('2d');
     if (ctx) {
       ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
@@ -314,11 +274,8 @@ export class TimelineView {
         ? `${c.label.x0.toFixed(1)} ${c.label.x1.toFixed(1)} ${c.nameEnd.toFixed(1)}`
         : '';
     }
-    const mini = this.minimap.getContext('2d');
-    if (mini) {
-      mini.setTransform(dpr, 0, 0, dpr, 0, 0);
-      drawMinimap(mini, state, this.base(), x.domain() as [number, number], MINIMAP);
-    }
+    // a new timeline's first frame is the lanes alone: the minimap (every bar once more) follows it
+    if (!this.unlisted) this.renderMinimap(state);
     frameDrawn(started);
     this.listLater();
     this.lastDrawMs = performance.now() - started;
@@ -327,37 +284,42 @@ export class TimelineView {
     this.canvas.dataset.bars = Object.values(palette.bars).join(' ');
   }
 
+  private drawState(): DrawState | undefined {
+    if (!this.layout) return undefined;
+    return {
+      layout: this.layout,
+      x: this.scale(),
+      width: this.width,
+      palette: readPalette(this.root),
+      origin: this.timeline?.runs[0]?.startedAt ?? 0,
+      ...(this.position ? { position: this.position } : {}),
+      ...(this.focus ? { focus: this.focus } : {}),
+      ...(this.hover ? { hover: this.hover } : {}),
+    };
+  }
+
+  private renderMinimap(state: DrawState | undefined = this.drawState()): void {
+    const mini = this.minimap.getContext('2d');
+    if (!mini || !state) return;
+    const dpr = window.devicePixelRatio || 1;
+    mini.setTransform(dpr, 0, 0, dpr, 0, 0);
+    drawMinimap(mini, state, this.base(), state.x.domain() as [number, number], MINIMAP);
+  }
+
   /**
    * Where the bar holding checkpoint `cp` of `runId` is drawn (page pixels, its centre), when it is in view: what
    * the UI tests click, as a user clicks the bar they see.
    */
   barPoint(runId: string, cp: number): { x: number; y: number } | undefined {
-    const li = this.layout?.lanes.findIndex((l) => l.run.runId === runId) ?? -1;
-    const lane = this.layout?.lanes[li];
-    const bi = lane ? barOfCheckpoint(lane, cp) : undefined;
-    const bar = bi === undefined ? undefined : lane?.bars[bi];
-    if (!bar) return undefined;
-    const x = this.scale();
+    const at = this.layout && barCentre(this.layout, this.scale(), this.width, runId, cp);
     const rect = this.canvas.getBoundingClientRect();
-    const px = (Math.max(x(bar.x0), 0) + Math.min(x(bar.x1), this.width)) / 2;
-    const top = laneTop(li) + LANE.label + (bar.call.kind === 'tool' ? LANE.track * 0.65 : LANE.track * 0.35);
-    return { x: rect.left + px, y: rect.top + top };
+    return at && { x: rect.left + at.x, y: rect.top + at.y };
   }
 
   /** The lane and bar under a mouse event, if any. */
-  private hit(e: MouseEvent): { lane: number; bar: number } | undefined {
-    if (!this.layout) return undefined;
+  private hit(e: MouseEvent): BarRef | undefined {
     const rect = this.canvas.getBoundingClientRect();
-    const px = e.clientX - rect.left;
-    const py = e.clientY - rect.top;
-    const li = Math.floor((py - RULER) / LANE_HEIGHT);
-    const lane = this.layout.lanes[li];
-    if (!lane) return undefined;
-    const inLane = py - laneTop(li);
-    if (inLane < LANE.label - 2 || inLane > LANE.label + LANE.track + LANE.tokens) return undefined;
-    const x = this.scale();
-    const bar = barAt(lane, x.invert(px), Math.abs(x.invert(px + 3) - x.invert(px)));
-    return bar === undefined ? undefined : { lane: li, bar };
+    return this.layout && barUnder(this.layout, this.scale(), e.clientX - rect.left, e.clientY - rect.top);
   }
 
   private barOf(at: { lane: number; bar: number } | undefined): { bar: Bar; runId: string } | undefined {
@@ -379,36 +341,24 @@ export class TimelineView {
       this.tip.hidden = true;
       return;
     }
-    const text = timelineCallText(found.bar.call);
-    replaceChildren(this.tip, h('div', { class: 'tl-tip-title' }, `${found.runId}`), h('div', {}, text));
-    const rect = this.scroller.getBoundingClientRect();
-    this.tip.hidden = false;
-    this.tip.style.left = `${Math.min(e.clientX - rect.left + 12, Math.max(0, this.width - 260))}px`;
-    this.tip.style.top = `${e.clientY - rect.top + this.scroller.scrollTop + 14}px`;
     const id = found.bar.call.toolCallId;
-    if (id && this.host.details) {
-      void this.host.details(found.runId, id).then((more) => {
-        if (more && this.hover === at && !this.tip.hidden) this.tip.append(h('div', { class: 'tl-tip-more' }, more));
-      });
-    }
+    const more = id ? this.host.details?.(found.runId, id) : undefined;
+    showTip(
+      this.tip,
+      found.runId,
+      found.bar.call,
+      { scroller: this.scroller, width: this.width, event: e },
+      more,
+      () => this.hover === at,
+    );
   }
 
   private onClick(e: MouseEvent): void {
     if (e.defaultPrevented) return;
     const rect = this.canvas.getBoundingClientRect();
-    const py = e.clientY - rect.top;
-    const li = Math.floor((py - RULER) / LANE_HEIGHT);
-    const lane = this.layout?.lanes[li];
-    // a click on a run's label folds or unfolds its forks and sub-agents
-    if (
-      lane &&
-      py - laneTop(li) < LANE.label - 2 &&
-      lane.hasChildren &&
-      e.clientX - rect.left < 4 + lane.depth * 12 + 12
-    ) {
-      this.toggle(lane.run.runId);
-      return;
-    }
+    // a click on a run's fold mark folds or unfolds its forks and sub-agents
+    const fold = this.layout && foldAt(this.layout, e.clientX - rect.left, e.clientY - rect.top);
+    if (fold) return this.toggle(fold);
     const at = this.hit(e);
     const found = this.barOf(at);
     if (!at || !found) return;
@@ -433,56 +383,21 @@ export class TimelineView {
   private onKey(e: KeyboardEvent): void {
     const layout = this.layout;
     if (!layout || layout.lanes.length === 0) return;
-    const focus = this.focus ?? { lane: 0, bar: 0 };
-    const lane = layout.lanes[focus.lane];
-    let next: { lane: number; bar: number } | undefined;
-    switch (e.key) {
-      case 'ArrowRight':
-        next = { lane: focus.lane, bar: Math.min((lane?.bars.length ?? 1) - 1, this.focus ? focus.bar + 1 : 0) };
-        break;
-      case 'ArrowLeft':
-        next = { lane: focus.lane, bar: Math.max(0, focus.bar - 1) };
-        break;
-      case 'Home':
-        next = { lane: focus.lane, bar: 0 };
-        break;
-      case 'End':
-        next = { lane: focus.lane, bar: (lane?.bars.length ?? 1) - 1 };
-        break;
-      case 'ArrowUp':
-      case 'ArrowDown': {
-        const li = focus.lane + (e.key === 'ArrowUp' ? -1 : 1);
-        const target = layout.lanes[li];
-        if (!target || target.bars.length === 0) break;
-        const x = lane?.bars[focus.bar]?.x0 ?? layout.domain[0];
-        next = { lane: li, bar: barAt(target, x, Infinity) ?? 0 };
-        break;
-      }
-      case 'Enter':
-      case ' ':
-        if (this.focus) this.activate();
-        e.preventDefault();
-        return;
-      case '+':
-      case '=':
-        this.zoomBy(2);
-        return;
-      case '-':
-        this.zoomBy(0.5);
-        return;
-      case '0':
-        this.fit();
-        return;
-      default:
-        return;
-    }
+    const move = keyMove(layout, this.focus, e.key);
+    if (!move) return;
+    if (move === 'zoomIn' || move === 'zoomOut') return this.zoomBy(move === 'zoomIn' ? 2 : 0.5);
+    if (move === 'fit') return this.fit();
     e.preventDefault();
-    if (!next || !layout.lanes[next.lane]?.bars[next.bar]) return;
-    this.focus = next;
-    const found = this.barOf(next);
+    if (move === 'activate') {
+      if (this.focus) this.activate();
+      return;
+    }
+    if (move === 'stay') return;
+    this.focus = move;
+    const found = this.barOf(move);
     if (found) {
       this.live.textContent = `${found.runId} ${timelineCallText(found.bar.call)}`;
-      this.reveal(found.bar.x0, next.lane);
+      this.reveal(found.bar.x0, move.lane);
     }
     this.schedule();
   }
@@ -500,31 +415,9 @@ export class TimelineView {
       this.scroller.scrollTop = Math.max(0, top - RULER);
   }
 
-  private onMinimap(e: PointerEvent): void {
-    const move = (ev: PointerEvent) => {
-      const rect = this.minimap.getBoundingClientRect();
-      const x = this.base().invert(ev.clientX - rect.left);
-      this.fitted = false;
-      select(this.canvas).call(this.zoom.translateTo, this.base()(x), 0, [this.width / 2, 0]);
-    };
-    move(e);
-    this.minimap.setPointerCapture(e.pointerId);
-    this.minimap.onpointermove = move;
-    this.minimap.onpointerup = () => {
-      this.minimap.onpointermove = null;
-      this.minimap.onpointerup = null;
-    };
+  /** Centres the view on the minimap's point `px` (the minimap's x is the base scale's). */
+  private centreOn(px: number): void {
+    this.fitted = false;
+    select(this.canvas).call(this.zoom.translateTo, px, 0, [this.width / 2, 0]);
   }
-}
-
-function legend(): HTMLElement[] {
-  const item = (cls: string, text: string) => h('span', { class: `tl-key ${cls}` }, text);
-  return [
-    item('k-model', 'model'),
-    item('k-read', 'read'),
-    item('k-expensive', 'expensive'),
-    item('k-write', 'write'),
-    item('k-irreversible', 'irreversible'),
-    item('k-error', '✕ error'),
-  ];
 }

@@ -2,15 +2,16 @@
  * `npm run bench -- timeline`: the Timeline at 2,000 and 20,000 checkpoints (and two forks each), against its strict
  * targets — opened in under 1 s, panned and zoomed at 60 frames a second (a frame drawn in under 16.7 ms). Measured:
  * - the store's summary query (replay/timeline.ts `timelineOf`, what the panel reads), cold and again, and its JSON;
- * - the panel's page in headless Chromium (dist/timeline.js as the VS Code panel runs it, its host played by the
- *   bench): from its navigation to "ready", then from the timeline's message to its first draw, read from the page's
- *   own performance timeline (src/webview/timelinePerf.ts); the open time is the three added up, as the panel does
- *   them one after the other (VS Code's own work to create a webview is not in it: the UI test measures that);
+ * - the panel's page in headless Chromium (dist/timeline.js inline, as the VS Code panel writes it, its host played
+ *   by the bench): from its navigation until its script has run, then from the timeline's message to its first
+ *   draw, read from the page's own performance timeline (src/webview/timelinePerf.ts). The panel posts the timeline
+ *   while its page loads (the query and the page's loading overlap), so the open time is the later of the two, then
+ *   the message to the first draw (VS Code's own work to create a webview is not in it: the UI test measures that);
  * - the frames of zooms (Ctrl + wheel, +, −) and pans (drags) by real input events, each awaited until drawn;
  * - the size of `ocdb view`'s file for the run.
  * The UI test (test/vscode/ui/timelineScale.ui.ts) measures the same inside VS Code with a loaded machine's margin.
  */
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -68,7 +69,7 @@ async function measure(size: number, dir: string): Promise<void> {
     process.stdout.write(
       `  ocdb view file: ${(statSync(file).size / 1024).toFixed(0)} KiB (${(statSync(file).size / 1024 / 1024).toFixed(2)} MiB), written in ${since(t0).toFixed(0)} ms\n`,
     );
-    await render(dir, size, timeline, queryMs);
+    await render(dir, size, timeline, queryMs + packMs);
   } finally {
     store.close();
   }
@@ -89,24 +90,27 @@ function panelPage(dir: string): string {
 <script nonce="bench">window.posted = [];
 window.acquireVsCodeApi = () => ({ postMessage: (m) => window.posted.push({ m, at: performance.now() }),
   getState: () => undefined, setState: () => {} });</script>
-<script nonce="bench" src="${pathToFileURL(join(DIST, 'timeline.js')).href}"></script>
+<script nonce="bench">${readFileSync(join(DIST, 'timeline.js'), 'utf8').replace(/<\/(script)/gi, '<\\/$1')}</script>
 </body></html>`,
   );
   return pathToFileURL(file).href;
 }
 
-async function render(dir: string, size: number, timeline: Timeline, queryMs: number): Promise<void> {
+async function render(dir: string, size: number, timeline: Timeline, hostMs: number): Promise<void> {
   const browser = await launchBrowser();
   try {
     const page = await browser.newPage({ viewport: { width: 1200, height: 800 } });
     await page.goto(panelPage(dir));
-    await page.waitForFunction(() => (window as unknown as { posted: unknown[] }).posted.length > 0);
-    const readyMs = await page.evaluate(() => (window as unknown as { posted: { at: number }[] }).posted[0]?.at ?? NaN);
+    await page.waitForFunction(() => performance.getEntriesByName('timeline:script', 'measure').length > 0);
+    const scriptRanMs = await page.evaluate(() => {
+      const e = performance.getEntriesByName('timeline:script', 'measure')[0];
+      return e ? e.startTime + e.duration : NaN;
+    });
     // packed as the panel packs it (while the page loads: the query's time stands for both)
     const wire = packTimeline(timeline);
     await page.evaluate(([t, q]) => window.postMessage({ type: 'timeline', timeline: t, queryMs: q }, '*'), [
       wire,
-      queryMs,
+      hostMs,
     ] as const);
     await page.waitForFunction(() => performance.getEntriesByName('timeline:data-to-draw', 'measure').length > 0);
     const dataToDrawMs = await page.evaluate(
@@ -123,9 +127,9 @@ async function render(dir: string, size: number, timeline: Timeline, queryMs: nu
         })
         .join(', '),
     );
-    const openMs = readyMs + queryMs + dataToDrawMs;
+    const openMs = Math.max(scriptRanMs, hostMs) + dataToDrawMs;
     process.stdout.write(
-      `  panel (${size}): page ready ${readyMs.toFixed(0)} ms + query ${queryMs.toFixed(0)} ms + message to first draw ${dataToDrawMs.toFixed(0)} ms = open ${openMs.toFixed(0)} ms (target < ${TARGET.openMs} ms: ${verdict(openMs < TARGET.openMs)}); of the message to first draw: ${parts}\n`,
+      `  panel (${size}): the later of the page's script run ${scriptRanMs.toFixed(0)} ms and the query and packing ${hostMs.toFixed(0)} ms, + message to first draw ${dataToDrawMs.toFixed(0)} ms = open ${openMs.toFixed(0)} ms (target < ${TARGET.openMs} ms: ${verdict(openMs < TARGET.openMs)}); of the message to first draw: ${parts}\n`,
     );
     const frames = await gestures(page);
     const p50 = quantile(frames, 0.5);

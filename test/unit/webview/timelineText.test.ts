@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { timelineRunText, type TimelineRun } from '../../../src/model/timeline';
-import { compact, fitText, relative, rulerLabelAt } from '../../../src/webview/timelineDraw';
+import { compact, fitText, relative, rulerLabelAt } from '../../../src/webview/timelineText';
 
 /** A canvas context whose every character is 6 px wide. */
 const ctx = { measureText: (t: string) => ({ width: [...t].length * 6 }) } as unknown as CanvasRenderingContext2D;

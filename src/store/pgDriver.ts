@@ -150,6 +150,10 @@ export class PgDriver implements SqlDriver {
    */
   private primedBefore = new Map<string, SqlRow[]>();
   private listening = false;
+  /** The read-ahead sent before it was asked for (readAheadSets' `next`): its request id and what it reads. */
+  private sentAhead: { id: number; key: string } | undefined;
+  /** Answers to sentAhead that came while this thread waited for another request's. */
+  private readonly kept = new Map<number, PgReply & { id: number }>();
   /** How long this thread waits for one answer before it gives up on the worker. */
   private readonly answerTimeoutMs: number;
 
@@ -255,25 +259,45 @@ export class PgDriver implements SqlDriver {
 
   /** Sends one request and waits for its answer; a failure is thrown translated (and redacted). */
   private request(req: PgRequest): PgReply & { ok: true } {
+    return this.answerOf(this.post(req));
+  }
+
+  /** Sends one request without waiting for its answer (answerOf waits): its id. */
+  private post(req: PgRequest): number {
     if (this.closed && req.type !== 'close') {
       throw new OcdbError('StoreUnavailable', `The run store ${this.options.location} is closed.`, {
         path: this.options.location,
       });
     }
     const id = this.nextId++;
-    Atomics.store(this.signal, 0, 0);
     this.port.postMessage({ ...req, id });
+    return id;
+  }
+
+  /**
+   * Waits for the answer to request `id`; a failure is thrown translated (and redacted). The answer of a request
+   * sent ahead (`sentAhead`) that comes first is kept for its own answerOf; any other is late (given up on) and dropped.
+   */
+  private answerOf(id: number): PgReply & { ok: true } {
+    const kept = this.kept.get(id);
+    this.kept.delete(id);
     const deadline = Date.now() + this.answerTimeoutMs;
-    for (;;) {
-      Atomics.wait(this.signal, 0, 0, 1000);
-      // a late answer to a request given up on is dropped; the signal is re-armed before the port is read again
-      Atomics.store(this.signal, 0, 0);
-      for (let m = receiveMessageOnPort(this.port); m; m = receiveMessageOnPort(this.port)) {
-        const reply = m.message as PgReply & { id: number };
-        if (reply.id !== id && reply.id !== -1) continue;
+    for (let reply = kept; ;) {
+      if (reply) {
         if (!reply.ok) throw translatePgError(reply.error, this.options.location);
         return reply;
       }
+      // re-armed before the port is read: an answer posted after the read sets it again and ends the wait
+      Atomics.store(this.signal, 0, 0);
+      for (let m = receiveMessageOnPort(this.port); m; m = receiveMessageOnPort(this.port)) {
+        const r = m.message as PgReply & { id: number };
+        if (r.id === id || r.id === -1) {
+          reply = r;
+          break; // what follows stays on the port for its own wait
+        }
+        if (this.sentAhead?.id === r.id) this.kept.set(r.id, r);
+      }
+      if (reply) continue;
       if (Date.now() > deadline) {
         throw new OcdbError(
           'StoreUnavailable',
@@ -281,6 +305,7 @@ export class PgDriver implements SqlDriver {
           { path: this.options.location },
         );
       }
+      Atomics.wait(this.signal, 0, 0, 1000);
     }
   }
 
@@ -444,24 +469,39 @@ export class PgDriver implements SqlDriver {
   }
 
   /**
-   * Reads `text` (PostgreSQL's own, `$n` parameters) in one round trip and keeps each row as the answer the read
-   * `sql` with the params `paramsOf(row)` gives, until the next batch (`fresh`) or write: a copy of a run reads its
-   * batch's rows in a query per table, not a query per checkpoint, list node or blob. Answers the rows read.
+   * Reads every spec's `text` (PostgreSQL's own, `$n` parameters) in one flight and keeps each row as the answer the
+   * read `sql` with the params `paramsOf(row)` gives, until the next batch or write (the batch before kept too: a
+   * copy's first checkpoint of a batch continues the last of the one before): a copy of a run reads its batch's rows
+   * in a query per table, not a query per checkpoint, list node or blob. `next`, the specs of the batch after, is
+   * sent now and answered while the caller works on this batch, so the network and the server's time overlap the
+   * caller's (a copy writing its target); its answer is used when the next call asks for the same specs.
    */
-  readAheadBatch(
-    text: string,
-    params: SqlValue[],
-    sql: string,
-    paramsOf: (row: SqlRow) => SqlValue[],
-    fresh: boolean,
-  ): number {
-    if (fresh) {
-      this.primedBefore = this.primed;
-      this.primed = new Map();
+  readAheadSets(specs: readonly ReadAheadSpec[], next?: readonly ReadAheadSpec[]): void {
+    const key = aheadKey(specs);
+    const sent = this.sentAhead;
+    this.sentAhead = undefined;
+    let sets: SqlRow[][];
+    if (sent && sent.key === key && this.queue.length === 0) {
+      sets = (this.answerOf(sent.id).sets ?? []) as SqlRow[][];
+    } else {
+      if (sent) this.kept.delete(sent.id);
+      const pending = this.queue;
+      this.queue = [];
+      const ops = specs.map((spec): PgOp => ({ text: spec.text, params: spec.params, mode: 'all' }));
+      const reply = this.request({ type: 'batch', ops: [...pending.map((p) => p.op), ...ops], sets: true });
+      pending.forEach((p, i) => (p.changes = reply.counts?.[i] ?? 0));
+      sets = ((reply.sets ?? []) as SqlRow[][]).slice(pending.length);
     }
-    const rows = (this.flush({ text, params, mode: 'all' }).rows ?? []) as SqlRow[];
-    for (const row of rows) this.primed.set(primeKey(sql, paramsOf(row)), [row]);
-    return rows.length;
+    this.primedBefore = this.primed;
+    this.primed = new Map();
+    specs.forEach((spec, i) => {
+      for (const row of sets[i] ?? []) this.primed.set(primeKey(spec.sql, spec.paramsOf(row)), [row]);
+    });
+    // only with nothing queued: a write of this transaction must reach the server before any later read
+    if (next && next.length > 0 && this.queue.length === 0) {
+      const ops = next.map((spec): PgOp => ({ text: spec.text, params: spec.params, mode: 'all' }));
+      this.sentAhead = { id: this.post({ type: 'batch', ops, sets: true }), key: aheadKey(next) };
+    }
   }
 
   private primedRows(key: string): SqlRow[] | undefined {
@@ -503,6 +543,18 @@ export class PgDriver implements SqlDriver {
       void this.worker.terminate();
     }
   }
+}
+
+/** One query of a read-ahead (PgDriver.readAheadSets): its rows answer the read `sql` with the params `paramsOf(row)`. */
+export interface ReadAheadSpec {
+  text: string;
+  params: SqlValue[];
+  sql: string;
+  paramsOf: (row: SqlRow) => SqlValue[];
+}
+
+function aheadKey(specs: readonly ReadAheadSpec[]): string {
+  return JSON.stringify(specs.map((s) => [s.text, s.params]));
 }
 
 /** A read's statement and params as one key: bytes as hex (a hash cell), numbers as text (PostgreSQL's BIGINT). */

@@ -21,7 +21,7 @@ const pgpass = require('pgpass') as (
 /** What the calling thread asks. */
 export type PgRequest =
   | { type: 'connect'; url: string; applicationName: string; connectTimeoutMs: number; statementTimeoutMs: number }
-  | { type: 'batch'; ops: PgOp[] }
+  | { type: 'batch'; ops: PgOp[]; sets?: boolean }
   | { type: 'listen'; channel: string }
   | { type: 'close' };
 
@@ -37,7 +37,13 @@ export interface PgOp {
 }
 
 export type PgReply =
-  | { ok: true; rows?: Record<string, unknown>[]; rowid?: number; counts?: number[] }
+  | {
+      ok: true;
+      rows?: Record<string, unknown>[];
+      rowid?: number;
+      counts?: number[];
+      sets?: Record<string, unknown>[][];
+    }
   | { ok: false; error: PgErrorInfo; failedAt: number };
 
 /** The fields of a pg error (or a connection error) that error translation reads. */
@@ -144,7 +150,7 @@ function plainRows(rows: Record<string, unknown>[]): Record<string, unknown>[] {
   return rows;
 }
 
-async function runBatch(ops: PgOp[]): Promise<PgReply> {
+async function runBatch(ops: PgOp[], sets = false): Promise<PgReply> {
   if (transactionLost) {
     if (ops[0]?.tx !== 'rollback') {
       return {
@@ -202,6 +208,8 @@ async function runBatch(ops: PgOp[]): Promise<PgReply> {
   }
   const results = settled.map((r) => (r as PromiseFulfilledResult<pg.QueryResult | pg.QueryResult[]>).value);
   const counts = results.map((r) => (Array.isArray(r) ? 0 : (r.rowCount ?? 0)));
+  // several reads in one flight (a copy's read-ahead of a batch): every statement's rows
+  if (sets) return { ok: true, counts, sets: results.map((r) => (Array.isArray(r) ? [] : plainRows(r.rows))) };
   const last = results.at(-1);
   const op = ops[ops.length - 1];
   if (!op || !last) return { ok: true, counts };
@@ -248,7 +256,7 @@ async function handle(req: PgRequest): Promise<PgReply> {
         return { ok: false, error: errorInfo(e), failedAt: 0 };
       }
     case 'batch':
-      return runBatch(req.ops);
+      return runBatch(req.ops, req.sets);
     case 'listen':
       return listen(req.channel);
     case 'close':

@@ -46,9 +46,10 @@ export function* runExportChunks(store: RunStore, runId: string): Generator<stri
   yield `${before}[`;
   for (let from = 0; from < count; from += READ_AHEAD_BATCH) {
     const to = Math.min(count, from + READ_AHEAD_BATCH);
-    // a store over the network reads a batch's rows in a few queries, not a few per checkpoint; each item is read
-    // and validated once for the run, not once in every checkpoint that repeats it
-    store.readAhead?.(runId, from, to - 1);
+    // a store over the network reads a batch's rows in a few queries, not a few per checkpoint (the next batch's
+    // travel while this one is written out); each item is read and validated once for the run, not once in every
+    // checkpoint that repeats it
+    store.readAhead?.(runId, from, to - 1, Math.min(count, to + READ_AHEAD_BATCH) - 1);
     const batch = store.exportCheckpoints(runId, from, to);
     for (let i = from; i < to; i++) {
       const text = JSON.stringify(batch[i - from], null, 2).replace(/\n/g, '\n    ');

@@ -493,9 +493,11 @@ export interface RunStore {
   onChange?(listener: () => void): () => void;
   /**
    * Reads ahead, in a few round trips, what reading checkpoints `fromSeq`..`toSeq` of a run will ask for (a store
-   * reached over the network: runReadAhead.ts); a copy or export calls it before each batch. Absent: nothing to do.
+   * reached over the network: runReadAhead.ts); a copy or export calls it before each batch. With `nextToSeq`, it
+   * also starts reading checkpoints `toSeq + 1`..`nextToSeq` (the next batch), answered while the caller works on
+   * this one. Absent: nothing to do.
    */
-  readAhead?(runId: string, fromSeq: number, toSeq: number): void;
+  readAhead?(runId: string, fromSeq: number, toSeq: number, nextToSeq?: number): void;
 
   /** Runs `fn` in one write transaction (nested calls join the outer one). */
   transaction<T>(fn: () => T): T;

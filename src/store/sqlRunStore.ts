@@ -348,9 +348,9 @@ export class SqlRunStore implements RunStore {
 
   // ---- export / load (runTransfer.ts) -------------------------------------------------------
 
-  readAhead(runId: string, fromSeq: number, toSeq: number): void {
+  readAhead(runId: string, fromSeq: number, toSeq: number, nextToSeq?: number): void {
     this.assertOpen();
-    readAheadRun(this.db, runId, fromSeq, toSeq);
+    readAheadRun(this.db, runId, fromSeq, toSeq, nextToSeq);
   }
 
   exportRun(runId: string): DebugRunExport {

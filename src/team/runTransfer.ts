@@ -48,6 +48,8 @@ export function transferOrder(
   source: RunStore,
   runIds: readonly string[],
   options: TransferOptions = {},
+  /** The summaries read on the way, by run id (filled here: a caller reads each run once). */
+  summaries = new Map<string, RunSummary>(),
 ): { runId: string; reason: TransferredRun['reason'] }[] {
   const order: { runId: string; reason: TransferredRun['reason'] }[] = [];
   const seen = new Map<string, TransferredRun['reason']>();
@@ -67,7 +69,9 @@ export function transferOrder(
     let at: string | undefined = runId;
     while (at !== undefined && !chain.includes(at)) {
       chain.push(at);
-      at = source.getRun(at).parentRunId;
+      const run: RunSummary = summaries.get(at) ?? source.getRun(at);
+      summaries.set(at, run);
+      at = run.parentRunId;
     }
     chain.reverse();
     chain.forEach((id, i) => add(id, i === chain.length - 1 ? reason : 'ancestor'));
@@ -118,8 +122,8 @@ export function sameExport(a: RunStore, b: RunStore, runId: string): boolean {
     });
   const left = checkpointBatches(a, runId, count);
   const right = checkpointBatches(b, runId, count);
-  a.readAhead?.(runId, 0, Math.min(count, READ_AHEAD_BATCH) - 1);
-  b.readAhead?.(runId, 0, Math.min(count, READ_AHEAD_BATCH) - 1);
+  a.readAhead?.(runId, 0, Math.min(count, READ_AHEAD_BATCH) - 1, Math.min(count, 2 * READ_AHEAD_BATCH) - 1);
+  b.readAhead?.(runId, 0, Math.min(count, READ_AHEAD_BATCH) - 1, Math.min(count, 2 * READ_AHEAD_BATCH) - 1);
   for (;;) {
     const x = left.next();
     const y = right.next();
@@ -137,11 +141,14 @@ export function sameExport(a: RunStore, b: RunStore, runId: string): boolean {
   }
 }
 
-/** A run's checkpoints in batches of READ_AHEAD_BATCH, each read ahead first (batch 0 by the caller). */
+/**
+ * A run's checkpoints in batches of READ_AHEAD_BATCH, each read ahead first (batch 0 by the caller) with the next
+ * batch's read started, so the next batch travels while the caller writes this one.
+ */
 function* checkpointBatches(source: RunStore, runId: string, count: number): Generator<Checkpoint[]> {
   for (let from = 0; from < count; from += READ_AHEAD_BATCH) {
     const to = Math.min(count, from + READ_AHEAD_BATCH);
-    if (from > 0) source.readAhead?.(runId, from, to - 1);
+    if (from > 0) source.readAhead?.(runId, from, to - 1, Math.min(count, to + READ_AHEAD_BATCH) - 1);
     yield source.exportCheckpoints(runId, from, to);
   }
 }
@@ -183,10 +190,17 @@ export function transferRuns(
   if (runIds.length === 0) throw new OcdbError('InvalidInput', 'Name at least one run to copy.', { path: 'runId' });
   const from = storeLocationLabel(source.path);
   const to = storeLocationLabel(target.path);
-  const order = transferOrder(source, runIds, options);
+  // each run's summary read once (a round trip each over the network): the order, the checks and the copy use it
+  const summaries = new Map<string, RunSummary>();
+  const order = transferOrder(source, runIds, options, summaries);
   const recording = (run: RunSummary) => run.status === 'running' && !run.crashed;
+  const summaryOf = (runId: string) => {
+    const known = summaries.get(runId) ?? source.getRun(runId);
+    summaries.set(runId, known);
+    return known;
+  };
   for (const { runId, reason } of order) {
-    const run = source.getRun(runId);
+    const run = summaryOf(runId);
     if (recording(run) && reason !== 'fork') {
       const owner = run.ownerPid !== undefined ? ` by process ${run.ownerPid}` : ' (a fork waiting for its runner)';
       throw new OcdbError(
@@ -200,7 +214,7 @@ export function transferRuns(
     const report: TransferReport = { runs: [], forkRequests: [] };
     const skipped = new Set<string>();
     for (const { runId, reason } of order) {
-      const run = source.getRun(runId);
+      const run = summaryOf(runId);
       // a fork still being recorded, or one of its own forks (its parent stays behind)
       if (recording(run) || (run.parentRunId !== undefined && skipped.has(run.parentRunId))) {
         skipped.add(runId);
@@ -221,7 +235,14 @@ export function transferRuns(
       } else {
         // batch by batch: the source reads a batch's rows in a query per table (over the network), the target
         // writes what the run holds once, not what every checkpoint repeats
-        if (run.checkpointCount > 0) source.readAhead?.(runId, 0, Math.min(run.checkpointCount, READ_AHEAD_BATCH) - 1);
+        const count = run.checkpointCount;
+        if (count > 0)
+          source.readAhead?.(
+            runId,
+            0,
+            Math.min(count, READ_AHEAD_BATCH) - 1,
+            Math.min(count, 2 * READ_AHEAD_BATCH) - 1,
+          );
         target.copyRunIn(source.exportRunHead(runId), checkpointBatches(source, runId, run.checkpointCount), {
           where: `${from}: run ${runId}`,
         });

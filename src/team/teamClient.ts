@@ -142,7 +142,10 @@ export class TeamStore {
     this.setState({ kind: 'connecting' });
     // the worker answers an unreachable or silent host itself, within connectTimeoutMs; this bound only catches a
     // worker that never answers, so it leaves room for the thread's first start on a loaded machine
-    const attempt = this.send(this.quick, { type: 'open' }, this.opts.connectTimeoutMs + 20_000).then(
+    const bound = this.opts.connectTimeoutMs + 20_000;
+    // the copy lane's thread starts and connects beside the quick one, so opening a run later does not pay for it
+    if (!this.transfers.worker) this.send(this.transfers, { type: 'open' }, bound).catch(() => undefined);
+    const attempt = this.send(this.quick, { type: 'open' }, bound).then(
       () => {
         this.backoffMs = this.opts.minBackoffMs;
         this.setState({ kind: 'connected' });

@@ -9,13 +9,18 @@
  *   - record: the time on the agent's thread per checkpoint for a local SQLite store, a local-first recorder
  *     pointed at the team store, and a direct PostgreSQL recorder (fewer checkpoints: it pays round trips); then
  *     `shipped()` — the time until the local-first run is confirmed in the team store.
+ *     It follows a listing, as in the editor (the tree lists before a run is opened); `cold open` is the same pull as
+ *     the first request of a new client (its threads start and connect for it);
  *   - export: `ocdb export`'s read of the run from the team store (the synchronous store, as the CLI reads it) —
  *     time and request flights; at 0 ms also without the read-ahead (runReadAhead.ts), as it read before;
+ *   - `ocdb pull` and `ocdb export` of the run as a user runs them (dist/cli.js, a process each, through the
+ *     proxy): time and flights, beside the time the CLI takes to start and print its version (their floor);
  *   - step: reading a checkpoint (what a debugger step reads) on the opened copy against the local original;
  *   - unreachable / hung: a connection attempt to a host that refuses, and a listing from a server that stopped
  *     answering (bounded at 2 s here) — the time until the store reads offline and the caller's longest block.
- * Figures only; nothing is asserted.
+ * OCDB_BENCH_TEAM_DELAYS picks the delays (default `0,10,50`). Figures only; nothing is asserted.
  */
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -29,6 +34,32 @@ import { testContext } from '../helpers/context';
 import { startProxyThread } from '../support/delayProxyThread';
 import { recordLongRun } from './longRun';
 import { envInt, fmt } from './stats';
+
+const CLI = join(__dirname, '..', '..', 'dist', 'cli.js');
+
+/** Runs `ocdb args…` (this checkout's dist/cli.js) in a process of its own: the time until it exits. */
+function ocdb(args: string[]): Promise<number> {
+  const t0 = performance.now();
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [CLI, ...args], { maxBuffer: 1 << 30 }, (error, _out, stderr) => {
+      if (error) reject(new Error(`ocdb ${args[0]} failed: ${stderr || error.message}`));
+      else resolve(performance.now() - t0);
+    });
+  });
+}
+
+/** The time and the flights `work` sent through the proxy (its counter read on its thread after a round trip). */
+async function counted(
+  proxy: Awaited<ReturnType<typeof startProxyThread>>,
+  delay: number,
+  work: () => Promise<number>,
+): Promise<{ ms: number; flights: number }> {
+  await proxy.setDelay(delay);
+  const before = proxy.requests();
+  const ms = await work();
+  await proxy.setDelay(delay);
+  return { ms, flights: proxy.requests() - before };
+}
 
 /** Runs `work` while a 1 ms timer watches this thread's event loop: the time and the longest gap between turns. */
 async function watched<T>(work: () => Promise<T>): Promise<{ value: T; ms: number; blockMs: number }> {
@@ -134,7 +165,9 @@ export async function run(): Promise<void> {
     );
     const exports: string[] = [];
     const ratios: string[] = [];
-    for (const delay of [0, 10, 50]) {
+    const delays = (process.env.OCDB_BENCH_TEAM_DELAYS ?? '0,10,50').split(',').map((d) => Number(d.trim()));
+    const cliFloor = await ocdb(['--version']);
+    for (const delay of delays) {
       await proxy.setDelay(delay);
       const client = new TeamStore(teamUrl);
       await client.connect();
@@ -144,6 +177,20 @@ export async function run(): Promise<void> {
       await proxy.setDelay(delay); // a round trip to the thread: its counter is current
       const flights = proxy.requests() - flights0;
       client.close();
+      // the same open as the first request of a new client: its threads start and connect for it
+      const coldClient = new TeamStore(teamUrl);
+      const cold = await counted(proxy, delay, async () => {
+        const t0 = performance.now();
+        await coldClient.pull([runId], join(dir, `cold-${delay}.db`));
+        return performance.now() - t0;
+      });
+      coldClient.close();
+      const cliPull = await counted(proxy, delay, () =>
+        ocdb(['pull', runId, '--from', teamUrl, '--store', join(dir, `pulled-${delay}.db`)]),
+      );
+      const cliExport = await counted(proxy, delay, () =>
+        ocdb(['export', runId, '--store', teamUrl, '--out', join(dir, `export-${delay}.json`)]),
+      );
 
       const plain = openRecorder({ store: join(dir, `local-${delay}.db`), heartbeatMs: 0, fork: false });
       const localMs = perCheckpoint(plain, recordN).ms;
@@ -166,6 +213,7 @@ export async function run(): Promise<void> {
       seedStore.close();
       exports.push(
         `${String(delay).padStart(6)} ms  export ${fmt(exported.ms, 0)} ms, ${exported.flights} flights;  a checkpoint read on the opened copy ${fmt(steps.opened, 2)} ms, on the local run ${fmt(steps.local, 2)} ms`,
+        `${String(delay).padStart(6)} ms  cold open ${fmt(cold.ms, 0)} ms (${cold.flights} flights);  ocdb pull ${fmt(cliPull.ms, 0)} ms (${cliPull.flights} flights), ocdb export ${fmt(cliExport.ms, 0)} ms (${cliExport.flights} flights), ocdb --version ${fmt(cliFloor, 0)} ms`,
       );
       // the figures the targets name, each against the same work on a local store
       ratios.push(

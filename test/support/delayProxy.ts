@@ -40,17 +40,26 @@ export async function startDelayProxy(target: { host: string; port: number }, de
   const open = new Set<net.Socket>();
   /** Holds `from`'s chunks on their way to `to`; returns how long until the last of them has left (ms). */
   const hold = (from: net.Socket, to: net.Socket): (() => number) => {
-    // chunks leave in the order they came, each `delay` after its arrival
+    // chunks leave in the order they came, each `delay` after its arrival: one queue and one timer per direction.
+    // A timer per chunk could reorder them under load (timers of different lengths started at a stale loop time),
+    // which breaks the protocol stream and hangs the client.
+    const queue: { due: number; chunk: Buffer }[] = [];
+    let timer: NodeJS.Timeout | undefined;
     let last = 0;
-    from.on('data', (chunk) => {
+    const drain = () => {
+      timer = undefined;
+      const now = Date.now();
+      while (queue.length > 0 && (queue[0] as { due: number }).due <= now) {
+        const { chunk } = queue.shift() as { chunk: Buffer };
+        if (mode !== 'hang' && !to.destroyed) to.write(chunk);
+      }
+      if (queue.length > 0) timer = setTimeout(drain, (queue[0] as { due: number }).due - now);
+    };
+    from.on('data', (chunk: Buffer) => {
       const due = Math.max(Date.now() + delay, last);
       last = due;
-      const send = () => {
-        if (mode === 'hang') return;
-        if (!to.destroyed) to.write(chunk);
-      };
-      if (due <= Date.now()) send();
-      else setTimeout(send, due - Date.now());
+      queue.push({ due, chunk });
+      if (timer === undefined) drain();
     });
     return () => Math.max(0, last - Date.now());
   };

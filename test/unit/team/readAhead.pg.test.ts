@@ -75,6 +75,18 @@ test('an export of the team run reads a batch in a few round trips and writes wh
   assert.equal(text, [...runExportChunks(local, runId)].join(''));
 });
 
+test('an export left after its first batch (the next one already sent for) leaves the store reading the same run', () => {
+  const chunks = runExportChunks(team, runId);
+  // the frame, then the first checkpoint: batch 0 is read and batch 1 is on its way
+  chunks.next();
+  chunks.next();
+  chunks.return(undefined);
+  // the answer sent for batch 1 arrives while these wait: it is not taken for theirs
+  assert.equal(team.getRun(runId).checkpointCount, CHECKPOINTS);
+  assert.equal(team.getCheckpointAt(runId, 600).checkpointId, local.getCheckpointAt(runId, 600).checkpointId);
+  assert.equal([...runExportChunks(team, runId)].join(''), [...runExportChunks(local, runId)].join(''));
+});
+
 /**
  * The requests `work` sent to the server (each a batch the driver's worker pipelines: one round trip). A push sends
  * megabytes, which reach the proxy in many chunks: its count is not the round trips there.

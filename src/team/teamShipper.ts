@@ -6,8 +6,10 @@
  * Resumable: a shipper that starts ships the ended runs its local store holds that the team store does not (a
  * previous process that was killed, or recorded offline).
  *
- * Durability is promised where it matters: `shipped()` waits (bounded) until every run handed to it is in the team
- * store, and says which are not, and where they stay, when the wait runs out.
+ * Durability is promised where it matters: `confirm` ships one run as it stands (still being recorded, or ended)
+ * and waits on the caller's thread, bounded, until the team store holds it — a recorder calls it before a `write`
+ * or `external_irreversible` tool runs and at a run's end; `shipped()` waits (bounded, without blocking) until every
+ * run handed over is in the team store. Either says which runs are not, and where they stay, when the wait runs out.
  */
 import * as path from 'node:path';
 import { OcdbError } from '../model';
@@ -85,6 +87,32 @@ export class TeamShipper {
     });
   }
 
+  /**
+   * Ships `runIds` as they stand now and waits for the team store's answer on this thread, at most `timeoutMs`;
+   * throws StoreUnavailable naming the runs, why, and where they stay when they are not confirmed. `when` says at
+   * which point of the recording (for the message).
+   */
+  confirm(runIds: string[], timeoutMs: number, when: string): void {
+    if (runIds.length === 0) return;
+    try {
+      this.team.shipSync(runIds, this.localPath, timeoutMs);
+    } catch (e) {
+      this.lastError = e instanceof Error ? e.message : String(e);
+      throw this.notConfirmed(runIds, when, this.lastError);
+    }
+    for (const id of runIds) this.pending.delete(id);
+    for (const w of [...this.waiters]) w();
+  }
+
+  private notConfirmed(runIds: string[], when: string, why: string): OcdbError {
+    const runs = `Run${runIds.length === 1 ? '' : 's'} ${runIds.join(', ')}`;
+    return new OcdbError(
+      'StoreUnavailable',
+      `${runs} not confirmed in the team store ${this.team.location} ${when}: ${why.replace(/\.?$/, '.')} ${runIds.length === 1 ? 'It is' : 'They are'} kept in ${this.localPath} and ship when the store is reachable again (or with ocdb push).`,
+      { runIds },
+    );
+  }
+
   close(): void {
     this.stopState();
     this.team.close();
@@ -96,7 +124,7 @@ export class TeamShipper {
     if (state === 'offline' || state === 'wrong-password' || state === 'closed') return;
     const batch = [...this.pending];
     this.inFlight = this.team
-      .push(batch, this.localPath)
+      .ship(batch, this.localPath)
       .then(
         () => {
           for (const id of batch) this.pending.delete(id);

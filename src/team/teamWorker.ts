@@ -9,6 +9,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { errorMessage, OcdbError, redactText } from '../model';
 import { openRunStore, type RunStore } from '../store';
+import { shipRuns } from './runShipping';
 import { transferRuns } from './runTransfer';
 import type { TeamFailure, TeamOp, TeamReply, TeamRequest, TeamValue, TeamWorkerData } from './teamProtocol';
 
@@ -79,6 +80,8 @@ function answer(op: TeamOp): TeamValue {
       return transfer(teamStore(), localStore(op.localPath), op.runIds);
     case 'push':
       return transfer(localStore(op.localPath), teamStore(), op.runIds);
+    case 'ship':
+      return shipRuns(localStore(op.localPath), teamStore(), op.runIds);
     default: {
       const never: never = op;
       throw new Error(`unknown team store request ${JSON.stringify(never)}`);
@@ -94,13 +97,24 @@ function failure(e: unknown): TeamFailure {
   return { message, ...(code ? { code } : {}), ...(auth ? { auth } : {}), ...(offline ? { offline } : {}) };
 }
 
+/** Answers a request: on the worker's port, or to a caller waiting on its own thread (TeamRequest.sync). */
+function reply(request: TeamRequest, message: TeamReply): void {
+  const sync = request.sync;
+  if (!sync) return post(message);
+  sync.port.postMessage(message);
+  sync.port.close();
+  const flag = new Int32Array(sync.flag);
+  Atomics.store(flag, 0, 1);
+  Atomics.notify(flag, 0);
+}
+
 parentPort?.on('message', (request: TeamRequest) => {
   try {
-    post({ id: request.id, ok: true, value: answer(request.op) });
+    reply(request, { id: request.id, ok: true, value: answer(request.op) });
   } catch (e) {
     const error = failure(e);
     // a connection that failed is opened again by the next request (after the caller's back-off)
     if (error.offline || error.auth) dropTeam();
-    post({ id: request.id, ok: false, error });
+    reply(request, { id: request.id, ok: false, error });
   }
 });

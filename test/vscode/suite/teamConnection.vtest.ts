@@ -1,0 +1,86 @@
+/**
+ * The team store's connection states as a user sees them, in the Runs view's description and the status bar:
+ * a store set while its host is unreachable reads `offline, retrying in N s` (the seconds count down) and comes to
+ * connected by its own retry once the host is back (no user action); a refused password reads `wrong password`,
+ * the status bar item then opens Set Store Password…, and nothing retries meanwhile (no connection storm: the
+ * proxy counts the connections); the right password connects again.
+ * Needs the PostgreSQL server of OCDB_TEST_PG_URL (runTests.ts starts a throwaway one); the setting is restored.
+ */
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import { COMMANDS, SETTINGS, SETTINGS_SECTION } from '../../../src/extension/ids';
+import { startDelayProxy } from '../../support/delayProxy';
+import { extensionApi } from './extensionApi';
+import { waitFor, type VTest } from './vtest';
+
+const SERVER = process.env.OCDB_TEST_PG_URL;
+
+export const tests: VTest[] = [
+  {
+    name: 'team store connection: offline counts down and reconnects by itself; a wrong password says so, once',
+    timeoutMs: 180_000,
+    async run() {
+      assert.ok(SERVER, 'OCDB_TEST_PG_URL names no PostgreSQL server (runTests.ts starts one)');
+      const server = new URL(SERVER);
+      const password = decodeURIComponent(server.password);
+      const proxy = await startDelayProxy({ host: server.hostname, port: Number(server.port) }, 0);
+      const shared = new URL(proxy.urlFor(SERVER));
+      shared.password = '';
+      shared.search = '';
+      const api = await extensionApi();
+      const config = vscode.workspace.getConfiguration(SETTINGS_SECTION);
+      const description = () => api.treeView.description ?? '';
+      try {
+        proxy.setMode('down');
+        await config.update(SETTINGS.storePath, shared.toString(), vscode.ConfigurationTarget.Workspace);
+        await waitFor('the connection on the URL', () => api.ctx.connection.path === shared.toString());
+        await api.ctx.connection.setPassword(password);
+        const first = await waitFor(
+          'offline in the tree',
+          () => /· offline, retrying in (\d+) s$/.exec(description()) ?? false,
+          30_000,
+        );
+        assert.match(api.teamStatus.text, /team store offline, retrying in \d+ s/, 'the status bar says it too');
+        // the same offline spell counts down (the retry after a 4 s wait reads 4, 3, …): a second, lower number
+        const counted = await waitFor(
+          'the countdown to the next retry',
+          () => {
+            const m = /· offline, retrying in (\d+) s$/.exec(description());
+            return m !== null && Number(m[1]) < Number(first[1]) && m;
+          },
+          60_000,
+        );
+        assert.ok(Number(counted[1]) >= 1);
+
+        // the host comes back: the next retry connects, with no command from the user
+        proxy.setMode('forward');
+        await waitFor('connected by its own retry', () => description() === shared.toString(), 90_000);
+        assert.equal(api.teamStatus.text, '$(cloud) team store');
+
+        // a refused password: said in the tree and the status bar, which offers Set Store Password…
+        await api.ctx.connection.setPassword(`${password}-wrong`);
+        await waitFor('wrong password in the tree', () => /· wrong password/.test(description()), 30_000);
+        assert.match(api.teamStatus.text, /wrong password/);
+        assert.equal(api.teamStatus.command, COMMANDS.setStorePassword.id);
+        // nothing retries a refused password: the connections stay as they were while the window goes on
+        const accepted = proxy.accepted();
+        await api.ctx.connection.setPassword(`${password}-wrong`); // the same refused secret, stored again
+        await waitFor('still wrong password', () => /· wrong password/.test(description()), 30_000);
+        const afterRetype = proxy.accepted();
+        assert.ok(
+          afterRetype - accepted <= 2,
+          `a re-entered password tries once (${afterRetype - accepted} connections)`,
+        );
+        await new Promise((r) => setTimeout(r, 3000)); // room for a retry timer, had there been one
+        assert.equal(proxy.accepted(), afterRetype, 'no retry of a refused password');
+
+        await api.ctx.connection.setPassword(password);
+        await waitFor('connected with the right password', () => description() === shared.toString(), 30_000);
+      } finally {
+        await config.update(SETTINGS.storePath, undefined, vscode.ConfigurationTarget.Workspace);
+        await waitFor('the connection back on the demo file', () => !api.ctx.connection.isUrl);
+        await proxy.close();
+      }
+    },
+  },
+];

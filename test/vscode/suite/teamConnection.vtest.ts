@@ -35,13 +35,17 @@ export const tests: VTest[] = [
         await config.update(SETTINGS.storePath, shared.toString(), vscode.ConfigurationTarget.Workspace);
         await waitFor('the connection on the URL', () => api.ctx.connection.path === shared.toString());
         await api.ctx.connection.setPassword(password);
-        const first = await waitFor(
-          'offline in the tree',
-          () => /· offline, retrying in (\d+) s$/.exec(description()) ?? false,
-          30_000,
-        );
+        await waitFor('offline in the tree', () => /· offline, retrying in \d+ s$/.test(description()), 30_000);
         assert.match(api.teamStatus.text, /team store offline, retrying in \d+ s/, 'the status bar says it too');
-        // the same offline spell counts down (the retry after a 4 s wait reads 4, 3, …): a second, lower number
+        // the back-off doubles (1 s, 2 s, 4 s, …); a wait of several seconds counts down: 4, 3, … a lower number
+        const first = await waitFor(
+          'a retry several seconds away',
+          () => {
+            const m = /· offline, retrying in (\d+) s$/.exec(description());
+            return m !== null && Number(m[1]) >= 3 && m;
+          },
+          60_000,
+        );
         const counted = await waitFor(
           'the countdown to the next retry',
           () => {

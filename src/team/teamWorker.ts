@@ -9,7 +9,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { errorMessage, OcdbError, redactText } from '../model';
 import { openRunStore, type RunStore } from '../store';
-import { shipRuns } from './runShipping';
+import { RunShipping } from './runShipping';
 import { transferRuns } from './runTransfer';
 import type { TeamFailure, TeamOp, TeamReply, TeamRequest, TeamValue, TeamWorkerData } from './teamProtocol';
 
@@ -17,6 +17,8 @@ const data = workerData as TeamWorkerData;
 let team: RunStore | undefined;
 let stopFeed: (() => void) | undefined;
 const locals = new Map<string, RunStore>();
+/** What this thread shipped from each local store: a confirmation sends only what is newer (runShipping.ts). */
+const shippers = new Map<string, RunShipping>();
 
 function post(reply: TeamReply): void {
   parentPort?.postMessage(reply);
@@ -42,6 +44,17 @@ function localStore(localPath: string): RunStore {
     locals.set(localPath, store);
   }
   return store;
+}
+
+function shipping(localPath: string): RunShipping {
+  const store = teamStore();
+  let shipper = shippers.get(localPath);
+  // a team store opened again (after a failure) is a new target: what was shipped is read from it again
+  if (!shipper || shipper.target !== store) {
+    shipper = new RunShipping(localStore(localPath), store);
+    shippers.set(localPath, shipper);
+  }
+  return shipper;
 }
 
 function dropTeam(): void {
@@ -81,7 +94,7 @@ function answer(op: TeamOp): TeamValue {
     case 'push':
       return transfer(localStore(op.localPath), teamStore(), op.runIds);
     case 'ship':
-      return shipRuns(localStore(op.localPath), teamStore(), op.runIds);
+      return shipping(op.localPath).ship(op.runIds);
     default: {
       const never: never = op;
       throw new Error(`unknown team store request ${JSON.stringify(never)}`);

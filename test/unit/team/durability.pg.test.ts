@@ -109,7 +109,8 @@ function startAgent(tools: string[], options = '{}'): Agent {
       else queue.push(l);
     }
   });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  // 'close', not 'exit': the child's stdout is drained by then, so no line it printed is taken for its end
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
   return {
     line: () =>
       queue.length > 0

@@ -275,8 +275,3 @@ export class RunShipping {
     });
   }
 }
-
-/** Ships `runIds` once, with no memory of earlier shipments (tests, a one-off). */
-export function shipRuns(source: RunStore, target: RunStore, runIds: readonly string[]): ShipOutcome {
-  return new RunShipping(source, target).ship(runIds);
-}

@@ -285,21 +285,28 @@ export class TeamStore {
     }
     lane.current = next;
     next.timer = setTimeout(() => {
-      // a server that does not answer: the worker is stuck in its wait; replace it, fail what waited for it. A
-      // quick request that runs out says the server hung: the copies in flight wait on the same server
-      const seconds = Math.round(next.timeoutMs / 1000);
-      const error = Object.assign(
-        new OcdbError(
-          'StoreUnavailable',
-          `The team store ${this.location} did not answer within ${seconds} s; working offline and retrying.`,
-        ),
-        { offline: true },
-      );
-      if (lane === this.quick) this.stopWorkers(error);
-      else this.stopLane(lane, error);
+      // after the messages already here: a caller that blocked this thread (a recorder's confirmation, shipSync)
+      // delays the answer's delivery, not the worker; an answer that came meanwhile is taken, not a time-out
+      setImmediate(() => lane.current === next && this.timedOut(lane, next));
     }, next.timeoutMs);
     next.timer.unref();
     worker.postMessage({ id: next.id, op: next.op });
+  }
+
+  /** A request its worker did not answer in time. */
+  private timedOut(lane: Lane, next: Queued): void {
+    // a server that does not answer: the worker is stuck in its wait; replace it, fail what waited for it. A
+    // quick request that runs out says the server hung: the copies in flight wait on the same server
+    const seconds = Math.round(next.timeoutMs / 1000);
+    const error = Object.assign(
+      new OcdbError(
+        'StoreUnavailable',
+        `The team store ${this.location} did not answer within ${seconds} s; working offline and retrying.`,
+      ),
+      { offline: true },
+    );
+    if (lane === this.quick) this.stopWorkers(error);
+    else this.stopLane(lane, error);
   }
 
   private ensureWorker(lane: Lane): Worker {

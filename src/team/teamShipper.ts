@@ -33,6 +33,8 @@ export class TeamShipper {
   private lastError: string | undefined;
   private readonly waiters = new Set<() => void>();
   private readonly stopState: () => void;
+  /** The look at start for what earlier processes left unshipped: failed (offline) is tried again once connected. */
+  private resuming: 'running' | 'done' | 'failed' | undefined;
   /** Batches tried again at once because another shipper copied one of their runs first (see kick). */
   private raced = 0;
 
@@ -43,8 +45,12 @@ export class TeamShipper {
     options: ShipperOptions = {},
   ) {
     this.team = new TeamStore(url, options);
-    // a connection that comes back ships what waited meanwhile
-    this.stopState = this.team.onState((s) => s.kind === 'connected' && this.kick());
+    // a connection that comes back ships what waited meanwhile, and what a start could not look up
+    this.stopState = this.team.onState((s) => {
+      if (s.kind !== 'connected') return;
+      if (this.resuming === 'failed') void this.resume();
+      this.kick();
+    });
     if (options.resume !== false) void this.resume();
   }
 
@@ -149,6 +155,7 @@ export class TeamShipper {
 
   /** The ended runs of the local store the team store does not hold: handed over again. */
   private async resume(): Promise<void> {
+    this.resuming = 'running';
     let ended: string[];
     try {
       const local = openRunStore(this.localPath, { create: false });
@@ -161,15 +168,21 @@ export class TeamShipper {
         local.close();
       }
     } catch {
+      this.resuming = 'done';
       return; // no local store yet: nothing was recorded here
     }
-    if (ended.length === 0) return;
+    if (ended.length === 0) {
+      this.resuming = 'done';
+      return;
+    }
     try {
       const there = new Set((await this.team.getRuns(ended)).map((r) => r.runId));
       for (const id of ended) if (!there.has(id)) this.pending.add(id);
+      this.resuming = 'done';
       this.kick();
     } catch {
-      // offline: the next start (or a run's end once the connection is back) tries again
+      this.resuming = 'failed';
+      // offline: tried again when the connection comes back (onState) (or a run's end once the connection is back) tries again
     }
   }
 }

@@ -24,7 +24,7 @@ import { AgentSessions } from './agentSessions';
 import { registerSessionCommands } from './sessionCommands';
 import { affectsSettings } from './settings';
 import { ReplayStatusBar } from './statusBar';
-import { storeDescription, teamStatusItem } from './teamStatus';
+import { storeDescription, teamStatusItem, type TeamStatusItem } from './teamStatus';
 import { StoreConnection } from './storeConnection';
 import { registerStoreCommands } from './storeCommands';
 import { registerWhatIfCommands } from './whatIfCommands';
@@ -49,6 +49,8 @@ export interface AgentTimeTravelApi {
   liveRuns: LiveRuns;
   agentSessions: AgentSessions;
   whatIf: WhatIfPanels;
+  /** The team store's status bar item as shown (its text and click command). */
+  teamStatus: TeamStatusItem;
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<AgentTimeTravelApi> {
@@ -94,7 +96,8 @@ function wire(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): A
   const describeStore = () => (treeView.description = storeDescription(connection));
   describeStore();
   subs.push(connection.onDidChange((e) => e.kind === 'reset' && describeStore()));
-  subs.push(connection.onDidChangeTeam(describeStore), teamStatusItem(connection));
+  const teamStatus = teamStatusItem(connection, describeStore);
+  subs.push(connection.onDidChangeTeam(describeStore), teamStatus);
 
   /**
    * Reveals a node; retried briefly because a run just written may not be in the view's refreshed children yet.
@@ -235,7 +238,7 @@ function wire(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): A
     }),
   );
   log.info(`Agent Time Travel active; store ${connection.label}; debug type ${DEBUG_TYPE}`);
-  return { ctx, tree, treeView, editor, statusBar, tracker, liveRuns, agentSessions, whatIf };
+  return { ctx, tree, treeView, editor, statusBar, tracker, liveRuns, agentSessions, whatIf, teamStatus };
 }
 
 export function deactivate(): void {

@@ -66,7 +66,8 @@ export class TeamRuns implements vscode.Disposable {
       case 'connected':
         return '';
       case 'offline':
-        return `offline, retrying in ${Math.max(1, Math.round(s.retryInMs / 1000))} s`;
+        // counted down to the next attempt (the status bar and the tree's description tick while offline)
+        return `offline, retrying in ${Math.max(1, Math.ceil((s.retryAt - Date.now()) / 1000))} s`;
       case 'wrong-password':
         return 'wrong password (Set Store Password…)';
       case 'closed':

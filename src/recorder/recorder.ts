@@ -73,9 +73,21 @@ export interface RecorderOptions {
    * (OCDB_FORK): its fork request and source run are in the team store.
    */
   teamStore?: 'direct' | 'local-first';
-  /** Milliseconds close() waits for a local-first recorder's runs to reach the team store; default 30000. */
+  /**
+   * A local-first recorder confirms its run in the team store before a `write` or `external_irreversible` tool runs
+   * (`beginTool`, `tool()`, a `before_tool_call` checkpoint of such a call), at `end()` and at `close()`: it ships the
+   * run as it stands and waits, on the agent's thread, until the team store holds it — at most `shipTimeoutMs`
+   * (default 30000). Not confirmed in time: the error (StoreUnavailable, naming the run and where it is kept) is
+   * thrown (`onStoreError: 'throw'`, so the tool does not run unless the agent catches it) or given to `onError`
+   * ('disable'); recording goes on locally either way. `confirmShipped: false` ships in the background only.
+   */
   shipTimeoutMs?: number;
+  /** See shipTimeoutMs; default true. */
+  confirmShipped?: boolean;
 }
+
+/** How long a local-first recorder waits for the team store to confirm a run (RecorderOptions.shipTimeoutMs). */
+export const DEFAULT_SHIP_TIMEOUT_MS = 30_000;
 
 /** How long a check that found no live debugger holds for a run (LiveGate.recheckMs). */
 export const LIVE_RECHECK_MS = 50;
@@ -89,6 +101,7 @@ export class Recorder {
   private readonly forkMode: ForkModeOptions | undefined;
   private readonly shipper: TeamShipper | undefined;
   private readonly shipTimeoutMs: number;
+  private readonly confirmShipped: boolean;
 
   constructor(options: RecorderOptions = {}) {
     this.owned = options.runStore === undefined;
@@ -110,7 +123,8 @@ export class Recorder {
       });
     // the network is the shipper's thread's: this thread records to its own disk
     this.shipper = localFirst ? new TeamShipper(location, teamCachePath(location)) : undefined;
-    this.shipTimeoutMs = options.shipTimeoutMs ?? 30_000;
+    this.shipTimeoutMs = options.shipTimeoutMs ?? DEFAULT_SHIP_TIMEOUT_MS;
+    this.confirmShipped = options.confirmShipped !== false;
     this.env = {
       store,
       now: options.now ?? Date.now,
@@ -201,7 +215,16 @@ export class Recorder {
   private runEnv(): RecorderEnv {
     const { liveDebugging, ...rest } = this.env;
     const shipper = this.shipper;
-    const env: RecorderEnv = shipper ? { ...rest, onEnded: (runId) => shipper.runEnded(runId) } : rest;
+    const timeoutMs = this.shipTimeoutMs;
+    const env: RecorderEnv = shipper
+      ? {
+          ...rest,
+          onEnded: (runId) => shipper.runEnded(runId),
+          ...(this.confirmShipped
+            ? { confirmShipped: (runId: string, when: string) => shipper.confirm([runId], timeoutMs, when) }
+            : {}),
+        }
+      : rest;
     if (!liveDebugging) return env;
     const onError = this.env.onError;
     return {
@@ -219,15 +242,17 @@ export class Recorder {
     for (const run of this.runs) run.dispose();
     this.runs.clear();
     const shipper = this.shipper;
+    let unshipped: OcdbError | undefined;
     if (shipper) {
-      // the process stays up until its ended runs are in the team store, or the bounded wait runs out (then said)
-      shipper.shipped(this.shipTimeoutMs).then(
-        () => shipper.close(),
-        (e: unknown) => {
-          shipper.close();
-          this.env.onError?.(e instanceof OcdbError ? e : new OcdbError('StoreUnavailable', errorMessage(e)));
-        },
-      );
+      // the ended runs not confirmed yet (a failed confirmation, or confirmShipped: false) are confirmed now,
+      // bounded; then the shipper's threads end with this call: nothing of the recorder outlives close()
+      try {
+        if (this.confirmShipped) shipper.confirm(shipper.unshipped, this.shipTimeoutMs, 'when the recorder closed');
+      } catch (e) {
+        unshipped = e instanceof OcdbError ? e : new OcdbError('StoreUnavailable', errorMessage(e));
+      } finally {
+        shipper.close();
+      }
     }
     try {
       // what the last turn wrote goes in now (a runStore passed in stays open, its writes committed all the same)
@@ -240,6 +265,10 @@ export class Recorder {
           : new OcdbError('StoreUnavailable', `Closing the recorder failed: ${errorMessage(e)}`, {}, { cause: e });
       if (this.env.onStoreError === 'throw') throw err;
       this.env.onError?.(err);
+    }
+    if (unshipped) {
+      if (this.env.onStoreError === 'throw') throw unshipped;
+      this.env.onError?.(unshipped);
     }
   }
 }

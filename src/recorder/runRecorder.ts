@@ -19,6 +19,7 @@
  * agent goes on unrecorded.
  */
 import {
+  HAZARDOUS_LEVELS,
   OcdbError,
   parseWith,
   type ArtifactRef,
@@ -52,6 +53,7 @@ import {
   type ToolOptions,
 } from './inputs';
 import { artifactBytes } from './artifactBytes';
+import { mockedError } from './mockedError';
 import { FileTracker, type TrackFilesOptions } from './fileTracker';
 import { isCallerError, retryLocked, storeFailure } from './storeFailures';
 import { createToolJournal, type ToolJournal, type ToolJournalOptions } from './toolJournal';
@@ -69,6 +71,12 @@ export interface RecorderEnv {
   live?: LiveGate;
   /** Told when a run has ended and is in the store (a local-first recorder ships it to its team store). */
   onEnded?: (runId: string) => void;
+  /**
+   * A local-first recorder's durability point: ships the run as it stands and returns once its team store holds
+   * it, or throws when that is not confirmed in time (called before a `write` or `external_irreversible` tool runs
+   * and at the run's end; `when` says which, for the message).
+   */
+  confirmShipped?: (runId: string, when: string) => void;
 }
 
 /** What the model is called with besides the conversation (a live debugger may have edited the system prompt). */
@@ -205,7 +213,13 @@ export class RunRecorder {
     const data = parseWith(CheckpointInputSchema, input, `checkpoint(${boundary})`);
     const checkpointId = this.record(boundary, data);
     // the agent runs its tool next (which may block the event loop): what it waits on is in the store first
-    if (boundary === 'before_tool_call') this.commit(`a ${boundary} checkpoint`);
+    if (boundary === 'before_tool_call') {
+      this.commit(`a ${boundary} checkpoint`);
+      const call =
+        data.toolCallId !== undefined ? this.writer.ledger.find((r) => r.toolCallId === data.toolCallId) : undefined;
+      if (call && HAZARDOUS_LEVELS.has(call.sideEffectLevel))
+        this.confirmBeforeTool(call.toolName, call.sideEffectLevel);
+    }
     // a live debugger may stop the agent here: this call blocks until it goes on (the agent reads the edited state)
     this.stopSync(this.pointAt(boundary, checkpointId, data.toolCallId), STATE_FIELDS);
     return checkpointId;
@@ -366,6 +380,8 @@ export class RunRecorder {
     );
     if (done?.checkpoint !== undefined) this.trackAt(done.checkpoint.index);
     this.commit(`tool call ${toolName}`); // the tool runs next (the caller's, or the SDK's in recordCall)
+    // a tool that changes the world runs only once the team store holds the run up to here (local-first)
+    if (HAZARDOUS_LEVELS.has(opts.sideEffectLevel)) this.confirmBeforeTool(toolName, opts.sideEffectLevel);
     return {
       toolCallId,
       ...(done?.checkpoint !== undefined ? { checkpointId: done.checkpoint.checkpointId } : {}),
@@ -530,7 +546,36 @@ export class RunRecorder {
     this.ended = true;
     this.writer.dispose();
     this.fork?.end();
-    this.env.onEnded?.(this.runId);
+    // confirmed here, the run needs no shipping in the background; else the shipper keeps it and retries
+    let confirmed = false;
+    try {
+      confirmed = this.confirm('at the end of the run');
+    } finally {
+      if (!confirmed) this.env.onEnded?.(this.runId);
+    }
+  }
+
+  private confirmBeforeTool(toolName: string, level: string): void {
+    this.confirm(`before ${toolName} (${level}) ran`);
+  }
+
+  /**
+   * A local-first recorder's durability point (RecorderEnv.confirmShipped): a failure is reported under
+   * `onStoreError` — thrown ('throw': a tool about to run does not run unless the agent decides so), or told to
+   * `onError` ('disable') — but recording goes on: the run is whole in the local store and ships later.
+   */
+  private confirm(when: string): boolean {
+    const confirmShipped = this.env.confirmShipped;
+    if (!confirmShipped || this.broken) return false;
+    try {
+      confirmShipped(this.runId, when);
+      return true;
+    } catch (e) {
+      const err = storeFailure(e, `Shipping run ${this.runId} to the team store failed`, { runId: this.runId });
+      if (this.env.onStoreError === 'throw') throw err;
+      this.env.onError?.(err);
+      return false;
+    }
   }
 
   /**
@@ -552,17 +597,6 @@ export class RunRecorder {
   dispose(): void {
     this.writer.dispose();
   }
-}
-
-/** The error a tool "throws" when a live debugger mocked its outcome as an error. */
-function mockedError(toolName: string, value: unknown): Error {
-  const text =
-    typeof value === 'string'
-      ? value
-      : typeof value === 'object' && value !== null && typeof (value as { message?: unknown }).message === 'string'
-        ? (value as { message: string }).message
-        : JSON.stringify(value);
-  return Object.assign(new Error(`${toolName}: ${text}`), { name: 'LiveDebuggerMock', value });
 }
 
 export { DEFAULT_STORE_LOCK_RETRIES, isCallerError, retryLocked, storeFailure } from './storeFailures';

@@ -176,6 +176,14 @@ function hasForkRequest(store: RunStore, forkRequestId: string): boolean {
   }
 }
 
+/** Copies the settled fork request `run` was created by when the target lacks it; answers its id when copied. */
+export function copySettledForkRequest(source: RunStore, target: RunStore, run: RunSummary): string | undefined {
+  const request = forkRequestOf(source, run);
+  if (!request || !SETTLED.has(request.status) || hasForkRequest(target, request.forkRequestId)) return undefined;
+  target.saveForkRequest(request);
+  return request.forkRequestId;
+}
+
 /**
  * Copies `runIds` (with their ancestors, and their forks when asked) from `source` to `target` in one transaction
  * of the target. Throws before anything is written when a run is still being recorded, is missing from the source,
@@ -255,11 +263,8 @@ export function transferRuns(
         }
         report.runs.push({ runId, outcome: 'copied', reason, summary: target.getRun(runId) });
       }
-      const request = forkRequestOf(source, run);
-      if (request && SETTLED.has(request.status) && !hasForkRequest(target, request.forkRequestId)) {
-        target.saveForkRequest(request);
-        report.forkRequests.push(request.forkRequestId);
-      }
+      const copied = copySettledForkRequest(source, target, run);
+      if (copied) report.forkRequests.push(copied);
     }
     return report;
   });

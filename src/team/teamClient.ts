@@ -12,7 +12,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import { OcdbError, redactUrl } from '../model';
 import type { ListRunsOptions, RunSummary, StoreChanges } from '../store';
 import type { TeamFailure, TeamOp, TeamReply, TeamValue, TeamWorkerData } from './teamProtocol';
@@ -20,7 +20,8 @@ import type { TeamFailure, TeamOp, TeamReply, TeamValue, TeamWorkerData } from '
 export type TeamState =
   | { kind: 'connecting' }
   | { kind: 'connected' }
-  | { kind: 'offline'; message: string; retryInMs: number }
+  /** `retryAt`: when the next attempt starts (ms since epoch, this host's clock), `retryInMs` after it went offline. */
+  | { kind: 'offline'; message: string; retryInMs: number; retryAt: number }
   | { kind: 'wrong-password'; message: string }
   | { kind: 'closed' };
 
@@ -146,10 +147,7 @@ export class TeamStore {
     // the copy lane's thread starts and connects beside the quick one, so opening a run later does not pay for it
     if (!this.transfers.worker) this.send(this.transfers, { type: 'open' }, bound).catch(() => undefined);
     const attempt = this.send(this.quick, { type: 'open' }, bound).then(
-      () => {
-        this.backoffMs = this.opts.minBackoffMs;
-        this.setState({ kind: 'connected' });
-      },
+      () => this.markConnected(),
       (e: Error & { auth?: boolean }) => {
         if (this.current.kind === 'closed') throw e;
         if (e.auth) this.setState({ kind: 'wrong-password', message: e.message });
@@ -195,6 +193,52 @@ export class TeamStore {
   /** Copies `runIds` (with their ancestors) from the SQLite store at `localPath` to the team store. */
   push(runIds: string[], localPath: string): Promise<TransferOutcome> {
     return this.call({ type: 'push', runIds, localPath }, this.transfers) as Promise<TransferOutcome>;
+  }
+
+  /** Ships a local-first recorder's runs, ended or still being recorded (runShipping.ts), in the background. */
+  ship(runIds: string[], localPath: string): Promise<TransferOutcome> {
+    return this.call({ type: 'ship', runIds, localPath }, this.transfers) as Promise<TransferOutcome>;
+  }
+
+  /**
+   * Ships `runIds` and waits for the answer on this thread, blocked for at most `timeoutMs`: a recorder confirming
+   * its run before a write tool runs, or at its end, where the agent's synchronous call must not return first. The
+   * request goes straight to the copies' thread (it waits there behind the copy in flight, never behind this
+   * thread's queue, which cannot move while this thread waits). A store whose password was refused fails at once;
+   * an offline one is tried (one connection attempt, bounded by connectTimeoutMs). Throws StoreUnavailable when
+   * the time runs out (the copies' thread is replaced, the store marked offline: a server that does not answer).
+   */
+  shipSync(runIds: string[], localPath: string, timeoutMs: number): TransferOutcome {
+    const state = this.current;
+    if (state.kind === 'closed') throw new OcdbError('StoreUnavailable', `the team store ${this.location} is closed`);
+    if (state.kind === 'wrong-password') throw new OcdbError('StoreUnavailable', state.message);
+    const worker = this.ensureWorker(this.transfers);
+    const flag = new SharedArrayBuffer(4);
+    const { port1, port2 } = new MessageChannel();
+    try {
+      const request = { id: this.nextId++, op: { type: 'ship', runIds, localPath }, sync: { flag, port: port2 } };
+      worker.postMessage(request, [port2]);
+      const waited = Atomics.wait(new Int32Array(flag), 0, 0, timeoutMs);
+      const reply = receiveMessageOnPort(port1)?.message as TeamReply | undefined;
+      if (waited === 'timed-out' || !reply || 'event' in reply) {
+        const error = new OcdbError(
+          'StoreUnavailable',
+          `The team store ${this.location} did not confirm within ${Math.round(timeoutMs / 1000)} s; working offline and retrying.`,
+        );
+        this.stopLane(this.transfers, error);
+        this.goOffline(error.message);
+        throw error;
+      }
+      if (reply.ok) {
+        this.markConnected();
+        return reply.value as TransferOutcome;
+      }
+      if (reply.error.auth) this.setState({ kind: 'wrong-password', message: reply.error.message });
+      else if (reply.error.offline) this.goOffline(reply.error.message);
+      throw errorOf(reply.error);
+    } finally {
+      port1.close();
+    }
   }
 
   close(): void {
@@ -244,21 +288,28 @@ export class TeamStore {
     }
     lane.current = next;
     next.timer = setTimeout(() => {
-      // a server that does not answer: the worker is stuck in its wait; replace it, fail what waited for it. A
-      // quick request that runs out says the server hung: the copies in flight wait on the same server
-      const seconds = Math.round(next.timeoutMs / 1000);
-      const error = Object.assign(
-        new OcdbError(
-          'StoreUnavailable',
-          `The team store ${this.location} did not answer within ${seconds} s; working offline and retrying.`,
-        ),
-        { offline: true },
-      );
-      if (lane === this.quick) this.stopWorkers(error);
-      else this.stopLane(lane, error);
+      // after the messages already here: a caller that blocked this thread (a recorder's confirmation, shipSync)
+      // delays the answer's delivery, not the worker; an answer that came meanwhile is taken, not a time-out
+      setImmediate(() => lane.current === next && this.timedOut(lane, next));
     }, next.timeoutMs);
     next.timer.unref();
     worker.postMessage({ id: next.id, op: next.op });
+  }
+
+  /** A request its worker did not answer in time. */
+  private timedOut(lane: Lane, next: Queued): void {
+    // a server that does not answer: the worker is stuck in its wait; replace it, fail what waited for it. A
+    // quick request that runs out says the server hung: the copies in flight wait on the same server
+    const seconds = Math.round(next.timeoutMs / 1000);
+    const error = Object.assign(
+      new OcdbError(
+        'StoreUnavailable',
+        `The team store ${this.location} did not answer within ${seconds} s; working offline and retrying.`,
+      ),
+      { offline: true },
+    );
+    if (lane === this.quick) this.stopWorkers(error);
+    else this.stopLane(lane, error);
   }
 
   private ensureWorker(lane: Lane): Worker {
@@ -336,13 +387,22 @@ export class TeamStore {
     if (this.current.kind === 'closed') return;
     const retryInMs = this.backoffMs;
     this.backoffMs = Math.min(this.backoffMs * 2, this.opts.maxBackoffMs);
-    this.setState({ kind: 'offline', message, retryInMs });
+    this.setState({ kind: 'offline', message, retryInMs, retryAt: Date.now() + retryInMs });
     if (this.retry) clearTimeout(this.retry);
     this.retry = setTimeout(() => {
       this.retry = undefined;
       this.connect().catch(() => undefined);
     }, retryInMs);
     this.retry.unref();
+  }
+
+  /** A request went through: connected, the back-off starts again from its first step. */
+  private markConnected(): void {
+    if (this.current.kind === 'connected' || this.current.kind === 'closed') return;
+    if (this.retry) clearTimeout(this.retry);
+    this.retry = undefined;
+    this.backoffMs = this.opts.minBackoffMs;
+    this.setState({ kind: 'connected' });
   }
 
   private setState(state: TeamState): void {

@@ -13,11 +13,18 @@ export type TeamOp =
   /** Copies runs (with ancestors) from the team store into the SQLite store at `localPath`. */
   | { type: 'pull'; runIds: string[]; localPath: string }
   /** Copies runs (with ancestors) from the SQLite store at `localPath` to the team store. */
-  | { type: 'push'; runIds: string[]; localPath: string };
+  | { type: 'push'; runIds: string[]; localPath: string }
+  /** Ships a local-first recorder's runs, ended or still being recorded (runShipping.ts). */
+  | { type: 'ship'; runIds: string[]; localPath: string };
 
 export interface TeamRequest {
   id: number;
   op: TeamOp;
+  /**
+   * A caller that waits on its own thread (a recorder confirming its run before a write tool runs): the reply goes
+   * to `port`, then `flag[0]` is set to 1 and notified (Atomics), instead of a message on the worker's own port.
+   */
+  sync?: { flag: SharedArrayBuffer; port: MessagePort };
 }
 
 /** What a failure carries across the thread: enough to rebuild an OcdbError, never the connection string. */

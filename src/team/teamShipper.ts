@@ -6,8 +6,10 @@
  * Resumable: a shipper that starts ships the ended runs its local store holds that the team store does not (a
  * previous process that was killed, or recorded offline).
  *
- * Durability is promised where it matters: `shipped()` waits (bounded) until every run handed to it is in the team
- * store, and says which are not, and where they stay, when the wait runs out.
+ * Durability is promised where it matters: `confirm` ships one run as it stands (still being recorded, or ended)
+ * and waits on the caller's thread, bounded, until the team store holds it — a recorder calls it before a `write`
+ * or `external_irreversible` tool runs and at a run's end; `shipped()` waits (bounded, without blocking) until every
+ * run handed over is in the team store. Either says which runs are not, and where they stay, when the wait runs out.
  */
 import * as path from 'node:path';
 import { OcdbError } from '../model';
@@ -31,6 +33,8 @@ export class TeamShipper {
   private lastError: string | undefined;
   private readonly waiters = new Set<() => void>();
   private readonly stopState: () => void;
+  /** The look at start for what earlier processes left unshipped: failed (offline) is tried again once connected. */
+  private resuming: 'running' | 'done' | 'failed' | undefined;
   /** Batches tried again at once because another shipper copied one of their runs first (see kick). */
   private raced = 0;
 
@@ -41,8 +45,12 @@ export class TeamShipper {
     options: ShipperOptions = {},
   ) {
     this.team = new TeamStore(url, options);
-    // a connection that comes back ships what waited meanwhile
-    this.stopState = this.team.onState((s) => s.kind === 'connected' && this.kick());
+    // a connection that comes back ships what waited meanwhile, and what a start could not look up
+    this.stopState = this.team.onState((s) => {
+      if (s.kind !== 'connected') return;
+      if (this.resuming === 'failed') void this.resume();
+      this.kick();
+    });
     if (options.resume !== false) void this.resume();
   }
 
@@ -85,6 +93,32 @@ export class TeamShipper {
     });
   }
 
+  /**
+   * Ships `runIds` as they stand now and waits for the team store's answer on this thread, at most `timeoutMs`;
+   * throws StoreUnavailable naming the runs, why, and where they stay when they are not confirmed. `when` says at
+   * which point of the recording (for the message).
+   */
+  confirm(runIds: string[], timeoutMs: number, when: string): void {
+    if (runIds.length === 0) return;
+    try {
+      this.team.shipSync(runIds, this.localPath, timeoutMs);
+    } catch (e) {
+      this.lastError = e instanceof Error ? e.message : String(e);
+      throw this.notConfirmed(runIds, when, this.lastError);
+    }
+    for (const id of runIds) this.pending.delete(id);
+    for (const w of [...this.waiters]) w();
+  }
+
+  private notConfirmed(runIds: string[], when: string, why: string): OcdbError {
+    const runs = `Run${runIds.length === 1 ? '' : 's'} ${runIds.join(', ')}`;
+    return new OcdbError(
+      'StoreUnavailable',
+      `${runs} not confirmed in the team store ${this.team.location} ${when}: ${why.replace(/\.?$/, '.')} ${runIds.length === 1 ? 'It is' : 'They are'} kept in ${this.localPath} and ship when the store is reachable again (or with ocdb push).`,
+      { runIds },
+    );
+  }
+
   close(): void {
     this.stopState();
     this.team.close();
@@ -96,7 +130,7 @@ export class TeamShipper {
     if (state === 'offline' || state === 'wrong-password' || state === 'closed') return;
     const batch = [...this.pending];
     this.inFlight = this.team
-      .push(batch, this.localPath)
+      .ship(batch, this.localPath)
       .then(
         () => {
           for (const id of batch) this.pending.delete(id);
@@ -121,6 +155,7 @@ export class TeamShipper {
 
   /** The ended runs of the local store the team store does not hold: handed over again. */
   private async resume(): Promise<void> {
+    this.resuming = 'running';
     let ended: string[];
     try {
       const local = openRunStore(this.localPath, { create: false });
@@ -133,15 +168,21 @@ export class TeamShipper {
         local.close();
       }
     } catch {
+      this.resuming = 'done';
       return; // no local store yet: nothing was recorded here
     }
-    if (ended.length === 0) return;
+    if (ended.length === 0) {
+      this.resuming = 'done';
+      return;
+    }
     try {
       const there = new Set((await this.team.getRuns(ended)).map((r) => r.runId));
       for (const id of ended) if (!there.has(id)) this.pending.add(id);
+      this.resuming = 'done';
       this.kick();
     } catch {
-      // offline: the next start (or a run's end once the connection is back) tries again
+      this.resuming = 'failed';
+      // offline: tried again when the connection comes back (onState) (or a run's end once the connection is back) tries again
     }
   }
 }

@@ -9,6 +9,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { errorMessage, OcdbError, redactText } from '../model';
 import { openRunStore, type RunStore } from '../store';
+import { RunShipping } from './runShipping';
 import { transferRuns } from './runTransfer';
 import type { TeamFailure, TeamOp, TeamReply, TeamRequest, TeamValue, TeamWorkerData } from './teamProtocol';
 
@@ -16,6 +17,8 @@ const data = workerData as TeamWorkerData;
 let team: RunStore | undefined;
 let stopFeed: (() => void) | undefined;
 const locals = new Map<string, RunStore>();
+/** What this thread shipped from each local store: a confirmation sends only what is newer (runShipping.ts). */
+const shippers = new Map<string, RunShipping>();
 
 function post(reply: TeamReply): void {
   parentPort?.postMessage(reply);
@@ -41,6 +44,17 @@ function localStore(localPath: string): RunStore {
     locals.set(localPath, store);
   }
   return store;
+}
+
+function shipping(localPath: string): RunShipping {
+  const store = teamStore();
+  let shipper = shippers.get(localPath);
+  // a team store opened again (after a failure) is a new target: what was shipped is read from it again
+  if (!shipper || shipper.target !== store) {
+    shipper = new RunShipping(localStore(localPath), store);
+    shippers.set(localPath, shipper);
+  }
+  return shipper;
 }
 
 function dropTeam(): void {
@@ -79,6 +93,8 @@ function answer(op: TeamOp): TeamValue {
       return transfer(teamStore(), localStore(op.localPath), op.runIds);
     case 'push':
       return transfer(localStore(op.localPath), teamStore(), op.runIds);
+    case 'ship':
+      return shipping(op.localPath).ship(op.runIds);
     default: {
       const never: never = op;
       throw new Error(`unknown team store request ${JSON.stringify(never)}`);
@@ -94,13 +110,24 @@ function failure(e: unknown): TeamFailure {
   return { message, ...(code ? { code } : {}), ...(auth ? { auth } : {}), ...(offline ? { offline } : {}) };
 }
 
+/** Answers a request: on the worker's port, or to a caller waiting on its own thread (TeamRequest.sync). */
+function reply(request: TeamRequest, message: TeamReply): void {
+  const sync = request.sync;
+  if (!sync) return post(message);
+  sync.port.postMessage(message);
+  sync.port.close();
+  const flag = new Int32Array(sync.flag);
+  Atomics.store(flag, 0, 1);
+  Atomics.notify(flag, 0);
+}
+
 parentPort?.on('message', (request: TeamRequest) => {
   try {
-    post({ id: request.id, ok: true, value: answer(request.op) });
+    reply(request, { id: request.id, ok: true, value: answer(request.op) });
   } catch (e) {
     const error = failure(e);
     // a connection that failed is opened again by the next request (after the caller's back-off)
     if (error.offline || error.auth) dropTeam();
-    post({ id: request.id, ok: false, error });
+    reply(request, { id: request.id, ok: false, error });
   }
 });

@@ -14,10 +14,11 @@ import { openRecorder } from '../../../src/recorder';
 import { openRunStore } from '../../../src/store';
 import { pgSchemaUrl } from '../../helpers/engines';
 import { testContext } from '../../helpers/context';
-import { startDelayProxy, type DelayProxy } from '../../support/delayProxy';
+import { startProxyThread, type ProxyThread } from '../../support/delayProxyThread';
 
 const PG = process.env.OCDB_TEST_PG_URL;
-let proxy: DelayProxy;
+// in a thread of its own: the recorder's confirmations block this thread while they wait for the server
+let proxy: ProxyThread;
 let direct: string;
 let viaProxy: string;
 const home = mkdtempSync(join(tmpdir(), 'ocdb-ship-home-'));
@@ -30,7 +31,8 @@ before(async () => {
   direct = pgSchemaUrl();
   openRunStore(direct, { create: true }).close();
   const server = new URL(PG);
-  proxy = await startDelayProxy({ host: server.hostname, port: Number(server.port) }, 25);
+  proxy = await startProxyThread({ host: server.hostname, port: Number(server.port) });
+  await proxy.setDelay(25);
   viaProxy = proxy.urlFor(direct);
 });
 
@@ -49,48 +51,67 @@ function teamHas(runId: string): boolean {
   }
 }
 
-/** Records a run of `steps` ReAct-like steps (synchronous calls: a wait on the network would block them). */
-function record(recorder: ReturnType<typeof openRecorder>, steps: number): { runId: string } {
+/** Records `steps` ReAct-like steps (synchronous calls: a wait on the network would block them). */
+function steps(recorder: ReturnType<typeof openRecorder>, n: number) {
   const run = recorder.startRun({ agentId: 'shipper-test', runtimeContext: testContext() });
-  for (let i = 0; i < steps; i++) {
+  for (let i = 0; i < n; i++) {
     run.checkpoint('before_prompt_build');
     run.checkpoint('before_model_call');
   }
+  return run;
+}
+
+/** A run of `n` steps, ended (its end confirmed in the team store, or the error). */
+function record(recorder: ReturnType<typeof openRecorder>, n: number): { runId: string } {
+  const run = steps(recorder, n);
   run.end();
   return { runId: run.runId };
 }
 
-test('a local-first agent records on its own disk and its ended run is confirmed in the team store', async () => {
+test('a local-first agent records on its own disk and its end is confirmed in the team store', async () => {
   // the server stops answering while the agent records: a writer that waited on it would never get through
-  proxy.setMode('hang');
+  await proxy.setMode('hang');
   const recorder = openRecorder({ store: viaProxy, teamStore: 'local-first', heartbeatMs: 0 });
   try {
-    const { runId } = record(recorder, 20);
-    assert.equal(teamHas(runId), false, 'not in the team store before it is shipped');
-    proxy.setMode('forward');
+    const started = Date.now();
+    const run = steps(recorder, 20);
+    assert.ok(Date.now() - started < 5000, 'recording did not wait on the hung server');
+    assert.equal(teamHas(run.runId), false, 'not in the team store before it is shipped');
+    await proxy.setMode('forward');
+    run.end();
+    assert.equal(teamHas(run.runId), true, 'in the team store once end() returned');
     await recorder.shipped(60_000);
-    assert.equal(teamHas(runId), true, 'in the team store once shipped() resolves');
   } finally {
     recorder.close();
   }
 });
 
-test('ended while the host is unreachable: not confirmed, kept locally, shipped by the next recorder', async () => {
-  proxy.setMode('down');
-  const first = openRecorder({ store: viaProxy, teamStore: 'local-first', heartbeatMs: 0 });
+test('ended while the host is unreachable: end() says it is not confirmed, kept locally, shipped by the next recorder', async () => {
+  await proxy.setMode('down');
+  const errors: string[] = [];
+  const first = openRecorder({
+    store: viaProxy,
+    teamStore: 'local-first',
+    heartbeatMs: 0,
+    shipTimeoutMs: 2000,
+    onStoreError: 'disable',
+    onError: (e) => errors.push(e.message),
+  });
   let runId: string;
   try {
     runId = record(first, 3).runId;
+    assert.match(errors[0] ?? '', new RegExp(`${runId} not confirmed in the team store .* at the end of the run`));
+    assert.match(errors[0] ?? '', /kept in .*cache\.db/);
     await assert.rejects(first.shipped(2000), (e: Error) => {
       assert.match(e.message, new RegExp(`not confirmed in the team store .*${runId}`));
-      assert.match(e.message, /kept in .*cache\.db/);
       return true;
     });
   } finally {
     first.close();
   }
+  assert.match(errors.at(-1) ?? '', /when the recorder closed/, 'close() said it again');
   assert.equal(teamHas(runId), false);
-  proxy.setMode('forward');
+  await proxy.setMode('forward');
   const second = openRecorder({ store: viaProxy, teamStore: 'local-first', heartbeatMs: 0 });
   try {
     const next = record(second, 1).runId;

@@ -1,0 +1,277 @@
+/**
+ * What a local-first recorder's shipper sends to the team store: its runs as they stand, ended or still being
+ * recorded. Where `runTransfer.ts` (push / pull) refuses a run still being recorded, the shipper must confirm one
+ * before a `write` or `external_irreversible` tool runs, so the team store holds the run up to that checkpoint.
+ *
+ * Only what the team store lacks is sent. A `RunShipping` lives as long as its thread and remembers, run by run,
+ * what it shipped (how many checkpoints, each tool call as it was). A run the team store holds as `running` with a
+ * prefix of the local run's checkpoints (the same id at its last index) is continued in place: the new tool calls
+ * begun (and finished), the open ones finished, the new checkpoints appended, the end written when the run ended
+ * (RunStore's own write calls, in one transaction of the team store; over the network, the round trips of a few
+ * writes, not of a copy). What it did not ship itself (another thread's earlier shipment) it reads from the team
+ * store first. A change a continuation cannot carry (a live edit, an artifact, the run's metadata while running)
+ * replaces the run by its whole self, also in one transaction: readers see the earlier prefix or the new one.
+ *
+ * A run the team store lacks is copied whole (its ancestors first, `copyRunIn`: batch by batch). Any other run of
+ * the same id is compared: the same export is left alone, a different one is refused by name (RunAlreadyExists),
+ * nothing copied. A shipped run still being recorded gets the team store's heartbeat at each shipment, so it reads
+ * as running there, not crashed, while its agent ships. Shipments are made one at a time by one thread
+ * (teamWorker.ts): two never race through the same run.
+ */
+import { OcdbError, storeLocationLabel, toolOutcomeOf, type Checkpoint, type ToolCallRecord } from '../model';
+import { HEARTBEAT_STALE_MS, READ_AHEAD_BATCH, type FinishRunInput, type RunStore, type RunSummary } from '../store';
+import { copySettledForkRequest, sameExport, transferOrder } from './runTransfer';
+
+export interface ShipOutcome {
+  /** Loaded, continued, or replaced (a longer recording of a run shipped while it was being recorded). */
+  copied: string[];
+  unchanged: string[];
+  skipped: string[];
+}
+
+/** What the team store holds of a run still being recorded, as this thread shipped (or read) it. */
+interface Shipped {
+  checkpoints: number;
+  lastCheckpointId: string | undefined;
+  /** Each tool call as shipped (its JSON), by id. */
+  calls: Map<string, string>;
+  artifacts: number;
+  liveEdits: number;
+  metadata: string;
+}
+
+/** A change a continuation in place does not carry: the run is replaced whole. */
+class NeedsWholeRun extends Error {}
+
+/** The id of checkpoint `index` of `runId` in `store`. */
+function checkpointIdAt(store: RunStore, runId: string, index: number): string | undefined {
+  return store.listCheckpoints(runId, { offset: index, limit: 1 })[0]?.checkpointId;
+}
+
+/** True when `there` (the team store's copy) is an earlier shipment of the recording `here` continues. */
+function isEarlierShipment(source: RunStore, target: RunStore, here: RunSummary, there: RunSummary): boolean {
+  if (there.status !== 'running' || there.agentId !== here.agentId || there.sessionId !== here.sessionId) return false;
+  const n = there.checkpointCount;
+  if (n > here.checkpointCount) return false;
+  return n === 0 || checkpointIdAt(target, there.runId, n - 1) === checkpointIdAt(source, here.runId, n - 1);
+}
+
+/** A run's checkpoints `from` … `to - 1` in batches, each read ahead first (over the network: a query a table). */
+function* batchesOf(store: RunStore, runId: string, from: number, to: number): Generator<Checkpoint[]> {
+  for (let at = from; at < to; at += READ_AHEAD_BATCH) {
+    const end = Math.min(to, at + READ_AHEAD_BATCH);
+    store.readAhead?.(runId, at, end - 1);
+    yield store.exportCheckpoints(runId, at, end);
+  }
+}
+
+/** Ships runs from one local store to one team store, remembering what it shipped (see the file's comment). */
+export class RunShipping {
+  private readonly shipped = new Map<string, Shipped>();
+  /** Runs whose last checkpoint in the team store this thread appended (its writer holds that checkpoint's lists). */
+  private readonly appended = new Set<string>();
+
+  constructor(
+    readonly source: RunStore,
+    readonly target: RunStore,
+  ) {}
+
+  /** Ships `runIds` (with their ancestors); each run in a transaction of the team store of its own. */
+  ship(runIds: readonly string[]): ShipOutcome {
+    if (runIds.length === 0) throw new OcdbError('InvalidInput', 'Name at least one run to ship.', { path: 'runId' });
+    const outcome: ShipOutcome = { copied: [], unchanged: [], skipped: [] };
+    for (const { runId } of transferOrder(this.source, runIds)) {
+      const done = this.shipOne(runId);
+      outcome[done].push(runId);
+    }
+    return outcome;
+  }
+
+  private shipOne(runId: string): 'copied' | 'unchanged' {
+    const { source, target } = this;
+    const run = source.getRun(runId);
+    const known = this.shipped.get(runId);
+    if (known) {
+      try {
+        return target.transaction(() => this.continueRun(run, known));
+      } catch (e) {
+        // what this thread remembered no longer holds (another writer, a change it cannot carry): looked at again
+        this.shipped.delete(runId);
+        this.appended.delete(runId);
+        if (!(e instanceof NeedsWholeRun) && !(e instanceof OcdbError)) throw e;
+      }
+    }
+    try {
+      return target.transaction(() => this.shipFresh(run, false));
+    } catch (e) {
+      if (!(e instanceof NeedsWholeRun)) throw e;
+      return target.transaction(() => this.shipFresh(run, true));
+    }
+  }
+
+  /** Ships a run this thread has no memory of: copied, continued from what the team store holds, or compared. */
+  private shipFresh(run: RunSummary, whole: boolean): 'copied' | 'unchanged' {
+    const { source, target } = this;
+    const runId = run.runId;
+    const from = storeLocationLabel(source.path);
+    this.appended.delete(runId);
+    if (!target.hasRun(runId)) {
+      target.copyRunIn(source.exportRunHead(runId), batchesOf(source, runId, 0, run.checkpointCount), {
+        where: `${from}: run ${runId}`,
+      });
+      this.settle(run);
+      return 'copied';
+    }
+    const there = target.getRun(runId);
+    if (isEarlierShipment(source, target, run, there)) {
+      if (whole) {
+        source.readAhead?.(runId, 0, Math.max(0, run.checkpointCount - 1));
+        target.loadRun(source.exportRun(runId), { where: `${from}: run ${runId}`, replace: true });
+        this.settle(run);
+        return 'copied';
+      }
+      return this.continueRun(run, this.readShipped(there));
+    }
+    if (!sameExport(source, target, runId)) {
+      throw new OcdbError(
+        'RunAlreadyExists',
+        `Run ${runId} is in ${storeLocationLabel(target.path)} with different content than in ${from}; nothing was shipped. Compare them with ocdb export, delete one, or copy it under another id.`,
+        { runId },
+      );
+    }
+    this.shipped.delete(runId);
+    return 'unchanged';
+  }
+
+  /** What the team store holds of a running run another thread shipped (a few reads). */
+  private readShipped(there: RunSummary): Shipped {
+    const { target } = this;
+    const runId = there.runId;
+    const calls = new Map(target.listToolCalls(runId).map((c) => [c.toolCallId, JSON.stringify(c)]));
+    return {
+      checkpoints: there.checkpointCount,
+      lastCheckpointId:
+        there.checkpointCount > 0 ? checkpointIdAt(target, runId, there.checkpointCount - 1) : undefined,
+      calls,
+      artifacts: target.listArtifacts(runId).length,
+      liveEdits: target.listLiveEdits(runId).length,
+      metadata: JSON.stringify(there.metadata),
+    };
+  }
+
+  /**
+   * Continues the team store's copy of a running run with what was recorded since `known`: tool calls begun and
+   * finished, checkpoints appended, the end. Throws NeedsWholeRun for a change it cannot carry.
+   */
+  private continueRun(run: RunSummary, known: Shipped): 'copied' | 'unchanged' {
+    const { source, target } = this;
+    const runId = run.runId;
+    const there = target.getRun(runId);
+    if (there.status !== 'running' || there.checkpointCount !== known.checkpoints) {
+      throw new OcdbError('InvalidInput', `Run ${runId} changed in the team store since it was shipped.`, { runId });
+    }
+    const ended = run.status !== 'running';
+    const metadata = JSON.stringify(run.metadata);
+    if (
+      (!ended && metadata !== known.metadata) ||
+      source.listArtifacts(runId).length !== known.artifacts ||
+      source.listLiveEdits(runId).length !== known.liveEdits
+    ) {
+      throw new NeedsWholeRun();
+    }
+    const calls = source.listToolCalls(runId);
+    const count = run.checkpointCount;
+    if (
+      count === known.checkpoints &&
+      !ended &&
+      calls.every((c) => known.calls.get(c.toolCallId) === JSON.stringify(c))
+    ) {
+      target.heartbeat(runId, Date.now());
+      return 'unchanged';
+    }
+    for (const call of calls) this.shipCall(runId, call, known.calls.get(call.toolCallId));
+    if (count > known.checkpoints) {
+      // from the last checkpoint shipped: the new ones' lists continue its lists (the same objects: not hashed again)
+      const start = Math.max(0, known.checkpoints - 1);
+      let before: Checkpoint | undefined;
+      for (const batch of batchesOf(source, runId, start, count)) {
+        for (const cp of batch) {
+          if (cp.checkpointId === known.lastCheckpointId) {
+            before = cp;
+            continue;
+          }
+          // the team store's writer knows the lists it appended last (by identity); after a copy, or another
+          // thread's shipment, it is told which checkpoint they continue (a read there, once)
+          const listsFrom =
+            before && !this.appended.has(runId)
+              ? { checkpointId: before.checkpointId, messages: before.messages, ledger: before.toolLedgerSnapshot }
+              : undefined;
+          target.appendCheckpoint(cp, { validated: true, ...(listsFrom ? { listsFrom } : {}) });
+          this.appended.add(runId);
+          before = cp;
+        }
+      }
+    }
+    if (ended) {
+      target.finishRun(runId, {
+        status: run.status as FinishRunInput['status'],
+        endedAt: run.endedAt ?? Date.now(),
+        ...(run.error !== undefined ? { error: run.error } : {}),
+        ...(metadata !== known.metadata ? { metadata: run.metadata } : {}),
+      });
+    }
+    this.settle(run, calls);
+    return 'copied';
+  }
+
+  /** Begins and finishes in the team store what the local ledger holds beyond `shipped` (its JSON there). */
+  private shipCall(runId: string, call: ToolCallRecord, shipped: string | undefined): void {
+    if (shipped === JSON.stringify(call)) return;
+    if (call.liveEdit) throw new NeedsWholeRun();
+    const { target } = this;
+    if (shipped === undefined) {
+      const { toolCallId, toolName, args, sideEffectLevel, replayPolicy, startedAt } = call;
+      target.beginToolCall(runId, { toolCallId, toolName, args, sideEffectLevel, replayPolicy, startedAt });
+    } else if ((JSON.parse(shipped) as ToolCallRecord).endedAt !== undefined) {
+      throw new NeedsWholeRun(); // a finished call changed: not something a recording does
+    }
+    if (call.endedAt === undefined) return;
+    target.finishToolCall(runId, call.toolCallId, {
+      outcome: toolOutcomeOf(call),
+      endedAt: call.endedAt,
+      ...(call.result !== undefined ? { result: call.result } : {}),
+      ...(call.error !== undefined ? { error: call.error } : {}),
+      ...(call.heldMs !== undefined ? { heldMs: call.heldMs } : {}),
+    });
+  }
+
+  /**
+   * After a shipment: the run's heartbeat in the team store (running there, or crashed at once when it crashed
+   * here: a shipped run has no owner), its fork request, and what this thread now knows the team store holds.
+   */
+  private settle(run: RunSummary, calls?: ToolCallRecord[]): void {
+    const { source, target } = this;
+    const runId = run.runId;
+    const recording = run.status === 'running' && !run.crashed;
+    if (recording) target.heartbeat(runId, Date.now());
+    else if (run.crashed) {
+      const lastSign = run.heartbeatAt ?? run.lastCheckpointAt ?? run.startedAt;
+      target.heartbeat(runId, Math.min(lastSign, Date.now() - HEARTBEAT_STALE_MS - 1));
+    }
+    copySettledForkRequest(source, target, run);
+    if (run.status !== 'running') {
+      this.shipped.delete(runId);
+      this.appended.delete(runId);
+      return;
+    }
+    const ledger = calls ?? source.listToolCalls(runId);
+    this.shipped.set(runId, {
+      checkpoints: run.checkpointCount,
+      lastCheckpointId: run.checkpointCount > 0 ? checkpointIdAt(source, runId, run.checkpointCount - 1) : undefined,
+      calls: new Map(ledger.map((c) => [c.toolCallId, JSON.stringify(c)])),
+      artifacts: source.listArtifacts(runId).length,
+      liveEdits: source.listLiveEdits(runId).length,
+      metadata: JSON.stringify(run.metadata),
+    });
+  }
+}

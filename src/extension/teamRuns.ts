@@ -67,7 +67,7 @@ export class TeamRuns implements vscode.Disposable {
         return '';
       case 'offline':
         // counted down to the next attempt (the status bar and the tree's description tick while offline)
-        return `offline, retrying in ${Math.max(1, Math.ceil((s.retryAt - Date.now()) / 1000))} s`;
+        return `${s.noStore ? 'no run store there, looking again' : 'offline, retrying'} in ${Math.max(1, Math.ceil((s.retryAt - Date.now()) / 1000))} s`;
       case 'wrong-password':
         return 'wrong password (Set Store Password…)';
       case 'closed':

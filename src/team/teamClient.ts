@@ -21,7 +21,7 @@ export type TeamState =
   | { kind: 'connecting' }
   | { kind: 'connected' }
   /** `retryAt`: when the next attempt starts (ms since epoch, this host's clock), `retryInMs` after it went offline. */
-  | { kind: 'offline'; message: string; retryInMs: number; retryAt: number }
+  | { kind: 'offline'; message: string; retryInMs: number; retryAt: number; noStore?: boolean }
   | { kind: 'wrong-password'; message: string }
   | { kind: 'closed' };
 
@@ -148,10 +148,10 @@ export class TeamStore {
     if (!this.transfers.worker) this.send(this.transfers, { type: 'open' }, bound).catch(() => undefined);
     const attempt = this.send(this.quick, { type: 'open' }, bound).then(
       () => this.markConnected(),
-      (e: Error & { auth?: boolean }) => {
+      (e: Error & { auth?: boolean; noStore?: boolean }) => {
         if (this.current.kind === 'closed') throw e;
         if (e.auth) this.setState({ kind: 'wrong-password', message: e.message });
-        else this.goOffline(e.message);
+        else this.goOffline(e.message, e.noStore === true);
         throw e;
       },
     );
@@ -359,6 +359,7 @@ export class TeamStore {
         Object.assign(errorOf(reply.error), {
           ...(reply.error.offline ? { offline: true } : {}),
           ...(reply.error.auth ? { auth: true } : {}),
+          ...(reply.error.noStore ? { noStore: true } : {}),
         }),
       );
     this.pump(lane);
@@ -383,11 +384,13 @@ export class TeamStore {
     if (worker) void worker.terminate();
   }
 
-  private goOffline(message: string): void {
+  /** Not usable now: looked for again after the back-off (`noStore`: the server answered, its database has no store). */
+  private goOffline(message: string, noStore = false): void {
     if (this.current.kind === 'closed') return;
     const retryInMs = this.backoffMs;
     this.backoffMs = Math.min(this.backoffMs * 2, this.opts.maxBackoffMs);
-    this.setState({ kind: 'offline', message, retryInMs, retryAt: Date.now() + retryInMs });
+    const retryAt = Date.now() + retryInMs;
+    this.setState({ kind: 'offline', message, retryInMs, retryAt, ...(noStore ? { noStore } : {}) });
     if (this.retry) clearTimeout(this.retry);
     this.retry = setTimeout(() => {
       this.retry = undefined;

@@ -35,6 +35,8 @@ export interface TeamFailure {
   auth?: boolean;
   /** The server could not be reached (or went away): retry later. */
   offline?: boolean;
+  /** The server answered but its database holds no run store (yet): said as such, looked for again later. */
+  noStore?: boolean;
 }
 
 export type TeamReply =

@@ -107,7 +107,14 @@ function failure(e: unknown): TeamFailure {
   const code = e instanceof OcdbError ? e.code : undefined;
   const auth = /Cannot sign in to the run store/.test(message);
   const offline = !auth && /Cannot reach the run store|worker thread stopped|not connected/i.test(message);
-  return { message, ...(code ? { code } : {}), ...(auth ? { auth } : {}), ...(offline ? { offline } : {}) };
+  const noStore = /^No run store in /.test(message);
+  return {
+    message,
+    ...(code ? { code } : {}),
+    ...(auth ? { auth } : {}),
+    ...(offline ? { offline } : {}),
+    ...(noStore ? { noStore } : {}),
+  };
 }
 
 /** Answers a request: on the worker's port, or to a caller waiting on its own thread (TeamRequest.sync). */

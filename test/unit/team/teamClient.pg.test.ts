@@ -207,3 +207,24 @@ test('a wrong password reads as such and is not retried', async () => {
     team.close();
   }
 });
+
+test('a database with no run store reads as such, not as offline, and connects once a store is made there', async () => {
+  const empty = pgSchemaUrl();
+  const team = new TeamStore(empty, { minBackoffMs: 50, maxBackoffMs: 200 });
+  try {
+    const seen = waitForState(team, 'offline');
+    await assert.rejects(team.connect(), /No run store in/);
+    const state = await seen;
+    assert.ok(state.kind === 'offline' && state.noStore === true, 'the state says the database holds no store');
+    const made = openRunStore(empty, { create: true });
+    try {
+      writeDemoStore(made);
+    } finally {
+      made.close();
+    }
+    await waitForState(team, 'connected');
+    assert.ok((await team.listRuns()).runs.length > 0, 'the runs made there are listed');
+  } finally {
+    team.close();
+  }
+});

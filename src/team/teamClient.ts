@@ -144,10 +144,13 @@ export class TeamStore {
     // the worker answers an unreachable or silent host itself, within connectTimeoutMs; this bound only catches a
     // worker that never answers, so it leaves room for the thread's first start on a loaded machine
     const bound = this.opts.connectTimeoutMs + 20_000;
-    // the copy lane's thread starts and connects beside the quick one, so opening a run later does not pay for it
-    if (!this.transfers.worker) this.send(this.transfers, { type: 'open' }, bound).catch(() => undefined);
     const attempt = this.send(this.quick, { type: 'open' }, bound).then(
-      () => this.markConnected(),
+      () => {
+        this.markConnected();
+        // the copy lane's thread starts and connects now, so opening a run later does not pay for it (not before:
+        // a refused password or a missing store is tried once, on one connection)
+        if (!this.transfers.worker) this.send(this.transfers, { type: 'open' }, bound).catch(() => undefined);
+      },
       (e: Error & { auth?: boolean; noStore?: boolean }) => {
         if (this.current.kind === 'closed') throw e;
         if (e.auth) this.setState({ kind: 'wrong-password', message: e.message });

@@ -163,7 +163,14 @@ export const tests: UiTest[] = [
       await runCommand(page, 'Open What-if Results…');
       const box = page.locator('.quick-input-widget .quick-input-box input');
       await box.waitFor();
+      // the dialog opens at the results folder and writes it into the box: typed over only once it has listed it
+      // (typed sooner, the folder's path replaced the file's)
+      await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'thousand.jsonl' }).first().waitFor();
       await box.fill(file);
+      await page.waitForFunction(
+        ([sel, want]) => (document.querySelector(sel as string) as HTMLInputElement | null)?.value === want,
+        ['.quick-input-widget .quick-input-box input', file],
+      );
       await page.keyboard.press('Enter');
       let frame: Frame | undefined;
       const deadline = Date.now() + 60_000;

@@ -9,11 +9,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openRunStore, runExportChunks, type RunStore } from '../../../src/store';
-import { PgDriver } from '../../../src/store/pgDriver';
 import { transferRuns } from '../../../src/team/runTransfer';
 import { recordLongRun } from '../../bench/longRun';
 import { pgSchemaUrl } from '../../helpers/engines';
 import { startProxyThread, type ProxyThread } from '../../support/delayProxyThread';
+import { driverRequests } from '../../helpers/pgRequests';
 
 const PG = process.env.OCDB_TEST_PG_URL;
 const CHECKPOINTS = 700; // two read-ahead batches for an export
@@ -86,25 +86,6 @@ test('an export left after its first batch (the next one already sent for) leave
   assert.equal(team.getCheckpointAt(runId, 600).checkpointId, local.getCheckpointAt(runId, 600).checkpointId);
   assert.equal([...runExportChunks(team, runId)].join(''), [...runExportChunks(local, runId)].join(''));
 });
-
-/**
- * The requests `work` sent to the server (each a batch the driver's worker pipelines: one round trip). A push sends
- * megabytes, which reach the proxy in many chunks: its count is not the round trips there.
- */
-function driverRequests<T>(work: () => T): { value: T; requests: number } {
-  const proto = PgDriver.prototype as unknown as { request(this: unknown, ...args: unknown[]): unknown };
-  const request = proto.request;
-  let requests = 0;
-  proto.request = function (this: unknown, ...args: unknown[]) {
-    requests++;
-    return request.apply(this, args);
-  };
-  try {
-    return { value: work(), requests };
-  } finally {
-    proto.request = request;
-  }
-}
 
 test('pushing a 700-checkpoint run to a team store takes a few round trips a batch, not a few a checkpoint', () => {
   const target = openRunStore(pgSchemaUrl(), { create: true });

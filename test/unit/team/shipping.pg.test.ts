@@ -12,11 +12,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openRecorder } from '../../../src/recorder';
 import { openRunStore, runExportChunks, type RunStore } from '../../../src/store';
-import { PgDriver } from '../../../src/store/pgDriver';
 import { RunShipping } from '../../../src/team/runShipping';
 import { pgSchemaUrl } from '../../helpers/engines';
 import { testContext } from '../../helpers/context';
 import { startProxyThread, type ProxyThread } from '../../support/delayProxyThread';
+import { driverRequests } from '../../helpers/pgRequests';
 
 const PG = process.env.OCDB_TEST_PG_URL;
 const dir = mkdtempSync(join(tmpdir(), 'ocdb-shipping-'));
@@ -33,22 +33,6 @@ after(async () => {
   await proxy?.close();
   rmSync(dir, { recursive: true, force: true });
 });
-
-/** The requests `work` sent to the server (each a batch the driver's worker pipelines: one round trip). */
-function driverRequests<T>(work: () => T): { value: T; requests: number } {
-  const proto = PgDriver.prototype as unknown as { request(this: unknown, ...args: unknown[]): unknown };
-  const request = proto.request;
-  let requests = 0;
-  proto.request = function (this: unknown, ...args: unknown[]) {
-    requests++;
-    return request.apply(this, args);
-  };
-  try {
-    return { value: work(), requests };
-  } finally {
-    proto.request = request;
-  }
-}
 
 function exportOf(store: RunStore, runId: string): string {
   return [...runExportChunks(store, runId)].join('');

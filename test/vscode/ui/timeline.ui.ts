@@ -298,6 +298,20 @@ export const tests: UiTest[] = [
   {
     name: 'hidden behind another editor and shown again, the Timeline comes back as it was: zoom, cursor, lineage',
     async run({ page, screenshot }) {
+      // the Timeline's group is made the active one, as a user does by clicking its tab: focus moved into a webview's
+      // frame alone does not always tell VS Code, and the untitled editor would open in the transcript's group
+      // (a clean-clone CI failure)
+      const timelineGroup = page
+        .locator('.editor-group-container')
+        .filter({ has: page.locator('.tab', { hasText: `Timeline: ${REFUND}` }) });
+      await timelineGroup
+        .locator('.tab', { hasText: `Timeline: ${REFUND}` })
+        .first()
+        .click();
+      await page
+        .locator('.editor-group-container.active')
+        .locator('.tab.active', { hasText: `Timeline: ${REFUND}` })
+        .waitFor();
       const frame = await timelineFrame(page);
       const canvas = frame.locator('canvas.tl-canvas');
       await canvas.focus();
@@ -312,10 +326,7 @@ export const tests: UiTest[] = [
       assert.equal(before.zoom, 4, 'zoomed in twice');
       // another editor in the Timeline's group hides it: its page is let go
       await runCommand(page, 'File: New Untitled Text File');
-      // the new editor is the active tab of the Timeline's group (the group that held the focus)
-      const timelineGroup = page
-        .locator('.editor-group-container')
-        .filter({ has: page.locator('.tab', { hasText: `Timeline: ${REFUND}` }) });
+      // the new editor is the active tab of the Timeline's group (the active group)
       await timelineGroup.locator('.tab.active', { hasText: 'Untitled-' }).waitFor();
       await timelineGroup
         .locator('.tab', { hasText: `Timeline: ${REFUND}` })

@@ -57,15 +57,17 @@ export function openRunStore(file: string, options: OpenStoreOptions = {}): SqlR
     });
     return new SqlRunStore(location, db);
   }
-  const abs = path.resolve(file);
-  if (!create && !fs.existsSync(abs)) {
+  // SQLite's in-memory database is a name, not a path: resolved, it would be a file called ":memory:" in the cwd
+  const inMemory = file === ':memory:';
+  const abs = inMemory ? file : path.resolve(file);
+  if (!create && !inMemory && !fs.existsSync(abs)) {
     throw new OcdbError(
       'StoreUnavailable',
       `No run store at ${abs}. Record a run, run \`ocdb demo --store ${abs}\`, or point --store / OCDB_STORE at an existing store.`,
       { path: abs },
     );
   }
-  if (create) fs.mkdirSync(path.dirname(abs), { recursive: true });
+  if (create && !inMemory) fs.mkdirSync(path.dirname(abs), { recursive: true });
   let db: SqlDriver;
   try {
     db = openDriver(abs, { create, driver: options.driver });

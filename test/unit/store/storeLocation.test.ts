@@ -5,6 +5,7 @@
  * and options; a URL store's companion files (server.json, transcripts) live in one local folder per database.
  */
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
@@ -13,6 +14,7 @@ import { redactText, storeLocationLabel } from '../../../src/model';
 import {
   isPostgresLocation,
   isStoreUrl,
+  openRunStore,
   resolveStorePath,
   storeLocalFolder,
   storePasswordKey,
@@ -31,6 +33,21 @@ describe('store locations', () => {
     assert.equal(isStoreUrl('C:\\runs.db'), false, 'a drive letter is not a scheme');
     assert.equal(isPostgresLocation('postgresql://h/db'), true);
     assert.equal(isPostgresLocation('/tmp/postgres.db'), false);
+  });
+
+  it("':memory:' is SQLite's in-memory store, not a file of that name in the working directory", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ocdb-memory-'));
+    const cwd = process.cwd();
+    process.chdir(dir);
+    try {
+      const store = openRunStore(':memory:');
+      assert.deepEqual(store.listRuns().runs, [], 'an empty store');
+      store.close();
+      assert.deepEqual(fs.readdirSync(dir), [], 'no file was made');
+    } finally {
+      process.chdir(cwd);
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("the launch configuration's store may be a URL", () => {

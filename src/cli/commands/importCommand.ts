@@ -124,7 +124,7 @@ export const importCommand: CliCommand = {
               }
               io.out(
                 printable(
-                  `imported ${r.runId} (${r.mode}${r.parentRunId ? ` of ${r.parentRunId}` : ''}, ${r.checkpointCount} checkpoints, ${r.toolCallCount} tool calls) from ${f.file}`,
+                  `imported ${r.runId} (${r.mode === 'fork' ? `fork${r.parentRunId ? ` of ${r.parentRunId}` : ''}, ` : ''}${r.checkpointCount} checkpoints, ${r.toolCallCount} tool calls) from ${f.file}`,
                 ),
               );
             }

@@ -235,17 +235,30 @@ export function applyHunks(text: string, hunks: readonly string[][]): string | u
   return `${lines.join('\n')}${finalNewline || lines.length > 0 ? '\n' : ''}`;
 }
 
-/** Lines added and removed between two texts (common prefix and suffix trimmed, then a bounded LCS). */
-export function lineCounts(before: string, after: string): { added: number; removed: number } {
-  const a = before === '' ? [] : before.replace(/\n$/, '').split('\n');
-  const b = after === '' ? [] : after.replace(/\n$/, '').split('\n');
+/** A text's lines, its final newline not counted as a line of its own. */
+export const linesOf = (text: string): string[] => (text === '' ? [] : text.replace(/\n$/, '').split('\n'));
+
+/** The largest middle (old lines × new lines) a line diff compares line by line; a larger one is all removed, all added. */
+export const MAX_DIFF_CELLS = 4_000_000;
+
+/**
+ * Two texts' lines with their common prefix (`s` lines) and suffix (`e` lines) trimmed: what a line diff compares is
+ * only the middle, `x` (old) against `y` (new).
+ */
+export function diffMiddle(before: string, after: string) {
+  const a = linesOf(before);
+  const b = linesOf(after);
   let s = 0;
   while (s < a.length && s < b.length && a[s] === b[s]) s++;
   let e = 0;
   while (e < a.length - s && e < b.length - s && a[a.length - 1 - e] === b[b.length - 1 - e]) e++;
-  const x = a.slice(s, a.length - e);
-  const y = b.slice(s, b.length - e);
-  if (x.length * y.length > 4_000_000) return { added: y.length, removed: x.length };
+  return { a, s, e, x: a.slice(s, a.length - e), y: b.slice(s, b.length - e) };
+}
+
+/** Lines added and removed between two texts (common prefix and suffix trimmed, then a bounded LCS). */
+export function lineCounts(before: string, after: string): { added: number; removed: number } {
+  const { x, y } = diffMiddle(before, after);
+  if (x.length * y.length > MAX_DIFF_CELLS) return { added: y.length, removed: x.length };
   let prev = new Array<number>(y.length + 1).fill(0);
   for (let i = 1; i <= x.length; i++) {
     const row = new Array<number>(y.length + 1).fill(0);

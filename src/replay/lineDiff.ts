@@ -4,29 +4,18 @@
  * and the middle is an LCS (bounded: a middle too large to compare line by line reads as all removed, all added).
  * Pure: text in, lines out.
  */
+import { diffMiddle, MAX_DIFF_CELLS } from '../model';
 
 export interface DiffLine {
   kind: ' ' | '-' | '+';
   text: string;
 }
 
-const linesOf = (text: string): string[] => (text === '' ? [] : text.replace(/\n$/, '').split('\n'));
-
-/** The largest middle (old lines × new lines) compared line by line. */
-const MAX_CELLS = 4_000_000;
-
 /** Every line of `after` against `before`, in order: kept (' '), removed ('-'), added ('+'). */
 export function diffLines(before: string, after: string): DiffLine[] {
-  const a = linesOf(before);
-  const b = linesOf(after);
-  let s = 0;
-  while (s < a.length && s < b.length && a[s] === b[s]) s++;
-  let e = 0;
-  while (e < a.length - s && e < b.length - s && a[a.length - 1 - e] === b[b.length - 1 - e]) e++;
-  const x = a.slice(s, a.length - e);
-  const y = b.slice(s, b.length - e);
+  const { a, s, e, x, y } = diffMiddle(before, after);
   const out: DiffLine[] = a.slice(0, s).map((text) => ({ kind: ' ', text }));
-  if (x.length * y.length > MAX_CELLS) {
+  if (x.length * y.length > MAX_DIFF_CELLS) {
     for (const text of x) out.push({ kind: '-', text });
     for (const text of y) out.push({ kind: '+', text });
   } else {

@@ -27,7 +27,7 @@ async function cli(args: string[]) {
 }
 
 function importedRunId(out: string): string {
-  const m = /imported (\S+) \(live/.exec(out);
+  const m = /imported (\S+) \(\d+ checkpoints/.exec(out);
   assert.ok(m, `no imported run in: ${out}`);
   return m[1] as string;
 }

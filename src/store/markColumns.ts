@@ -43,19 +43,18 @@ export function markColumns<K extends string>(
 }
 
 function inSeqOrder<K extends string>(cols: MarkColumns<K>, names: readonly (K | 'seq')[]): MarkColumns<K> {
-  const seq = cols.seq.map(Number);
+  const seq = cols.seq;
   let ordered = true;
-  for (let i = 1; i < seq.length && ordered; i++) ordered = (seq[i - 1] as number) < (seq[i] as number);
-  if (ordered) {
-    cols.seq = seq;
-    return cols;
+  for (let i = 0; i < seq.length; i++) {
+    if (typeof seq[i] !== 'number') seq[i] = Number(seq[i]);
+    if (i > 0 && !((seq[i - 1] as number) < (seq[i] as number))) ordered = false;
   }
+  if (ordered) return cols;
   const order = seq.map((_, i) => i).sort((a, b) => (seq[a] as number) - (seq[b] as number));
   const out = {} as MarkColumns<K>;
   for (const name of names) {
     const values = cols[name];
     out[name] = order.map((i) => values[i]);
   }
-  out.seq = order.map((i) => seq[i]);
   return out;
 }

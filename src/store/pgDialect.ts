@@ -14,7 +14,7 @@
  * | `LIMIT ?` with -1 for "no limit"        | `LIMIT NULLIF($n, -1)` (NULL is no limit)                         |
  * | `rowid`                                 | a `rowid` column (runs: `BIGSERIAL`)                              |
  * | `json_each(text)`, `json_extract(t, p)` | SQL functions of the same name (pgMigrations.ts)                  |
- * | aggregate `json_group_array(x)`         | `json_agg(x)` (NULL over no rows, where SQLite's is `[]`)          |
+ * | aggregate `json_group_array(x)`         | `json_agg(x)` (NULL over no rows, where SQLite's is `[]`)         |
  * | `unhex(text)` (hex to bytes, or NULL)   | a SQL function of the same name (pgMigrations.ts)                 |
  *
  * Transactions (begin/commit/rollback) and the lock timeout are the driver's calls (pgDriver.ts). Engine-specific DDL lives only in

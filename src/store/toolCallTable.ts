@@ -355,22 +355,23 @@ export class ToolCallTable {
       runId,
       `tool calls of run ${runId}`,
     );
+    const bad = (i: number, what: string, value: unknown) => {
+      const toolCallId = String(c.tool_call_id[i]);
+      return new OcdbError('StoreCorrupt', `store tool call ${toolCallId}: unknown ${what} ${String(value)}`, {
+        runId,
+        toolCallId,
+      });
+    };
     const marks = new Array<ToolCallMarks>(c.seq.length);
     for (let i = 0; i < marks.length; i++) {
-      const toolCallId = String(c.tool_call_id[i]);
-      const bad = (what: string, value: unknown) =>
-        new OcdbError('StoreCorrupt', `store tool call ${toolCallId}: unknown ${what} ${String(value)}`, {
-          runId,
-          toolCallId,
-        });
       const level = c.side_effect_level[i];
       const policy = c.replay_policy[i];
       const state = c.state[i];
-      if (!MARK_LEVELS.has(level)) throw bad('side-effect level', level);
-      if (!MARK_POLICIES.has(policy)) throw bad('replay policy', policy);
-      if (!MARK_STATES.has(state)) throw bad('state', state);
+      if (!MARK_LEVELS.has(level)) throw bad(i, 'side-effect level', level);
+      if (!MARK_POLICIES.has(policy)) throw bad(i, 'replay policy', policy);
+      if (!MARK_STATES.has(state)) throw bad(i, 'state', state);
       const mark: ToolCallMarks = {
-        toolCallId,
+        toolCallId: String(c.tool_call_id[i]),
         toolName: String(c.tool_name[i]),
         sideEffectLevel: level as ToolCallMarks['sideEffectLevel'],
         replayPolicy: policy as ToolCallMarks['replayPolicy'],

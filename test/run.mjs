@@ -36,6 +36,8 @@ const POSTGRES_SUITE = [
   'test/unit/writer/conformance.test.ts',
   // the Timeline's summary query: the calls' states and live-edit marks from their rows (listToolCallMarks)
   'test/unit/replay/timeline.test.ts',
+  // the Timeline's marks read as one row of columns (JSON aggregates), equal to the full reads of the same rows
+  'test/unit/store/marks.test.ts',
   // a finished call's record made from the open one the writer holds, or read back when the row changed
   'test/unit/writer/finishRecord.test.ts',
   // the time a live debugger held a call, apart from its own time

@@ -14,6 +14,7 @@
  * | `LIMIT ?` with -1 for "no limit"        | `LIMIT NULLIF($n, -1)` (NULL is no limit)                         |
  * | `rowid`                                 | a `rowid` column (runs: `BIGSERIAL`)                              |
  * | `json_each(text)`, `json_extract(t, p)` | SQL functions of the same name (pgMigrations.ts)                  |
+ * | aggregate `json_group_array(x)`         | `json_agg(x)` (NULL over no rows, where SQLite's is `[]`)         |
  * | `unhex(text)` (hex to bytes, or NULL)   | a SQL function of the same name (pgMigrations.ts)                 |
  *
  * Transactions (begin/commit/rollback) and the lock timeout are the driver's calls (pgDriver.ts). Engine-specific DDL lives only in
@@ -185,7 +186,8 @@ export function toPostgres(sql: string, returnsId?: string): PgStatementText {
       .replace(/\s+INDEXED\s+BY\s+\w+/gi, '')
       .replace(/\bAS\s+INTEGER\s*\)/gi, 'AS BIGINT)')
       .replace(/\bAS\s+BLOB\s*\)/gi, 'AS BYTEA)')
-      .replace(/\bLIMIT\s+\?/gi, 'LIMIT NULLIF(?, -1)');
+      .replace(/\bLIMIT\s+\?/gi, 'LIMIT NULLIF(?, -1)')
+      .replace(/\bjson_group_array\s*\(/gi, 'json_agg(');
     t = t.replace(/\?/g, () => `$${++n}`);
     return t;
   };

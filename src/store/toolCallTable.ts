@@ -12,6 +12,7 @@ import {
 } from '../model';
 import { hashKey, hashOf } from './blobCodec';
 import { lazyList } from './lazyList';
+import { markColumns } from './markColumns';
 import { compact, json, num, toJson } from './rowCodec';
 import type { BeginToolCallInput, FinishToolCallInput, ToolCallFacts, ToolCallMarks } from './runStore';
 import type { SqlRow } from './sqlDriver';
@@ -30,6 +31,17 @@ const ToolCallFactsSchema = ToolCallRecordSchema.pick({
 const MARK_LEVELS: ReadonlySet<unknown> = new Set(SIDE_EFFECT_LEVELS);
 const MARK_POLICIES: ReadonlySet<unknown> = new Set(REPLAY_POLICIES);
 const MARK_STATES: ReadonlySet<unknown> = new Set(['running', 'success', 'error', 'cancelled']);
+const MARK_COLUMNS = [
+  'tool_call_id',
+  'tool_name',
+  'side_effect_level',
+  'replay_policy',
+  'started_at',
+  'ended_at',
+  'held_ms',
+  'state',
+  'edited',
+] as const;
 
 /** The `state` column: running until finished, then how it finished. */
 export type ToolCallState = 'running' | ToolOutcome;
@@ -332,39 +344,49 @@ export class ToolCallTable {
   /** facts with how each call stands (running, or how it ended) and whether a live edit changed it: the Timeline's. */
   marks(runId: string): ToolCallMarks[] {
     this.ctx.requireRunRow(runId);
-    // checked field by field, not parsed per row: a long run's calls are read at the cost of their rows
-    return this.ctx
-      .sql(
-        `SELECT tool_call_id, tool_name, side_effect_level, replay_policy, started_at, ended_at, held_ms, state,
-                live_edit_json IS NOT NULL AS edited
-           FROM tool_calls WHERE run_id = ? ORDER BY seq`,
-      )
-      .all(runId)
-      .map((row) => {
-        const toolCallId = String(row.tool_call_id);
-        const bad = (what: string, value: unknown) =>
-          new OcdbError('StoreCorrupt', `store tool call ${toolCallId}: unknown ${what} ${String(value)}`, {
-            runId,
-            toolCallId,
-          });
-        if (!MARK_LEVELS.has(row.side_effect_level)) throw bad('side-effect level', row.side_effect_level);
-        if (!MARK_POLICIES.has(row.replay_policy)) throw bad('replay policy', row.replay_policy);
-        if (!MARK_STATES.has(row.state)) throw bad('state', row.state);
-        const mark: ToolCallMarks = {
-          toolCallId,
-          toolName: String(row.tool_name),
-          sideEffectLevel: row.side_effect_level as ToolCallMarks['sideEffectLevel'],
-          replayPolicy: row.replay_policy as ToolCallMarks['replayPolicy'],
-          startedAt: Number(row.started_at),
-          state: row.state as ToolCallState,
-          liveEdited: Boolean(row.edited),
-        };
-        const ended = num(row.ended_at);
-        if (ended !== undefined) mark.endedAt = ended;
-        const held = num(row.held_ms);
-        if (held !== undefined) mark.heldMs = held;
-        return mark;
+    // one row of columns (markColumns.ts), checked field by field, not parsed per row: a long run's calls are read
+    // at the cost of their values
+    const c = markColumns(
+      (text) => this.ctx.sql(text),
+      MARK_COLUMNS,
+      `(SELECT seq, tool_call_id, tool_name, side_effect_level, replay_policy, started_at, ended_at, held_ms, state,
+               live_edit_json IS NOT NULL AS edited
+          FROM tool_calls WHERE run_id = ? ORDER BY seq) AS calls`,
+      runId,
+      `tool calls of run ${runId}`,
+    );
+    const bad = (i: number, what: string, value: unknown) => {
+      const toolCallId = String(c.tool_call_id[i]);
+      return new OcdbError('StoreCorrupt', `store tool call ${toolCallId}: unknown ${what} ${String(value)}`, {
+        runId,
+        toolCallId,
       });
+    };
+    const marks = new Array<ToolCallMarks>(c.seq.length);
+    for (let i = 0; i < marks.length; i++) {
+      const level = c.side_effect_level[i];
+      const policy = c.replay_policy[i];
+      const state = c.state[i];
+      if (!MARK_LEVELS.has(level)) throw bad(i, 'side-effect level', level);
+      if (!MARK_POLICIES.has(policy)) throw bad(i, 'replay policy', policy);
+      if (!MARK_STATES.has(state)) throw bad(i, 'state', state);
+      const mark: ToolCallMarks = {
+        toolCallId: String(c.tool_call_id[i]),
+        toolName: String(c.tool_name[i]),
+        sideEffectLevel: level as ToolCallMarks['sideEffectLevel'],
+        replayPolicy: policy as ToolCallMarks['replayPolicy'],
+        startedAt: Number(c.started_at[i]),
+        state: state as ToolCallState,
+        // SQLite's IS NOT NULL is 0 or 1, PostgreSQL's a boolean
+        liveEdited: Boolean(c.edited[i]),
+      };
+      const ended = num(c.ended_at[i]);
+      if (ended !== undefined) mark.endedAt = ended;
+      const held = num(c.held_ms[i]);
+      if (held !== undefined) mark.heldMs = held;
+      marks[i] = mark;
+    }
+    return marks;
   }
 
   find(runIds: readonly string[], toolName: string, hash: string): ToolCallRecord[] {

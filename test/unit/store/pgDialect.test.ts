@@ -58,6 +58,13 @@ test('INDEXED BY goes, LIMIT -1 means no limit, SQLite casts become PostgreSQL t
   assert.match(toPostgres('SELECT SUM(LENGTH(CAST(data AS BLOB))) FROM blobs').text, /CAST\(data AS BYTEA\)/);
 });
 
+test('json_group_array becomes json_agg; a literal of that name stays', () => {
+  assert.equal(
+    toPostgres("SELECT CAST(json_group_array(seq) AS TEXT) AS seq, 'json_group_array(' AS t FROM c WHERE k = ?").text,
+    "SELECT CAST(json_agg(seq) AS TEXT) AS seq, 'json_group_array(' AS t FROM c WHERE k = $1",
+  );
+});
+
 test('a postgres:// or postgresql:// store is a connection string, not a path', () => {
   assert.equal(isPostgresLocation('postgres://u@db.example/team'), true);
   assert.equal(isPostgresLocation('POSTGRESQL://db/team'), true);

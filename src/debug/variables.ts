@@ -210,6 +210,9 @@ export class Variables {
           runId: cp.runId,
           time: new Date(cp.createdAt).toISOString(),
         };
+        // a live debugger's hold at the stop before (at an after_model_call: before the model was called), apart
+        // from the model call's time, named as the Tool Ledger names a tool's
+        if (cp.heldMs) o.heldByDebuggerMs = cp.heldMs;
         if (s?.toolName) o.toolName = s.toolName;
         if (cp.toolCallId) o.toolCallId = cp.toolCallId;
         if (cp.model) o.model = cp.model;
@@ -296,7 +299,7 @@ export class Variables {
   /** Evaluate-name of a Checkpoint-scope field (`time` is `createdAt` in expressions). */
   private static checkpointFieldExpr(key: string): string | undefined {
     if (key === 'time') return 'createdAt';
-    if (key === 'stagedContextPatch') return undefined;
+    if (key === 'stagedContextPatch' || key === 'heldByDebuggerMs') return undefined;
     return key;
   }
 

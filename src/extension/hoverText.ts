@@ -4,7 +4,7 @@
  * each with a command link that opens the whole value. Pure: no vscode, so
  * unit tests check the text; the provider wraps it in a trusted MarkdownString.
  */
-import { toolOwnMs, type ToolCallRecord } from '../model';
+import { heldText, toolOwnMs, type ToolCallRecord } from '../model';
 import { POLICY_TEXT, SIDE_EFFECT_BADGE, SIDE_EFFECT_TEXT, formatDuration, toJson } from './format';
 import { COMMANDS } from './ids';
 import { mdCode, mdText } from './markdownText';
@@ -111,7 +111,7 @@ function section(title: string, value: unknown, ref: ValueRef): string {
 export function toolCallHoverMarkdown(runId: string, call: ToolCallRecord): string {
   const badge = SIDE_EFFECT_BADGE[call.sideEffectLevel];
   const own = toolOwnMs(call);
-  const held = call.heldMs ? ` · held ${formatDuration(call.heldMs)} by the debugger` : '';
+  const held = call.heldMs ? ` · ${heldText(formatDuration(call.heldMs))}` : '';
   const duration = own === undefined ? 'unfinished' : `${formatDuration(own)}${held}`;
   const head = [
     `**${mdText(call.toolName)}** · ${mdCode(call.toolCallId)} · ${duration}`,

@@ -6,6 +6,8 @@
  */
 import {
   byteSize,
+  checkpointHoldPlace,
+  heldText,
   readRunError,
   runStatusText as statusTextOf,
   toolOutcomeOf,
@@ -231,8 +233,11 @@ export function stepView(stepIndex: number, checkpoints: readonly CheckpointSumm
   };
 }
 
-/** A checkpoint: `[index] boundary`, with the tool (and its error) or the model turn's finish reason. */
-export function checkpointView(c: CheckpointSummary, call?: ToolCallRecord): NodeView {
+/**
+ * A checkpoint: `[index] boundary`, with the tool (and its error) or the model turn's finish reason, and how long a
+ * live debugger held the agent at the stop before (`previous`: the checkpoint before, which says where).
+ */
+export function checkpointView(c: CheckpointSummary, call?: ToolCallRecord, previous?: CheckpointSummary): NodeView {
   const parts: string[] = [];
   let icon: NodeView['icon'] = { id: BOUNDARY_ICON[c.boundary] };
   if (c.toolName) parts.push(c.toolName);
@@ -258,10 +263,16 @@ export function checkpointView(c: CheckpointSummary, call?: ToolCallRecord): Nod
       `${formatTokens(c.usage.inputTokens + c.usage.outputTokens)} tok${c.usage.captured ? ' (captured)' : ''}`,
     );
   parts.push(plural(c.messageCount, 'msg'));
+  // a model call's hold (or one at any stop not before a tool), as a tool call's entry shows its own
+  if (c.heldMs) parts.push(`held ${formatDuration(c.heldMs)}`);
+  const tooltip = `Checkpoint ${mdCode(c.checkpointId)} · step ${c.stepIndex} · ${formatTime(c.createdAt)}`;
+  const held = c.heldMs
+    ? `\n\n$(debug-pause) ${capitalized(heldText(formatDuration(c.heldMs), checkpointHoldPlace(c.boundary, previous?.boundary)))}`
+    : '';
   return {
     label: `[${c.index}] ${c.boundary}`,
     description: parts.join(' · '),
-    tooltip: `Checkpoint ${mdCode(c.checkpointId)} · step ${c.stepIndex} · ${formatTime(c.createdAt)}`,
+    tooltip: `${tooltip}${held}`,
     icon,
     contextValue: ITEM_CONTEXT.checkpoint,
     collapsible: 'none',
@@ -319,6 +330,8 @@ export function toolCallView(call: ToolCallRecord): NodeView {
     '',
     `Args: ${mdCode(shorten(toJson(call.args, 0), 200))}`,
   ];
+  if (call.heldMs)
+    tooltip.push('', `$(debug-pause) ${capitalized(heldText(formatDuration(call.heldMs), 'before it ran'))}`);
   if (call.liveEdit) {
     tooltip.push(
       '',
@@ -396,4 +409,9 @@ export function artifactView(
     collapsible: 'none',
     ...(open ? { command: { id: open.id, title: 'Open Artifact', args: open.args } } : {}),
   };
+}
+
+/** "Held 1.5 s by the debugger …": heldText's words opening a sentence. */
+function capitalized(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }

@@ -253,7 +253,9 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
           this.checkpointsOf(node.runId).filter((c) => c.stepIndex === node.stepIndex),
         );
       case 'checkpoint': {
-        const c = this.checkpointsOf(node.runId).find((x) => x.checkpointId === node.checkpointId);
+        const checkpoints = this.checkpointsOf(node.runId);
+        const at = checkpoints.findIndex((x) => x.checkpointId === node.checkpointId);
+        const c = checkpoints[at];
         if (!c)
           return {
             label: node.checkpointId,
@@ -262,7 +264,7 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunsNode>, vsco
             collapsible: 'none',
           };
         const call = c.toolCallId ? this.toolCallsOf(node.runId).find((t) => t.toolCallId === c.toolCallId) : undefined;
-        return checkpointView(c, call);
+        return checkpointView(c, call, checkpoints[at - 1]);
       }
       case 'ledger':
         return ledgerView(this.toolCallsOf(node.runId));

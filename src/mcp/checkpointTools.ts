@@ -162,7 +162,7 @@ const ReadCheckpointsInput = z
       .enum(['summary', 'state'])
       .default('summary')
       .describe(
-        'summary: boundary, step, tool, tokens, message count. state: also the system prompt, runtime context, the messages the checkpoint added and its tool call (args, result, error).',
+        "summary: boundary, step, tool, tokens, message count, a live debugger's hold. state: also the system prompt, runtime context, the messages the checkpoint added and its tool call (args, result, error).",
       ),
     expression: z
       .string()
@@ -186,7 +186,7 @@ export const readCheckpointsTool = defineTool({
   name: 'read_checkpoints',
   title: 'Read checkpoints',
   description:
-    'Reads a range of a run\'s checkpoints (the states recorded before/after each prompt, model call and tool call): index, checkpoint id, step, boundary, tool, tokens; with detail "state" also the system prompt, runtime context, the messages each added and the tool call with its arguments and result. Optionally evaluates a debugger expression at each. Page with offset/limit.',
+    'Reads a range of a run\'s checkpoints (the states recorded before/after each prompt, model call and tool call): index, checkpoint id, step, boundary, tool, tokens, and heldByDebuggerMs where a live debugger held the agent at the stop before (at an after_model_call: before the model was called; not the model\'s time); with detail "state" also the system prompt, runtime context, the messages each added and the tool call with its arguments and result. Optionally evaluates a debugger expression at each. Page with offset/limit.',
   input: ReadCheckpointsInput,
   readOnly: true,
   run(ctx, args) {

@@ -57,6 +57,8 @@ export function checkpointLine(s: CheckpointSummary): Record<string, unknown> {
     ...(s.usage ? { tokens: { input: s.usage.inputTokens, output: s.usage.outputTokens } } : {}),
     messageCount: s.messageCount,
     at: iso(s.createdAt),
+    // a live debugger's hold at the stop before (a model call's), named as a call's hold is
+    ...(s.heldMs ? { heldByDebuggerMs: s.heldMs } : {}),
   };
 }
 

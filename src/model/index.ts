@@ -9,6 +9,7 @@ export * from './deepMerge';
 export * from './divergence';
 export * from './errors';
 export * from './fork';
+export * from './holds';
 export * from './messageParts';
 export * from './parse';
 export * from './policy';

@@ -7,6 +7,7 @@
  */
 // zod's mini build: the page bundle that parses these (inlined in every `ocdb view` file) stays small
 import * as z from 'zod/mini';
+import { heldText } from './holds';
 
 /** Boundaries by their code in `TimelineRun.cpBoundary` (the order of CHECKPOINT_BOUNDARIES). */
 export const TIMELINE_BOUNDARIES = [
@@ -92,7 +93,7 @@ export function timelineCallText(call: TimelineCall): string {
   if (call.sideEffect) parts.push(call.sideEffect);
   if (call.state && call.state !== 'success') parts.push(call.state === 'running' ? 'running' : call.state);
   if (call.end !== undefined) parts.push(`${formatDuration(Math.max(0, call.end - call.start - (call.held ?? 0)))}`);
-  if (call.held) parts.push(`held ${formatDuration(call.held)} by the debugger`);
+  if (call.held) parts.push(heldText(formatDuration(call.held)));
   if (call.tokensIn !== undefined || call.tokensOut !== undefined)
     parts.push(`${call.tokensIn ?? 0} in / ${call.tokensOut ?? 0} out tokens${call.captured ? ' (captured)' : ''}`);
   if (call.edited) parts.push('✎ edited live');

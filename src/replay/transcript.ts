@@ -13,6 +13,8 @@
 import { z } from 'zod';
 import {
   canonicalJsonPrefix,
+  checkpointHoldPlace,
+  heldText,
   liveEditSummary,
   messageText,
   messageToolCalls,
@@ -125,7 +127,7 @@ function toolLine(s: CheckpointSummary, call: ToolCallRecord | undefined, max: n
   }
   if (!call) return `${name} finished`;
   const own = toolOwnMs(call);
-  const held = call.heldMs ? ` (held ${Math.round(call.heldMs)} ms by the debugger)` : '';
+  const held = call.heldMs ? ` (${heldText(`${Math.round(call.heldMs)} ms`)})` : '';
   const ms = own === undefined ? '' : ` · ${Math.round(own)} ms${held}`;
   if (toolOutcomeOf(call) === 'cancelled') return `${name} ⊘ cancelled: ${excerpt(cancelText(call.error), max)}${ms}`;
   if (call.error !== undefined) return `${name} ✗ error: ${excerpt(call.error, max)}${ms}`;
@@ -176,7 +178,7 @@ function describe(s: CheckpointSummary, src: Sources, first: boolean, previous?:
       const requested = reply && reply.role === 'assistant' ? messageToolCalls(reply) : [];
       for (const c of requested) parts.push(`→ ${c.toolName}(${excerpt(c.args, Math.floor(max / 2))})`);
       // a live debugger's stop before the model was called: not the model's time
-      const held = s.heldMs ? ` · held ${Math.round(s.heldMs)} ms by the debugger before the call` : '';
+      const held = s.heldMs ? ` · ${heldText(`${Math.round(s.heldMs)} ms`, checkpointHoldPlace(s.boundary))}` : '';
       return parts.join(' · ') + usageText(s) + held;
     }
     case 'before_tool_call':

@@ -8,24 +8,16 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { afterEach, describe, it } from 'node:test';
-import { startClient, type OcdbDebugClient } from './support/dapClient';
-import { attach, mark, startAgent, stoppedFrom, top, type AgentProcess } from './support/liveAgent';
+import { describe, it } from 'node:test';
+import { attach, liveProcesses, mark, stoppedFrom, top } from './support/liveAgent';
 
 describe('the first attach', () => {
-  let dc: OcdbDebugClient | undefined;
-  const agents: AgentProcess[] = [];
-  afterEach(async () => {
-    await dc?.stop();
-    dc = undefined;
-    for (const a of agents.splice(0)) a.proc.kill('SIGKILL');
-  });
+  const live = liveProcesses();
 
   it('attaches to the next run of an agent before any store exists, and stops its first run', async () => {
     const store = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ocdb-first-attach-')), '.ocdb', 'runs.db');
     assert.equal(fs.existsSync(store), false);
-    dc = await startClient();
-    const client = dc;
+    const client = await live.client();
     await attach(client, { agentId: 'first-bot', store }, () =>
       client.setFunctionBreakpointsRequest({ breakpoints: [{ name: 'lookup_order' }] }),
     );
@@ -35,8 +27,7 @@ describe('the first attach', () => {
     assert.equal(staged.success, true, staged.message);
     assert.deepEqual(staged.body, { contextPatch: {} });
     const from = mark(client);
-    const agent = startAgent(store, { agentId: 'first-bot' });
-    agents.push(agent);
+    const agent = live.agent(store, { agentId: 'first-bot' });
     const stop = await stoppedFrom(client, from);
     assert.equal(stop.body.reason, 'function breakpoint');
     assert.equal((await top(client, stop.body.threadId as number)).name, 'step 0 · before_tool_call · lookup_order');
@@ -46,7 +37,7 @@ describe('the first attach', () => {
 
   it('still refuses to attach to a run id in a store that does not exist, naming the file', async () => {
     const store = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ocdb-no-store-')), 'runs.db');
-    dc = await startClient();
+    const dc = await live.client();
     await dc.initializeRequest({ adapterID: 'agent-replay', pathFormat: 'path' });
     const r = await dc.raw('attach', { runId: 'r-1', store });
     assert.equal(r.success, false);

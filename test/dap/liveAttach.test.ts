@@ -10,22 +10,21 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { afterEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { argsHash } from '../../src/model';
 import { openRunStore } from '../../src/store';
-import { demoStore as makeDemoStore, startClient, type OcdbDebugClient } from './support/dapClient';
+import { demoStore as makeDemoStore } from './support/dapClient';
 import {
   attach,
   eventFrom,
   go,
+  liveProcesses,
   mark,
   scopeNames,
   scopeVars,
-  startAgent,
   stoppedFrom,
   top,
-  type AgentProcess,
 } from './support/liveAgent';
 
 const LOOKUP = () => ({ breakpoints: [{ name: 'lookup_order' }] });
@@ -38,25 +37,17 @@ const threadOf = (e: DebugProtocol.StoppedEvent | DebugProtocol.ThreadEvent): nu
 const goFile = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ocdb-go-')), 'go');
 
 describe('attach to a running agent', () => {
-  let dc: OcdbDebugClient | undefined;
   let shared: string | undefined;
   /** One demo store for the file (each test attaches to its own agent id). */
   const demoStore = () => (shared ??= makeDemoStore());
-  const agents: AgentProcess[] = [];
-  afterEach(async () => {
-    await dc?.stop();
-    dc = undefined;
-    for (const a of agents.splice(0)) a.proc.kill('SIGKILL');
-  });
+  const live = liveProcesses();
 
   it('by agent id: stops before lookup_order, the edited orderId is what the tool runs with and what the run records', async () => {
     const store = demoStore();
-    dc = await startClient();
-    const client = dc;
+    const client = await live.client();
     await attach(client, { agentId: 'order-bot', store }, () => client.setFunctionBreakpointsRequest(LOOKUP()));
     const from = mark(client);
-    const agent = startAgent(store, { agentId: 'order-bot' });
-    agents.push(agent);
+    const agent = live.agent(store, { agentId: 'order-bot' });
     const stop = await stoppedFrom(client, from);
     assert.equal(stop.body.reason, 'function breakpoint');
     const threadId = threadOf(stop);
@@ -159,11 +150,9 @@ describe('attach to a running agent', () => {
   it('by run id: a run being recorded stops at its next boundary (stopOnEntry); when it ends the session ends', async () => {
     const store = demoStore();
     const gate = goFile();
-    const agent = startAgent(store, { agentId: 'order-bot-r', go: gate });
-    agents.push(agent);
+    const agent = live.agent(store, { agentId: 'order-bot-r', go: gate });
     const runId = await agent.runId();
-    dc = await startClient();
-    const client = dc;
+    const client = await live.client();
     await attach(client, { runId, store, stopOnEntry: true });
     const from = mark(client);
     go(gate);
@@ -200,7 +189,7 @@ describe('attach to a running agent', () => {
   });
 
   it('an attach to a run that ended, or without runId or agentId, is an error saying what to do', async () => {
-    dc = await startClient();
+    const dc = await live.client();
     const store = demoStore();
     await dc.initializeRequest({ adapterID: 'agent-replay' });
     const ended = await dc.raw('attach', { runId: 'demo-support-refund', store });
@@ -214,11 +203,9 @@ describe('attach to a running agent', () => {
   it('disconnect while stopped: the agent goes on at once, with its own arguments', async () => {
     const store = demoStore();
     const gate = goFile();
-    const agent = startAgent(store, { agentId: 'order-bot-d', go: gate });
-    agents.push(agent);
+    const agent = live.agent(store, { agentId: 'order-bot-d', go: gate });
     const runId = await agent.runId();
-    dc = await startClient();
-    const client = dc;
+    const client = await live.client();
     await attach(client, { runId, store }, () => client.setFunctionBreakpointsRequest(LOOKUP()));
     const from = mark(client);
     go(gate);
@@ -237,12 +224,10 @@ describe('attach to a running agent', () => {
 
   it('kill -9 of ocdb dap while stopped: the agent finishes within the lease', async () => {
     const store = demoStore();
-    dc = await startClient();
-    const client = dc;
+    const client = await live.client();
     await attach(client, { agentId: 'order-bot-k', store }, () => client.setFunctionBreakpointsRequest(LOOKUP()));
     const from = mark(client);
-    const agent = startAgent(store, { agentId: 'order-bot-k' });
-    agents.push(agent);
+    const agent = live.agent(store, { agentId: 'order-bot-k' });
     await stoppedFrom(client, from);
     const t0 = Date.now();
     client.kill9();
@@ -256,13 +241,11 @@ describe('attach to a running agent', () => {
 
   it('two agents of one id are two threads, each stopped and continued on its own', async () => {
     const store = demoStore();
-    dc = await startClient();
-    const client = dc;
+    const client = await live.client();
     await attach(client, { agentId: 'order-bot-2', store }, () => client.setFunctionBreakpointsRequest(LOOKUP()));
     const from = mark(client);
-    const a = startAgent(store, { agentId: 'order-bot-2', orderId: 'A-1' });
-    const b = startAgent(store, { agentId: 'order-bot-2', orderId: 'C-3' });
-    agents.push(a, b);
+    const a = live.agent(store, { agentId: 'order-bot-2', orderId: 'A-1' });
+    const b = live.agent(store, { agentId: 'order-bot-2', orderId: 'C-3' });
     const first = await stoppedFrom(client, from);
     const second = await eventFrom<DebugProtocol.StoppedEvent>(
       client,
@@ -284,12 +267,10 @@ describe('attach to a running agent', () => {
   it('Pause stops a running agent at its next boundary; the messages are edited before the model call', async () => {
     const store = demoStore();
     const gate = goFile();
-    dc = await startClient();
-    const client = dc;
+    const client = await live.client();
     await attach(client, { agentId: 'order-bot-p', store });
     const from = mark(client);
-    const agent = startAgent(store, { agentId: 'order-bot-p', go: gate });
-    agents.push(agent);
+    const agent = live.agent(store, { agentId: 'order-bot-p', go: gate });
     const started = await eventFrom<DebugProtocol.ThreadEvent>(client, from, (e) => e.event === 'thread');
     const threadId = threadOf(started.event);
     await client.pauseRequest({ threadId });

@@ -9,11 +9,11 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { afterEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import Database from 'better-sqlite3';
-import { demoStore as makeDemoStore, startClient, type OcdbDebugClient } from './support/dapClient';
-import { attach, eventFrom, go, mark, startAgent, stoppedFrom, top, type AgentProcess } from './support/liveAgent';
+import { demoStore as makeDemoStore, type OcdbDebugClient } from './support/dapClient';
+import { attach, eventFrom, go, liveProcesses, mark, stoppedFrom, top } from './support/liveAgent';
 
 const SKEWED = path.join(__dirname, '..', 'support', 'skewedClock.mjs');
 const skewed = (ms: number) => ({ nodeArgs: ['--import', SKEWED], env: { OCDB_TEST_CLOCK_SKEW_MS: String(ms) } });
@@ -43,26 +43,16 @@ async function outputFrom(dc: OcdbDebugClient, from: number, re: RegExp): Promis
 }
 
 describe('live debugging on the store clock', () => {
-  const clients: OcdbDebugClient[] = [];
-  const agents: AgentProcess[] = [];
   let shared: string | undefined;
   const demoStore = () => (shared ??= makeDemoStore());
-  afterEach(async () => {
-    for (const dc of clients.splice(0)) {
-      dc.process?.kill('SIGCONT');
-      await dc.stop().catch(() => undefined);
-    }
-    for (const a of agents.splice(0)) a.proc.kill('SIGKILL');
-  });
+  const live = liveProcesses();
 
   it('a debugger two minutes ahead that dies holds its agent no longer than the lease', async () => {
     const store = demoStore();
-    const dc = await startClient(skewed(120_000));
-    clients.push(dc);
+    const dc = await live.client(skewed(120_000));
     await attach(dc, { agentId: 'ahead-bot', store, stopOnEntry: true });
     const from = mark(dc);
-    const agent = startAgent(store, { agentId: 'ahead-bot' });
-    agents.push(agent);
+    const agent = live.agent(store, { agentId: 'ahead-bot' });
     await stoppedFrom(dc, from);
     dc.process?.kill('SIGKILL');
     // the lease is 5 s on the store's clock; the debugger's clock would have held the agent for 2 min more
@@ -75,12 +65,10 @@ describe('live debugging on the store clock', () => {
 
   it('a debugger 30 s behind still stops its agent, and Continue lets it finish', async () => {
     const store = demoStore();
-    const dc = await startClient(skewed(-30_000));
-    clients.push(dc);
+    const dc = await live.client(skewed(-30_000));
     await attach(dc, { agentId: 'behind-bot', store, stopOnEntry: true });
     const from = mark(dc);
-    const agent = startAgent(store, { agentId: 'behind-bot' });
-    agents.push(agent);
+    const agent = live.agent(store, { agentId: 'behind-bot' });
     const finished = agent
       .line((l) => l.done === true)
       .then(() => {
@@ -101,15 +89,13 @@ describe('live debugging on the store clock', () => {
 
   it('a debugger that froze past its lease says the agent went on, and shows the agent at its next stop', async () => {
     const store = demoStore();
-    const dc = await startClient();
-    clients.push(dc);
+    const dc = await live.client();
     await attach(dc, { agentId: 'frozen-bot', store, stopOnEntry: true }, () =>
       dc.setFunctionBreakpointsRequest({ breakpoints: [{ name: 'lookup_order' }] }),
     );
     const from = mark(dc);
     const gate = goFile();
-    const agent = startAgent(store, { agentId: 'frozen-bot', go: gate });
-    agents.push(agent);
+    const agent = live.agent(store, { agentId: 'frozen-bot', go: gate });
     const entry = await stoppedFrom(dc, from);
     const thread = entry.body.threadId as number;
     // the debugger freezes (a debugger paused in a debugger, a laptop lid): its lease runs out
@@ -132,12 +118,10 @@ describe('live debugging on the store clock', () => {
 
   it('a debugger whose agent a later debugger attached to is told, and told again when it leaves', async () => {
     const store = demoStore();
-    const first = await startClient();
-    clients.push(first);
+    const first = await live.client();
     await attach(first, { agentId: 'shared-bot', store });
     const from = mark(first);
-    const second = await startClient();
-    clients.push(second);
+    const second = await live.client();
     await attach(second, { agentId: 'shared-bot', store });
     const told = await outputFrom(first, from, /Another debugger/);
     assert.match(told, /agent shared-bot/);

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
-import { afterEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { toolOwnMs } from '../../src/model';
 import { timelineCallText } from '../../src/model/timeline';
 import { toolCallHoverMarkdown } from '../../src/extension/hoverText';
@@ -16,31 +16,23 @@ import { compareRuns } from '../../src/replay/runComparison';
 import { timelineOf } from '../../src/replay/timeline';
 import { renderTranscript } from '../../src/replay/transcript';
 import { openRunStore } from '../../src/store';
-import { ROOT, demoStore, startClient, type OcdbDebugClient } from './support/dapClient';
-import { attach, mark, startAgent, stoppedFrom, type AgentProcess } from './support/liveAgent';
+import { ROOT, demoStore } from './support/dapClient';
+import { attach, liveProcesses, mark, stoppedFrom } from './support/liveAgent';
 
 /** How long the user looks at the stop before Continue: the hold the run must not count as the tool's time. */
 const LOOK_MS = 1500;
 
 describe('a tool held at a live stop', () => {
-  let dc: OcdbDebugClient | undefined;
-  const agents: AgentProcess[] = [];
-  afterEach(async () => {
-    await dc?.stop();
-    dc = undefined;
-    for (const a of agents.splice(0)) a.proc.kill('SIGKILL');
-  });
+  const live = liveProcesses();
 
   it('records the hold apart from the tool’s own time, and every duration shown leaves the hold out', async () => {
     const store = demoStore();
-    dc = await startClient();
-    const client = dc;
+    const client = await live.client();
     await attach(client, { agentId: 'held-bot', store }, () =>
       client.setFunctionBreakpointsRequest({ breakpoints: [{ name: 'lookup_order' }] }),
     );
     const from = mark(client);
-    const agent = startAgent(store, { agentId: 'held-bot' });
-    agents.push(agent);
+    const agent = live.agent(store, { agentId: 'held-bot' });
     const stop = await stoppedFrom(client, from);
     const threadId = stop.body.threadId as number;
     const stoppedAt = Date.now();

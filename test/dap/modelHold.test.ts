@@ -5,19 +5,22 @@
  * continues. The run keeps both holds apart from the time of the model call (an instant one) and of the step: the
  * after_model_call checkpoint holds the hold before the call, the checkpoint after it the hold after. What shows
  * durations says so: the Timeline's bar, the transcript line, and the comparison `ocdb diff` prints, whose time leaves
- * the holds out.
+ * the holds out; and what shows a tool's hold shows these too: the Checkpoint scope of the Variables view (at the
+ * stop after the call), `ocdb show`, the MCP server's read_checkpoints and the runs tree's checkpoint items.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
-import { afterEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
+import { checkpointView } from '../../src/extension/runsTreeModel';
 import { timelineCallText } from '../../src/model/timeline';
 import { compareRuns } from '../../src/replay/runComparison';
 import { timelineOf } from '../../src/replay/timeline';
 import { renderTranscript } from '../../src/replay/transcript';
 import { openRunStore } from '../../src/store';
-import { ROOT, demoStore, startClient, type OcdbDebugClient } from './support/dapClient';
-import { attach, mark, startAgent, stoppedFrom, top, type AgentProcess } from './support/liveAgent';
+import { ROOT, demoStore } from './support/dapClient';
+import { attach, liveProcesses, mark, scopeVars, stoppedFrom, top } from './support/liveAgent';
+import { connectClient } from '../unit/mcp/mcpClient';
 
 /** How long the user looks at each stop: the holds the run must not count as the model's time or the step's. */
 const LOOK_MS = 1500;
@@ -25,22 +28,14 @@ const LOOK_MS = 1500;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('a model call held at live stops', () => {
-  let dc: OcdbDebugClient | undefined;
-  const agents: AgentProcess[] = [];
-  afterEach(async () => {
-    await dc?.stop();
-    dc = undefined;
-    for (const a of agents.splice(0)) a.proc.kill('SIGKILL');
-  });
+  const live = liveProcesses();
 
   it('records the holds apart from the model call’s time, and every duration shown leaves them out', async () => {
     const store = demoStore();
-    dc = await startClient();
-    const client = dc;
+    const client = await live.client();
     await attach(client, { agentId: 'model-held-bot', store, stopBeforeModelCall: true });
     let from = mark(client);
-    const agent = startAgent(store, { agentId: 'model-held-bot' });
-    agents.push(agent);
+    const agent = live.agent(store, { agentId: 'model-held-bot' });
     const stop = await stoppedFrom(client, from);
     const threadId = stop.body.threadId as number;
     assert.equal((await top(client, threadId)).name, 'step 0 · before_model_call');
@@ -53,6 +48,14 @@ describe('a model call held at live stops', () => {
     await stoppedFrom(client, from, threadId);
     assert.equal((await top(client, threadId)).name, 'step 0 · after_model_call');
     stoppedAt = Date.now();
+    // the user reads the Variables view there: the Checkpoint scope names the hold before the call, as the Tool
+    // Ledger names a tool's
+    const scope = (await scopeVars(client, threadId, 'Checkpoint')).vars;
+    const heldVar = scope.find((v) => v.name === 'heldByDebuggerMs');
+    assert.ok(
+      heldVar && Number(heldVar.value) >= lookedBefore,
+      `the Checkpoint scope shows the hold (the user looked ${lookedBefore} ms): ${scope.map((v) => `${v.name} = ${v.value}`).join(', ')}`,
+    );
     await sleep(LOOK_MS);
     from = mark(client);
     await client.continueRequest({ threadId });
@@ -92,10 +95,46 @@ describe('a model call held at live stops', () => {
       const line = transcript.split('\n').find((l) => l.includes(`[${answer.index}]`)) ?? '';
       assert.match(line, /held \d+ ms by the debugger before the call/, line);
 
+      // the runs tree's items: the hold in the description, where it was in the hover
+      const before = checkpointView(answer, undefined, asked);
+      assert.match(before.description ?? '', /held \d+\.\d s/, before.description);
+      assert.match(before.tooltip ?? '', /Held \d+\.\d s by the debugger before the call/, before.tooltip);
+      const after = checkpointView(next, undefined, answer);
+      assert.match(after.tooltip ?? '', /Held \d+\.\d s by the debugger after the model call/, after.tooltip);
+
       const compared = compareRuns(s, runId, runId);
       assert.ok(
         compared.left.durationMs < LOOK_MS,
         `Compare's time (${compared.left.durationMs} ms) leaves out the ${lookedBefore + lookedAfter} ms the debugger held the agent`,
+      );
+
+      // what a coding agent reads through the MCP server: the checkpoints with the holds
+      const mcp = await connectClient({ storeLocation: store, env: {}, cwd: process.cwd() });
+      try {
+        const read = await mcp.call('read_checkpoints', { runId, offset: asked.index, limit: 3 });
+        assert.equal(read.isError, false, read.text);
+        const [, mcpAnswer, mcpNext] = read.json.checkpoints as Record<string, unknown>[];
+        assert.ok(Number(mcpAnswer?.heldByDebuggerMs) >= lookedBefore, read.text);
+        assert.ok(Number(mcpNext?.heldByDebuggerMs) >= lookedAfter, read.text);
+      } finally {
+        await mcp.close();
+      }
+
+      const show = spawnSync(process.execPath, [path.join(ROOT, 'dist', 'cli.js'), 'show', runId, '--store', store], {
+        encoding: 'utf8',
+      });
+      assert.equal(show.status, 0, show.stderr);
+      const row = (id: string) => show.stdout.split('\n').find((l) => l.includes(id)) ?? '';
+      assert.match(show.stdout, /^#\s+STEP\s+BOUNDARY .* HELD\s+ID$/m, show.stdout);
+      assert.match(
+        row(answer.checkpointId),
+        / \d\.\ds before the call /,
+        `ocdb show's checkpoint row: ${row(answer.checkpointId)}`,
+      );
+      assert.match(
+        row(next.checkpointId),
+        / \d\.\ds after the model call /,
+        `ocdb show's row: ${row(next.checkpointId)}`,
       );
     } finally {
       s.close();

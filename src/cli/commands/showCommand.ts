@@ -1,6 +1,7 @@
 /** `ocdb show <runId>`: a run's summary, checkpoints, tool ledger and artifacts. */
 import { EXIT, STORE_HELP, STORE_OPTION, openStoreFor, parseCommandArgs, type CliCommand } from '../cliCommand';
 import {
+  checkpointHoldPlace,
   divergenceOfError,
   liveEditSummary,
   readRunError,
@@ -63,10 +64,12 @@ export const showCommand: CliCommand = {
       } else if (run.error !== undefined) lines.push(`  error     ${shorten(JSON.stringify(run.error), 200)}`);
       io.out(lines.join('\n'));
       io.out('\nCheckpoints');
+      // a live debugger's hold at a stop other than before a tool (a model call's), as the ledger shows a tool's
+      const held = checkpoints.some((c) => c.heldMs);
       io.out(
         table(
-          ['#', 'STEP', 'BOUNDARY', 'TOOL', 'MSGS', 'FINISH', 'USAGE', 'ID'],
-          checkpoints.map((c) => [
+          ['#', 'STEP', 'BOUNDARY', 'TOOL', 'MSGS', 'FINISH', 'USAGE', ...(held ? ['HELD'] : []), 'ID'],
+          checkpoints.map((c, i) => [
             String(c.index),
             String(c.stepIndex),
             c.boundary,
@@ -74,6 +77,13 @@ export const showCommand: CliCommand = {
             String(c.messageCount),
             c.finishReason ?? '',
             c.usage ? `${c.usage.inputTokens}/${c.usage.outputTokens}` : '',
+            ...(held
+              ? [
+                  c.heldMs
+                    ? `${duration(c.heldMs)} ${checkpointHoldPlace(c.boundary, checkpoints[i - 1]?.boundary)}`
+                    : '',
+                ]
+              : []),
             c.checkpointId,
           ]),
         ),

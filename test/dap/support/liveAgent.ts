@@ -6,8 +6,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { afterEach } from 'node:test';
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import { buildOnce, type OcdbDebugClient } from './dapClient';
+import { buildOnce, startClient, type OcdbDebugClient } from './dapClient';
 
 const AGENT = path.join(__dirname, 'orderAgent.cjs');
 
@@ -79,6 +80,43 @@ export function startAgent(store: string, opts: { agentId: string; go?: string; 
     }
   });
   return agent;
+}
+
+/** The debug clients and agent processes of a suite's live tests, each given back after the test that started it. */
+export interface LiveProcesses {
+  /** A started DebugClient on `ocdb dap` (startClient's options). */
+  client(spawnWith?: Parameters<typeof startClient>[0]): Promise<OcdbDebugClient>;
+  /** The order agent started on `store` (startAgent's options). */
+  agent(store: string, opts: Parameters<typeof startAgent>[1]): AgentProcess;
+}
+
+/**
+ * Starts the clients and agents of a suite's live tests and gives them back after each test (an `afterEach` it
+ * registers: call it in the `describe` body): every client woken first (a test may have frozen its adapter) and
+ * stopped, every agent killed — a failed test leaves no agent held at a stop nor an adapter running.
+ */
+export function liveProcesses(): LiveProcesses {
+  const clients: OcdbDebugClient[] = [];
+  const agents: AgentProcess[] = [];
+  afterEach(async () => {
+    for (const dc of clients.splice(0)) {
+      dc.process?.kill('SIGCONT');
+      await dc.stop().catch(() => undefined);
+    }
+    for (const a of agents.splice(0)) a.proc.kill('SIGKILL');
+  });
+  return {
+    async client(spawnWith) {
+      const dc = await startClient(spawnWith);
+      clients.push(dc);
+      return dc;
+    },
+    agent(store, opts) {
+      const a = startAgent(store, opts);
+      agents.push(a);
+      return a;
+    },
+  };
 }
 
 /** Lets an agent waiting for its go file go on. */

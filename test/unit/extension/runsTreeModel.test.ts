@@ -16,7 +16,7 @@ import {
 } from '../../../src/extension/runsTreeModel';
 import { formatDuration, formatTokens, positionText } from '../../../src/extension/format';
 import { ITEM_CONTEXT } from '../../../src/extension/ids';
-import type { RunStore } from '../../../src/store';
+import type { CheckpointSummary, RunStore } from '../../../src/store';
 import { openDemoStore } from './demoStore';
 
 let demo: ReturnType<typeof openDemoStore>;
@@ -157,4 +157,45 @@ test('a cancelled tool call reads as cancelled in the ledger and on its checkpoi
   assert.equal(cp.icon.id, 'circle-slash');
   assert.match(cp.description ?? '', /⊘ cancelled/);
   assert.equal(checkpointView({ ...summary, toolCallId: 't-2' }, failed).icon.id, 'error');
+});
+
+test("a live debugger's hold shows on the checkpoint after the stop, as a tool call's shows on its entry", () => {
+  const at = (index: number, boundary: CheckpointSummary['boundary'], heldMs?: number): CheckpointSummary => ({
+    checkpointId: `c${index}`,
+    runId: 'r',
+    index,
+    boundary,
+    stepIndex: 0,
+    messageCount: 2,
+    createdAt: index,
+    ...(heldMs !== undefined ? { heldMs } : {}),
+  });
+  const asked = at(1, 'before_model_call');
+  const answer = at(2, 'after_model_call', 27_800);
+  const next = at(3, 'before_tool_call', 1_500);
+  const before = checkpointView(answer, undefined, asked);
+  assert.match(before.description ?? '', / · held 27\.8 s$/);
+  assert.match(before.tooltip ?? '', /\n\n\$\(debug-pause\) Held 27\.8 s by the debugger before the call$/);
+  assert.match(
+    checkpointView(next, undefined, answer).tooltip ?? '',
+    /Held 1\.5 s by the debugger after the model call$/,
+  );
+  assert.doesNotMatch(checkpointView(asked).description ?? '', /held/, 'nothing held the agent before this one');
+  assert.doesNotMatch(checkpointView(asked).tooltip ?? '', /Held/);
+
+  const call = {
+    toolCallId: 't-1',
+    toolName: 'lookup_order',
+    args: {},
+    argsHash: '0123456789abcdef',
+    result: { ok: true },
+    sideEffectLevel: 'read_only' as const,
+    replayPolicy: 'reuse_result' as const,
+    startedAt: 1,
+    endedAt: 1_600,
+    heldMs: 1_500,
+  };
+  const entry = toolCallView(call);
+  assert.match(entry.description ?? '', / · 99 ms · held 1\.5 s$/);
+  assert.match(entry.tooltip ?? '', /Held 1\.5 s by the debugger before it ran/);
 });

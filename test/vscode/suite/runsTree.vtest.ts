@@ -2,7 +2,7 @@
  * The Runs tree inside a real VS Code on the demo store: newest first, the
  * fork nested under its parent, the crashed run shown crashed, a run's Tool
  * Ledger and steps, getParent for reveal, and a run recorded by another
- * writer appearing without a manual refresh.
+ * writer appearing without a manual refresh, a live debugger's hold at a model call on its checkpoint.
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -13,6 +13,8 @@ import { SETTINGS, SETTINGS_SECTION } from '../../../src/extension/ids';
 import { importPath } from '../../../src/importers';
 import { openRecorder } from '../../../src/recorder';
 import { openRunStore } from '../../../src/store';
+import { RunWriter } from '../../../src/writer/runWriter';
+import { testContext } from '../../helpers/context';
 import type { RunsNode } from '../../../src/extension/runsTreeModel';
 import { deleteRunTree, demoStorePath, extensionApi } from './extensionApi';
 import { waitFor, type VTest } from './vtest';
@@ -236,6 +238,40 @@ tests.push({
         if (writer.hasRun(id)) writer.deleteRun(id);
       }
       writer.close();
+    }
+  },
+});
+
+tests.push({
+  name: "a model call a live debugger held: its checkpoint's item says how long, its hover where",
+  async run() {
+    const { tree } = await extensionApi();
+    const runId = 'vtest-model-held';
+    const store = openRunStore(demoStorePath(), { create: false });
+    try {
+      deleteRunTree(store, runId);
+      const writer = RunWriter.create(
+        store,
+        { runId, agentId: 'model-held-bot', state: { runtimeContext: testContext() } },
+        { heartbeatMs: 0 },
+      );
+      // the stop before the model call held the agent 1.6 s (what the live gate notes on a debugger's answer)
+      const asked = writer.checkpoint('before_model_call');
+      writer.heldAtStop(asked.checkpointId, 1_600);
+      writer.checkpoint('after_model_call', { finishReason: 'stop' });
+      writer.end({ status: 'completed' });
+      const item = await waitFor('the after_model_call item of the held run', () => {
+        if (!tree.getChildren().some((n) => n.kind === 'run' && n.runId === runId)) return undefined;
+        const step = tree.getChildren(tree.runNode(runId)).find((n) => n.kind === 'step');
+        const node =
+          step && tree.getChildren(step).find((n) => label(tree.getTreeItem(n)).endsWith('after_model_call'));
+        return node && tree.getTreeItem(node);
+      });
+      assert.match(String(item.description), / · held 1\.6 s$/);
+      assert.match((item.tooltip as vscode.MarkdownString).value, /Held 1\.6 s by the debugger before the call/);
+    } finally {
+      deleteRunTree(store, runId);
+      store.close();
     }
   },
 });

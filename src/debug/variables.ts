@@ -303,12 +303,18 @@ export class Variables {
     return key;
   }
 
+  /** A ledger entry's field as expressions name it: the view's `heldByDebuggerMs` is the record's `heldMs`. */
+  private static ledgerFieldExpr(parent: Container, key: PathSegment): PathSegment {
+    const entry = parent.scope === 'toolLedger' && /^toolLedger\[\d+\]$/.test(parent.evaluateName ?? '');
+    return entry && key === 'heldByDebuggerMs' ? 'heldMs' : key;
+  }
+
   /** A DAP variable for `value` named `name` inside `parent`. */
   toVariable(parent: Container, name: string, key: PathSegment, value: unknown): DebugProtocol.Variable {
     const evaluateName =
       parent.scope === 'checkpoint' && parent.scopeRoot
         ? Variables.checkpointFieldExpr(String(key))
-        : childName(parent.evaluateName, key);
+        : childName(parent.evaluateName, Variables.ledgerFieldExpr(parent, key));
     const child: Container = { ref: parent.ref, scope: parent.scope, value, evaluateName };
     if (parent.contextPath) child.contextPath = [...parent.contextPath, key];
     if (parent.pendingPath) child.pendingPath = [...parent.pendingPath, key];

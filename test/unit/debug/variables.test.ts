@@ -3,8 +3,12 @@ import { after, before, describe, it } from 'node:test';
 import type { FrameRef } from '../../../src/debug/frames';
 import type { StagedPatch } from '../../../src/debug/stagedEdits';
 import { LONG_STRING, UNPAGED_ITEMS, Variables, previewValue } from '../../../src/debug/variables';
+import { checkpointState, evaluateExpression } from '../../../src/replay/evaluate';
 import { RunView } from '../../../src/replay/runView';
 import type { SqlRunStore } from '../../../src/store';
+import { RunWriter } from '../../../src/writer/runWriter';
+import { testContext } from '../../helpers/context';
+import { tmpStore } from '../../helpers/tmp';
 import { openDemoStore } from '../replay/demoStore';
 
 describe('Variables', () => {
@@ -99,6 +103,36 @@ describe('Variables', () => {
     assert.equal(fields.sideEffectLevel, '"read_only"');
     assert.equal(fields.durationMs, '10004');
     assert.ok(fields.error && fields.args && fields.replayPolicy);
+  });
+
+  it("a held call's entry shows heldByDebuggerMs, and its evaluate name gives the same number", () => {
+    const held = tmpStore();
+    const writer = RunWriter.create(held, {
+      runId: 'held-run',
+      agentId: 'agent',
+      state: { runtimeContext: testContext() },
+    });
+    writer.beginTool({ toolCallId: 'held', toolName: 'lookup', args: { id: 1 }, sideEffectLevel: 'read_only' });
+    writer.held('held', 1_500);
+    writer.finishTool('held', 'success', { ok: true });
+    writer.end({ status: 'completed' });
+    const heldView = new RunView(held, 'held-run');
+    const heldVars = new Variables(
+      (ref) => ref.view.load(ref.index),
+      () => undefined,
+    );
+    const last = { view: heldView, index: heldView.summaries.length - 1 };
+    const ledgerScope = heldVars.scopes(last).find((x) => x.name === 'Tool Ledger');
+    assert.ok(ledgerScope);
+    const [entry] = heldVars.variables(ledgerScope.variablesReference);
+    assert.ok(entry);
+    const field = heldVars.variables(entry.variablesReference).find((v) => v.name === 'heldByDebuggerMs');
+    assert.equal(field?.value, '1500');
+    assert.ok(field?.evaluateName);
+    const state = checkpointState(heldView.load(last.index), last.index, (id) => heldView.toolCall(id));
+    const value = evaluateExpression(field.evaluateName, state);
+    assert.equal(value, 1_500, `${field.evaluateName} evaluates to the hold shown`);
+    held.close();
   });
 
   it('the Runtime Context shows staged edits at the checkpoint they were made at, and knows its paths', () => {

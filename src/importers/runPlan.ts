@@ -217,9 +217,17 @@ export class RunPlanBuilder {
   /** Keep finished calls without their arguments and outcome (see `forgetFinished`). */
   private light = false;
 
+  /**
+   * `start.checkpointCount` / `lastBoundary`: a run taken up again after the checkpoints it has in the store
+   * (claudeCode/tailImport.ts), its ids and step rule going on from there.
+   */
   constructor(
     readonly runId: string,
-    start: Omit<SnapshotState, 'step'> & { step?: number },
+    start: Omit<SnapshotState, 'step'> & {
+      step?: number;
+      checkpointCount?: number;
+      lastBoundary?: CheckpointBoundary;
+    },
   ) {
     this.initial = {
       messages: [...start.messages],
@@ -230,7 +238,12 @@ export class RunPlanBuilder {
       ...(start.model !== undefined ? { model: start.model } : {}),
     };
     storable(RuntimeContextSnapshotSchema, start.runtimeContext, 'runtimeContext');
-    this.timeline = new RunTimeline(runId, { stepIndex: this.initial.stepIndex, ledger: start.ledger });
+    this.timeline = new RunTimeline(runId, {
+      stepIndex: this.initial.stepIndex,
+      ledger: start.ledger,
+      ...(start.checkpointCount !== undefined ? { checkpointCount: start.checkpointCount } : {}),
+      ...(start.lastBoundary !== undefined ? { lastBoundary: start.lastBoundary } : {}),
+    });
     this.messages = [...start.messages];
     this.runtimeContext = start.runtimeContext;
     this.systemPrompt = start.systemPrompt;

@@ -60,6 +60,16 @@ function textOf(content: unknown): string {
   return '';
 }
 
+/** What a mapper holds between two lines: what `SessionMapper.state` gives and `resume` takes. */
+export interface MapperState {
+  pending?: { messageId?: string; requestId?: string; entries: AssistantEntry[] };
+  deferred: UserEntry[];
+  /** Raw tool_use id -> ledger ids still open. */
+  open: [string, string[]][];
+  compactions: number;
+  apiError?: string;
+}
+
 export class SessionMapper {
   private pending: PendingCall | undefined;
   private deferred: UserEntry[] = [];
@@ -85,6 +95,50 @@ export class SessionMapper {
     m.compactions = this.compactions;
     return m;
   }
+
+  /** This mapper's state between two lines (the entries it holds, by reference). */
+  state(): MapperState {
+    return {
+      ...(this.pending
+        ? {
+            pending: {
+              ...(this.pending.messageId !== undefined ? { messageId: this.pending.messageId } : {}),
+              ...(this.pending.requestId !== undefined ? { requestId: this.pending.requestId } : {}),
+              entries: [...this.pending.entries],
+            },
+          }
+        : {}),
+      deferred: [...this.deferred],
+      open: [...this.open].map(([k, v]) => [k, [...v]]),
+      compactions: this.compactions,
+      ...(this.lastApiError !== undefined ? { apiError: this.lastApiError } : {}),
+    };
+  }
+
+  /**
+   * A mapper taken up again from `state` over a builder that starts where the run stands in the store: the ids
+   * its ledger holds are taken (`builder.hasTool`) as the ids the run used.
+   */
+  static resume(
+    builder: RunPlanBuilder,
+    env: MapperEnv,
+    context: RuntimeContextSnapshot,
+    state: MapperState,
+  ): SessionMapper {
+    const m = new SessionMapper(builder, env, context);
+    m.pending = state.pending
+      ? { messageId: state.pending.messageId, requestId: state.pending.requestId, entries: [...state.pending.entries] }
+      : undefined;
+    m.deferred = [...state.deferred];
+    m.open = new Map(state.open.map(([k, v]) => [k, [...v]]));
+    m.compactions = state.compactions;
+    m.lastApiError = state.apiError;
+    m.resumed = true;
+    return m;
+  }
+
+  /** True when taken up again: an id is used when the builder's ledger has it, too. */
+  private resumed = false;
 
   /** The message id of the model response still being assembled, if any. */
   get pendingMessageId(): string | undefined {
@@ -189,7 +243,7 @@ export class SessionMapper {
 
   private uniqueId(raw: string): string {
     let id = raw;
-    for (let n = 2; this.used.has(id); n++) id = `${raw}#${n}`;
+    for (let n = 2; this.used.has(id) || (this.resumed && this.builder.hasTool(id)); n++) id = `${raw}#${n}`;
     this.used.add(id);
     const list = this.open.get(raw) ?? [];
     list.push(id);

@@ -113,7 +113,6 @@ export function importSessionTail(
   onCheckpoint?: () => void,
 ): TailOutcome {
   const fallback = (why: string): TailOutcome => {
-    if (process.env.TAILDBG) process.stderr.write('FALLBACK ' + why + '\n');
     return { kind: 'fallback', why };
   };
   const name = basename(file, '.jsonl');
@@ -334,7 +333,6 @@ export function importSessionTail(
       storeRebuiltFilesOf(store, [runId]);
       for (const [type, n] of Object.entries(counts))
         options.unknownTypes[type] = (options.unknownTypes[type] ?? 0) + n;
-      if (process.env.TAILDBG) process.stderr.write('CONTINUED\n');
       return { kind: 'continued' as const, summary, appended: summary.checkpointCount - beforeCount };
     });
   } catch (e) {

@@ -116,13 +116,14 @@ export class SessionMapper {
   }
 
   /**
-   * A mapper taken up again from `state` over a builder that starts where the run stands in the store: the ids
-   * its ledger holds are taken (`builder.hasTool`) as the ids the run used.
+   * A mapper taken up again from `state` over a builder that starts where the run stands in the store (its ledger
+   * the calls still open); `usedBefore`: the ids the run used before.
    */
   static resume(
     builder: RunPlanBuilder,
     env: MapperEnv,
     context: RuntimeContextSnapshot,
+    usedBefore: (id: string) => boolean,
     state: MapperState,
   ): SessionMapper {
     const m = new SessionMapper(builder, env, context);
@@ -133,12 +134,12 @@ export class SessionMapper {
     m.open = new Map(state.open.map(([k, v]) => [k, [...v]]));
     m.compactions = state.compactions;
     m.lastApiError = state.apiError;
-    m.resumed = true;
+    m.usedBefore = usedBefore;
     return m;
   }
 
-  /** True when taken up again: an id is used when the builder's ledger has it, too. */
-  private resumed = false;
+  /** Taken up again: the ids the run used before (the store's), which `used` does not hold. */
+  private usedBefore: ((id: string) => boolean) | undefined;
 
   /** The message id of the model response still being assembled, if any. */
   get pendingMessageId(): string | undefined {
@@ -243,7 +244,7 @@ export class SessionMapper {
 
   private uniqueId(raw: string): string {
     let id = raw;
-    for (let n = 2; this.used.has(id) || (this.resumed && this.builder.hasTool(id)); n++) id = `${raw}#${n}`;
+    for (let n = 2; this.used.has(id) || this.usedBefore?.(id) === true; n++) id = `${raw}#${n}`;
     this.used.add(id);
     const list = this.open.get(raw) ?? [];
     list.push(id);

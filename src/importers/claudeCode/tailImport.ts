@@ -241,6 +241,10 @@ export function importSessionTail(
       const beforeCount = run.checkpointCount;
       const last: Checkpoint = store.getCheckpointState(`${runId}#${tail.keep - 1}`);
       store.reopenRun(runId, { keepCheckpoints: tail.keep, metadata: run.metadata });
+      // The ids the run used (a repeated tool_use id gets a suffix) and the calls still open: all the mapper asks
+      // of the ledger — not the whole ledger, which the writer has.
+      const used = new Set(store.listToolCallIds(runId));
+      const stillOpen = tail.open.flatMap(([, ids]) => ids).map((id) => store.getToolCall(runId, id));
       const out = PlanWriter.over(
         RunWriter.resume(store, runId, {
           now: () => run.startedAt,
@@ -250,7 +254,7 @@ export function importSessionTail(
       );
       const builder = new RunPlanBuilder(runId, {
         messages: [...last.messages],
-        ledger: [...last.toolLedgerSnapshot],
+        ledger: stillOpen,
         runtimeContext: last.runtimeContext,
         ...(last.systemPrompt !== undefined ? { systemPrompt: last.systemPrompt } : {}),
         ...(last.model !== undefined ? { model: last.model } : {}),
@@ -272,6 +276,7 @@ export function importSessionTail(
         builder,
         { file, warnings: options.warnings, sideEffectOf: options.sideEffectOf },
         context,
+        (id) => used.has(id),
         {
           ...(tail.pending
             ? {

@@ -127,8 +127,17 @@ export type PlanHead = Pick<
  * so the run is written while its trace is read. Without one, a reader keeps its plans whole.
  */
 export interface PlanOutput {
-  /** A plan starts: `head` is what its run is created with; its ops follow through `builder`. */
-  stream(builder: RunPlanBuilder, head: PlanHead): void;
+  /**
+   * A plan starts: `head` is what its run is created with; its ops follow through `builder`. `digest`: what takes
+   * the run's digest (planDigest.ts `StreamedResume`) when the reader follows it too, fed here instead of twice.
+   */
+  stream(builder: RunPlanBuilder, head: PlanHead, digest?: PlanDigestFeed): void;
+}
+
+/** What takes a plan's digest as its ops pass (planDigest.ts `StreamedResume`). */
+export interface PlanDigestFeed {
+  op(op: PlanOp): void;
+  result(): { checkpoints: number; digest: string };
 }
 
 /**

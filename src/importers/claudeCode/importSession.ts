@@ -259,11 +259,13 @@ function buildPlans(input: BuildInput): RunPlan[] {
     const resume = input.tail && branches.length === 1 ? new StreamedResume(head) : undefined;
     const recorder =
       resume && input.tail ? (input.tail.recorder = new TailRecorder(read.positionOf, 0, resume)) : undefined;
+    // the run's digest is taken once: by the output that writes the run, else here
+    const feed = input.output ? undefined : resume;
     mapper.builder.observe((op) => {
       input.notes.note(runId, op);
-      resume?.op(op);
+      feed?.op(op);
     });
-    input.output?.stream(mapper.builder, head);
+    input.output?.stream(mapper.builder, head, resume);
     // Written as it is mapped, and no fork starts from it: its finished calls need not stay whole in memory.
     if (input.output && !branches.some((b) => b.parentIndex === branch.index)) mapper.builder.forgetFinished();
     const forksHere = new Map<string, number[]>();

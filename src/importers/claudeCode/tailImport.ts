@@ -112,9 +112,7 @@ export function importSessionTail(
   read: ByteRange,
   onCheckpoint?: () => void,
 ): TailOutcome {
-  const fallback = (why: string): TailOutcome => {
-    return { kind: 'fallback', why };
-  };
+  const fallback = (why: string): TailOutcome => ({ kind: 'fallback', why });
   const name = basename(file, '.jsonl');
   if (/^agent-/.test(name)) return fallback('a sub-agent file');
   const runId = `cc-${name}`;

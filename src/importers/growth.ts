@@ -11,11 +11,14 @@
  * is imported as a new run and the warning says why. Pure but for reading
  * the file's first bytes; no store writes (importFile and writePlan do them).
  */
-import { createHash, type Hash } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { closeSync, openSync, readSync } from 'node:fs';
 import type { RuntimeContextSnapshot } from '../model';
 import type { RunStore, RunSummary } from '../store';
-import type { PlanHead, PlanOp, RunPlan } from './runPlan';
+import type { PlanOp, RunPlan } from './runPlan';
+import { closing, planDigest, takesCheckpoint } from './planDigest';
+
+export { StreamedResume, planDigest } from './planDigest';
 
 /** What `metadata.source` holds for a run that can grow. */
 export interface GrowableSource {
@@ -50,13 +53,6 @@ export function prefixSha256(file: string, bytes: number): string | undefined {
   }
   return hash.digest('hex');
 }
-
-const takesCheckpoint = (op: PlanOp): boolean =>
-  op.op === 'checkpoint' || op.op === 'beginTool' || op.op === 'finishTool';
-
-/** True for the ops of a run's closing part: agent_end and the cancellation of calls left unanswered. */
-const closing = (op: PlanOp): boolean =>
-  (op.op === 'checkpoint' && op.boundary === 'agent_end') || (op.op === 'finishTool' && op.outcome === 'cancelled');
 
 /** The index of the first op after the one taking checkpoint `checkpoints - 1` (0 for none). */
 function opIndexAfter(plan: RunPlan, checkpoints: number): number {
@@ -93,107 +89,6 @@ export function resumePoint(plan: RunPlan): { checkpoints: number; fromOp: numbe
     if (op.op === 'checkpoint' && op.boundary === 'before_prompt_build') break;
   }
   return { checkpoints: kept, fromOp: opIndexAfter(plan, kept) };
-}
-
-/**
- * The digest of `plan` (its run's facts, start and ops) up to and with the op taking checkpoint `checkpoints - 1`.
- * Runtime contexts are left out but for where they change: an importer derives them from session facts of the
- * whole file (tools used, title, version), which a grown file may change; `contextSegments` carries them over.
- * `like`: a digest to take this one as (its version): what an import of this release writes (`v2:`, digestOp) unless
- * it is one an older release wrote (hex alone: the JSON text of each op hashed).
- */
-export function planDigest(plan: RunPlan, checkpoints: number, like?: string): string | undefined {
-  const hash = headDigest(plan);
-  const v1 = like !== undefined && !like.startsWith(DIGEST_V2);
-  let taken = 0;
-  for (const op of plan.ops) {
-    if (taken === checkpoints) break;
-    if (v1) hash.update(opText(op));
-    else digestOp(hash, op);
-    if (takesCheckpoint(op)) taken++;
-  }
-  if (taken !== checkpoints) return undefined;
-  return v1 ? hash.digest('hex') : `${DIGEST_V2}${hash.digest('hex')}`;
-}
-
-/** The digest of a plan's run facts and start, which its ops' digest continues. */
-function headDigest(plan: PlanHead): Hash {
-  const hash = createHash('sha256');
-  const { runId, sessionId, agentId, mode, parentRunId, forkFromCheckpointId, startedAt, initial } = plan;
-  hash.update(JSON.stringify({ runId, sessionId, agentId, mode, parentRunId, forkFromCheckpointId, startedAt }));
-  hash.update(JSON.stringify({ ...initial, runtimeContext: undefined }));
-  return hash;
-}
-
-/** An op as the digests of older releases took it: its JSON text (a context change as the fact alone). */
-const opText = (op: PlanOp): string => (op.op === 'context' ? '{"op":"context"}' : JSON.stringify(op));
-
-/** The prefix of a digest of this release: ops fed to the hash by digestOp. */
-const DIGEST_V2 = 'v2:';
-
-/** A call's result this long goes to the hash as its UTF-8 (its length in the op's text), not as escaped JSON. */
-const LONG_RESULT = 256;
-
-/**
- * Feeds an op to a plan's digest (this release's, `v2:`): its JSON text, but a call's result that is a long string
- * — most of an import's bytes — goes to the hash as it is, its length in the op's text in its place, so the digest
- * costs one pass over it instead of JSON.stringify's escaping pass and then one over the text (~60 µs a 10 KB
- * Read result with `→` line numbers). A context change is the fact alone.
- */
-function digestOp(hash: Hash, op: PlanOp): void {
-  if (op.op === 'finishTool' && typeof op.value === 'string' && op.value.length >= LONG_RESULT) {
-    hash.update(JSON.stringify({ ...op, value: { longResult: op.value.length } }));
-    hash.update(op.value);
-  } else hash.update(opText(op));
-}
-
-/**
- * `resumePoint` and `planDigest` of a plan whose ops stream past (`RunPlanBuilder.streamTo`): fed each op as it
- * is made, it answers at the end what they answer for the same plan in memory, keeping a copy of the digest at
- * the checkpoints where the run's own part may end (before the last model call, before a closing part).
- */
-export class StreamedResume {
-  private readonly hash: Hash;
-  private taken = 0;
-  /** Ops since the last one that took a checkpoint: digested when the next one comes (the digest there is kept). */
-  private since: PlanOp[] = [];
-  /** The last before_model_call or before_prompt_build; a model call's with the digest before it. */
-  private mark: { boundary: 'before_model_call' | 'before_prompt_build'; checkpoints: number; hash?: Hash } | undefined;
-  /** Where the run's closing part (agent_end, calls cancelled) at its end starts. */
-  private closingFrom: { checkpoints: number; hash: Hash } | undefined;
-
-  constructor(head: PlanHead) {
-    this.hash = headDigest(head);
-  }
-
-  op(op: PlanOp): void {
-    if (!takesCheckpoint(op)) {
-      this.since.push(op);
-      return;
-    }
-    // `hash` is the digest up to and with the last op that took a checkpoint: planDigest(plan, taken).
-    if (op.op === 'checkpoint' && op.boundary === 'before_model_call') {
-      this.mark = { boundary: op.boundary, checkpoints: this.taken, hash: this.hash.copy() };
-      this.closingFrom = undefined;
-    } else if (op.op === 'checkpoint' && op.boundary === 'before_prompt_build') {
-      this.mark = { boundary: op.boundary, checkpoints: this.taken };
-      this.closingFrom = undefined;
-    } else if (closing(op)) this.closingFrom ??= { checkpoints: this.taken, hash: this.hash.copy() };
-    else this.closingFrom = undefined;
-    for (const earlier of this.since) digestOp(this.hash, earlier);
-    this.since = [];
-    digestOp(this.hash, op);
-    this.taken++;
-  }
-
-  /** What `resumePoint` and `planDigest` answer for the plan of the ops seen. */
-  result(): { checkpoints: number; digest: string } {
-    const at =
-      this.mark?.boundary === 'before_model_call' && this.mark.hash
-        ? { checkpoints: this.mark.checkpoints, hash: this.mark.hash }
-        : (this.closingFrom ?? { checkpoints: this.taken, hash: this.hash });
-    return { checkpoints: at.checkpoints, digest: `${DIGEST_V2}${at.hash.copy().digest('hex')}` };
-  }
 }
 
 /**

@@ -22,6 +22,8 @@ import type { FormatSpec } from './formats';
 import { noteTitles } from './sessions/runTitles';
 import { notRegularFile } from './regularFile';
 import type { ReaderOptions } from './reader';
+import { importSessionTail } from './claudeCode/tailImport';
+import { fileRange } from './claudeCode/sessionTail';
 
 /** `reason` without the `file: line N: ` prefix the error messages carry. */
 function bare(message: string, file: string, line?: number): string {
@@ -221,6 +223,24 @@ export async function importFile(
         ...(idSuffix !== undefined ? { idSuffix } : {}),
       };
     };
+    if (format === 'claude-code') {
+      // A session imported before and grown since: only its new lines are read when its kept tail allows.
+      let tailWritten = 0;
+      const tail = importSessionTail(store, file, readerOptions(), fileRange(file), () => {
+        if (++tailWritten % 256 === 0) onWrite?.(tailWritten);
+      });
+      if (tail.kind === 'same') {
+        result.outcome = 'skipped';
+        result.reason = `already imported as ${tail.runId}${tail.partialLine ? ' (its last line is still being written)' : ''}`;
+        return result;
+      }
+      if (tail.kind === 'continued') {
+        result.runs = runsOf([tail]);
+        result.continued = true;
+        result.outcome = 'imported';
+        return result;
+      }
+    }
     if (spec.prepare) {
       const { prepare } = spec;
       const streamed = await importStreamed(

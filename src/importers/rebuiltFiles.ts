@@ -69,16 +69,21 @@ function inherited(
   return { snapshots: fileSnapshots(states, events), shellMarks };
 }
 
-/** The first checkpoint of a call still open (its effect may move to the checkpoint that closes it): the end of what is final. */
-function finalUpTo(store: RunStore, runId: string, checkpoints: readonly CheckpointSummary[]): number {
+/**
+ * The first checkpoint of a call still open (its effect may move to the checkpoint that closes it): the end of what
+ * is final. `checkpoints`: the run's from some index on (an import closes every call, so there is seldom one open:
+ * then the whole list is read, as a call open now may have begun before that index).
+ */
+function finalUpTo(store: RunStore, runId: string, checkpoints: readonly CheckpointSummary[], count: number): number {
   const open = new Set(
     store
       .listToolCallFacts(runId)
       .filter((c) => c.endedAt === undefined)
       .map((c) => c.toolCallId),
   );
-  if (open.size === 0) return checkpoints.length;
-  return checkpoints.find((c) => c.toolCallId !== undefined && open.has(c.toolCallId))?.index ?? checkpoints.length;
+  if (open.size === 0) return count;
+  const all = checkpoints[0]?.index === 0 ? checkpoints : store.listCheckpoints(runId);
+  return all.find((c) => c.toolCallId !== undefined && open.has(c.toolCallId))?.index ?? count;
 }
 
 const tooLong = (s: FileSnapshot): boolean =>
@@ -87,8 +92,8 @@ const tooLong = (s: FileSnapshot): boolean =>
 /** Rebuilds and stores the files of the imported run `runId` (continuing what its import stored before). */
 export function storeRebuiltFiles(store: RunStore, runId: string): void {
   const run = store.getRun(runId);
-  const checkpoints = store.listCheckpoints(runId);
-  const first = checkpoints[0];
+  const count = run.checkpointCount;
+  const first = count > 0 ? store.listCheckpoints(runId, { limit: 1 })[0] : undefined;
   const projectCwd = first ? store.getCheckpoint(first.checkpointId).runtimeContext.project.cwd : undefined;
   const cwd = typeof projectCwd === 'string' ? projectCwd : undefined;
   const prior = store.getRebuiltFiles(runId);
@@ -97,7 +102,7 @@ export function storeRebuiltFiles(store: RunStore, runId: string): void {
   let start: { snapshots: FileSnapshot[]; shellMarks: FileEventAt[] } = { snapshots: [], shellMarks: [] };
   if (prior && prior.cwd === cwd) {
     // the checkpoints before `through` are final: continue from the states stored there
-    from = Math.min(prior.through, checkpoints.length);
+    from = Math.min(prior.through, count);
     applyStored(store, states, prior, from - 1);
   } else if (run.parentRunId) {
     const given = inherited(store, run.parentRunId, run.forkFromCheckpointId, states);
@@ -107,7 +112,9 @@ export function storeRebuiltFiles(store: RunStore, runId: string): void {
     }
     start = given;
   }
-  // only the calls that say something of files are read (fileEventsOf asks by the checkpoint's tool name)
+  // a run continued reads its checkpoints from where its stored files stop; only the calls that say something of
+  // files are read (fileEventsOf asks by the checkpoint's tool name)
+  const checkpoints = from > 0 ? store.listCheckpoints(runId, { offset: from }) : store.listCheckpoints(runId);
   const own = fileEventsOf(checkpoints, (id) => store.getToolCall(runId, id), resolverOf(cwd), Math.max(from, 0));
   const snapshots = [...start.snapshots, ...fileSnapshots(states, own.events)];
   if (snapshots.some(tooLong)) {
@@ -116,7 +123,7 @@ export function storeRebuiltFiles(store: RunStore, runId: string): void {
   }
   store.putRebuiltFiles(runId, {
     from,
-    through: finalUpTo(store, runId, checkpoints),
+    through: finalUpTo(store, runId, checkpoints, count),
     ...(cwd !== undefined ? { cwd } : {}),
     snapshots,
     shellMarks: [...start.shellMarks, ...own.shellMarks],

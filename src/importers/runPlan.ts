@@ -127,8 +127,17 @@ export type PlanHead = Pick<
  * so the run is written while its trace is read. Without one, a reader keeps its plans whole.
  */
 export interface PlanOutput {
-  /** A plan starts: `head` is what its run is created with; its ops follow through `builder`. */
-  stream(builder: RunPlanBuilder, head: PlanHead): void;
+  /**
+   * A plan starts: `head` is what its run is created with; its ops follow through `builder`. `digest`: what takes
+   * the run's digest (planDigest.ts `StreamedResume`) when the reader follows it too, fed here instead of twice.
+   */
+  stream(builder: RunPlanBuilder, head: PlanHead, digest?: PlanDigestFeed): void;
+}
+
+/** What takes a plan's digest as its ops pass (planDigest.ts `StreamedResume`). */
+export interface PlanDigestFeed {
+  op(op: PlanOp): void;
+  result(): { checkpoints: number; digest: string };
 }
 
 /**
@@ -217,9 +226,17 @@ export class RunPlanBuilder {
   /** Keep finished calls without their arguments and outcome (see `forgetFinished`). */
   private light = false;
 
+  /**
+   * `start.checkpointCount` / `lastBoundary`: a run taken up again after the checkpoints it has in the store
+   * (claudeCode/tailImport.ts), its ids and step rule going on from there.
+   */
   constructor(
     readonly runId: string,
-    start: Omit<SnapshotState, 'step'> & { step?: number },
+    start: Omit<SnapshotState, 'step'> & {
+      step?: number;
+      checkpointCount?: number;
+      lastBoundary?: CheckpointBoundary;
+    },
   ) {
     this.initial = {
       messages: [...start.messages],
@@ -230,7 +247,12 @@ export class RunPlanBuilder {
       ...(start.model !== undefined ? { model: start.model } : {}),
     };
     storable(RuntimeContextSnapshotSchema, start.runtimeContext, 'runtimeContext');
-    this.timeline = new RunTimeline(runId, { stepIndex: this.initial.stepIndex, ledger: start.ledger });
+    this.timeline = new RunTimeline(runId, {
+      stepIndex: this.initial.stepIndex,
+      ledger: start.ledger,
+      ...(start.checkpointCount !== undefined ? { checkpointCount: start.checkpointCount } : {}),
+      ...(start.lastBoundary !== undefined ? { lastBoundary: start.lastBoundary } : {}),
+    });
     this.messages = [...start.messages];
     this.runtimeContext = start.runtimeContext;
     this.systemPrompt = start.systemPrompt;

@@ -8,7 +8,7 @@ import type { Message } from '../model';
 import type { ReopenRunInput, RunStore, RunSummary } from '../store';
 import { RunWriter, type CheckpointInput, type RunState, type StateUpdate } from '../writer';
 import { StreamedResume } from './growth';
-import type { CheckpointOp, PlanHead, PlanOp, PlanOutput, RunPlan, RunPlanBuilder } from './runPlan';
+import type { CheckpointOp, PlanDigestFeed, PlanHead, PlanOp, PlanOutput, RunPlan, RunPlanBuilder } from './runPlan';
 
 function factsOf(op: CheckpointOp): CheckpointInput {
   const facts: CheckpointInput = { checkpointId: op.checkpointId, stepIndex: op.stepIndex, createdAt: op.createdAt };
@@ -232,14 +232,14 @@ export const REBASE_EVERY = 512;
  * (StreamedResume). Call everything inside one `store.transaction`: a file's runs land whole or not at all.
  */
 export class StreamedPlans implements PlanOutput {
-  private readonly runs = new Map<string, { writer: PlanWriter; resume: StreamedResume | undefined }>();
+  private readonly runs = new Map<string, { writer: PlanWriter; resume: PlanDigestFeed | undefined }>();
 
   constructor(
     private readonly store: RunStore,
     private readonly options: { grows: boolean; onCheckpoint?: () => void; rebaseEvery?: number },
   ) {}
 
-  stream(builder: RunPlanBuilder, head: PlanHead): void {
+  stream(builder: RunPlanBuilder, head: PlanHead, digest?: PlanDigestFeed): void {
     if (this.runs.has(head.runId)) throw new Error(`the plan of ${head.runId} is streamed twice`);
     const writer = PlanWriter.create(
       this.store,
@@ -247,7 +247,7 @@ export class StreamedPlans implements PlanOutput {
       this.options.onCheckpoint,
       this.options.rebaseEvery ?? REBASE_EVERY,
     );
-    const resume = this.options.grows ? new StreamedResume(head) : undefined;
+    const resume = digest ?? (this.options.grows ? new StreamedResume(head) : undefined);
     builder.streamTo(
       resume
         ? (op) => {

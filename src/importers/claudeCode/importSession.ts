@@ -13,10 +13,9 @@
  * Reads files; writes nothing itself.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename } from 'node:path';
 import { OcdbError, errorMessage, type RuntimeContextSnapshot, type SideEffectLevel } from '../../model';
-import { RunPlanBuilder, planEnd, type PlanOutput, type RunPlan } from '../runPlan';
+import { RunPlanBuilder, planEnd, type PlanHead, type PlanOutput, type RunPlan } from '../runPlan';
 import { LineDigests, LineSource } from '../lineReader';
 import { prefixSha256 } from '../growth';
 import type { ReaderOptions } from '../reader';
@@ -27,6 +26,10 @@ import { newSessionFacts, parseTranscriptLine, type Entry, type SessionFacts } f
 import { SessionMapper } from './sessionMapper';
 import { RunNotes, linkSubagent, sidechainGroups } from './subagentLinks';
 import { readSessionRows } from './sessionRows';
+import { StreamedResume } from '../planDigest';
+import { ResumableSha256, type Sha256State } from '../resumableSha256';
+import { TailRecorder, fileRange } from './sessionTail';
+import { deferredOptions, subagentFiles } from './subagentFiles';
 
 export interface SessionReadOptions {
   signal?: AbortSignal;
@@ -81,6 +84,8 @@ export function sessionContext(facts: SessionFacts, taskId: string): RuntimeCont
   };
 }
 
+const LF = Buffer.from('\n');
+
 interface ReadResult {
   entries: Entry[];
   /** Sidechain lines of a session file (subagents written inline by Claude Code 1.x / 2.0). */
@@ -90,13 +95,24 @@ interface ReadResult {
   facts: SessionFacts;
   hash: string;
   lines: number;
+  /** Lines read, blank ones and the last one too. */
+  physicalLines: number;
   /** sha256 (hex) of the bytes read, when the file was read as lines (its entries' content is read again). */
   rawSha?: string;
   /** Bytes read. */
   bytes: number;
+  /** Where each entry's line is (JSON Lines only). */
+  positionOf: (e: Entry) => { start: number; length: number } | undefined;
+  /** SHA-256 state of the bytes read, when a later import may continue it (every line LF-ended UTF-8, no CR). */
+  sha?: Sha256State;
 }
 
-async function readTranscript(file: string, options: SessionReadOptions, source: LineSource): Promise<ReadResult> {
+async function readTranscript(
+  file: string,
+  options: SessionReadOptions,
+  source: LineSource,
+  resumable = false,
+): Promise<ReadResult> {
   const facts = newSessionFacts();
   const entries: Entry[] = [];
   const sidechains: Entry[] = [];
@@ -105,7 +121,11 @@ async function readTranscript(file: string, options: SessionReadOptions, source:
   const hash = createHash('sha256');
   const lineDigests = new LineDigests();
   let asLines = false;
+  const positions = new WeakMap<Entry, { start: number; length: number }>();
+  // the bytes' hash, kept for the import that reads the file once it grew (sessionTail.ts)
+  let sha = resumable ? new ResumableSha256() : undefined;
   let lines = 0;
+  let physicalLines = 0;
   let bytes = 0;
   for await (const { lineNo, value, where, start, length } of readSessionRows(file, {
     signal: options.signal,
@@ -117,7 +137,12 @@ async function readTranscript(file: string, options: SessionReadOptions, source:
     onText: (t, bytes) => hash.update(bytes ?? t),
     onLine: (line) => {
       asLines = true;
+      physicalLines = line.lineNo;
       lineDigests.line(line);
+      if (!sha) return;
+      if (line.invalidUtf8 || line.length !== line.bytes.length || line.bytesRead <= line.start + line.length) {
+        sha = undefined;
+      } else sha.update(line.bytes).update(LF);
     },
     strict: options.strict,
     onSkip: (line, reason) => options.skip({ file, line }, new Error(reason)),
@@ -136,6 +161,7 @@ async function readTranscript(file: string, options: SessionReadOptions, source:
     const entry = strings.share(
       start !== undefined && length !== undefined ? lazyEntry(parsed.entry, source, start, length) : parsed.entry,
     );
+    if (start !== undefined && length !== undefined) positions.set(entry, { start, length });
     (entry.sidechain ? sidechains : entries).push(entry);
   }
   const subagentOnly = entries.length === 0 && sidechains.length > 0;
@@ -146,8 +172,11 @@ async function readTranscript(file: string, options: SessionReadOptions, source:
     facts,
     hash: (asLines ? lineDigests.digests().text : hash.digest('hex')).slice(0, 10),
     lines,
+    physicalLines,
     ...(asLines ? { rawSha: lineDigests.digests().raw } : {}),
     bytes,
+    positionOf: (e) => positions.get(e),
+    ...(asLines && sha && !subagentOnly ? { sha: sha.state() } : {}),
   };
 }
 
@@ -161,6 +190,8 @@ interface BuildInput {
   onSubagent?: (agentId: string, runId: string, toolCallId: string) => void;
   notes: RunNotes;
   output?: PlanOutput;
+  /** Given for a session file whose run a later import may continue from its end (sessionTail.ts). */
+  tail?: { recorder?: TailRecorder };
 }
 
 /** An unexpected error while mapping a line, naming the file and line. */
@@ -212,8 +243,7 @@ function buildPlans(input: BuildInput): RunPlan[] {
         context,
       );
     const isFork = branch.index > 0 && branch.parentIndex !== undefined;
-    mapper.builder.observe((op) => input.notes.note(runId, op));
-    input.output?.stream(mapper.builder, {
+    const head: PlanHead = {
       runId,
       sessionId: read.facts.sessionId ?? basename(file, '.jsonl'),
       agentId: input.agentId,
@@ -224,7 +254,18 @@ function buildPlans(input: BuildInput): RunPlan[] {
       // What is known before the run is mapped; the whole metadata comes with its end (PlanOutput).
       metadata: { ...input.metadata },
       initial: mapper.builder.start,
+    };
+    // A session whose conversation is one run: where a later import of the grown file may take it up again.
+    const resume = input.tail && branches.length === 1 ? new StreamedResume(head) : undefined;
+    const recorder =
+      resume && input.tail ? (input.tail.recorder = new TailRecorder(read.positionOf, 0, resume)) : undefined;
+    // the run's digest is taken once: by the output that writes the run, else here
+    const feed = input.output ? undefined : resume;
+    mapper.builder.observe((op) => {
+      input.notes.note(runId, op);
+      feed?.op(op);
     });
+    input.output?.stream(mapper.builder, head, resume);
     // Written as it is mapped, and no fork starts from it: its finished calls need not stay whole in memory.
     if (input.output && !branches.some((b) => b.parentIndex === branch.index)) mapper.builder.forgetFinished();
     const forksHere = new Map<string, number[]>();
@@ -235,7 +276,9 @@ function buildPlans(input: BuildInput): RunPlan[] {
         forksHere.set(other.branchPointUuid, list);
       }
     }
+    const end = { at: read.bytes, atLine: read.physicalLines + 1 };
     branch.entries.forEach((entry, i) => {
+      recorder?.boundary(mapper, entry, end);
       try {
         mapper.add(entry);
       } catch (e) {
@@ -259,6 +302,7 @@ function buildPlans(input: BuildInput): RunPlan[] {
         });
       }
     });
+    recorder?.boundary(mapper, undefined, end);
     try {
       mapper.flush();
     } catch (e) {
@@ -285,53 +329,6 @@ function buildPlans(input: BuildInput): RunPlan[] {
     plans.push(plan);
   }
   return plans;
-}
-
-function subagentFiles(sessionFile: string): string[] {
-  const dir = join(dirname(sessionFile), basename(sessionFile, '.jsonl'), 'subagents');
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) return [];
-  return readdirSync(dir)
-    .filter((n) => /^agent-.+\.jsonl$/.test(n))
-    .sort()
-    .map((n) => join(dir, n));
-}
-
-/**
- * Reader options whose reports (warnings, skipped lines, unknown types) wait for `replay`: a subagent file is read
- * before the session is mapped, and its reports come where they came when it was read after (the same order).
- * Strict reading fails at once.
- */
-function deferredOptions(options: SessionReadOptions): { options: SessionReadOptions; replay: () => void } {
-  const warnings: ImportWarning[] = [];
-  const skips: { at: number; record: Parameters<ReaderOptions['skip']>[0]; error: unknown }[] = [];
-  const unknownTypes: Record<string, number> = {};
-  const deferred: SessionReadOptions = {
-    ...options,
-    warnings,
-    unknownTypes,
-    skip: options.strict
-      ? options.skip
-      : (record, error) => {
-          skips.push({ at: warnings.length, record, error });
-        },
-  };
-  const replay = () => {
-    let next = 0;
-    warnings.forEach((w, i) => {
-      for (; next < skips.length && (skips[next] as { at: number }).at <= i; next++) {
-        const s = skips[next] as (typeof skips)[number];
-        options.skip(s.record, s.error);
-      }
-      options.warnings.push(w);
-    });
-    for (; next < skips.length; next++) {
-      const s = skips[next] as (typeof skips)[number];
-      options.skip(s.record, s.error);
-    }
-    for (const [type, n] of Object.entries(unknownTypes))
-      options.unknownTypes[type] = (options.unknownTypes[type] ?? 0) + n;
-  };
-  return { options: deferred, replay };
 }
 
 /** A session read for its tree and facts (and its subagent files), ready to be mapped into runs once. */
@@ -361,7 +358,7 @@ export async function prepareClaudeCodeSession(file: string, options: SessionRea
   };
   const close = () => sources.forEach((src) => src.close());
   try {
-    const read = await readTranscript(file, options, open(file));
+    const read = await readTranscript(file, options, open(file), !/^agent-.+\.jsonl$/.test(basename(file)));
     reads.push({ file, read });
     const isSubagentFile = /^agent-.+\.jsonl$/.test(basename(file)) || read.subagentOnly;
     const subs: { file: string; read: ReadResult; replay: () => void }[] = [];
@@ -448,6 +445,8 @@ function buildSession(input: {
   if (ownAgent) metadata.subagentId = ownAgent;
   if (read.facts.summaries.length > 0) metadata.title = read.facts.summaries.at(-1)?.summary;
   if (read.facts.version) metadata.claudeCodeVersion = read.facts.version;
+  const tail: { recorder?: TailRecorder } | undefined =
+    !isSubagentFile && read.sha && read.sidechains.length === 0 ? {} : undefined;
   const plans = buildPlans({
     file,
     read,
@@ -458,7 +457,16 @@ function buildSession(input: {
     onSubagent: (agentId, parentRunId, toolCallId) => links.set(agentId, { runId: parentRunId, toolCallId }),
     notes,
     ...(output ? { output } : {}),
+    ...(tail ? { tail } : {}),
   });
+  const kept = tail?.recorder?.result({
+    read: fileRange(file),
+    bytes: read.bytes,
+    facts: read.facts,
+    sha: read.sha,
+    subagentFiles: input.subs.map((s) => s.file),
+  });
+  if (kept && plans.length === 1) (plans[0] as RunPlan).metadata.source = { ...source(file, read), tail: kept };
   const extraFiles: string[] = [];
   if (isSubagentFile || plans.length === 0) return { plans, primaryRunId: runId, extraFiles };
   const main = plans[0] as RunPlan;

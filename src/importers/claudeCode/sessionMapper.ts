@@ -60,6 +60,16 @@ function textOf(content: unknown): string {
   return '';
 }
 
+/** What a mapper holds between two lines: what `SessionMapper.state` gives and `resume` takes. */
+export interface MapperState {
+  pending?: { messageId?: string; requestId?: string; entries: AssistantEntry[] };
+  deferred: UserEntry[];
+  /** Raw tool_use id -> ledger ids still open. */
+  open: [string, string[]][];
+  compactions: number;
+  apiError?: string;
+}
+
 export class SessionMapper {
   private pending: PendingCall | undefined;
   private deferred: UserEntry[] = [];
@@ -85,6 +95,51 @@ export class SessionMapper {
     m.compactions = this.compactions;
     return m;
   }
+
+  /** This mapper's state between two lines (the entries it holds, by reference). */
+  state(): MapperState {
+    return {
+      ...(this.pending
+        ? {
+            pending: {
+              ...(this.pending.messageId !== undefined ? { messageId: this.pending.messageId } : {}),
+              ...(this.pending.requestId !== undefined ? { requestId: this.pending.requestId } : {}),
+              entries: [...this.pending.entries],
+            },
+          }
+        : {}),
+      deferred: [...this.deferred],
+      open: [...this.open].map(([k, v]) => [k, [...v]]),
+      compactions: this.compactions,
+      ...(this.lastApiError !== undefined ? { apiError: this.lastApiError } : {}),
+    };
+  }
+
+  /**
+   * A mapper taken up again from `state` over a builder that starts where the run stands in the store (its ledger
+   * the calls still open); `usedBefore`: the ids the run used before.
+   */
+  static resume(
+    builder: RunPlanBuilder,
+    env: MapperEnv,
+    context: RuntimeContextSnapshot,
+    usedBefore: (id: string) => boolean,
+    state: MapperState,
+  ): SessionMapper {
+    const m = new SessionMapper(builder, env, context);
+    m.pending = state.pending
+      ? { messageId: state.pending.messageId, requestId: state.pending.requestId, entries: [...state.pending.entries] }
+      : undefined;
+    m.deferred = [...state.deferred];
+    m.open = new Map(state.open.map(([k, v]) => [k, [...v]]));
+    m.compactions = state.compactions;
+    m.lastApiError = state.apiError;
+    m.usedBefore = usedBefore;
+    return m;
+  }
+
+  /** Taken up again: the ids the run used before (the store's), which `used` does not hold. */
+  private usedBefore: ((id: string) => boolean) | undefined;
 
   /** The message id of the model response still being assembled, if any. */
   get pendingMessageId(): string | undefined {
@@ -189,7 +244,7 @@ export class SessionMapper {
 
   private uniqueId(raw: string): string {
     let id = raw;
-    for (let n = 2; this.used.has(id); n++) id = `${raw}#${n}`;
+    for (let n = 2; this.used.has(id) || this.usedBefore?.(id) === true; n++) id = `${raw}#${n}`;
     this.used.add(id);
     const list = this.open.get(raw) ?? [];
     list.push(id);

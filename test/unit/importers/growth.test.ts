@@ -160,7 +160,7 @@ describe('re-importing a transcript that grew', () => {
         const source = t.store.getRun(plan.runId).metadata.source as {
           resume: { checkpoints: number; digest: string };
         };
-        assert.match(source.resume.digest, /^v2:/, 'this release writes its own digest');
+        assert.match(source.resume.digest, /^v3:/, 'this release writes its own digest');
         const older = planDigest(plan, source.resume.checkpoints, '0'.repeat(64));
         assert.match(older ?? '', /^[0-9a-f]{64}$/);
         const metadata = {
@@ -182,7 +182,7 @@ describe('re-importing a transcript that grew', () => {
     assert.equal(second.appended, 1);
     const runId = read.primaryRunId;
     const resume = (t.store.getRun(runId).metadata.source as { resume: { digest: string } }).resume;
-    assert.match(resume.digest, /^v2:/, 'the grown run carries the digest of this release');
+    assert.match(resume.digest, /^v3:/, 'the grown run carries the digest of this release');
   });
 
   it('a file whose start changed is imported as a new run, and the warning says why', async () => {

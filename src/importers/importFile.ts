@@ -226,7 +226,7 @@ export async function importFile(
     if (format === 'claude-code') {
       // A session imported before and grown since: only its new lines are read when its kept tail allows.
       let tailWritten = 0;
-      const tail = importSessionTail(store, file, readerOptions(), fileRange(file), () => {
+      const tail = await importSessionTail(store, file, readerOptions(), fileRange(file), () => {
         if (++tailWritten % 256 === 0) onWrite?.(tailWritten);
       });
       if (tail.kind === 'same') {

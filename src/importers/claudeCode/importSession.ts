@@ -123,7 +123,7 @@ async function readTranscript(
   let asLines = false;
   const positions = new WeakMap<Entry, { start: number; length: number }>();
   // the bytes' hash, kept for the import that reads the file once it grew (sessionTail.ts)
-  let sha = resumable ? new ResumableSha256() : undefined;
+  let sha = resumable ? await ResumableSha256.create() : undefined;
   let lines = 0;
   let physicalLines = 0;
   let bytes = 0;

@@ -62,7 +62,7 @@ const TailSchema = z.looseObject({
     toolNames: z.array(z.string()),
     summaries: z.array(z.looseObject({ summary: z.string() })),
   }),
-  sha: z.object({ h: z.array(z.number()).length(8), tail: z.string(), length: z.number().int().nonnegative() }),
+  sha: z.object({ saved: z.string(), length: z.number().int().nonnegative() }),
   head: z.object({ bytes: z.number().int().nonnegative(), sha256: z.string() }),
   window: z.object({ from: z.number().int().nonnegative(), sha256: z.string() }),
   subagents: z.array(z.tuple([z.string(), z.number(), z.number()])),
@@ -105,13 +105,15 @@ const isCompaction = (e: Entry): boolean =>
  * Continues the run of session `file` from the tail its last import kept, reading the file through `read`
  * (injectable: a test counts the bytes) — or says why the file must be read whole.
  */
-export function importSessionTail(
+export async function importSessionTail(
   store: RunStore,
   file: string,
   options: SessionReadOptions,
   read: ByteRange,
   onCheckpoint?: () => void,
-): TailOutcome {
+): Promise<TailOutcome> {
+  // the one wait, before the store is read: the rest runs in one turn
+  const sha = await ResumableSha256.create();
   const fallback = (why: string): TailOutcome => ({ kind: 'fallback', why });
   const name = basename(file, '.jsonl');
   if (/^agent-/.test(name)) return fallback('a sub-agent file');
@@ -147,7 +149,15 @@ export function importSessionTail(
   let lineNo = tail.atLine - 1;
   for (let p = tail.at; p < source.bytes; p++) if (window[p - tail.window.from] === 0x0a) lineNo++;
   let lastRecord = source.lines;
-  const sha = ResumableSha256.from(tail.sha);
+  try {
+    sha.resume(tail.sha);
+  } catch (e) {
+    return fallback(`its kept hash does not load (${e instanceof Error ? e.message : String(e)})`);
+  }
+  // the bytes after the kept hash's last whole block, up to the old end: in the window read
+  if (tail.sha.length < tail.window.from || tail.sha.length > source.bytes)
+    return fallback('no tail kept for this file');
+  sha.update(window.subarray(tail.sha.length - tail.window.from, old));
   for (let p = 0; p < complete;) {
     const nl = added.indexOf(0x0a, p);
     const bytes = added.subarray(p, nl);

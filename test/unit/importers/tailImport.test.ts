@@ -90,7 +90,7 @@ describe('re-importing a grown Claude Code session from its kept tail', () => {
     const size = fs.statSync(file).size;
     const io = counted(file);
     const options = readerOptions();
-    const outcome = importSessionTail(grown.store, file, options, io.read);
+    const outcome = await importSessionTail(grown.store, file, options, io.read);
     assert.equal(outcome.kind, 'continued', JSON.stringify(outcome));
     assert.ok(outcome.kind === 'continued' && outcome.appended > 0);
     // what was read: the file's first 4 KiB (checked unchanged) and the window before the old end, then the new bytes
@@ -129,7 +129,7 @@ describe('re-importing a grown Claude Code session from its kept tail', () => {
     await importPath(t.store, file);
     for (let cut = 27; cut <= lines.length; cut++) {
       fs.writeFileSync(file, lines.slice(0, cut).join(''));
-      const outcome = importSessionTail(t.store, file, readerOptions(), fileRange(file));
+      const outcome = await importSessionTail(t.store, file, readerOptions(), fileRange(file));
       assert.equal(outcome.kind, 'continued', `line ${cut}: ${JSON.stringify(outcome)}`);
       const fresh = store();
       const freshFile = path.join(fresh.dir, path.basename(REAL_FILE));
@@ -175,7 +175,7 @@ describe('re-importing a grown Claude Code session from its kept tail', () => {
     const at = bytes.lastIndexOf('"timestamp":"') + '"timestamp":"'.length + 3;
     bytes[at] = bytes[at] === 0x31 ? 0x32 : 0x31;
     fs.writeFileSync(file, Buffer.concat([bytes, Buffer.from(lines.slice(-8).join('\n') + '\n')]));
-    const outcome = importSessionTail(t.store, file, readerOptions(), fileRange(file));
+    const outcome = await importSessionTail(t.store, file, readerOptions(), fileRange(file));
     assert.deepEqual(outcome, { kind: 'fallback', why: 'the bytes before its end changed' });
     const summary = await importPath(t.store, file);
     assert.equal(summary.imported, 1);
@@ -192,7 +192,7 @@ describe('re-importing a grown Claude Code session from its kept tail', () => {
     const shorter = writeSession(u.dir, lines, subagent);
     await importPath(u.store, shorter);
     fs.writeFileSync(shorter, lines.slice(0, lines.length - 8).join('\n') + '\n');
-    assert.deepEqual(importSessionTail(u.store, shorter, readerOptions(), fileRange(shorter)), {
+    assert.deepEqual(await importSessionTail(u.store, shorter, readerOptions(), fileRange(shorter)), {
       kind: 'fallback',
       why: 'the file is shorter',
     });

@@ -6,10 +6,10 @@
  * Only what the team store lacks is sent. A `RunShipping` lives as long as its thread and remembers, run by run,
  * what it shipped (how many checkpoints, each tool call as it was). A run the team store holds as `running` with a
  * prefix of the local run's checkpoints (the same id at its last index) is continued in place: the new tool calls
- * begun (and finished), the open ones finished, the new checkpoints appended, the end written when the run ended
- * (RunStore's own write calls, in one transaction of the team store; over the network, the round trips of a few
- * writes, not of a copy). What it did not ship itself (another thread's earlier shipment) it reads from the team
- * store first. A change a continuation cannot carry (a live edit, an artifact, the run's metadata while running)
+ * begun (and finished), the open ones finished, the new checkpoints appended, the end written when the run ended,
+ * the heartbeat (`RunStore.continueRunIn`: one transaction of the team store, checked as a copy is; over the
+ * network, two round trips whatever the run's length and what was recorded since). What it did not ship itself
+ * (another thread's earlier shipment) it reads from the team store first. A change a continuation cannot carry (a live edit, an artifact, the run's metadata while running)
  * replaces the run by its whole self, also in one transaction: readers see the earlier prefix or the new one.
  *
  * A run the team store lacks is copied whole (its ancestors first, `copyRunIn`: batch by batch). Any other run of

@@ -175,14 +175,18 @@ export class ContentStore {
   /**
    * Runs `fn` (a copy of a run from another store) with every blob inserted at once (OR IGNORE) and never looked
    * up or counted first: a copy's blobs are nearly all new, and over the network each look-up is a round trip.
+   * `newNodes`: list nodes taken as new too (ListNodes.takeNewNodes: a continuation; one that was there after all
+   * fails the transaction, which the caller writes again without it).
    */
-  bulkWrites<T>(fn: () => T): T {
+  bulkWrites<T>(fn: () => T, options: { newNodes?: boolean } = {}): T {
     const was = this.bulk;
     this.bulk = true;
+    const nodes = options.newNodes ? this.lists.takeNewNodes() : undefined;
     try {
       return fn();
     } finally {
       this.bulk = was;
+      nodes?.();
     }
   }
 
@@ -479,6 +483,11 @@ export class ContentStore {
     this.written.clear();
     this.lists.forget();
     this.valueMemos.clear();
+  }
+
+  /** True while the list last written under `memoKey` is known (not forgotten since: a failed transaction forgets). */
+  knowsList(memoKey: string): boolean {
+    return this.lists.knowsList(memoKey);
   }
 
   forgetMemo(memoKey: string): void {

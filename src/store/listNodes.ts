@@ -184,14 +184,38 @@ export class ListNodes {
     });
   }
 
+  /** Set while nodes are taken as new (takeNewNodes). */
+  private newNodes = false;
+
+  /**
+   * Until the returned function is called, a node under a node another transaction added (not the empty list's) is
+   * taken as new as well: its id from the block taken ahead, a plain INSERT sent with the transaction's next read or
+   * COMMIT, no round trip. A continuation of a run's lists (a shipped run's next checkpoints) adds nodes under its
+   * last ones that no other list has, nearly always; when one had it after all, the unique (parent, item) index
+   * fails the INSERT and the whole transaction with it (nothing half-written), and the caller writes it again
+   * without this (RunContinuer). Engines that answer a node's id at once (SQLite): nothing changes.
+   */
+  takeNewNodes(): () => void {
+    const was = this.newNodes;
+    this.newNodes = this.fresh !== undefined;
+    return () => {
+      this.newNodes = was;
+    };
+  }
+
+  /** True while the list last written under `memoKey` is known here (see putList). */
+  knowsList(memoKey: string): boolean {
+    return this.memos.has(memoKey);
+  }
+
   /** The id of the list node (`parent`, `hash`) of `length` items: inserted, or the one there (hash-consed). */
   private nodeOf(parent: number, hash: string, length: number): number {
     const item = hashKey(hash);
     const fresh = this.fresh;
-    if (fresh?.nodes.has(parent)) {
+    if (fresh && (fresh.nodes.has(parent) || (this.newNodes && parent !== EMPTY_LIST))) {
       // under a node this transaction added: only this transaction can have added (parent, item), so its id is
       // known here and the INSERT goes with the transaction's next read or COMMIT (a plain INSERT: a conflict
-      // would be a bug, not a race)
+      // would be a bug, not a race; or, while nodes are taken as new, a node there after all: takeNewNodes)
       const key = `${parent}\u0000${hash}`;
       const known = fresh.children.get(key);
       if (known !== undefined) return known;

@@ -102,15 +102,28 @@ export function checkCopiedHashes(
   );
 }
 
-function checkCallIds(run: Pick<DebugRun, 'toolLedger'>, where: string | undefined): void {
+/**
+ * The tool-call records a run's continuation brings (RunStore.continueRunIn): each argsHash its args' hash, each id
+ * once among them (ids already in the run are checked against its rows, in the same transaction).
+ */
+export function checkContinuedCalls(records: readonly ToolCallRecord[], where?: string): void {
+  checkHashes(records, ['toolCalls'], where);
+  checkCallIds({ toolLedger: records }, where, 'toolCalls');
+}
+
+function checkCallIds(
+  run: { toolLedger: readonly ToolCallRecord[] },
+  where: string | undefined,
+  field = 'toolLedger',
+): void {
   const calls = new Map<string, number>();
   run.toolLedger.forEach((record, i) => {
     const first = calls.get(record.toolCallId);
     if (first !== undefined) {
       throw invalid(
         where,
-        ['toolLedger', i, 'toolCallId'],
-        `${JSON.stringify(record.toolCallId)} is already the id of toolLedger[${first}]; tool call ids are unique within a run`,
+        [field, i, 'toolCallId'],
+        `${JSON.stringify(record.toolCallId)} is already the id of ${field}[${first}]; tool call ids are unique within a run`,
       );
     }
     calls.set(record.toolCallId, i);

@@ -271,6 +271,26 @@ export interface ListsFrom {
   ledger?: readonly ToolCallRecord[];
 }
 
+/**
+ * What a copy of a run recorded since this store's copy of it, as `RunStore.continueRunIn` appends it: the run is
+ * here, still running, with `from` checkpoints, the last of them `lastCheckpointId`.
+ */
+export interface RunContinuation {
+  runId: string;
+  /** How many checkpoints the run holds here: the continuation's first checkpoint is at this index. */
+  from: number;
+  /** The id of the run's last checkpoint here (checked: a different one refuses the continuation). */
+  lastCheckpointId?: string;
+  /** That checkpoint as the copy holds it: the new checkpoints' lists continue its lists (not hashed again). */
+  listsFrom?: ListsFrom;
+  /** Tool calls begun since (finished or not), and calls open here that finished since: whole records. */
+  toolCalls: readonly ToolCallRecord[];
+  /** The run's heartbeat (a run still being recorded). */
+  heartbeatAt?: number;
+  /** The run's end, when it ended. */
+  end?: FinishRunInput;
+}
+
 /** How a checkpoint is appended (RunStore.appendCheckpoint). */
 export interface AppendOptions {
   listsFrom?: ListsFrom;
@@ -417,6 +437,20 @@ export interface RunStore {
     batches: Iterable<readonly Checkpoint[]>,
     options?: { where?: string },
   ): RunSummary;
+
+  /**
+   * Continues a run this store holds while it is being recorded elsewhere (a local-first recorder's shipper): its
+   * new tool calls, the calls it finished, checkpoints `from` … (whole, as exportCheckpoints reads them) and its end,
+   * checked as copyRunIn checks a copy, in one transaction (the caller's when inside one). Over the network, a
+   * constant number of round trips, whatever the run's length and the number of checkpoints. InvalidInput (nothing
+   * written) when the run here is not the one continued: ended, another length, another last checkpoint, a call
+   * finished differently.
+   */
+  continueRunIn(
+    continuation: RunContinuation,
+    batches: Iterable<readonly Checkpoint[]>,
+    options?: { where?: string },
+  ): void;
 
   saveForkRequest(record: ForkRequestRecord): void;
   getForkRequest(forkRequestId: string): ForkRequestRecord;

@@ -189,7 +189,7 @@ export class RunTransfer {
   }
 
   /** The runs holding any of `ids`, in one query a hundred ids (a batch's look-up, not one a checkpoint). */
-  private ownersOf(ids: readonly string[]): Map<string, string | undefined> {
+  ownersOf(ids: readonly string[]): Map<string, string | undefined> {
     const owners = new Map<string, string | undefined>();
     const GROUP = 100;
     const stmt = this.tx.sql(

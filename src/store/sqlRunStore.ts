@@ -57,6 +57,7 @@ import type {
   NewFileVersion,
   ReopenRunInput,
   RunStore,
+  RunContinuation,
   RunSummary,
   StoreChanges,
   ToolCallFacts,
@@ -64,6 +65,7 @@ import type {
 } from './runStore';
 import type { SqlDriver } from './sqlDriver';
 import type { StoreContext } from './storeContext';
+import { RunContinuer } from './runContinuation';
 import { StoreTransactions, type GroupCommitOptions } from './storeTransactions';
 import { ToolCallTable } from './toolCallTable';
 
@@ -84,6 +86,7 @@ export class SqlRunStore implements RunStore {
   private readonly fileVersions: FileVersionTable;
   private readonly rebuiltFiles: RebuiltFileTable;
   private readonly transfer: RunTransfer;
+  private readonly continuer: RunContinuer;
   private readonly feed: ChangeFeed;
 
   constructor(
@@ -126,6 +129,13 @@ export class SqlRunStore implements RunStore {
       live: this.live,
       artifacts: this.artifacts,
     });
+    this.continuer = new RunContinuer(
+      tx,
+      this.content,
+      this.traits,
+      { runs: this.runs, checkpoints: this.checkpoints, toolCalls: this.toolCalls },
+      (ids) => this.transfer.ownersOf(ids),
+    );
     this.feed = new ChangeFeed(path, db, this.traits, tx, this.runs);
   }
 
@@ -378,6 +388,15 @@ export class SqlRunStore implements RunStore {
     options: { where?: string } = {},
   ): RunSummary {
     return this.transfer.copyRunIn(head, batches, options);
+  }
+
+  continueRunIn(
+    continuation: RunContinuation,
+    batches: Iterable<readonly Checkpoint[]>,
+    options: { where?: string } = {},
+  ): void {
+    this.assertOpen();
+    this.continuer.continueRunIn(continuation, batches, options);
   }
 
   // ---- fork requests (forkRequestTable.ts) ---------------------------------------------------

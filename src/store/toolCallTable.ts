@@ -6,6 +6,7 @@ import {
   ToolCallRecordSchema,
   argsHash,
   parseWith,
+  toolOutcomeOf,
   type ToolCallLiveEdit,
   type ToolCallRecord,
   type ToolOutcome,
@@ -201,6 +202,31 @@ export class ToolCallTable {
       // The record as it reads back, from the row the UPDATE returned (the result as just stored, not read again).
       return this.toToolCall(row, stored?.value);
     });
+  }
+
+  /**
+   * Finishes a call a run's continuation found open here, as the copy's record ended (RunContinuer: read under the
+   * run's lock, with its args hash and live edit checked): one UPDATE, sent with the transaction's next read or
+   * COMMIT, nothing read back.
+   */
+  finishCopied(runId: string, record: ToolCallRecord): void {
+    const outcome = toolOutcomeOf(record);
+    const resultRef = record.result === undefined ? null : hashKey(this.ctx.content.putValue(record.result));
+    this.ctx
+      .sql(
+        `UPDATE tool_calls SET result_ref = ?, error_json = ?, ended_at = ?, state = ?, held_ms = ?
+         WHERE run_id = ? AND tool_call_id = ? AND state = 'running'`,
+      )
+      .run(
+        resultRef,
+        toJson(record.error),
+        record.endedAt ?? null,
+        outcome,
+        record.heldMs ?? null,
+        runId,
+        record.toolCallId,
+      );
+    this.afterFinish(runId, outcome === 'error');
   }
 
   /** The run's counts and change stamp after a call finished (a cancelled call is not an error: store/fixups.ts). */

@@ -6,10 +6,10 @@
  * Only what the team store lacks is sent. A `RunShipping` lives as long as its thread and remembers, run by run,
  * what it shipped (how many checkpoints, each tool call as it was). A run the team store holds as `running` with a
  * prefix of the local run's checkpoints (the same id at its last index) is continued in place: the new tool calls
- * begun (and finished), the open ones finished, the new checkpoints appended, the end written when the run ended
- * (RunStore's own write calls, in one transaction of the team store; over the network, the round trips of a few
- * writes, not of a copy). What it did not ship itself (another thread's earlier shipment) it reads from the team
- * store first. A change a continuation cannot carry (a live edit, an artifact, the run's metadata while running)
+ * begun (and finished), the open ones finished, the new checkpoints appended, the end written when the run ended,
+ * the heartbeat (`RunStore.continueRunIn`: one transaction of the team store, checked as a copy is; over the
+ * network, two round trips whatever the run's length and what was recorded since). What it did not ship itself
+ * (another thread's earlier shipment) it reads from the team store first. A change a continuation cannot carry (a live edit, an artifact, the run's metadata while running)
  * replaces the run by its whole self, also in one transaction: readers see the earlier prefix or the new one.
  *
  * A run the team store lacks is copied whole (its ancestors first, `copyRunIn`: batch by batch). Any other run of
@@ -18,7 +18,7 @@
  * as running there, not crashed, while its agent ships. Shipments are made one at a time by one thread
  * (teamWorker.ts): two never race through the same run.
  */
-import { OcdbError, storeLocationLabel, toolOutcomeOf, type Checkpoint, type ToolCallRecord } from '../model';
+import { OcdbError, storeLocationLabel, type Checkpoint, type ToolCallRecord } from '../model';
 import { HEARTBEAT_STALE_MS, READ_AHEAD_BATCH, type FinishRunInput, type RunStore, type RunSummary } from '../store';
 import { copySettledForkRequest, sameExport, transferOrder } from './runTransfer';
 
@@ -68,8 +68,6 @@ function* batchesOf(store: RunStore, runId: string, from: number, to: number): G
 /** Ships runs from one local store to one team store, remembering what it shipped (see the file's comment). */
 export class RunShipping {
   private readonly shipped = new Map<string, Shipped>();
-  /** Runs whose last checkpoint in the team store this thread appended (its writer holds that checkpoint's lists). */
-  private readonly appended = new Set<string>();
 
   constructor(
     readonly source: RunStore,
@@ -93,11 +91,11 @@ export class RunShipping {
     const known = this.shipped.get(runId);
     if (known) {
       try {
-        return target.transaction(() => this.continueRun(run, known));
+        // in the team store's own transaction (continueRunIn's), which it may write again carefully
+        return this.continueRun(run, known);
       } catch (e) {
         // what this thread remembered no longer holds (another writer, a change it cannot carry): looked at again
         this.shipped.delete(runId);
-        this.appended.delete(runId);
         if (!(e instanceof NeedsWholeRun) && !(e instanceof OcdbError)) throw e;
       }
     }
@@ -114,7 +112,6 @@ export class RunShipping {
     const { source, target } = this;
     const runId = run.runId;
     const from = storeLocationLabel(source.path);
-    this.appended.delete(runId);
     if (!target.hasRun(runId)) {
       target.copyRunIn(source.exportRunHead(runId), batchesOf(source, runId, 0, run.checkpointCount), {
         where: `${from}: run ${runId}`,
@@ -161,15 +158,13 @@ export class RunShipping {
 
   /**
    * Continues the team store's copy of a running run with what was recorded since `known`: tool calls begun and
-   * finished, checkpoints appended, the end. Throws NeedsWholeRun for a change it cannot carry.
+   * finished, checkpoints appended, the end, the heartbeat — one continueRunIn, a few round trips whatever the run's
+   * length. Throws NeedsWholeRun for a change it cannot carry, InvalidInput when the team store's copy is not
+   * `known` any more (nothing written either way).
    */
   private continueRun(run: RunSummary, known: Shipped): 'copied' | 'unchanged' {
     const { source, target } = this;
     const runId = run.runId;
-    const there = target.getRun(runId);
-    if (there.status !== 'running' || there.checkpointCount !== known.checkpoints) {
-      throw new OcdbError('InvalidInput', `Run ${runId} changed in the team store since it was shipped.`, { runId });
-    }
     const ended = run.status !== 'running';
     const metadata = JSON.stringify(run.metadata);
     if (
@@ -180,80 +175,73 @@ export class RunShipping {
       throw new NeedsWholeRun();
     }
     const calls = source.listToolCalls(runId);
-    const count = run.checkpointCount;
-    if (
-      count === known.checkpoints &&
-      !ended &&
-      calls.every((c) => known.calls.get(c.toolCallId) === JSON.stringify(c))
-    ) {
-      target.heartbeat(runId, Date.now());
-      return 'unchanged';
-    }
-    for (const call of calls) this.shipCall(runId, call, known.calls.get(call.toolCallId));
-    if (count > known.checkpoints) {
-      // from the last checkpoint shipped: the new ones' lists continue its lists (the same objects: not hashed again)
-      const start = Math.max(0, known.checkpoints - 1);
-      let before: Checkpoint | undefined;
-      for (const batch of batchesOf(source, runId, start, count)) {
-        for (const cp of batch) {
-          if (cp.checkpointId === known.lastCheckpointId) {
-            before = cp;
-            continue;
-          }
-          // the team store's writer knows the lists it appended last (by identity); after a copy, or another
-          // thread's shipment, it is told which checkpoint they continue (a read there, once)
-          const listsFrom =
-            before && !this.appended.has(runId)
-              ? { checkpointId: before.checkpointId, messages: before.messages, ledger: before.toolLedgerSnapshot }
-              : undefined;
-          target.appendCheckpoint(cp, { validated: true, ...(listsFrom ? { listsFrom } : {}) });
-          this.appended.add(runId);
-          before = cp;
-        }
+    const changed = calls.filter((c) => known.calls.get(c.toolCallId) !== JSON.stringify(c));
+    for (const call of changed) {
+      const shipped = known.calls.get(call.toolCallId);
+      // a live edit, or a finished call that changed: not something a continuation (or a recording) does
+      if (call.liveEdit) throw new NeedsWholeRun();
+      if (shipped !== undefined && (JSON.parse(shipped) as ToolCallRecord).endedAt !== undefined) {
+        throw new NeedsWholeRun();
       }
     }
-    if (ended) {
-      target.finishRun(runId, {
-        status: run.status as FinishRunInput['status'],
-        endedAt: run.endedAt ?? Date.now(),
-        ...(run.error !== undefined ? { error: run.error } : {}),
-        ...(metadata !== known.metadata ? { metadata: run.metadata } : {}),
-      });
+    const count = run.checkpointCount;
+    const recording = run.status === 'running' && !run.crashed;
+    if (count === known.checkpoints && !ended && changed.length === 0) {
+      if (recording) target.heartbeat(runId, Date.now());
+      this.settle(run, calls, true);
+      return 'unchanged';
     }
-    this.settle(run, calls);
+    // from the last checkpoint shipped: the new ones' lists continue its lists (the same objects: not hashed again)
+    const batches = batchesOf(source, runId, Math.max(0, known.checkpoints - 1), Math.max(count, known.checkpoints));
+    let first = count > known.checkpoints ? batches.next().value : undefined;
+    const before = first?.[0]?.checkpointId === known.lastCheckpointId ? first?.[0] : undefined;
+    if (before) first = first?.slice(1);
+    target.continueRunIn(
+      {
+        runId,
+        from: known.checkpoints,
+        ...(known.lastCheckpointId !== undefined ? { lastCheckpointId: known.lastCheckpointId } : {}),
+        ...(before
+          ? {
+              listsFrom: {
+                checkpointId: before.checkpointId,
+                messages: before.messages,
+                ledger: before.toolLedgerSnapshot,
+              },
+            }
+          : {}),
+        toolCalls: changed,
+        ...(recording ? { heartbeatAt: Date.now() } : {}),
+        ...(ended
+          ? {
+              end: {
+                status: run.status as FinishRunInput['status'],
+                endedAt: run.endedAt ?? Date.now(),
+                ...(run.error !== undefined ? { error: run.error } : {}),
+                ...(metadata !== known.metadata ? { metadata: run.metadata } : {}),
+              },
+            }
+          : {}),
+      },
+      (function* () {
+        if (first && first.length > 0) yield first;
+        yield* batches;
+      })(),
+      { where: `${storeLocationLabel(source.path)}: run ${runId}` },
+    );
+    this.settle(run, calls, true);
     return 'copied';
-  }
-
-  /** Begins and finishes in the team store what the local ledger holds beyond `shipped` (its JSON there). */
-  private shipCall(runId: string, call: ToolCallRecord, shipped: string | undefined): void {
-    if (shipped === JSON.stringify(call)) return;
-    if (call.liveEdit) throw new NeedsWholeRun();
-    const { target } = this;
-    if (shipped === undefined) {
-      const { toolCallId, toolName, args, sideEffectLevel, replayPolicy, startedAt } = call;
-      target.beginToolCall(runId, { toolCallId, toolName, args, sideEffectLevel, replayPolicy, startedAt });
-    } else if ((JSON.parse(shipped) as ToolCallRecord).endedAt !== undefined) {
-      throw new NeedsWholeRun(); // a finished call changed: not something a recording does
-    }
-    if (call.endedAt === undefined) return;
-    target.finishToolCall(runId, call.toolCallId, {
-      outcome: toolOutcomeOf(call),
-      endedAt: call.endedAt,
-      ...(call.result !== undefined ? { result: call.result } : {}),
-      ...(call.error !== undefined ? { error: call.error } : {}),
-      ...(call.heldMs !== undefined ? { heldMs: call.heldMs } : {}),
-    });
   }
 
   /**
    * After a shipment: the run's heartbeat in the team store (running there, or crashed at once when it crashed
    * here: a shipped run has no owner), its fork request, and what this thread now knows the team store holds.
    */
-  private settle(run: RunSummary, calls?: ToolCallRecord[]): void {
+  private settle(run: RunSummary, calls?: ToolCallRecord[], beaten = false): void {
     const { source, target } = this;
     const runId = run.runId;
     const recording = run.status === 'running' && !run.crashed;
-    if (recording) target.heartbeat(runId, Date.now());
+    if (recording && !beaten) target.heartbeat(runId, Date.now());
     else if (run.crashed) {
       const lastSign = run.heartbeatAt ?? run.lastCheckpointAt ?? run.startedAt;
       target.heartbeat(runId, Math.min(lastSign, Date.now() - HEARTBEAT_STALE_MS - 1));
@@ -261,7 +249,6 @@ export class RunShipping {
     copySettledForkRequest(source, target, run);
     if (run.status !== 'running') {
       this.shipped.delete(runId);
-      this.appended.delete(runId);
       return;
     }
     const ledger = calls ?? source.listToolCalls(runId);

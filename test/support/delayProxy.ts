@@ -72,6 +72,9 @@ export async function startDelayProxy(target: { host: string; port: number }, de
   };
   const server = net.createServer((client) => {
     count++;
+    // no Nagle in the proxy (pg's own socket has none): a flight that reaches it in several chunks would otherwise
+    // wait for the server's delayed ACK (40 ms on Linux) chunk after chunk, a delay no network in between adds
+    client.setNoDelay(true);
     open.add(client);
     client.on('close', () => open.delete(client));
     client.on('error', () => client.destroy());
@@ -81,6 +84,7 @@ export async function startDelayProxy(target: { host: string; port: number }, de
     }
     if (mode === 'hang') return; // accepted, never answered
     const upstream = net.connect(target.port, target.host);
+    upstream.setNoDelay(true);
     open.add(upstream);
     client.on('data', () => requests++);
     const toUpstream = hold(client, upstream);

@@ -6,14 +6,14 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { afterEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { FORMAT_SPECS, importPath } from '../../../src/importers';
 import { planDigest } from '../../../src/importers/growth';
 import { ForkService } from '../../../src/fork/forkService';
 import { runFork } from '../../../src/fork/runner';
 import type { SqlRunStore } from '../../../src/store';
-import { FIXTURES, REAL_FILE, SESSION_FILE, tempStore, type TempStore } from './helpers';
+import { FIXTURES, REAL_FILE, SESSION_FILE, tempStores } from './helpers';
 
 const SIDECHAINS = path.join(
   FIXTURES,
@@ -45,15 +45,7 @@ function exports(store: SqlRunStore): Record<string, unknown> {
 }
 
 describe('re-importing a transcript that grew', () => {
-  const open: TempStore[] = [];
-  const store = () => {
-    const t = tempStore();
-    open.push(t);
-    return t;
-  };
-  afterEach(() => {
-    for (const t of open.splice(0)) t.close();
-  });
+  const store = tempStores();
 
   for (const fixture of [REAL_FILE, SIDECHAINS, SUBAGENT, COMPACTION, CODEX, GEMINI, SESSION_FILE]) {
     const lines = linesOf(fixture);

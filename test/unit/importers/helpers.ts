@@ -2,6 +2,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { afterEach } from 'node:test';
 import type { Checkpoint } from '../../../src/model';
 import { openRunStore, type SqlRunStore } from '../../../src/store';
 
@@ -26,6 +27,19 @@ export function tempStore(): TempStore {
       store.close();
       fs.rmSync(dir, { recursive: true, force: true });
     },
+  };
+}
+
+/** A maker of temp stores for the tests of a `describe`: every store it made is closed after each test. */
+export function tempStores(): () => TempStore {
+  const open: TempStore[] = [];
+  afterEach(() => {
+    for (const t of open.splice(0)) t.close();
+  });
+  return () => {
+    const t = tempStore();
+    open.push(t);
+    return t;
   };
 }
 

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { afterEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { importPath } from '../../../src/importers';
 import { importSessionTail } from '../../../src/importers/claudeCode/tailImport';
 import { fileRange, type ByteRange } from '../../../src/importers/claudeCode/sessionTail';
@@ -18,7 +18,7 @@ import { sideEffectOf } from '../../../src/importers/sideEffects';
 import type { SessionReadOptions } from '../../../src/importers/claudeCode/importSession';
 import type { SqlRunStore } from '../../../src/store';
 import { LARGE, SESSION_ID, records, writeSession } from '../../bench/largeSession';
-import { REAL_FILE, tempStore, type TempStore } from './helpers';
+import { REAL_FILE, tempStores } from './helpers';
 
 const RUN = `cc-${SESSION_ID}`;
 
@@ -67,15 +67,19 @@ function sameTimes(dir: string): void {
 }
 
 describe('re-importing a grown Claude Code session from its kept tail', () => {
-  const open: TempStore[] = [];
-  const store = () => {
-    const t = tempStore();
-    open.push(t);
-    return t;
+  const store = tempStores();
+  /** The real spotter session's first `n` lines, imported into a new store. */
+  const importedCut = async (n: number) => {
+    const lines = fs
+      .readFileSync(REAL_FILE, 'utf8')
+      .split(/(?<=\n)/)
+      .filter((l) => l.length > 0);
+    const t = store();
+    const file = path.join(t.dir, path.basename(REAL_FILE));
+    fs.writeFileSync(file, lines.slice(0, n).join(''));
+    await importPath(t.store, file);
+    return { lines, t, file };
   };
-  afterEach(() => {
-    for (const t of open.splice(0)) t.close();
-  });
 
   it('reads only the new bytes of a large session and gives the run a fresh import of the whole file gives', async () => {
     const { lines, subagent } = records({ ...LARGE, toolCalls: 300 });
@@ -119,14 +123,7 @@ describe('re-importing a grown Claude Code session from its kept tail', () => {
   });
 
   it('continues the real spotter session line by line, each time as its fresh import', async () => {
-    const lines = fs
-      .readFileSync(REAL_FILE, 'utf8')
-      .split(/(?<=\n)/)
-      .filter((l) => l.length > 0);
-    const t = store();
-    const file = path.join(t.dir, path.basename(REAL_FILE));
-    fs.writeFileSync(file, lines.slice(0, 26).join(''));
-    await importPath(t.store, file);
+    const { lines, t, file } = await importedCut(26);
     for (let cut = 27; cut <= lines.length; cut++) {
       fs.writeFileSync(file, lines.slice(0, cut).join(''));
       const outcome = await importSessionTail(t.store, file, readerOptions(), fileRange(file));
@@ -140,14 +137,7 @@ describe('re-importing a grown Claude Code session from its kept tail', () => {
   });
 
   it('leaves a last line still being written for the next import', async () => {
-    const lines = fs
-      .readFileSync(REAL_FILE, 'utf8')
-      .split(/(?<=\n)/)
-      .filter((l) => l.length > 0);
-    const t = store();
-    const file = path.join(t.dir, path.basename(REAL_FILE));
-    fs.writeFileSync(file, lines.slice(0, 30).join(''));
-    await importPath(t.store, file);
+    const { lines, t, file } = await importedCut(30);
     const checkpoints = t.store.getRun(`cc-${path.basename(REAL_FILE, '.jsonl')}`).checkpointCount;
     const half = (lines[30] as string).slice(0, 100);
     fs.appendFileSync(file, half);

@@ -36,6 +36,12 @@ function attachedIn(store: string, agentId: string): boolean {
 }
 
 /** The dap-mode block of media/docs/debugger.md, exactly as a user would paste it. */
+/** What Emacs printed that explains a failure: from the attach on (its DAP messages), else the last lines. */
+function stderrOfInterest(stderr: string): string {
+  const attach = stderr.indexOf('ocdb: attach begins');
+  return attach >= 0 ? stderr.slice(attach, attach + 20000) : stderr.slice(-3000);
+}
+
 function readmeSnippet(): string {
   const doc = fs.readFileSync(path.join(ROOT, 'media/docs/debugger.md'), 'utf8');
   const blocks = [...doc.matchAll(/```elisp\n([\s\S]*?)```/g)].map((m) => m[1] ?? '');
@@ -154,7 +160,7 @@ describe('Emacs dap-mode drives ocdb dap', () => {
 
   // the attach part: whether the agent was started (Emacs attached in the store), how it ended, what it printed
   const why = () =>
-    `checks: ${JSON.stringify(checks)}\nagent: ${agentStarted ? `started, exit ${String(agentExit)}, lines ${JSON.stringify(agentLines.slice(-5))}` : 'never started (no attachment seen in the store)'}\nstderr: ${stderr.slice(-3000)}`;
+    `checks: ${JSON.stringify(checks)}\nagent: ${agentStarted ? `started, exit ${String(agentExit)}, lines ${JSON.stringify(agentLines.slice(-5))}` : 'never started (no attachment seen in the store)'}\nstderr: ${stderrOfInterest(stderr)}`;
 
   it('the session ran to the end without an error', () => {
     assert.equal(byName('error'), undefined, why());

@@ -166,11 +166,26 @@
           (let ((conf (copy-tree (cdr (assoc "Attach to agent run" dap-debug-template-configurations)))))
             (plist-put conf :agentId agent)
             (setq ocdb-stops 0)
+            ;; the attach's messages go to stderr: the test prints them when this part fails
+            (message "ocdb: attach begins")
+            (setq dap-print-io t dap-inhibit-io nil)
             (dap-debug conf))
           (ocdb-wait "the attach session" (lambda () (and (ocdb-session) (dap--session-running (ocdb-session)))))
           (write-region "" nil (getenv "OCDB_ATTACH_READY"))
           ;; the agent is a new process: on a loaded machine it takes a while to start
-          (ocdb-wait "the agent's first boundary" (lambda () (and (>= ocdb-stops 1) (ocdb-frame))) 90)
+          (condition-case e
+              (ocdb-wait "the agent's first boundary" (lambda () (and (>= ocdb-stops 1) (ocdb-frame))) 90)
+            (error
+             ;; what dap-mode saw, for the failure's message
+             (let ((session (ocdb-session)))
+               (ocdb-report "attach-state"
+                            (list (cons 'stops ocdb-stops)
+                                  (cons 'running (if (dap--session-running session) t :json-false))
+                                  (cons 'threadId (dap--debug-session-thread-id session))
+                                  (cons 'threadStates (dap--debug-session-thread-states session))
+                                  (cons 'frame (if (ocdb-frame) t :json-false)))))
+             (signal (car e) (cdr e))))
+          (setq dap-print-io nil)
           (ocdb-report-frame "attach-entry")
           (ocdb-report "attach-pending"
                        (let ((scopes (gethash "scopes"

@@ -68,6 +68,7 @@ describe('Emacs dap-mode drives ocdb dap', () => {
   let run: RunRecorder;
   let agentExit: number | null | undefined;
   let agentLines: Record<string, unknown>[] = [];
+  let agentStderr = '';
   let agentStarted = false;
   const byName = (name: string) => checks.find((c) => c.check === name)?.value;
 
@@ -143,6 +144,7 @@ describe('Emacs dap-mode drives ocdb dap', () => {
       void agent.exited.then((c) => {
         agentExit = c;
         agentLines = agent.lines;
+        agentStderr = agent.stderr;
         fs.writeFileSync(agentDone, String(c));
       });
     }, 50);
@@ -160,7 +162,7 @@ describe('Emacs dap-mode drives ocdb dap', () => {
 
   // the attach part: whether the agent was started (Emacs attached in the store), how it ended, what it printed
   const why = () =>
-    `checks: ${JSON.stringify(checks)}\nagent: ${agentStarted ? `started, exit ${String(agentExit)}, lines ${JSON.stringify(agentLines.slice(-5))}` : 'never started (no attachment seen in the store)'}\nstderr: ${stderrOfInterest(stderr)}`;
+    `checks: ${JSON.stringify(checks)}\nagent: ${agentStarted ? `started, exit ${String(agentExit)}, lines ${JSON.stringify(agentLines.slice(-5))}, stderr ${JSON.stringify(agentStderr.slice(-2000))}` : 'never started (no attachment seen in the store)'}\nstderr: ${stderrOfInterest(stderr)}`;
 
   it('the session ran to the end without an error', () => {
     assert.equal(byName('error'), undefined, why());

@@ -1,0 +1,156 @@
+/**
+ * A run recorded while its Timeline is open, for the live Timeline's tests on each engine: after each stretch of
+ * recording the Timeline is read again as LiveTimeline reads it (what is new only), the delta applied to what the page
+ * was sent — as objects and through the wire's columns — and compared with a fresh `timelineOf`. The stretches: model
+ * and tool calls; a model call sent open and answered after; a call's row read before its checkpoint; a call sent
+ * running that ends after, edited at its stop on an earlier checkpoint and held there; a fork appearing and growing;
+ * the fork ending diverged; the run ending; the run reopened (its end cut: sent whole again).
+ */
+import assert from 'node:assert/strict';
+import { ForkService } from '../../../src/fork/forkService';
+import type { Timeline } from '../../../src/model/timeline';
+import { applyTimelineDelta, type TimelineDelta } from '../../../src/model/timelineDelta';
+import {
+  TimelineDeltaWireSchema,
+  TimelineWireSchema,
+  packTimeline,
+  packTimelineDelta,
+  unpackTimeline,
+  unpackTimelineDelta,
+} from '../../../src/model/timelineWire';
+import { timelineOf } from '../../../src/replay/timeline';
+import { LiveTimeline } from '../../../src/replay/timelineLive';
+import type { RunStore } from '../../../src/store';
+import { RunWriter } from '../../../src/writer/runWriter';
+import { testContext } from '../../helpers/context';
+
+export const LIVE_RUN = 'live-timeline-run';
+
+/** A JSON round trip, as a message to the page travels. */
+function travel<T>(value: T): unknown {
+  return JSON.parse(JSON.stringify(value)) as unknown;
+}
+
+/** What a step of the scenario sent, for the tests to say what they expect of it. */
+export interface Sent {
+  name: string;
+  delta: TimelineDelta | undefined;
+}
+
+export function runLiveScenario(store: RunStore): Sent[] {
+  let clock = 1_767_225_600_000;
+  const now = () => clock;
+  const writer = RunWriter.create(
+    store,
+    { runId: LIVE_RUN, agentId: 'live-agent', startedAt: clock, state: { runtimeContext: testContext() } },
+    { now },
+  );
+  const model = (w: RunWriter, tokens: number) => {
+    clock += 40;
+    w.checkpoint('before_model_call');
+    clock += 300;
+    w.checkpoint('after_model_call', { usage: { inputTokens: tokens, outputTokens: 9 } });
+  };
+  const tool = (w: RunWriter, name: string, outcome: 'success' | 'error' = 'success') => {
+    clock += 5;
+    const { record } = w.beginTool({ toolName: name, args: { at: clock }, sideEffectLevel: 'read_only' });
+    clock += 20;
+    w.finishTool(record.toolCallId, outcome, outcome === 'success' ? { ok: true } : { name: 'Error', message: 'no' });
+  };
+
+  const live = new LiveTimeline(store, LIVE_RUN, { withForks: true });
+  const shown: Timeline = live.full();
+  assert.deepStrictEqual(shown, timelineOf(store, LIVE_RUN, { withForks: true }), 'the first read is timelineOf');
+  // the page's copy: what crossed the wire
+  let page = unpackTimeline(TimelineWireSchema.parse(travel(packTimeline(shown))));
+  const sent: Sent[] = [];
+  const step = (name: string) => {
+    const delta = live.next();
+    sent.push({ name, delta });
+    if (delta) {
+      const wire = TimelineDeltaWireSchema.safeParse(travel(packTimelineDelta(delta)));
+      assert.ok(wire.success, `${name}: the delta's wire form parses`);
+      applyTimelineDelta(shown, delta);
+      page = applyTimelineDelta(page, unpackTimelineDelta(wire.data));
+    }
+    const fresh = timelineOf(store, LIVE_RUN, { withForks: true });
+    assert.deepStrictEqual(shown, fresh, `${name}: the deltas applied equal a fresh timelineOf`);
+    assert.deepStrictEqual(page, fresh, `${name}: the deltas through the wire equal a fresh timelineOf`);
+  };
+
+  model(writer, 900);
+  tool(writer, 'lookup');
+  step('a model call and a tool call');
+
+  clock += 40;
+  writer.checkpoint('before_model_call');
+  step('a model call asked, not answered');
+  clock += 500;
+  writer.checkpoint('after_model_call', { usage: { inputTokens: 950, outputTokens: 12 } });
+  step('the model call answered');
+
+  // the call's row is written before its before_tool_call checkpoint: read first, placed when its checkpoint comes
+  clock += 5;
+  const early = writer.beginTool(
+    { toolName: 'search', args: { q: 'refund' }, sideEffectLevel: 'expensive_read' },
+    { checkpoint: false },
+  );
+  step("a call's row before its checkpoint");
+  const before = writer.checkpoint('before_tool_call', { toolCallId: early.record.toolCallId });
+  step('the checkpoint of the call read before');
+
+  // the call runs while the page is sent; then, at its stop, a live edit of its arguments and a hold
+  clock += 30;
+  const edited = before.index;
+  store.recordLiveEdit(
+    LIVE_RUN,
+    {
+      stopId: 'stop-1',
+      checkpointId: before.checkpointId,
+      boundary: 'before_tool_call',
+      toolCallId: early.record.toolCallId,
+      edits: { toolArgs: { q: 'refund policy' }, editedBy: 'VS Code' },
+      appliedAt: clock,
+    },
+    {
+      toolCallId: early.record.toolCallId,
+      args: { q: 'refund policy' },
+      liveEdit: { stopId: 'stop-1', editedBy: 'VS Code', at: clock },
+    },
+  );
+  step('a live edit on a checkpoint already sent');
+  writer.held(early.record.toolCallId, 700);
+  clock += 900;
+  writer.finishTool(early.record.toolCallId, 'success', { hits: 3 });
+  step('the call sent running ended, held');
+
+  model(writer, 1000);
+  tool(writer, 'refund', 'error');
+  // a fork from a checkpoint already sent, appearing while the run goes on
+  const forkFrom = store.listCheckpoints(LIVE_RUN, { offset: edited, limit: 1 })[0];
+  assert.ok(forkFrom);
+  const forks = new ForkService(store, { now });
+  const { runId: forkId } = forks.createReplay(LIVE_RUN, { fromCheckpointId: forkFrom.checkpointId, captured: true });
+  const fork = RunWriter.resume(store, forkId, { now });
+  model(fork, 400);
+  step('a new fork');
+  tool(fork, 'lookup');
+  model(fork, 410);
+  model(writer, 1100);
+  step('the run and its fork grow');
+  fork.end({ status: 'diverged' });
+  step('the fork ends diverged');
+  for (let i = 0; i < 3; i++) {
+    model(writer, 1200 + i);
+    tool(writer, `tool_${i}`);
+  }
+  writer.end({ endedAt: clock });
+  step('the run ends');
+  step('nothing new');
+
+  // a grown import continued: the run's end cut and written again
+  const count = store.getRun(LIVE_RUN).checkpointCount;
+  store.reopenRun(LIVE_RUN, { keepCheckpoints: count - 5, metadata: {} });
+  step('the run reopened, its end cut');
+  return sent;
+}

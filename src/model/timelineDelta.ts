@@ -77,7 +77,9 @@ function callIndex(calls: readonly TimelineCall[], cp: number): number {
 /** A lane changed in place: its header replaced, its columns and live edits continued, its calls replaced by `cp`. */
 export function applyLaneDelta(run: TimelineRun, d: TimelineLaneDelta): void {
   if (d.from !== run.cpAt.length)
-    throw new TimelineDeltaMismatch(`lane ${run.runId} holds ${run.cpAt.length} checkpoints, the delta continues ${d.from}`);
+    throw new TimelineDeltaMismatch(
+      `lane ${run.runId} holds ${run.cpAt.length} checkpoints, the delta continues ${d.from}`,
+    );
   const fields = run as unknown as Record<string, unknown>;
   const header = d.header as unknown as Record<string, unknown>;
   for (const key of HEADER_KEYS) {
@@ -108,7 +110,7 @@ export function applyLaneDelta(run: TimelineRun, d: TimelineLaneDelta): void {
 
 /**
  * `delta` applied to `timeline`, which it changes in place (a lane's arrays grow: what is new costs what it adds)
- * and answers. TimelineDeltaMismatch when it does not fit (a lane it continues is not there or holds another count).
+ * and answers; the lanes it sends whole become the timeline's. TimelineDeltaMismatch when it does not fit (a lane it continues is not there or holds another count).
  */
 export function applyTimelineDelta(timeline: Timeline, delta: TimelineDelta): Timeline {
   if (delta.rootRunId !== timeline.rootRunId)

@@ -137,7 +137,13 @@ export class LaneBuilder {
       }
     }
     if (open !== undefined && open !== wasOpen)
-      this.put({ kind: 'model', cp: open, step: this.cpStep[open] ?? 0, start: this.cpAt[open] ?? 0, name: 'model call' });
+      this.put({
+        kind: 'model',
+        cp: open,
+        step: this.cpStep[open] ?? 0,
+        start: this.cpAt[open] ?? 0,
+        name: 'model call',
+      });
     this.openModel = open;
     for (const t of calls) {
       this.marks.set(t.toolCallId, t);

@@ -11,14 +11,7 @@
 import type { Timeline, TimelineRun } from '../model/timeline';
 import type { TimelineDelta, TimelineLaneDelta, TimelineRunHeader } from '../model/timelineDelta';
 import type { RunStore, RunSummary } from '../store';
-import {
-  fillLane,
-  laneOf,
-  lineageOf,
-  timelineRunHeader,
-  type LineageEntry,
-  type TimelineOptions,
-} from './timeline';
+import { fillLane, laneOf, lineageOf, timelineRunHeader, type LineageEntry, type TimelineOptions } from './timeline';
 import { LaneBuilder, checkpointIndexIn } from './timelineLane';
 
 interface LaneState {
@@ -107,7 +100,9 @@ export class LiveTimeline {
       const calls = this.store.listToolCallMarks(runId, { afterSeq: lane.lastCallSeq, ids: [...lane.running] });
       lane.add(marks, calls);
       lane.addEdits(
-        this.store.listLiveEdits(runId, lane.editsRead).map((x) => checkpointIndexIn(this.store, runId, x.checkpointId)),
+        this.store
+          .listLiveEdits(runId, lane.editsRead)
+          .map((x) => checkpointIndexIn(this.store, runId, x.checkpointId)),
       );
       state.changeSeq = run.changeSeq;
     }

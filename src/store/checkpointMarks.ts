@@ -28,7 +28,8 @@ function corrupt(runId: string, index: number, what: string): OcdbError {
 /** A column of numbers as parsed (a NOT NULL column of numbers: anything else is a corrupt row). */
 function numbers(values: unknown[], runId: string, column: string, from: number): number[] {
   for (let i = 0; i < values.length; i++)
-    if (typeof values[i] !== 'number') throw corrupt(runId, from + i, `${column} is not a number: ${String(values[i])}`);
+    if (typeof values[i] !== 'number')
+      throw corrupt(runId, from + i, `${column} is not a number: ${String(values[i])}`);
   return values as number[];
 }
 

@@ -37,7 +37,7 @@ export interface Sent {
   delta: TimelineDelta | undefined;
 }
 
-export function runLiveScenario(store: RunStore): Sent[] {
+export function runLiveScenario(store: RunStore): { first: Timeline; sent: Sent[] } {
   let clock = 1_767_225_600_000;
   const now = () => clock;
   const writer = RunWriter.create(
@@ -61,12 +61,14 @@ export function runLiveScenario(store: RunStore): Sent[] {
   const live = new LiveTimeline(store, LIVE_RUN, { withForks: true });
   const shown: Timeline = live.full();
   assert.deepStrictEqual(shown, timelineOf(store, LIVE_RUN, { withForks: true }), 'the first read is timelineOf');
+  const first = structuredClone(shown);
   // the page's copy: what crossed the wire
   let page = unpackTimeline(TimelineWireSchema.parse(travel(packTimeline(shown))));
   const sent: Sent[] = [];
   const step = (name: string) => {
     const delta = live.next();
-    sent.push({ name, delta });
+    // kept as sent: applying it makes its whole lanes the timeline's, which later deltas grow
+    sent.push({ name, delta: structuredClone(delta) });
     if (delta) {
       const wire = TimelineDeltaWireSchema.safeParse(travel(packTimelineDelta(delta)));
       assert.ok(wire.success, `${name}: the delta's wire form parses`);
@@ -152,5 +154,5 @@ export function runLiveScenario(store: RunStore): Sent[] {
   const count = store.getRun(LIVE_RUN).checkpointCount;
   store.reopenRun(LIVE_RUN, { keepCheckpoints: count - 5, metadata: {} });
   step('the run reopened, its end cut');
-  return sent;
+  return { first, sent };
 }

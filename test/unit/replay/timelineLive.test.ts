@@ -14,7 +14,7 @@ import { tmpStore } from '../../helpers/tmp';
 import { LIVE_RUN, runLiveScenario } from './liveTimelineScenario';
 
 test('deltas applied to the first timeline equal timelineOf after each stretch of a live run', () => {
-  const sent = runLiveScenario(tmpStore());
+  const { sent } = runLiveScenario(tmpStore());
   const by = new Map(sent.map((s) => [s.name, s.delta]));
   // what the page was sent says what happened, lane by lane
   const answered = by.get('the model call answered');

@@ -56,6 +56,8 @@ export class LaneBuilder {
   lastCallSeq = -1;
   editsRead = 0;
   private changes: LaneChanges = LaneBuilder.none(0);
+  /** Whether changes are kept: not while the lane is first filled (nothing was sent yet), from its first `take` on. */
+  private tracking = false;
 
   private static none(from: number): LaneChanges {
     return { from, removed: new Set(), upserted: new Map(), liveEdits: [] };
@@ -65,6 +67,7 @@ export class LaneBuilder {
   take(): LaneChanges {
     const out = this.changes;
     this.changes = LaneBuilder.none(this.cpAt.length);
+    this.tracking = true;
     return out;
   }
 
@@ -75,12 +78,13 @@ export class LaneBuilder {
 
   private put(call: TimelineCall): void {
     this.calls.set(call.cp, call);
+    if (!this.tracking) return;
     this.changes.upserted.set(call.cp, call);
     this.changes.removed.delete(call.cp);
   }
 
   private remove(cp: number): void {
-    if (!this.calls.delete(cp)) return;
+    if (!this.calls.delete(cp) || !this.tracking) return;
     this.changes.upserted.delete(cp);
     this.changes.removed.add(cp);
   }
@@ -180,7 +184,7 @@ export class LaneBuilder {
     if (t.heldMs) call.held = t.heldMs;
     this.placedAt.set(id, cp);
     // a call read again while it runs and unchanged is not sent again
-    const before = this.calls.get(cp);
+    const before = this.tracking ? this.calls.get(cp) : undefined;
     if (before && JSON.stringify(before) === JSON.stringify(call)) return;
     this.put(call);
   }
@@ -191,7 +195,7 @@ export class LaneBuilder {
     for (const at of indexes) {
       if (at === undefined) continue;
       this.liveEdits.push(at);
-      this.changes.liveEdits.push(at);
+      if (this.tracking) this.changes.liveEdits.push(at);
     }
   }
 }

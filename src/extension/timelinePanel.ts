@@ -1,7 +1,8 @@
 /**
  * The Timeline panel (a webview panel beside the editor, the page of src/webview/timelineMain.ts): the lineage of
  * a run from its top-most ancestor — forks and sub-agents included — as the store's summary query answers it
- * (replay/timeline.ts), read again when the store changes (a live run grows as it records). It is a debugger view:
+ * (replay/timeline.ts), then, as the store changes (a live run grows as it records), what changed since it was sent
+ * (replay/timelineLive.ts: a delta the page applies in place, read at the cost of what is new). It is a debugger view:
  * it draws where the active replay is (DebugPositionTracker, which follows the stopped events: F10, Step Back), and
  * a bar the user activates moves the paused replay of that run there (DAP `goto`) or starts a replay at it.
  * VS Code wiring only.
@@ -13,11 +14,12 @@ import { errorMessage, redactValue } from '../model';
 import {
   TimelinePageMessageSchema,
   packTimeline,
+  packTimelineDelta,
   type TimelineHostMessage,
   type TimelinePageMessage,
   type TimelineWire,
 } from '../model/timelineWire';
-import { timelineOf } from '../replay/timeline';
+import { LiveTimeline } from '../replay/timelineLive';
 import { excerpt } from '../replay/transcript';
 import type { ExtensionContextObject } from './context';
 import type { DebugPositionTracker } from './debugPosition';
@@ -89,6 +91,8 @@ export class TimelinePanel implements vscode.Disposable {
   private lastRefresh = 0;
   /** How long the last summary query took (ms). */
   private lastQueryMs = 0;
+  /** The lineage as last sent to the page, which reads what changed since; none: the next post is whole. */
+  private live: LiveTimeline | undefined;
   /**
    * The lineage read while a new panel's page loads (the query and the page's loading overlap): posted when the
    * page says it is ready, unless the store changed meanwhile.
@@ -110,6 +114,8 @@ export class TimelinePanel implements vscode.Disposable {
       ctx.connection.onDidChange((e) => {
         this.prefetched = undefined;
         this.postedEarly = false;
+        // a store opened again, or a run shown deleted (it may come back under its id): the page gets it whole
+        if (e.kind === 'reset' || e.changes.deletedRunIds.some((id) => this.runIds.has(id))) this.live = undefined;
         if (!this.panel) return;
         if (e.kind === 'reset' || e.changes.changedRuns.some((r) => this.concerns(r.runId, r.parentRunId)))
           this.refreshSoon();
@@ -189,9 +195,28 @@ export class TimelinePanel implements vscode.Disposable {
     const wait = Math.max(0, this.lastRefresh + gap - Date.now());
     this.refreshTimer = setTimeout(() => {
       this.refreshTimer = undefined;
-      this.postTimeline();
+      this.postChanges();
       this.lastRefresh = Date.now();
     }, wait);
+  }
+
+  /** What changed in the lineage shown since it was sent, as a delta (the whole lineage when the page has none). */
+  private postChanges(): void {
+    const live = this.live;
+    if (!this.rootRunId || !this.ready) return;
+    if (!live || live.rootRunId !== this.rootRunId) return this.postTimeline();
+    try {
+      const started = performance.now();
+      const delta = live.next();
+      this.lastQueryMs = performance.now() - started;
+      if (!delta) return;
+      this.runIds = new Set(delta.order);
+      this.post({ type: 'delta', delta: packTimelineDelta(delta), queryMs: this.lastQueryMs });
+      if (delta.runs.length > 0) this.postPosition();
+    } catch (e) {
+      this.live = undefined;
+      this.ctx.log.warn(`timeline of ${this.rootRunId}: ${errorMessage(e)}`);
+    }
   }
 
   private post(message: TimelineHostMessage): void {
@@ -201,7 +226,9 @@ export class TimelinePanel implements vscode.Disposable {
   /** The summary query of the lineage shown, in the form it travels in (and how long the query took). */
   private query(rootRunId: string): Queried {
     const started = performance.now();
-    const timeline = timelineOf(this.ctx.connection.getOrCreate(), rootRunId, { withForks: true });
+    const live = new LiveTimeline(this.ctx.connection.getOrCreate(), rootRunId, { withForks: true });
+    const timeline = live.full();
+    this.live = live;
     const queried = performance.now();
     this.lastQueryMs = queried - started;
     const wire = packTimeline(timeline);
@@ -277,6 +304,9 @@ export class TimelinePanel implements vscode.Disposable {
         this.postedEarly = false;
         this.postPosition();
       } else this.postTimeline();
+    } else if (m.type === 'resync') {
+      this.ctx.log.debug(`timeline page of ${this.rootRunId ?? '?'}: a delta did not fit, sent whole`);
+      this.postTimeline();
     } else if (m.type === 'activate') {
       await this.moveReplay(m.runId, m.index).catch((e: unknown) =>
         vscode.window.showErrorMessage(`Timeline: could not move the replay: ${errorMessage(e)}`),

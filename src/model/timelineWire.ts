@@ -4,7 +4,8 @@
  * 20,000-checkpoint run holds some 12,000 calls: as objects their keys alone were most of the message, and the
  * page checked each object field by field before it could draw. Here the page's check is of the envelope, each
  * column's type and every column's length (a loop per column, not a schema per call); `unpackTimeline` then builds
- * the calls the page draws. And the panel's messages both ways. Pure, browser-safe.
+ * the calls the page draws. A live run's deltas (timelineDelta.ts) travel the same way. And the panel's messages both
+ * ways. Pure, browser-safe.
  */
 import * as z from 'zod/mini';
 import {
@@ -14,6 +15,7 @@ import {
   type TimelineCall,
   type TimelineRun,
 } from './timeline';
+import type { TimelineDelta, TimelineLaneDelta } from './timelineDelta';
 
 const CALL_STATES = ['running', 'success', 'error', 'cancelled'] as const;
 /** `flags` bits. */
@@ -63,10 +65,15 @@ const WireCallsSchema = z
     tokensOut: column<number | null>('numbers or null', orNull(isNumber)),
     /** Bits: 1 captured, 2 edited live. */
     flags: column<number>('integers', isInt),
+    /** A live debugger's hold before the call (ms), null none; absent when no call of the run was held. */
+    held: z.optional(column<number | null>('numbers or null', orNull(isNumber))),
   })
   .check(
     z.refine(
-      (c) => Object.entries(c).every(([key, col]) => key === 'names' || (col as unknown[]).length === c.kind.length),
+      (c) =>
+        Object.entries(c).every(
+          ([key, col]) => key === 'names' || col === undefined || (col as unknown[]).length === c.kind.length,
+        ),
       { error: 'the call columns differ in length' },
     ),
     z.refine((c) => c.name.every((i) => i >= 0 && i < c.names.length), { error: 'a call names no known name' }),
@@ -102,6 +109,7 @@ function callColumns(calls: readonly TimelineCall[]): WireCalls {
     tokensOut: [],
     flags: [],
   };
+  const held: (number | null)[] = [];
   for (const call of calls) {
     let ni = nameIndex.get(call.name);
     if (ni === undefined) {
@@ -121,7 +129,9 @@ function callColumns(calls: readonly TimelineCall[]): WireCalls {
     c.tokensIn.push(call.tokensIn ?? null);
     c.tokensOut.push(call.tokensOut ?? null);
     c.flags.push((call.captured ? CAPTURED : 0) | (call.edited ? EDITED : 0));
+    held.push(call.held ?? null);
   }
+  if (held.some((h) => h !== null)) c.held = held;
   return c;
 }
 
@@ -160,6 +170,8 @@ function callsOf(c: WireCalls): TimelineCall[] {
     const flags = c.flags[i] as number;
     if (flags & CAPTURED) call.captured = true;
     if (flags & EDITED) call.edited = true;
+    const held = c.held?.[i];
+    if (held !== null && held !== undefined) call.held = held;
     calls[i] = call;
   }
   return calls;
@@ -170,6 +182,55 @@ export function unpackTimeline(wire: TimelineWire): Timeline {
   return {
     rootRunId: wire.rootRunId,
     runs: wire.runs.map((run): TimelineRun => ({ ...run, calls: callsOf(run.calls) })),
+  };
+}
+
+/** A lane's header as a delta carries it (TimelineRunHeader). */
+const WireHeaderSchema = z.omit(TimelineRunSchema, {
+  calls: true,
+  cpAt: true,
+  cpStep: true,
+  cpBoundary: true,
+  liveEdits: true,
+});
+
+const WireLaneDeltaSchema = z.object({
+  header: WireHeaderSchema,
+  from: z.int().check(z.nonnegative()),
+  cpAt: column<number>('numbers', isNumber),
+  cpStep: column<number>('numbers', isNumber),
+  cpBoundary: column<number>('numbers', isNumber),
+  removed: column<number>('integers', isInt),
+  calls: WireCallsSchema,
+  liveEdits: column<number>('integers', isInt),
+});
+
+/** A TimelineDelta as it travels: lanes sent whole and calls in the columns above. */
+export const TimelineDeltaWireSchema = z.object({
+  rootRunId: z.string(),
+  order: z.array(z.string()),
+  runs: z.array(WireRunSchema),
+  lanes: z.array(WireLaneDeltaSchema),
+});
+export type TimelineDeltaWire = z.infer<typeof TimelineDeltaWireSchema>;
+
+/** A delta in its travelling form (the host's side). */
+export function packTimelineDelta(delta: TimelineDelta): TimelineDeltaWire {
+  return {
+    rootRunId: delta.rootRunId,
+    order: delta.order,
+    runs: delta.runs.map((run) => ({ ...run, calls: callColumns(run.calls) })),
+    lanes: delta.lanes.map((lane) => ({ ...lane, calls: callColumns(lane.calls) })),
+  };
+}
+
+/** The delta the page applies, from its checked travelling form. */
+export function unpackTimelineDelta(wire: TimelineDeltaWire): TimelineDelta {
+  return {
+    rootRunId: wire.rootRunId,
+    order: wire.order,
+    runs: wire.runs.map((run): TimelineRun => ({ ...run, calls: callsOf(run.calls) })),
+    lanes: wire.lanes.map((lane): TimelineLaneDelta => ({ ...lane, calls: callsOf(lane.calls) })),
   };
 }
 
@@ -199,6 +260,8 @@ export const TimelineHostMessageSchema = z.discriminatedUnion('type', [
     /** Where the host's part of opening the panel went: the page shows it to tests and devtools. */
     opening: z.optional(TimelineOpeningSchema),
   }),
+  /** What changed since the timeline (or delta) before: a run being recorded grew, a fork appeared, a run ended. */
+  z.object({ type: z.literal('delta'), delta: TimelineDeltaWireSchema, queryMs: z.optional(z.number()) }),
   z.object({ type: z.literal('position'), position: z.optional(PositionSchema) }),
   z.object({ type: z.literal('details'), requestId: z.int(), text: z.optional(z.string()) }),
 ]);
@@ -207,6 +270,8 @@ export type TimelineHostMessage = z.infer<typeof TimelineHostMessageSchema>;
 /** What the Timeline panel posts to its host. */
 export const TimelinePageMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ready') }),
+  /** A delta did not fit what the page holds: it asks for the whole timeline. */
+  z.object({ type: z.literal('resync') }),
   z.object({ type: z.literal('activate'), runId: z.string(), index: z.int().check(z.nonnegative()) }),
   z.object({ type: z.literal('details'), requestId: z.int(), runId: z.string(), toolCallId: z.string() }),
 ]);

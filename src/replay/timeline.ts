@@ -7,8 +7,10 @@
  * the run they hang from. Read-only; nothing is loaded whole, so a 20,000-checkpoint run costs its rows.
  */
 import { divergenceOfError, runStatusText } from '../model';
-import { TIMELINE_BOUNDARIES, type Timeline, type TimelineCall, type TimelineRun } from '../model/timeline';
-import type { CheckpointMarks, RunStore, RunSummary } from '../store';
+import type { Timeline, TimelineRun } from '../model/timeline';
+import type { TimelineRunHeader } from '../model/timelineDelta';
+import type { RunStore, RunSummary } from '../store';
+import { LaneBuilder, checkpointIndexIn } from './timelineLane';
 
 export interface TimelineOptions {
   /** Forks of the run (and of its forks) as branches; default true. */
@@ -18,8 +20,6 @@ export interface TimelineOptions {
   /** At most this many runs (the root first); default 200. */
   maxRuns?: number;
 }
-
-const BOUNDARY_CODE = new Map<string, number>(TIMELINE_BOUNDARIES.map((b, i) => [b, i]));
 
 /** The sub-agent runs a run's metadata names (`subagents: [{ runId, toolCallId }]`, an import's links). */
 function subagentsOf(run: RunSummary): { runId: string; toolCallId?: string }[] {
@@ -35,106 +35,19 @@ function subagentsOf(run: RunSummary): { runId: string; toolCallId?: string }[] 
   return out;
 }
 
-function modelCalls(m: CheckpointMarks): TimelineCall[] {
-  const calls: TimelineCall[] = [];
-  let open: number | undefined;
-  for (let i = 0; i < m.boundary.length; i++) {
-    const boundary = m.boundary[i];
-    if (boundary === 'before_model_call') open = i;
-    else if (boundary === 'after_model_call') {
-      const from = open ?? i;
-      const call: TimelineCall = {
-        kind: 'model',
-        cp: from,
-        endCp: i,
-        step: m.stepIndex[i] ?? 0,
-        start: m.createdAt[from] ?? 0,
-        end: m.createdAt[i] ?? 0,
-        name: 'model call',
-      };
-      // the time a live debugger held the agent before the model was called (recorded on this checkpoint)
-      const held = m.heldMs[i];
-      if (held) call.held = held;
-      const usage = m.usage[i];
-      if (usage) {
-        call.tokensIn = usage.inputTokens;
-        call.tokensOut = usage.outputTokens;
-        if (usage.captured) call.captured = true;
-      }
-      calls.push(call);
-      open = undefined;
-    }
-  }
-  if (open !== undefined)
-    calls.push({
-      kind: 'model',
-      cp: open,
-      step: m.stepIndex[open] ?? 0,
-      start: m.createdAt[open] ?? 0,
-      name: 'model call',
-    });
-  return calls;
-}
+/** Where a lane hangs from its parent, and the time its live stops are judged at. */
+export type LaneWhere = { parentRunId?: string; forkIndex?: number; calledBy?: string; now?: number };
 
-/** One run's lane data. */
-export function timelineRun(
+/** A lane's fields but its columns, calls and live edits: what the run's row and its live stop say. */
+export function timelineRunHeader(
   store: RunStore,
   run: RunSummary,
   kind: TimelineRun['kind'],
-  where: { parentRunId?: string; forkIndex?: number; calledBy?: string; now?: number } = {},
-): TimelineRun {
+  where: LaneWhere,
+  lastStep: number,
+): TimelineRunHeader {
   const { now, ...extra } = where;
-  const m = store.listCheckpointMarks(run.runId);
-  const n = m.boundary.length;
-  const cpAt = m.createdAt;
-  const cpStep = m.stepIndex;
-  const cpBoundary = m.boundary.map((b) => BOUNDARY_CODE.get(b) ?? 0);
-  const beforeTool = new Map<string, number>();
-  const afterTool = new Map<string, number>();
-  for (let i = 0; i < n; i++) {
-    const id = m.toolCallId[i];
-    if (id === undefined) continue;
-    if (m.boundary[i] === 'before_tool_call') beforeTool.set(id, i);
-    else if (m.boundary[i] === 'after_tool_call') afterTool.set(id, i);
-  }
-  // the few checkpoints named by id (live edits, a divergence) are looked up one by one
-  const indexOf = (checkpointId: string): number | undefined => {
-    try {
-      const s = store.getCheckpointSummary(checkpointId);
-      return s.runId === run.runId ? s.index : undefined;
-    } catch {
-      return undefined;
-    }
-  };
-  const calls = modelCalls(m);
-  for (const t of store.listToolCallMarks(run.runId)) {
-    const cp = beforeTool.get(t.toolCallId);
-    // a fork's inherited calls are its parent's, drawn on the parent's lane
-    if (cp === undefined) continue;
-    const call: TimelineCall = {
-      kind: 'tool',
-      cp,
-      step: cpStep[cp] ?? 0,
-      start: t.startedAt,
-      name: t.toolName,
-      toolCallId: t.toolCallId,
-      sideEffect: t.sideEffectLevel,
-      state: t.state,
-    };
-    const endCp = afterTool.get(t.toolCallId);
-    if (endCp !== undefined) call.endCp = endCp;
-    if (t.endedAt !== undefined) call.end = t.endedAt;
-    if (t.liveEdited) call.edited = true;
-    if (t.heldMs) call.held = t.heldMs;
-    calls.push(call);
-  }
-  calls.sort((a, b) => a.cp - b.cp);
-  const liveEdits: number[] = [];
-  for (const e of store.listLiveEdits(run.runId)) {
-    const at = indexOf(e.checkpointId);
-    if (at !== undefined) liveEdits.push(at);
-  }
-  const out: TimelineRun = {
+  const out: TimelineRunHeader = {
     runId: run.runId,
     agentId: run.agentId,
     kind,
@@ -144,11 +57,6 @@ export function timelineRun(
     stepCount: run.stepCount,
     inputTokens: run.inputTokens,
     outputTokens: run.outputTokens,
-    cpAt,
-    cpStep,
-    cpBoundary,
-    calls,
-    liveEdits,
     ...extra,
   };
   if (run.endedAt !== undefined) out.endedAt = run.endedAt;
@@ -161,31 +69,75 @@ export function timelineRun(
           .filter((st) => st.runId === run.runId)
           .at(-1)
       : undefined;
-    const at = stop ? indexOf(stop.checkpointId) : undefined;
+    const at = stop ? checkpointIndexIn(store, run.runId, stop.checkpointId) : undefined;
     if (at !== undefined) out.pausedAt = at;
   }
   const d = divergenceOfError(run.error);
   if (d) {
-    const at = d.forkCheckpointId !== undefined ? indexOf(d.forkCheckpointId) : undefined;
+    const at = d.forkCheckpointId !== undefined ? checkpointIndexIn(store, run.runId, d.forkCheckpointId) : undefined;
     out.divergence = at === undefined ? { stepIndex: d.stepIndex } : { stepIndex: d.stepIndex, cp: at };
   } else if (run.status === 'diverged') {
-    out.divergence = { stepIndex: cpStep[n - 1] ?? 0 };
+    out.divergence = { stepIndex: lastStep };
   }
   return out;
 }
 
-/** A run and its lineage, the root first and each fork and sub-agent run after the run it hangs from. */
-export function timelineOf(store: RunStore, runId: string, options: TimelineOptions = {}): Timeline {
+/**
+ * A lane from its header and what its builder holds; `copy`: its columns copied (the builder goes on growing its
+ * own), else they are the builder's.
+ */
+export function laneOf(header: TimelineRunHeader, lane: LaneBuilder, copy = false): TimelineRun {
+  const own = <T>(a: T[]): T[] => (copy ? a.slice() : a);
+  return {
+    ...header,
+    cpAt: own(lane.cpAt),
+    cpStep: own(lane.cpStep),
+    cpBoundary: own(lane.cpBoundary),
+    calls: lane.sortedCalls(),
+    liveEdits: own(lane.liveEdits),
+  };
+}
+
+/** Feeds a lane everything its run holds: its checkpoints, its calls, its live edits. */
+export function fillLane(store: RunStore, runId: string, lane: LaneBuilder = new LaneBuilder()): LaneBuilder {
+  lane.add(store.listCheckpointMarks(runId), store.listToolCallMarks(runId));
+  lane.addEdits(store.listLiveEdits(runId).map((e) => checkpointIndexIn(store, runId, e.checkpointId)));
+  lane.take();
+  return lane;
+}
+
+/** One run's lane data. */
+export function timelineRun(
+  store: RunStore,
+  run: RunSummary,
+  kind: TimelineRun['kind'],
+  where: LaneWhere = {},
+): TimelineRun {
+  const lane = fillLane(store, run.runId);
+  return laneOf(timelineRunHeader(store, run, kind, where, lane.cpStep.at(-1) ?? 0), lane);
+}
+
+/** A run shown on the Timeline, before its marks are read: its row, its kind, where it hangs from. */
+export interface LineageEntry {
+  run: RunSummary;
+  kind: TimelineRun['kind'];
+  where: LaneWhere;
+}
+
+/**
+ * The runs `timelineOf` shows, in its order (the root first; each fork and sub-agent after the run it hangs from),
+ * from the runs' rows alone.
+ */
+export function lineageOf(store: RunStore, runId: string, options: TimelineOptions = {}): LineageEntry[] {
   const withForks = options.withForks ?? true;
   const withSubagents = options.withSubagents ?? true;
   const maxRuns = options.maxRuns ?? 200;
-  const runs: TimelineRun[] = [];
+  const out: LineageEntry[] = [];
   const seen = new Set<string>();
-  const visit = (run: RunSummary, kind: TimelineRun['kind'], extra: Parameters<typeof timelineRun>[3]) => {
-    if (seen.has(run.runId) || runs.length >= maxRuns) return;
+  const visit = (run: RunSummary, kind: TimelineRun['kind'], where: LaneWhere) => {
+    if (seen.has(run.runId) || out.length >= maxRuns) return;
     seen.add(run.runId);
-    const lane = timelineRun(store, run, kind, extra);
-    runs.push(lane);
+    out.push({ run, kind, where });
     if (withSubagents) {
       for (const sub of subagentsOf(run)) {
         if (!store.hasRun(sub.runId)) continue;
@@ -206,5 +158,11 @@ export function timelineOf(store: RunStore, runId: string, options: TimelineOpti
     }
   };
   visit(store.getRun(runId), 'run', {});
+  return out;
+}
+
+/** A run and its lineage, the root first and each fork and sub-agent run after the run it hangs from. */
+export function timelineOf(store: RunStore, runId: string, options: TimelineOptions = {}): Timeline {
+  const runs = lineageOf(store, runId, options).map((e) => timelineRun(store, e.run, e.kind, e.where));
   return { rootRunId: runId, runs };
 }

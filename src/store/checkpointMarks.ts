@@ -26,26 +26,32 @@ function corrupt(runId: string, index: number, what: string): OcdbError {
 }
 
 /** A column of numbers as parsed (a NOT NULL column of numbers: anything else is a corrupt row). */
-function numbers(values: unknown[], runId: string, column: string): number[] {
+function numbers(values: unknown[], runId: string, column: string, from: number): number[] {
   for (let i = 0; i < values.length; i++)
-    if (typeof values[i] !== 'number') throw corrupt(runId, i, `${column} is not a number: ${String(values[i])}`);
+    if (typeof values[i] !== 'number')
+      throw corrupt(runId, from + i, `${column} is not a number: ${String(values[i])}`);
   return values as number[];
 }
 
 const COLUMNS = ['created_at', 'step_index', 'boundary', 'tool_call_id', 'usage_json', 'held_ms'] as const;
 
-export function checkpointMarks(sql: (text: string) => SqlStatement, runId: string): CheckpointMarks {
+/**
+ * The checkpoints of a run from index `from` on (a range of the primary key: a reader following a live run reads
+ * what is new, not the run again); `marks.x[i]` is checkpoint `from + i`.
+ */
+export function checkpointMarks(sql: (text: string) => SqlStatement, runId: string, from = 0): CheckpointMarks {
   const c = markColumns(
     sql,
     COLUMNS,
-    'checkpoints WHERE run_key = (SELECT run_key FROM runs WHERE run_id = ?)',
-    runId,
+    'checkpoints WHERE run_key = (SELECT run_key FROM runs WHERE run_id = ?) AND seq >= ?',
+    [runId, from],
     `the checkpoints of run ${runId}`,
   );
   const n = c.seq.length;
+  const at = (i: number) => from + i;
   // the number columns are the parsed arrays themselves, checked, not copied
-  const createdAt = numbers(c.created_at, runId, 'created_at');
-  const stepIndex = numbers(c.step_index, runId, 'step_index');
+  const createdAt = numbers(c.created_at, runId, 'created_at', from);
+  const stepIndex = numbers(c.step_index, runId, 'step_index', from);
   const marks: CheckpointMarks = {
     createdAt,
     stepIndex,
@@ -62,13 +68,13 @@ export function checkpointMarks(sql: (text: string) => SqlStatement, runId: stri
         : BOUNDARY_NAMES.has(code)
           ? (code as CheckpointBoundary)
           : undefined;
-    if (boundary === undefined) throw corrupt(runId, i, `unknown boundary ${String(code)}`);
+    if (boundary === undefined) throw corrupt(runId, at(i), `unknown boundary ${String(code)}`);
     marks.boundary[i] = boundary;
     const u = c.usage_json[i];
     if (u !== null) {
       const parsed = usageOf(u) as Partial<Usage> | null;
       if (typeof parsed?.inputTokens !== 'number' || typeof parsed.outputTokens !== 'number')
-        throw corrupt(runId, i, 'usage without its token counts');
+        throw corrupt(runId, at(i), 'usage without its token counts');
       marks.usage[i] = parsed as Usage;
     }
     const id = c.tool_call_id[i];

@@ -239,10 +239,11 @@ export class LiveTable {
       );
   }
 
-  edits(runId: string): LiveEditRecord[] {
+  /** A run's edits in order, from the `from`-th on (a range of the primary key). */
+  edits(runId: string, from = 0): LiveEditRecord[] {
     return this.ctx
-      .sql('SELECT * FROM live_edits WHERE run_id = ? ORDER BY seq')
-      .all(runId)
+      .sql('SELECT * FROM live_edits WHERE run_id = ? AND seq >= ? ORDER BY seq')
+      .all(runId, from)
       .map((row) =>
         parseWith(
           LiveEditRecordSchema,

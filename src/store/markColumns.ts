@@ -15,20 +15,20 @@ import type { SqlStatement, SqlValue } from './sqlDriver';
 export type MarkColumns<K extends string> = Record<K | 'seq', unknown[]>;
 
 /**
- * Reads `columns` (and `seq`) of the rows of `from` (a table and its WHERE, or a subquery with its alias) as
- * columns. `what` names the rows in an error.
+ * Reads `columns` (and `seq`) of the rows of `from` (a table and its WHERE, or a subquery with its alias; its
+ * parameters `params`) as columns. `what` names the rows in an error.
  */
 export function markColumns<K extends string>(
   sql: (text: string) => SqlStatement,
   columns: readonly K[],
   from: string,
-  param: SqlValue,
+  params: SqlValue | readonly SqlValue[],
   what: string,
 ): MarkColumns<K> {
   const names = ['seq', ...columns] as (K | 'seq')[];
   const row = sql(
     `SELECT count(*) AS n, ${names.map((c) => `CAST(json_group_array(${c}) AS TEXT) AS ${c}`).join(', ')} FROM ${from}`,
-  ).get(param);
+  ).get(...(Array.isArray(params) ? (params as readonly SqlValue[]) : [params as SqlValue]));
   const n = Number(row?.n ?? 0);
   const out = {} as MarkColumns<K>;
   for (const name of names) {

@@ -377,6 +377,13 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE checkpoints ADD COLUMN held_ms REAL;
   `,
+  // 12: what a reader that follows a run being recorded (the Timeline) needs to read only what is new: how many
+  // times the run's recorded end was cut and written again (reopenRun: what was read of it before is stale when this
+  // changed), and the calls by their place in the ledger (the calls begun after the last one read)
+  `
+  ALTER TABLE runs ADD COLUMN rewrites INTEGER NOT NULL DEFAULT 0;
+  CREATE INDEX tool_calls_by_seq ON tool_calls (run_id, seq);
+  `,
 ];
 
 /** Brings the database to the newest schema, each migration in its own transaction. */

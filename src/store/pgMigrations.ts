@@ -326,6 +326,12 @@ export const PG_MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE checkpoints ADD COLUMN held_ms DOUBLE PRECISION;
   `,
+  // 10 (SQLite migration 12): how many times a run's recorded end was cut and written again (reopenRun), and the
+  // calls by their place in the ledger: what a reader following a live run reads to read only what is new
+  `
+  ALTER TABLE runs ADD COLUMN rewrites INTEGER NOT NULL DEFAULT 0;
+  CREATE INDEX tool_calls_by_seq ON tool_calls (run_id, seq);
+  `,
 ];
 
 /** The newest schema version present in the database, 0 for an empty database. */

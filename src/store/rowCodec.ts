@@ -55,6 +55,8 @@ export function rowToRunSummary(row: SqlRow): RunSummary {
     heartbeatAt,
     lastCheckpointAt: num(row.last_checkpoint_at),
     changeSeq: Number(row.change_seq),
+    // absent (0) on a run never reopened: most runs, and a store read before its schema had the column
+    rewrites: Number(row.rewrites ?? 0) || undefined,
   });
 }
 

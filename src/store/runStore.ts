@@ -84,6 +84,11 @@ export interface RunSummary {
   lastCheckpointAt?: number;
   /** Store-wide change counter value of this run's last write (for incremental refresh). */
   changeSeq: number;
+  /**
+   * How many times the run's recorded end was cut and written again (reopenRun); absent when never. What a reader
+   * following the run read of it before is stale when this changed: everything else only appends.
+   */
+  rewrites?: number;
 }
 
 /** A checkpoint without its heavy state: what transcripts, frames and trees list. */
@@ -256,8 +261,19 @@ export interface CheckpointMarks {
   heldMs: (number | undefined)[];
 }
 
-/** A call's facts with how it stands (running, or how it ended) and whether a live edit changed its arguments. */
-export type ToolCallMarks = ToolCallFacts & { state: 'running' | ToolOutcome; liveEdited: boolean };
+/**
+ * A call's facts with how it stands (running, or how it ended) and whether a live edit changed its arguments, and
+ * its place in the run's ledger (`seq`: 0, 1, … in the order calls were begun).
+ */
+export type ToolCallMarks = ToolCallFacts & { seq: number; state: 'running' | ToolOutcome; liveEdited: boolean };
+
+/** Which calls listToolCallMarks reads of a run a reader follows: those begun after `afterSeq`, and `ids`. */
+export interface ToolCallMarksSince {
+  /** The `seq` of the last call read (-1: none). */
+  afterSeq: number;
+  /** Calls read before that may have changed since (those still open then). */
+  ids?: readonly string[];
+}
 
 export interface ListsFrom {
   checkpointId: string;
@@ -334,8 +350,11 @@ export interface RunStore {
   getRun(runId: string): RunSummary;
   listRuns(options?: ListRunsOptions): { runs: RunSummary[]; total: number };
   listCheckpoints(runId: string, range?: { offset?: number; limit?: number }): CheckpointSummary[];
-  /** listCheckpoints as columns of the rows alone (no join, no id): the Timeline's summary of a long run. */
-  listCheckpointMarks(runId: string): CheckpointMarks;
+  /**
+   * listCheckpoints as columns of the rows alone (no join, no id): the Timeline's summary of a long run; from
+   * checkpoint `from` on when given (what a run being recorded added since it was read).
+   */
+  listCheckpointMarks(runId: string, from?: number): CheckpointMarks;
   getCheckpoint(checkpointId: string): Checkpoint;
   getCheckpointAt(runId: string, index: number): Checkpoint;
   /** How many before_tool_call checkpoints each tool has after index `after` of a run (a fork plan's counts). */
@@ -372,8 +391,11 @@ export interface RunStore {
   listToolCallsView(runId: string): readonly ToolCallRecord[];
   /** A run's calls without their arguments and results (no blob is read), in order. */
   listToolCallFacts(runId: string): ToolCallFacts[];
-  /** listToolCallFacts with each call's state and live-edit mark (no blob is read): what the Timeline draws. */
-  listToolCallMarks(runId: string): ToolCallMarks[];
+  /**
+   * listToolCallFacts with each call's state and live-edit mark (no blob is read): what the Timeline draws; with
+   * `since`, only the calls begun after one and those named (what may have changed since they were read).
+   */
+  listToolCallMarks(runId: string, since?: ToolCallMarksSince): ToolCallMarks[];
   /** The ids of a run's calls in the order they were begun (no record read: where each stands in the ledger). */
   listToolCallIds(runId: string): string[];
   /** Recorded calls of `toolName` with `argsHash` in any of `runIds`, oldest first (the tool cassette). */
@@ -512,8 +534,8 @@ export interface RunStore {
     record: LiveEditRecord,
     tool?: { toolCallId: string; args: unknown; liveEdit: ToolCallLiveEdit },
   ): ToolCallRecord | undefined;
-  /** The edits applied in a run, in order. */
-  listLiveEdits(runId: string): LiveEditRecord[];
+  /** The edits applied in a run, in order; from the `from`-th on when given (those recorded since a read). */
+  listLiveEdits(runId: string, from?: number): LiveEditRecord[];
 
   /** Current value of the store-wide change counter. */
   changeSeq(): number;

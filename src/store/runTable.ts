@@ -322,7 +322,7 @@ export class RunTable {
       }
       this.sql(
         `UPDATE runs SET status = 'running', ended_at = NULL, error_json = NULL, metadata_json = ?, owner_pid = ?,
-           owner_host = ?, heartbeat_at = ?, checkpoint_count = ?,
+           owner_host = ?, heartbeat_at = ?, checkpoint_count = ?, rewrites = rewrites + 1,
            max_step = (SELECT COALESCE(MAX(step_index), -1) FROM checkpoints WHERE run_key = runs.run_key),
            last_checkpoint_at = (SELECT MAX(created_at) FROM checkpoints WHERE run_key = runs.run_key),
            input_tokens = ?, output_tokens = ?

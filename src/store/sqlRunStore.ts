@@ -62,6 +62,7 @@ import type {
   StoreChanges,
   ToolCallFacts,
   ToolCallMarks,
+  ToolCallMarksSince,
 } from './runStore';
 import type { SqlDriver } from './sqlDriver';
 import type { StoreContext } from './storeContext';
@@ -234,10 +235,10 @@ export class SqlRunStore implements RunStore {
     return this.checkpoints.list(runId, range);
   }
 
-  listCheckpointMarks(runId: string): CheckpointMarks {
+  listCheckpointMarks(runId: string, from?: number): CheckpointMarks {
     this.assertOpen();
     this.runs.requireRow(runId);
-    return checkpointMarks((text) => this.tx.sql(text), runId);
+    return checkpointMarks((text) => this.tx.sql(text), runId, from);
   }
 
   getCheckpoint(checkpointId: string): Checkpoint {
@@ -292,9 +293,9 @@ export class SqlRunStore implements RunStore {
     return this.toolCalls.facts(runId);
   }
 
-  listToolCallMarks(runId: string): ToolCallMarks[] {
+  listToolCallMarks(runId: string, since?: ToolCallMarksSince): ToolCallMarks[] {
     this.assertOpen();
-    return this.toolCalls.marks(runId);
+    return this.toolCalls.marks(runId, since);
   }
 
   listToolCalls(runId: string): ToolCallRecord[] {
@@ -506,10 +507,10 @@ export class SqlRunStore implements RunStore {
     });
   }
 
-  listLiveEdits(runId: string): LiveEditRecord[] {
+  listLiveEdits(runId: string, from?: number): LiveEditRecord[] {
     this.assertOpen();
     this.runs.requireRow(runId);
-    return this.live.edits(runId);
+    return this.live.edits(runId, from);
   }
 
   // ---- change feed (changeFeed.ts) -------------------------------------------------------------

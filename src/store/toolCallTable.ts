@@ -15,7 +15,13 @@ import { hashKey, hashOf } from './blobCodec';
 import { lazyList } from './lazyList';
 import { markColumns } from './markColumns';
 import { compact, json, num, toJson } from './rowCodec';
-import type { BeginToolCallInput, FinishToolCallInput, ToolCallFacts, ToolCallMarks } from './runStore';
+import type {
+  BeginToolCallInput,
+  FinishToolCallInput,
+  ToolCallFacts,
+  ToolCallMarks,
+  ToolCallMarksSince,
+} from './runStore';
 import type { SqlRow } from './sqlDriver';
 import type { StoreContext } from './storeContext';
 
@@ -367,20 +373,31 @@ export class ToolCallTable {
       );
   }
 
-  /** facts with how each call stands (running, or how it ended) and whether a live edit changed it: the Timeline's. */
-  marks(runId: string): ToolCallMarks[] {
+  /**
+   * facts with how each call stands (running, or how it ended) and whether a live edit changed it: the Timeline's.
+   * `since`: only the calls begun after the one at `afterSeq` (a range of `tool_calls_by_seq`) and those of `ids`
+   * (calls a reader saw open), each once.
+   */
+  marks(runId: string, since?: ToolCallMarksSince): ToolCallMarks[] {
     this.ctx.requireRunRow(runId);
+    const cols = `seq, tool_call_id, tool_name, side_effect_level, replay_policy, started_at, ended_at, held_ms, state,
+               live_edit_json IS NOT NULL AS edited FROM tool_calls`;
+    const ids = since?.ids ?? [];
+    const from = !since
+      ? `(SELECT ${cols} WHERE run_id = ? ORDER BY seq) AS calls`
+      : ids.length === 0
+        ? `(SELECT ${cols} WHERE run_id = ? AND seq > ? ORDER BY seq) AS calls`
+        : `(SELECT ${cols} WHERE run_id = ? AND seq > ?
+            UNION SELECT ${cols} WHERE run_id = ? AND tool_call_id IN (${ids.map(() => '?').join(', ')})
+            ORDER BY seq) AS calls`;
+    const params = !since
+      ? [runId]
+      : ids.length === 0
+        ? [runId, since.afterSeq]
+        : [runId, since.afterSeq, runId, ...ids];
     // one row of columns (markColumns.ts), checked field by field, not parsed per row: a long run's calls are read
     // at the cost of their values
-    const c = markColumns(
-      (text) => this.ctx.sql(text),
-      MARK_COLUMNS,
-      `(SELECT seq, tool_call_id, tool_name, side_effect_level, replay_policy, started_at, ended_at, held_ms, state,
-               live_edit_json IS NOT NULL AS edited
-          FROM tool_calls WHERE run_id = ? ORDER BY seq) AS calls`,
-      runId,
-      `tool calls of run ${runId}`,
-    );
+    const c = markColumns((text) => this.ctx.sql(text), MARK_COLUMNS, from, params, `tool calls of run ${runId}`);
     const bad = (i: number, what: string, value: unknown) => {
       const toolCallId = String(c.tool_call_id[i]);
       return new OcdbError('StoreCorrupt', `store tool call ${toolCallId}: unknown ${what} ${String(value)}`, {
@@ -397,6 +414,7 @@ export class ToolCallTable {
       if (!MARK_POLICIES.has(policy)) throw bad(i, 'replay policy', policy);
       if (!MARK_STATES.has(state)) throw bad(i, 'state', state);
       const mark: ToolCallMarks = {
+        seq: c.seq[i] as number,
         toolCallId: String(c.tool_call_id[i]),
         toolName: String(c.tool_name[i]),
         sideEffectLevel: level as ToolCallMarks['sideEffectLevel'],

@@ -45,6 +45,8 @@ export interface Layout {
   lanes: Lane[];
   /** The domain every lane fits in. */
   domain: [number, number];
+  /** Counts the times its lanes grew in place (timelineGrow.ts): what is drawn once per layout is drawn again. */
+  grown?: number;
 }
 
 function colorOf(call: TimelineCall): BarColor {
@@ -58,25 +60,49 @@ export function cpX(lane: Pick<Lane, 'run' | 'shift'>, axis: Axis, i: number): n
   return lane.shift + (at[Math.max(0, Math.min(i, at.length - 1))] ?? lane.run.startedAt);
 }
 
+/** A call's bar on its lane. */
+export function barOf(lane: Pick<Lane, 'run' | 'shift'>, axis: Axis, call: TimelineCall): Bar {
+  let x0: number;
+  let x1: number;
+  if (axis === 'steps') {
+    x0 = lane.shift + call.cp;
+    x1 = lane.shift + Math.max(call.endCp ?? call.cp + 1, call.cp + 0.6);
+  } else {
+    x0 = lane.shift + call.start;
+    // an open call runs to the run's last checkpoint (a live run: to now, as far as the store knows)
+    const end = call.end ?? lane.run.cpAt[lane.run.cpAt.length - 1] ?? call.start;
+    x1 = lane.shift + Math.max(end, call.start);
+  }
+  return { call, x0, x1, color: colorOf(call) };
+}
+
 function barsOf(lane: Pick<Lane, 'run' | 'shift'>, axis: Axis): Bar[] {
-  const run = lane.run;
-  const last = run.cpAt.length - 1;
-  const bars: Bar[] = run.calls.map((call) => {
-    let x0: number;
-    let x1: number;
-    if (axis === 'steps') {
-      x0 = lane.shift + call.cp;
-      x1 = lane.shift + Math.max(call.endCp ?? call.cp + 1, call.cp + 0.6);
-    } else {
-      x0 = lane.shift + call.start;
-      // an open call runs to the run's last checkpoint (a live run: to now, as far as the store knows)
-      const end = call.end ?? run.cpAt[last] ?? call.start;
-      x1 = lane.shift + Math.max(end, call.start);
-    }
-    return { call, x0, x1, color: colorOf(call) };
-  });
+  const bars: Bar[] = lane.run.calls.map((call) => barOf(lane, axis, call));
   bars.sort((a, b) => a.x0 - b.x0);
   return bars;
+}
+
+/** The span of the domain a lane needs: its branch point, its first and last checkpoints, its last bar's end. */
+export function laneExtent(lane: Lane, axis: Axis): [number, number] {
+  const run = lane.run;
+  const first = run.cpAt.length > 0 ? cpX(lane, axis, 0) : lane.shift + (axis === 'steps' ? 0 : run.startedAt);
+  const last = run.cpAt.length > 0 ? cpX(lane, axis, run.cpAt.length - 1) + (axis === 'steps' ? 1 : 0) : first;
+  const lastBar = lane.bars[lane.bars.length - 1];
+  return [Math.min(lane.branchX ?? first, first), Math.max(last, lastBar ? lastBar.x1 : -Infinity)];
+}
+
+/** The domain every lane of `lanes` fits in. */
+export function domainOf(lanes: readonly Lane[], axis: Axis): [number, number] {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const lane of lanes) {
+    const [a, b] = laneExtent(lane, axis);
+    lo = Math.min(lo, a);
+    hi = Math.max(hi, b);
+  }
+  if (!Number.isFinite(lo)) [lo, hi] = [0, 1];
+  if (hi <= lo) hi = lo + 1;
+  return [lo, hi];
 }
 
 /** Lays `timeline` out on `axis`, leaving out the lanes under a collapsed run. */
@@ -85,8 +111,6 @@ export function layOut(timeline: Timeline, axis: Axis, collapsed: ReadonlySet<st
   const lanes: Lane[] = [];
   const hidden = new Set<string>();
   const parents = new Set(timeline.runs.map((r) => r.parentRunId).filter((p): p is string => p !== undefined));
-  let lo = Infinity;
-  let hi = -Infinity;
   timeline.runs.forEach((run, index) => {
     const parent = run.parentRunId !== undefined ? byRun.get(run.parentRunId) : undefined;
     if (run.parentRunId !== undefined && (hidden.has(run.parentRunId) || collapsed.has(run.parentRunId))) {
@@ -121,14 +145,8 @@ export function layOut(timeline: Timeline, axis: Axis, collapsed: ReadonlySet<st
     if (branchX !== undefined) lane.branchX = branchX;
     byRun.set(run.runId, lane);
     lanes.push(lane);
-    const first = run.cpAt.length > 0 ? cpX(lane, axis, 0) : shift + (axis === 'steps' ? 0 : run.startedAt);
-    const last = run.cpAt.length > 0 ? cpX(lane, axis, run.cpAt.length - 1) + (axis === 'steps' ? 1 : 0) : first;
-    lo = Math.min(lo, branchX ?? first, first);
-    hi = Math.max(hi, last, ...bars.slice(-1).map((b) => b.x1));
   });
-  if (!Number.isFinite(lo)) [lo, hi] = [0, 1];
-  if (hi <= lo) hi = lo + 1;
-  return { axis, lanes, domain: [lo, hi] };
+  return { axis, lanes, domain: domainOf(lanes, axis) };
 }
 
 /** Index of the first bar of `lane` ending at or after domain x `x` could start (bars sorted by start). */

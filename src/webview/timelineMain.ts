@@ -1,6 +1,7 @@
 /**
  * Entry of the Timeline page (bundled to dist/timeline.js), for both of its hosts:
- * - the VS Code panel: it says "ready", takes the timeline and the replay position from the host (every message
+ * - the VS Code panel: it says "ready", takes the timeline, what a live run added since (a delta, applied in place;
+ *   one that does not fit asks for the whole timeline again) and the replay position from the host (every message
  *   parsed with model/timelineWire.ts), and asks the host to move the replay or for a call's details;
  * - `ocdb view`'s file: the timeline and the calls' details are JSON in the page; a bar's activation (and a
  *   `#cp=37` link) marks that checkpoint in the transcript below and scrolls to it.
@@ -8,10 +9,12 @@
  */
 import * as z from 'zod/mini';
 import type { Timeline } from '../model/timeline';
+import { TimelineDeltaMismatch } from '../model/timelineDelta';
 import {
   TimelineHostMessageSchema,
   TimelineWireSchema,
   unpackTimeline,
+  unpackTimelineDelta,
   type TimelinePageMessage,
 } from '../model/timelineWire';
 import css from './timeline.css';
@@ -79,6 +82,19 @@ function panel(root: HTMLElement): void {
       if (m.queryMs !== undefined) document.body.dataset.queryMs = m.queryMs.toFixed(1);
       if (m.opening) document.body.dataset.opening = JSON.stringify(m.opening);
       view.setData(timeline, () => (document.body.dataset.ready = 'true'));
+    } else if (m.type === 'delta') {
+      try {
+        view.applyDelta(unpackTimelineDelta(m.delta));
+      } catch (e) {
+        if (!(e instanceof TimelineDeltaMismatch)) throw e;
+        // what the page holds is not what the host continued: the whole timeline again
+        console.warn(`timeline: ${e.message}`);
+        post({ type: 'resync' });
+        return;
+      }
+      if (m.queryMs !== undefined) document.body.dataset.queryMs = m.queryMs.toFixed(1);
+      // the UI tests and devtools read how many deltas the page applied
+      document.body.dataset.deltas = String(Number(document.body.dataset.deltas ?? 0) + 1);
     } else if (m.type === 'position') view.setPosition(m.position);
     else {
       pending.get(m.requestId)?.(m.text);

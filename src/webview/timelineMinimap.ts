@@ -1,7 +1,7 @@
 /**
  * The Timeline's minimap: every lane's bars over the whole domain, compressed, and the window the main view shows.
- * The bars are drawn once per layout, width and theme into an image the frames copy, so panning a long run does not
- * draw it twice.
+ * The bars are drawn once per layout (and each time it grew), width and theme into an image the frames copy, so
+ * panning a long run does not draw it twice.
  */
 import type { ScaleLinear } from 'd3-scale';
 import { linearOf, type DrawState } from './timelineScene';
@@ -16,7 +16,7 @@ function minimapImage(
   height: number,
   dpr: number,
 ): HTMLCanvasElement {
-  const key = `${s.width}|${height}|${dpr}|${s.palette.error}|${Object.values(s.palette.bars).join()}`;
+  const key = `${s.width}|${height}|${dpr}|${s.layout.grown ?? 0}|${s.palette.error}|${Object.values(s.palette.bars).join()}`;
   const cached = minimapBars.get(s.layout);
   if (cached?.key === key) return cached.image;
   const image = document.createElement('canvas');

@@ -9,11 +9,13 @@ import { scaleLinear, type ScaleLinear } from 'd3-scale';
 import { select } from 'd3-selection';
 import { zoom as d3zoom, zoomIdentity, type ZoomBehavior, type ZoomTransform } from 'd3-zoom';
 import { timelineCallText, type Timeline } from '../model/timeline';
+import { TimelineDeltaMismatch, applyTimelineDelta, onlyGrows, type TimelineDelta } from '../model/timelineDelta';
 import { h, replaceChildren } from './dom';
 import { RULER, draw, laneTop, readPalette, type DrawState } from './timelineDraw';
 import { keyMove, type BarRef } from './timelineKeys';
 import { LANE_HEIGHT, barOfCheckpoint, cpX, layOut, type Axis, type Bar, type Layout } from './timelineLayout';
-import { renderTextList } from './timelineList';
+import { growLayout } from './timelineGrow';
+import { renderTextList, updateTextList } from './timelineList';
 import { drawMinimap, followPointer } from './timelineMinimap';
 import { frameDrawn, timelinePart } from './timelinePerf';
 import { barCentre, barUnder, foldAt } from './timelinePointer';
@@ -65,6 +67,8 @@ export class TimelineView {
   private fitted = true;
   /** A timeline drawn whose text list is still to be built (and who to tell when it is). */
   private unlisted: { timeline: Timeline; listed?: () => void } | undefined;
+  /** Runs a delta changed whose items of the text list are still to be built again. */
+  private relisted: Set<string> | undefined;
   /** How long the last draw took (ms): the bench and the test read it. */
   lastDrawMs = 0;
 
@@ -128,10 +132,55 @@ export class TimelineView {
     this.unlisted = { timeline, ...(listed ? { listed } : {}) };
   }
 
+  /**
+   * A live run's delta: its lanes grow in place (the layout too, when only lanes shown grew), the zoom shows the
+   * span it showed, the replay position and the focused bar stay, and only the changed runs' items of the text list
+   * are built again. A lane new, gone or sent whole lays the timeline out again, keeping the same. Throws
+   * TimelineDeltaMismatch when the delta does not continue what the page holds.
+   */
+  applyDelta(delta: TimelineDelta): void {
+    const timeline = this.timeline;
+    if (!timeline) throw new TimelineDeltaMismatch('the page holds no timeline yet');
+    const grows = onlyGrows(timeline, delta);
+    const shown = this.fitted ? undefined : (this.scale().domain() as [number, number]);
+    const focused = this.barOf(this.focus);
+    const focus = focused && { runId: focused.runId, cp: focused.bar.call.cp };
+    applyTimelineDelta(timeline, delta);
+    const grown = grows && this.layout !== undefined && growLayout(this.layout, delta.lanes);
+    if (!grown) this.layout = layOut(timeline, this.axis, this.collapsed);
+    this.hover = undefined;
+    this.focus = focus && this.barAtCheckpoint(focus.runId, focus.cp);
+    this.resize();
+    if (shown) this.show(shown);
+    if (grows) {
+      this.relisted ??= new Set();
+      for (const d of delta.lanes) this.relisted.add(d.header.runId);
+    } else this.unlisted = { timeline };
+  }
+
+  /** The lane and bar of the call starting at checkpoint `cp` of `runId`, when drawn. */
+  private barAtCheckpoint(runId: string, cp: number): { lane: number; bar: number } | undefined {
+    const li = this.layout?.lanes.findIndex((l) => l.run.runId === runId) ?? -1;
+    const bars = this.layout?.lanes[li]?.bars ?? [];
+    for (let i = bars.length - 1; i >= 0; i--) if (bars[i]?.call.cp === cp) return { lane: li, bar: i };
+    return undefined;
+  }
+
+  /** Zooms so the view shows the domain span `[d0, d1]` (what it showed before its lanes grew). */
+  private show([d0, d1]: [number, number]): void {
+    const base = this.base();
+    const [r0, r1] = base.range() as [number, number];
+    const b0 = base(d0);
+    const b1 = base(d1);
+    if (!(b1 > b0)) return;
+    const k = (r1 - r0) / (b1 - b0);
+    select(this.canvas).call(this.zoom.transform, zoomIdentity.translate(r0 - k * b0, 0).scale(k));
+  }
+
   /** Builds the minimap and the text list of the timeline last drawn, after the frame that drew it. */
   private listLater(): void {
     const pending = this.unlisted;
-    if (!pending) return;
+    if (!pending) return this.relistLater();
     this.unlisted = undefined;
     setTimeout(() => {
       if (this.timeline !== pending.timeline) return;
@@ -140,6 +189,19 @@ export class TimelineView {
       renderTextList(this.list, pending.timeline, (runId, index) => this.host.activate(runId, index));
       timelinePart('list', t);
       pending.listed?.();
+    }, 0);
+  }
+
+  /** Builds again the items of the text list of the runs a delta changed, after the frame that drew them. */
+  private relistLater(): void {
+    const runs = this.relisted;
+    const timeline = this.timeline;
+    if (!runs || !timeline) return;
+    this.relisted = undefined;
+    setTimeout(() => {
+      if (this.timeline !== timeline) return;
+      const activate = (runId: string, index: number) => this.host.activate(runId, index);
+      if (!updateTextList(this.list, timeline, runs, activate)) renderTextList(this.list, timeline, activate);
     }, 0);
   }
 

@@ -8,7 +8,9 @@
  *   while its page loads (the query and the page's loading overlap), so the open time is the later of the two, then
  *   the message to the first draw (VS Code's own work to create a webview is not in it: the UI test measures that);
  * - the frames of zooms (Ctrl + wheel, +, −) and pans (drags) by real input events, each awaited until drawn;
- * - the size of `ocdb view`'s file for the run.
+ * - the size of `ocdb view`'s file for the run;
+ * - the refresh of a Timeline open on a run being recorded, after 10 new checkpoints: the whole query (as before)
+ *   and what is new only (timelineLive.ts).
  * The UI test (test/vscode/ui/timelineScale.ui.ts) measures the same inside VS Code with a loaded machine's margin.
  */
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -23,6 +25,7 @@ import { openRunStore } from '../../src/store';
 import { viewFileHtml } from '../../src/cli/viewFile';
 import { writeTimelineRun } from '../helpers/timelineRun';
 import { launchBrowser } from '../vscode/browser';
+import { measureLiveRefresh } from './timelineLive';
 
 const TARGET = { openMs: 1000, frameMs: 1000 / 60 };
 const DIST = join(__dirname, '..', '..', 'dist');
@@ -191,6 +194,7 @@ export async function run(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'ocdb-timeline-bench-'));
   try {
     for (const size of SIZES) await measure(size, dir);
+    measureLiveRefresh(Math.max(...SIZES), dir);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

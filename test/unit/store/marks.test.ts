@@ -48,7 +48,7 @@ test('the marks are what the full reads of the same rows say, calls in the order
     'in the order they were begun',
   );
   assert.deepStrictEqual(
-    calls.map(({ state: _s, liveEdited: _e, ...f }) => f),
+    calls.map(({ state: _s, liveEdited: _e, seq: _q, ...f }) => f),
     facts,
     'the facts as listToolCallFacts reads them',
   );
@@ -61,6 +61,38 @@ test('the marks are what the full reads of the same rows say, calls in the order
     ['bb-open', 'running', false, undefined],
   ]);
   assert.ok(calls.every((c, i) => c.startedAt === facts[i]?.startedAt));
+  assert.deepStrictEqual(
+    calls.map((c) => c.seq),
+    [0, 1, 2, 3, 4],
+    'each call its place in the ledger',
+  );
+});
+
+test('the marks since a point: checkpoints from an index, calls begun after one and those named, edits from one', () => {
+  const store = tmpStore();
+  writeMarksRun(store);
+  const all = store.listCheckpointMarks(MARKS_RUN);
+  const tail = store.listCheckpointMarks(MARKS_RUN, 5);
+  assert.deepStrictEqual(tail, {
+    createdAt: all.createdAt.slice(5),
+    stepIndex: all.stepIndex.slice(5),
+    boundary: all.boundary.slice(5),
+    toolCallId: all.toolCallId.slice(5),
+    usage: all.usage.slice(5),
+    heldMs: all.heldMs.slice(5),
+  });
+  assert.equal(store.listCheckpointMarks(MARKS_RUN, all.boundary.length).boundary.length, 0);
+  const calls = store.listToolCallMarks(MARKS_RUN);
+  assert.deepStrictEqual(store.listToolCallMarks(MARKS_RUN, { afterSeq: 2 }), calls.slice(3));
+  // a call named (one read while it ran) comes once, in ledger order, with those begun since
+  assert.deepStrictEqual(
+    store.listToolCallMarks(MARKS_RUN, { afterSeq: 3, ids: ['aa-failed', 'bb-open'] }).map((c) => c.toolCallId),
+    ['aa-failed', 'bb-open'],
+  );
+  assert.deepStrictEqual(store.listToolCallMarks(MARKS_RUN, { afterSeq: 4 }), []);
+  assert.equal(store.listLiveEdits(MARKS_RUN).length, 1);
+  assert.deepStrictEqual(store.listLiveEdits(MARKS_RUN, 1), []);
+  assert.deepStrictEqual(store.listLiveEdits(MARKS_RUN, 0), store.listLiveEdits(MARKS_RUN));
 });
 
 test('a run with no checkpoint and no call has empty marks', () => {

@@ -2,7 +2,8 @@
  * A run growing on an open Timeline as it is recorded: an agent records through the SDK (this test's own process, as
  * a separate program writes into the workspace's store); Show Timeline from the palette picks the running run, and
  * without a reload the page shows each step the agent commits — a tool call while it runs, then finished, then the
- * run's end — in its text (what a screen reader reads) and on its canvas. Screenshots at a 300 px side bar.
+ * run's end — in its text (what a screen reader reads) and on its canvas, each applied as what the agent added (a
+ * delta), not the run again. Screenshots at a 300 px side bar.
  */
 import * as assert from 'node:assert/strict';
 import { openRecorder, type Recorder, type RunRecorder } from '../../../src/recorder';
@@ -93,6 +94,9 @@ export const tests: UiTest[] = [
       await waitForRunText(frame, LIVE, /: run · completed · 8 checkpoints/);
       const same = await frame.evaluate(() => (window as unknown as { stillTheSamePage?: boolean }).stillTheSamePage);
       assert.equal(same, true, 'the page grew in place, without a reload');
+      // what the host sent was what the agent added, not the run again
+      const deltas = await frame.evaluate(() => Number(document.body.dataset.deltas ?? 0));
+      assert.ok(deltas >= 2, `the page applied the run's growth as deltas (${deltas})`);
       await page.mouse.move(5, 300);
       await screenshot(`timeline-live-03-completed-${await theme(page)}`);
     },

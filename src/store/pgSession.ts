@@ -64,17 +64,47 @@ export class PgSession {
   private inTransaction = false;
   /** The connection broke inside a transaction: every batch fails until the caller's ROLLBACK. */
   private transactionLost = false;
+  /** The reconnection under way (reconnect): every batch that comes meanwhile waits for it. */
+  private reconnection: Promise<PgErrorInfo | undefined> | undefined;
 
   constructor(private readonly makeClient: () => pg.Client) {}
 
   /** A new client, connected; its errors mark the connection broken while it is the session's. */
   private async open(): Promise<pg.Client> {
     const next = this.makeClient();
+    // an old client's late error (it was replaced) says nothing of the current connection
     next.on('error', (e) => {
-      this.broken = e;
+      if (this.client === next) this.broken = e;
     });
     await next.connect();
     return next;
+  }
+
+  /**
+   * Replaces the broken client: one reconnection however many batches find the connection broken (they all wait
+   * for it). Answers its failure, if any.
+   */
+  private reconnect(): Promise<PgErrorInfo | undefined> {
+    this.reconnection ??= (async () => {
+      const lost = this.broken;
+      const old = this.client;
+      this.client = undefined;
+      try {
+        await old?.end().catch(() => undefined);
+        const next = await this.open();
+        this.client = next;
+        this.broken = undefined;
+        return undefined;
+      } catch (e) {
+        const info = errorInfo(e);
+        if (lost) info.message = `the connection was lost (${lost.message}) and reconnecting failed: ${info.message}`;
+        this.broken = undefined;
+        return info;
+      } finally {
+        this.reconnection = undefined;
+      }
+    })();
+    return this.reconnection;
   }
 
   async connect(): Promise<void> {
@@ -82,6 +112,12 @@ export class PgSession {
   }
 
   async runBatch(ops: PgOp[], sets = false): Promise<PgReply> {
+    // a batch that comes while another reconnects waits for that reconnection and runs on its client (a copy's
+    // read-ahead and the caller's next request are in flight at once): never on the client being replaced
+    if (this.reconnection) {
+      const failed = await this.reconnection;
+      if (failed) return { ok: false, error: failed, failedAt: 0 };
+    }
     if (this.transactionLost) {
       if (ops[0]?.tx !== 'rollback') {
         return {
@@ -109,19 +145,12 @@ export class PgSession {
           };
         }
       }
-      const lost = this.broken;
-      this.broken = undefined;
-      try {
-        await this.client?.end().catch(() => undefined);
-        this.client = await this.open();
-      } catch (e) {
-        this.client = undefined;
-        const info = errorInfo(e);
-        if (lost) info.message = `the connection was lost (${lost.message}) and reconnecting failed: ${info.message}`;
-        return { ok: false, error: info, failedAt: 0 };
-      }
+      const failed = await this.reconnect();
+      if (failed) return { ok: false, error: failed, failedAt: 0 };
     }
-    return this.send(this.client, ops, sets);
+    const client = this.client;
+    if (!client) return { ok: false, error: { message: 'not connected' }, failedAt: 0 };
+    return this.send(client, ops, sets);
   }
 
   /** Runs `ops` on `c`: every statement sent at once (the client pipelines them), answered in order. */
@@ -163,6 +192,7 @@ export class PgSession {
   }
 
   async close(): Promise<void> {
+    await this.reconnection; // its client is ended here, not left open
     const c = this.client;
     this.client = undefined;
     await c?.end().catch(() => undefined);

@@ -2,9 +2,8 @@
  * The PostgreSQL connection of one run store, in a worker thread: pgDriver.ts (the calling thread) posts a batch
  * of statements and waits for the answer synchronously (Atomics.wait on `signal`, then receiveMessageOnPort); this
  * thread runs them on its `pg` client (pgSession.ts: batches, one shared reconnection) and answers with the last
- * statement's rows. Statements whose results
- * nobody reads (a transaction's INSERTs and UPDATEs) come in the same batch as the next query: one thread hop for
- * many statements. A second client LISTENs for the change feed (`ocdb_changes`) once asked, and posts each
+ * statement's rows. Statements whose results nobody reads (a transaction's INSERTs and UPDATEs) come in the same
+ * batch as the next query: one thread hop for many statements. A second client LISTENs for the change feed (`ocdb_changes`) once asked, and posts each
  * notification on the `notify` port. Its own bundle (dist/pgWorker.js, esbuild.mjs). Never logs: errors go back to
  * the caller, which redacts them.
  */

@@ -16,7 +16,7 @@ import {
   rememberedCanonical,
 } from '../model';
 import { engineTraits, type EngineTraits } from './engineTraits';
-import { COMPRESS_MIN, decodeData, encodeData, hashKey, unpackData } from './blobCodec';
+import { COMPRESS_MIN, decodeData, encodeData, hashKey, hashOf, unpackData } from './blobCodec';
 import { freezeDeep, isDeepFrozen } from './immutableValues';
 import {
   DELTA_MIN,
@@ -29,6 +29,7 @@ import {
 } from './itemParts';
 import { ListNodes, type ItemParser } from './listNodes';
 import { Lru } from './lru';
+import { insertRows, lookUpRows } from './rowBatches';
 import type { SqlDriver, SqlStatement } from './sqlDriver';
 
 /** A text at least this long is looked up before it is compressed and written (a shorter one costs less to write). */
@@ -118,8 +119,17 @@ export class ContentStore {
   /** Whether blobs are looked up before they are written. */
   private readonly lookups = new BlobLookups();
 
+  /** The statements of putTexts' batches, by text (rowBatches.ts: a few texts a table). */
+  private readonly batchStatements = new Map<string, SqlStatement>();
+  private readonly batchSql: (text: string) => SqlStatement;
+
   constructor(db: SqlDriver, traits: EngineTraits = engineTraits(db.name)) {
     this.bytesOnly = traits.bytesOnly;
+    this.batchSql = (text) => {
+      let s = this.batchStatements.get(text);
+      if (!s) this.batchStatements.set(text, (s = db.prepare(text)));
+      return s;
+    };
     this.insertBlob = db.prepare('INSERT OR IGNORE INTO blobs (hash, data) VALUES (?, ?)');
     this.selectBlob = db.prepare('SELECT data, refs FROM blobs WHERE hash = ?');
     this.hasBlob = db.prepare('SELECT 1 AS x FROM blobs WHERE hash = ?');
@@ -209,6 +219,35 @@ export class ContentStore {
     if (this.inTransaction.size >= IN_TRANSACTION_MAX) this.inTransaction.clear();
     this.inTransaction.add(hash);
     return hash;
+  }
+
+  /**
+   * putText of many texts at once (an import's rebuilt files): the ones this transaction has not stored yet are
+   * looked up in a few reads (none in bulkWrites), and the missing ones inserted in a few multi-row statements
+   * (rowBatches.ts), where putText costs a statement each and, for a long text, a look-up: a round trip each on
+   * PostgreSQL. Answers each text's hash, in order. Call inside a write transaction.
+   */
+  putTexts(texts: readonly string[]): string[] {
+    const fresh = new Map<string, { text: string; utf8: Buffer | undefined }>();
+    const hashes = texts.map((text) => {
+      const utf8 = text.length >= COMPRESS_MIN ? Buffer.from(text, 'utf8') : undefined;
+      const hash = contentHash(utf8 ?? text);
+      if (!this.inTransaction.has(hash)) fresh.set(hash, { text, utf8 });
+      return hash;
+    });
+    if (fresh.size === 0) return hashes;
+    if (!this.bulk) {
+      const keys = [...fresh.keys()].map(hashKey);
+      for (const row of lookUpRows(this.batchSql, 'SELECT hash FROM blobs WHERE hash IN', keys))
+        fresh.delete(hashOf(row.hash));
+    }
+    const rows = [...fresh].map(([hash, t]) => [hashKey(hash), encodeData(t.text, this.bytesOnly, t.utf8)]);
+    insertRows(this.batchSql, 'INSERT OR IGNORE INTO blobs (hash, data)', 2, rows);
+    for (const hash of hashes) {
+      if (this.inTransaction.size >= IN_TRANSACTION_MAX) this.inTransaction.clear();
+      this.inTransaction.add(hash);
+    }
+    return hashes;
   }
 
   /** A look-up of blob `hash` (BlobLookups): true when it is there. */

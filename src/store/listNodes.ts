@@ -8,6 +8,7 @@ import type { SqlDriver, SqlStatement } from './sqlDriver';
 import { hashKey, hashOf } from './blobCodec';
 import { isDeepFrozen, sameValue, snapshot } from './immutableValues';
 import { extensionOf, isSealedList, settleList } from './listIdentity';
+import { recordCallId } from './itemParts';
 import { Lru } from './lru';
 import { isStoredItem } from './storedItems';
 
@@ -145,7 +146,7 @@ export class ListNodes {
     for (let i = shared; i < raw.length; i++) {
       const value = parseItem ? parseItem(raw[i], i) : raw[i];
       const hash = this.putItem(value);
-      node = this.nodeOf(node, hash, i + 1);
+      node = this.nodeOf(node, hash, i + 1, isCallRecord(value));
       if (memo) {
         const item = raw[i];
         const isFrozen = isDeepFrozen(item);
@@ -188,8 +189,8 @@ export class ListNodes {
   private newNodes = false;
 
   /**
-   * Until the returned function is called, a node under a node another transaction added (not the empty list's) is
-   * taken as new as well: its id from the block taken ahead, a plain INSERT sent with the transaction's next read or
+   * Until the returned function is called, a node under a node another transaction added (not the empty list's,
+   * unless its item is a tool call's ledger record) is taken as new as well: its id from the block taken ahead, a plain INSERT sent with the transaction's next read or
    * COMMIT, no round trip. A continuation of a run's lists (a shipped run's next checkpoints) adds nodes under its
    * last ones that no other list has, nearly always; when one had it after all, the unique (parent, item) index
    * fails the INSERT and the whole transaction with it (nothing half-written), and the caller writes it again
@@ -209,10 +210,12 @@ export class ListNodes {
   }
 
   /** The id of the list node (`parent`, `hash`) of `length` items: inserted, or the one there (hash-consed). */
-  private nodeOf(parent: number, hash: string, length: number): number {
+  private nodeOf(parent: number, hash: string, length: number, callRecord: boolean): number {
     const item = hashKey(hash);
     const fresh = this.fresh;
-    if (fresh && (fresh.nodes.has(parent) || (this.newNodes && parent !== EMPTY_LIST))) {
+    // the empty list's children are shared by every list that starts alike (a common first prompt), except a
+    // ledger's first record: it names the run's own call (its first call finished since the copy: a new record)
+    if (fresh && (fresh.nodes.has(parent) || (this.newNodes && (parent !== EMPTY_LIST || callRecord)))) {
       // under a node this transaction added: only this transaction can have added (parent, item), so its id is
       // known here and the INSERT goes with the transaction's next read or COMMIT (a plain INSERT: a conflict
       // would be a bug, not a race; or, while nodes are taken as new, a node there after all: takeNewNodes)
@@ -386,4 +389,9 @@ export class ListNodes {
   forgetMemo(memoKey: string): void {
     this.memos.delete(memoKey);
   }
+}
+
+/** A tool call's ledger record (itemParts.recordCallId): its id is its run's own. */
+function isCallRecord(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && recordCallId(value as Record<string, unknown>) !== undefined;
 }

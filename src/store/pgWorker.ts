@@ -1,9 +1,9 @@
 /**
  * The PostgreSQL connection of one run store, in a worker thread: pgDriver.ts (the calling thread) posts a batch
  * of statements and waits for the answer synchronously (Atomics.wait on `signal`, then receiveMessageOnPort); this
- * thread runs them in order on its `pg` client and answers with the last statement's rows. Statements whose results
- * nobody reads (a transaction's INSERTs and UPDATEs) come in the same batch as the next query: one thread hop for
- * many statements. A second client LISTENs for the change feed (`ocdb_changes`) once asked, and posts each
+ * thread runs them on its `pg` client (pgSession.ts: batches, one shared reconnection) and answers with the last
+ * statement's rows. Statements whose results nobody reads (a transaction's INSERTs and UPDATEs) come in the same
+ * batch as the next query: one thread hop for many statements. A second client LISTENs for the change feed (`ocdb_changes`) once asked, and posts each
  * notification on the `notify` port. Its own bundle (dist/pgWorker.js, esbuild.mjs). Never logs: errors go back to
  * the caller, which redacts them.
  */
@@ -12,6 +12,9 @@ import type { MessagePort } from 'node:worker_threads';
 import * as os from 'node:os';
 import pg from 'pg';
 import { parse as parseConnectionString } from 'pg-connection-string';
+import { errorInfo, PgSession, type PgOp, type PgReply } from './pgSession';
+
+export type { PgErrorInfo, PgOp, PgReply } from './pgSession';
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- pgpass has no types: (connection, callback)
 const pgpass = require('pgpass') as (
   conn: { host: string; port: string; database: string; user: string },
@@ -24,36 +27,6 @@ export type PgRequest =
   | { type: 'batch'; ops: PgOp[]; sets?: boolean }
   | { type: 'listen'; channel: string }
   | { type: 'close' };
-
-/** One statement: `mode` says what the caller reads of it (`none`: nothing, so it may be batched). */
-export interface PgOp {
-  text: string;
-  /** A prepared-statement name (parsed once per connection), absent for one-off and multi-statement texts. */
-  name?: string;
-  params?: unknown[];
-  mode: 'none' | 'get' | 'all' | 'rowid' | 'exec';
-  /** The statement begins or ends the transaction (the driver says so: its text is not read). */
-  tx?: 'begin' | 'commit' | 'rollback';
-}
-
-export type PgReply =
-  | {
-      ok: true;
-      rows?: Record<string, unknown>[];
-      rowid?: number;
-      counts?: number[];
-      sets?: Record<string, unknown>[][];
-    }
-  | { ok: false; error: PgErrorInfo; failedAt: number };
-
-/** The fields of a pg error (or a connection error) that error translation reads. */
-export interface PgErrorInfo {
-  message: string;
-  code?: string;
-  detail?: string;
-  hint?: string;
-  errno?: string;
-}
 
 export interface PgWorkerData {
   port: MessagePort;
@@ -68,25 +41,9 @@ pg.types.setTypeParser(1700, (v: string) => Number(v)); // numeric (SUM of bigin
 
 const data = workerData as PgWorkerData;
 const signal = new Int32Array(data.signal);
-let client: pg.Client | undefined;
+let session: PgSession | undefined;
 let listener: pg.Client | undefined;
 let config: Extract<PgRequest, { type: 'connect' }> | undefined;
-/** Set when the connection broke (server restart, network): the next request reconnects. */
-let broken: Error | undefined;
-/** A transaction is open on `client` (BEGIN sent, no COMMIT/ROLLBACK yet). */
-let inTransaction = false;
-/** The connection broke inside a transaction: every batch fails until the caller's ROLLBACK (nothing half-written). */
-let transactionLost = false;
-
-function errorInfo(e: unknown): PgErrorInfo {
-  const err = e as { message?: unknown; code?: unknown; detail?: unknown; hint?: unknown; errno?: unknown };
-  return {
-    message: typeof err?.message === 'string' ? err.message : String(e),
-    ...(typeof err?.code === 'string' ? { code: err.code } : {}),
-    ...(typeof err?.detail === 'string' ? { detail: err.detail } : {}),
-    ...(typeof err?.hint === 'string' ? { hint: err.hint } : {}),
-  };
-}
 
 /**
  * The password when the connection string has none and PGPASSWORD is unset: the pgpass file's (~/.pgpass or
@@ -128,102 +85,7 @@ function newClient(c: NonNullable<typeof config>, pipeline = false): pg.Client {
     // a batch's statements are written at once and answered in order: one round trip for the batch, not one each
     pipeline,
   } as pg.ClientConfig);
-  next.on('error', (e) => {
-    broken = e;
-  });
   return next;
-}
-
-async function connect(c: NonNullable<typeof config>): Promise<pg.Client> {
-  const next = newClient(c, true);
-  await next.connect();
-  return next;
-}
-
-/** A value as it crosses to the calling thread: a Buffer (often a view on a shared pool) becomes its own copy. */
-function plain(v: unknown): unknown {
-  return v instanceof Uint8Array ? new Uint8Array(v) : v;
-}
-
-function plainRows(rows: Record<string, unknown>[]): Record<string, unknown>[] {
-  for (const row of rows) for (const k of Object.keys(row)) if (row[k] instanceof Uint8Array) row[k] = plain(row[k]);
-  return rows;
-}
-
-async function runBatch(ops: PgOp[], sets = false): Promise<PgReply> {
-  if (transactionLost) {
-    if (ops[0]?.tx !== 'rollback') {
-      return {
-        ok: false,
-        error: { message: 'the connection was lost inside this transaction', code: '08006' },
-        failedAt: 0,
-      };
-    }
-    transactionLost = false;
-    return { ok: true, counts: [0] };
-  }
-  if (!client || broken) {
-    if (inTransaction) {
-      inTransaction = false;
-      transactionLost = ops[0]?.tx !== 'rollback';
-      broken = broken ?? new Error('no connection');
-      if (transactionLost) {
-        return {
-          ok: false,
-          error: { message: `the connection was lost inside this transaction (${broken.message})`, code: '08006' },
-          failedAt: 0,
-        };
-      }
-    }
-    if (!config) return { ok: false, error: { message: 'not connected' }, failedAt: 0 };
-    const lost = broken;
-    broken = undefined;
-    try {
-      await client?.end().catch(() => undefined);
-      client = await connect(config);
-    } catch (e) {
-      client = undefined;
-      const info = errorInfo(e);
-      if (lost) info.message = `the connection was lost (${lost.message}) and reconnecting failed: ${info.message}`;
-      return { ok: false, error: info, failedAt: 0 };
-    }
-  }
-  const c = client;
-  // every statement of the batch is sent at once (the client pipelines them) and answered in order; inside a
-  // transaction the ones after a failure fail too (the server aborted it), and the first failure is answered
-  const sent = ops.map((op) => {
-    if (op.tx === 'begin') inTransaction = true;
-    else if (op.tx === 'commit' || op.tx === 'rollback') inTransaction = false;
-    const params = op.params?.map((p) => (typeof p === 'bigint' ? p.toString() : p));
-    return op.mode === 'exec'
-      ? c.query(op.text)
-      : c.query(
-          op.name ? { name: op.name, text: op.text, values: params ?? [] } : { text: op.text, values: params ?? [] },
-        );
-  });
-  const settled = await Promise.allSettled(sent);
-  const failedAt = settled.findIndex((r) => r.status === 'rejected');
-  if (failedAt >= 0) {
-    return { ok: false, error: errorInfo((settled[failedAt] as PromiseRejectedResult).reason), failedAt };
-  }
-  const results = settled.map((r) => (r as PromiseFulfilledResult<pg.QueryResult | pg.QueryResult[]>).value);
-  const counts = results.map((r) => (Array.isArray(r) ? 0 : (r.rowCount ?? 0)));
-  // several reads in one flight (a copy's read-ahead of a batch): every statement's rows
-  if (sets) return { ok: true, counts, sets: results.map((r) => (Array.isArray(r) ? [] : plainRows(r.rows))) };
-  const last = results.at(-1);
-  const op = ops[ops.length - 1];
-  if (!op || !last) return { ok: true, counts };
-  const rows = Array.isArray(last) ? [] : (last.rows as Record<string, unknown>[]);
-  switch (op.mode) {
-    case 'get':
-      return { ok: true, rows: plainRows(rows.slice(0, 1)), counts };
-    case 'all':
-      return { ok: true, rows: plainRows(rows), counts };
-    case 'rowid':
-      return { ok: true, rowid: Number(Object.values(rows[0] ?? {})[0] ?? 0), counts };
-    default:
-      return { ok: true, counts };
-  }
 }
 
 async function listen(channel: string): Promise<PgReply> {
@@ -247,23 +109,26 @@ async function listen(channel: string): Promise<PgReply> {
 
 async function handle(req: PgRequest): Promise<PgReply> {
   switch (req.type) {
-    case 'connect':
+    case 'connect': {
       config = req;
+      const c = req;
       try {
-        client = await connect(req);
+        session = new PgSession(() => newClient(c, true));
+        await session.connect();
         return { ok: true };
       } catch (e) {
         return { ok: false, error: errorInfo(e), failedAt: 0 };
       }
+    }
     case 'batch':
-      return runBatch(req.ops, req.sets);
+      return session
+        ? session.runBatch(req.ops, req.sets)
+        : { ok: false, error: { message: 'not connected' }, failedAt: 0 };
     case 'listen':
       return listen(req.channel);
     case 'close':
-      await Promise.all(
-        [client, listener].map((c) => (c ? c.end().catch(() => undefined) : Promise.resolve(undefined))),
-      );
-      client = undefined;
+      await Promise.all([session?.close(), listener?.end().catch(() => undefined)]);
+      session = undefined;
       listener = undefined;
       return { ok: true };
   }

@@ -17,6 +17,7 @@ import {
   type StoredFileSnapshot,
 } from '../model';
 import { hashKey, hashOf } from './blobCodec';
+import { insertRows } from './rowBatches';
 import { json } from './rowCodec';
 import type { StoreContext } from './storeContext';
 
@@ -55,50 +56,67 @@ export class RebuiltFileTable {
         .sql('DELETE FROM file_versions WHERE run_key = ? AND kind > 0 AND (kind = ? OR checkpoint_index >= ?)')
         .run(runKey, KIND.marker, files ? files.from : -1); // -1: the first index a row has (inherited)
       if (files) {
-        let seq = Number(
+        const seq = Number(
           this.ctx.sql('SELECT COALESCE(MAX(seq) + 1, 0) AS n FROM file_versions WHERE run_key = ?').get(runKey)?.n ??
             0,
         );
-        const insert = (
-          index: number,
-          kind: number,
-          path: string,
-          detail: unknown,
-          content?: string,
-          original?: string,
-        ) =>
-          this.ctx
-            .sql(
-              `INSERT INTO file_versions (run_key, seq, checkpoint_index, path, content_hash, kind, original_hash, detail)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-            )
-            .run(
-              runKey,
-              seq++,
-              index,
-              path,
-              content === undefined ? null : hashKey(this.ctx.content.putText(content)),
-              kind,
-              original === undefined ? null : hashKey(this.ctx.content.putText(original)),
-              JSON.stringify(detail),
-            );
-        insert(files.through, KIND.marker, '', files.cwd !== undefined ? { cwd: files.cwd } : {});
+        // every row and text first, then written in a few statements (rowBatches.ts): an import's thousand file
+        // versions are a handful of round trips on PostgreSQL, not a statement and a look-up each
+        const rows: {
+          index: number;
+          kind: number;
+          path: string;
+          detail: unknown;
+          content?: string;
+          original?: string;
+        }[] = [
+          {
+            index: files.through,
+            kind: KIND.marker,
+            path: '',
+            detail: files.cwd !== undefined ? { cwd: files.cwd } : {},
+          },
+        ];
         for (const s of files.snapshots)
-          insert(
-            s.checkpointIndex,
-            KIND.snapshot,
-            s.path,
-            {
+          rows.push({
+            index: s.checkpointIndex,
+            kind: KIND.snapshot,
+            path: s.path,
+            detail: {
               known: s.known,
               deleted: s.deleted,
               counted: [s.counted.added, s.counted.removed],
               changes: s.changes.map((a) => refRow(refOf(a))),
               mismatches: s.mismatches.map((a) => refRow(refOf(a))),
             },
-            s.content,
-            s.original,
-          );
-        for (const m of files.shellMarks) insert(m.checkpointIndex, KIND.shell, '', { at: refRow(refOf(m)) });
+            content: s.content,
+            original: s.original,
+          });
+        for (const m of files.shellMarks)
+          rows.push({ index: m.checkpointIndex, kind: KIND.shell, path: '', detail: { at: refRow(refOf(m)) } });
+        const texts: string[] = [];
+        for (const r of rows) {
+          if (r.content !== undefined) texts.push(r.content);
+          if (r.original !== undefined) texts.push(r.original);
+        }
+        const hashes = this.ctx.content.putTexts(texts);
+        let t = 0;
+        const hashOfText = (text: string | undefined) => (text === undefined ? null : hashKey(hashes[t++] as string));
+        insertRows(
+          (text) => this.ctx.sql(text),
+          'INSERT INTO file_versions (run_key, seq, checkpoint_index, path, content_hash, kind, original_hash, detail)',
+          8,
+          rows.map((r, i) => [
+            runKey,
+            seq + i,
+            r.index,
+            r.path,
+            hashOfText(r.content),
+            r.kind,
+            hashOfText(r.original),
+            JSON.stringify(r.detail),
+          ]),
+        );
       }
       this.ctx.touchRun(runId);
     });

@@ -56,6 +56,11 @@ export class RunContinuer {
     private readonly ownersOf: (ids: readonly string[]) => Map<string, string | undefined>,
   ) {}
 
+  /** The run was just copied here, its list memos kept (CopyOptions.continues): its lists end at `lastCheckpointId`. */
+  copied(runId: string, lastCheckpointId: string): void {
+    this.continuedTo.set(runId, lastCheckpointId);
+  }
+
   continueRunIn(
     input: RunContinuation,
     batches: Iterable<readonly Checkpoint[]>,

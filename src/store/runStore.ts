@@ -291,6 +291,17 @@ export interface ListsFrom {
  * What a copy of a run recorded since this store's copy of it, as `RunStore.continueRunIn` appends it: the run is
  * here, still running, with `from` checkpoints, the last of them `lastCheckpointId`.
  */
+/** How RunStore.copyRunIn copies a run. */
+export interface CopyOptions {
+  /** What errors name the run's source as. */
+  where?: string;
+  /**
+   * The run goes on being recorded elsewhere and is continued here next (continueRunIn, the shipper): where its
+   * lists end is kept, so the first continuation reads nothing of them, as the ones after it.
+   */
+  continues?: boolean;
+}
+
 export interface RunContinuation {
   runId: string;
   /** How many checkpoints the run holds here: the continuation's first checkpoint is at this index. */
@@ -457,7 +468,7 @@ export interface RunStore {
   copyRunIn(
     head: Omit<DebugRunExport, 'checkpoints'>,
     batches: Iterable<readonly Checkpoint[]>,
-    options?: { where?: string },
+    options?: CopyOptions,
   ): RunSummary;
 
   /**

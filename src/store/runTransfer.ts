@@ -22,7 +22,7 @@ import { CheckpointShellSchema } from './checkpointShell';
 import { checkCopiedHashes, checkCopiedHead, checkCopiedIds, checkLoadedRun } from './loadValidation';
 import { checkpointIdOf, compact, json, toJson } from './rowCodec';
 import type { RunTable } from './runTable';
-import type { DebugRunExport, LoadRunOptions, RunSummary } from './runStore';
+import type { CopyOptions, DebugRunExport, LoadRunOptions, RunSummary } from './runStore';
 import type { StoreTransactions } from './storeTransactions';
 import type { ToolCallTable } from './toolCallTable';
 
@@ -129,7 +129,7 @@ export class RunTransfer {
   copyRunIn(
     input: Omit<DebugRunExport, 'checkpoints'>,
     batches: Iterable<readonly Checkpoint[]>,
-    options: { where?: string } = {},
+    options: CopyOptions = {},
   ): RunSummary {
     const where = options.where;
     assertJsonInput(input, where);
@@ -184,7 +184,9 @@ export class RunTransfer {
       this.tx.touchRun(run.runId);
       return runs.get(run.runId);
     });
-    for (const kind of ['m', 'l', 'c', 'p']) this.content.forgetMemo(`${kind}:${run.runId}`);
+    // what the copy's lists end with is kept only for a run continued here next (a copy of many runs would keep
+    // every run's last lists)
+    if (!options.continues) for (const kind of ['m', 'l', 'c', 'p']) this.content.forgetMemo(`${kind}:${run.runId}`);
     return summary;
   }
 

@@ -45,6 +45,7 @@ import type {
   ConfirmationAnswer,
   ConfirmationFilter,
   ConfirmationRecord,
+  CopyOptions,
   CreateRunInput,
   DebugRunExport,
   FinishRunInput,
@@ -386,9 +387,21 @@ export class SqlRunStore implements RunStore {
   copyRunIn(
     head: Omit<DebugRunExport, 'checkpoints'>,
     batches: Iterable<readonly Checkpoint[]>,
-    options: { where?: string } = {},
+    options: CopyOptions = {},
   ): RunSummary {
-    return this.transfer.copyRunIn(head, batches, options);
+    if (!options.continues) return this.transfer.copyRunIn(head, batches, options);
+    let last: string | undefined;
+    const seen: Iterable<readonly Checkpoint[]> = {
+      *[Symbol.iterator]() {
+        for (const batch of batches) {
+          last = batch.at(-1)?.checkpointId ?? last;
+          yield batch;
+        }
+      },
+    };
+    const summary = this.transfer.copyRunIn(head, seen, options);
+    if (last !== undefined) this.continuer.copied(head.runId, last);
+    return summary;
   }
 
   continueRunIn(

@@ -113,8 +113,10 @@ export class RunShipping {
     const runId = run.runId;
     const from = storeLocationLabel(source.path);
     if (!target.hasRun(runId)) {
+      // continued next at its next confirmation: where its lists end stays known there (no read of them)
       target.copyRunIn(source.exportRunHead(runId), batchesOf(source, runId, 0, run.checkpointCount), {
         where: `${from}: run ${runId}`,
+        continues: true,
       });
       this.settle(run);
       return 'copied';

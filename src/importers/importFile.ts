@@ -23,7 +23,7 @@ import { noteTitles } from './sessions/runTitles';
 import { notRegularFile } from './regularFile';
 import type { ReaderOptions } from './reader';
 import { importSessionTail } from './claudeCode/tailImport';
-import { fileRange } from './claudeCode/sessionTail';
+import { fileRange } from './fileTail';
 
 /** `reason` without the `file: line N: ` prefix the error messages carry. */
 function bare(message: string, file: string, line?: number): string {

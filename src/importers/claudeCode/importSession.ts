@@ -28,7 +28,8 @@ import { RunNotes, linkSubagent, sidechainGroups } from './subagentLinks';
 import { readSessionRows } from './sessionRows';
 import { StreamedResume } from '../planDigest';
 import { ResumableSha256, type Sha256State } from '../resumableSha256';
-import { TailRecorder, fileRange } from './sessionTail';
+import { TailRecorder } from './sessionTail';
+import { fileRange } from '../fileTail';
 import { deferredOptions, subagentFiles } from './subagentFiles';
 
 export interface SessionReadOptions {

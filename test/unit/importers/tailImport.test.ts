@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { importPath } from '../../../src/importers';
 import { importSessionTail } from '../../../src/importers/claudeCode/tailImport';
-import { fileRange, type ByteRange } from '../../../src/importers/claudeCode/sessionTail';
+import { fileRange, type ByteRange } from '../../../src/importers/fileTail';
 import { sideEffectOf } from '../../../src/importers/sideEffects';
 import type { SessionReadOptions } from '../../../src/importers/claudeCode/importSession';
 import type { SqlRunStore } from '../../../src/store';

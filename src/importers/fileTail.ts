@@ -24,7 +24,8 @@ export type TailOutcome =
   | { kind: 'fallback'; why: string }
   /** The bytes imported, unchanged, or only a line still being written after them. */
   | { kind: 'same'; runId: string; partialLine: boolean }
-  | { kind: 'continued'; summary: RunSummary; appended: number };
+  /** Continued: `readFrom` is the old end, where the new lines were read from. */
+  | { kind: 'continued'; summary: RunSummary; appended: number; readFrom: number };
 
 /** The fields every kept tail has (`FileTail`); a format adds its mapper's state beside them. */
 export const FileTailSchema = z.looseObject({
@@ -125,6 +126,8 @@ export interface GrownFile {
   window: Buffer;
   /** The new complete lines, each LF-ended UTF-8 without CR, numbered; blank ones too. */
   fresh: TailLine[];
+  /** The file's size when it was read. */
+  size: number;
   /** The bytes the run will have been read to: the old end and the new complete lines. */
   bytes: number;
   /** The number of the line after the last one read. */
@@ -212,6 +215,7 @@ export async function readGrownFile(
       head,
       window,
       fresh,
+      size,
       bytes: old.bytes + complete,
       nextLine: lineNo,
       sha,

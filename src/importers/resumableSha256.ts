@@ -48,12 +48,31 @@ export class ResumableSha256 {
   }
 
   update(data: Uint8Array): this {
-    const all = this.pending.length > 0 ? Buffer.concat([this.pending, data]) : Buffer.from(data);
-    const whole = all.length - (all.length % BLOCK);
-    if (whole > 0) this.hasher.update(all.subarray(0, whole));
+    let rest = data;
+    if (this.pending.length > 0) {
+      // the block begun: filled from the data first (a line a call: no copy of the data itself)
+      const need = BLOCK - this.pending.length;
+      if (rest.length < need) {
+        this.pending = Buffer.concat([this.pending, rest]);
+        return this;
+      }
+      this.hasher.update(Buffer.concat([this.pending, rest.subarray(0, need)]));
+      this.hashed += BLOCK;
+      rest = rest.subarray(need);
+    }
+    const whole = rest.length - (rest.length % BLOCK);
+    if (whole > 0) this.hasher.update(rest.subarray(0, whole));
     this.hashed += whole;
-    this.pending = Buffer.from(all.subarray(whole));
+    this.pending = Buffer.from(rest.subarray(whole));
     return this;
+  }
+
+  /** Sets `target` to this hash as it stands (both go on on their own). */
+  copyTo(target: ResumableSha256): ResumableSha256 {
+    target.hasher.load(this.hasher.save());
+    target.hashed = this.hashed;
+    target.pending = Buffer.from(this.pending);
+    return target;
   }
 
   state(): Sha256State {

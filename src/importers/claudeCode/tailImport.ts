@@ -297,7 +297,12 @@ export async function importSessionTail(
       storeRebuiltFilesOf(store, [runId]);
       for (const [type, n] of Object.entries(counts))
         options.unknownTypes[type] = (options.unknownTypes[type] ?? 0) + n;
-      return { kind: 'continued' as const, summary, appended: summary.checkpointCount - beforeCount };
+      return {
+        kind: 'continued' as const,
+        summary,
+        appended: summary.checkpointCount - beforeCount,
+        readFrom: source.bytes,
+      };
     });
   } catch (e) {
     if (e instanceof NeedsWholeRead) return fallback(e.message);

@@ -13,7 +13,8 @@ import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { isUtf8 } from 'node:buffer';
 import { z } from 'zod';
 import type { RunSummary } from '../store';
-import type { ResumeMarks } from './planDigest';
+import type { ResumeMarks, StreamedResume } from './planDigest';
+import type { PlanOp } from './runPlan';
 import { ResumableSha256, type Sha256State } from './resumableSha256';
 
 /** How many of the file's first bytes are checked unchanged, and of the last ones read. */
@@ -66,7 +67,8 @@ export function sourceSchema<T extends z.ZodType>(format: string, tail: T) {
     format: z.literal(format),
     file: z.string(),
     bytes: z.number().int().nonnegative(),
-    lines: z.number().int().nonnegative(),
+    /** The last line read that held a record (a format may not count them). */
+    lines: z.number().int().nonnegative().optional(),
     tail,
   });
 }
@@ -223,4 +225,23 @@ export async function readGrownFile(
       inMemory,
     },
   };
+}
+
+/**
+ * Feeds a whole plan's ops to `resume` (the chain the plan started from) and answers the run's resume facts
+ * (growth.ts) and the chain where the op at index `at` starts — where a kept tail takes the run up again. The chain
+ * is taken once the plan is whole: a format may still change an op after it was made (a usage set later).
+ */
+export function chainAt(
+  ops: readonly PlanOp[],
+  resume: StreamedResume,
+  at: number | undefined,
+): { resume: { checkpoints: number; digest: string }; chain: ReturnType<StreamedResume['state']> } {
+  let chain: ReturnType<StreamedResume['state']>;
+  ops.forEach((op, i) => {
+    if (i === at) chain = resume.state();
+    resume.op(op);
+  });
+  if (at === ops.length) chain = resume.state();
+  return { resume: resume.result(), chain };
 }

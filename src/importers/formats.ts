@@ -12,6 +12,7 @@ import { importRolloutTail } from './codex/rolloutTail';
 import type { ByteRange, TailOutcome } from './fileTail';
 import type { RunStore } from '../store';
 import { isGeminiChat, readGeminiChat } from './gemini/importGeminiChat';
+import { importRecordingTail } from './gemini/recordingTail';
 import type { PreparedRead, ReadPlans, ReaderOptions } from './reader';
 import { readOpenAiChat } from './openai/importOpenAiChat';
 import { isResponsesRecord, readOpenAiResponses } from './openai/importResponses';
@@ -133,6 +134,7 @@ export const FORMAT_SPECS: readonly FormatSpec[] = [
       first !== undefined ? isGeminiChat(first) : /"projectHash"\s*:/.test(head) && /"messages"\s*:/.test(head),
     read: readGeminiChat,
     grows: true,
+    tail: importRecordingTail,
   },
   {
     format: 'openai-agents',

@@ -115,7 +115,7 @@ export async function importSessionTail(
   const positions = new Map<Entry, { start: number; length: number }>();
   const fresh: Entry[] = [];
   const counts: Record<string, number> = {};
-  let lastRecord = source.lines;
+  let lastRecord = source.lines ?? 0;
   for (const { start, bytes, lineNo } of grown.file.fresh) {
     const text = bytes.toString('utf8');
     if (text.trim() === '') continue;
@@ -194,7 +194,7 @@ export async function importSessionTail(
   if (typeof run.metadata.title !== 'string' && source.bytes < HEAD_BYTES) return fallback('the run has no title yet');
 
   const newBytes = grown.file.bytes;
-  const lines = again.length === 0 && fresh.length === 0 ? source.lines : lastRecord;
+  const lines = again.length === 0 && fresh.length === 0 ? (source.lines ?? 0) : lastRecord;
   try {
     return store.transaction(() => {
       const beforeCount = run.checkpointCount;

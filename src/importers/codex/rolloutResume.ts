@@ -9,7 +9,7 @@
  * changes an op already made). Reads files (the checks of the kept bytes); writes nothing.
  */
 import { z } from 'zod';
-import { FileTailSchema, byteChecks, type ByteRange, type FileTail } from '../fileTail';
+import { FileTailSchema, byteChecks, chainAt, type ByteRange, type FileTail } from '../fileTail';
 import { StreamedResume, takesCheckpoint } from '../planDigest';
 import type { Sha256State } from '../resumableSha256';
 import type { PlanOp, RunPlan, RunPlanBuilder } from '../runPlan';
@@ -118,13 +118,7 @@ export class RolloutRecorder {
     sha: Sha256State | undefined;
   }): { resume: { checkpoints: number; digest: string }; tail: RolloutTail | undefined } {
     const c = this.confirmed;
-    let chain: ReturnType<StreamedResume['state']>;
-    input.plan.ops.forEach((op, i) => {
-      if (c && i === c.ops) chain = input.resume.state();
-      input.resume.op(op);
-    });
-    if (c && c.ops === input.plan.ops.length) chain = input.resume.state();
-    const resume = input.resume.result();
+    const { resume, chain } = chainAt(input.plan.ops, input.resume, c?.ops);
     if (!c || !chain || !input.sha) return { resume, tail: undefined };
     const checks = byteChecks(input.read, input.bytes, c.at);
     if (!checks) return { resume, tail: undefined };

@@ -67,7 +67,7 @@ export async function importRolloutTail(
 
   // The lines mapped again (from the kept offset to the old end) and the new ones, parsed as the whole read does.
   const lines: { lineNo: number; start: number; value: Obj }[] = [];
-  let lastRecord = source.lines;
+  let lastRecord = source.lines ?? 0;
   let titleMoves = false;
   for (const line of [...g.linesFrom(tail.at, tail.atLine), ...g.fresh]) {
     const text = line.bytes.toString('utf8');

@@ -179,22 +179,26 @@ function firstGeminiPrompt(messages: unknown[]): string | undefined {
   return undefined;
 }
 
+/** `geminiHead` of a JSON Lines recording's head as text (`readHead`). */
+export function geminiLinesHeadOf(text: string): SessionHead {
+  const head: SessionHead = {};
+  const messages: unknown[] = [];
+  for (const line of parseLines(text)) {
+    if (isRecord(line.$set)) geminiMessages(line.$set, head);
+    else if ('sessionId' in line || 'projectHash' in line) geminiMessages(line, head);
+    else if (line.type !== undefined) messages.push(line);
+  }
+  head.title ??= firstGeminiPrompt(messages);
+  return head;
+}
+
 /**
  * Gemini CLI: the chat's `summary`, else its first user message — a whole JSON document (`session-*.json`), or
  * the JSON Lines recording (a header record, message records, `$set` updates).
  */
 export function geminiHead(file: string, bytes: number): SessionHead {
   const head: SessionHead = {};
-  if (file.endsWith('.jsonl')) {
-    const messages: unknown[] = [];
-    for (const line of parseLines(readHead(file))) {
-      if (isRecord(line.$set)) geminiMessages(line.$set, head);
-      else if ('sessionId' in line || 'projectHash' in line) geminiMessages(line, head);
-      else if (line.type !== undefined) messages.push(line);
-    }
-    head.title ??= firstGeminiPrompt(messages);
-    return head;
-  }
+  if (file.endsWith('.jsonl')) return geminiLinesHeadOf(readHead(file));
   if (bytes > WHOLE_JSON_BYTES) return head;
   try {
     const doc: unknown = JSON.parse(readHead(file, bytes + 1));

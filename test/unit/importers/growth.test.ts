@@ -31,7 +31,7 @@ const REAL_CODEX = path.join(
 );
 const GEMINI = path.join(FIXTURES, 'gemini', 'session-2025-10-05T07-11-eefc44a3.jsonl');
 /** Fixtures of a format read from where its last import stopped whenever that import kept where (fileTail.ts). */
-const FROM_TAIL = new Set([CODEX, REAL_CODEX]);
+const FROM_TAIL = new Set([CODEX, REAL_CODEX, GEMINI]);
 
 /** The line of SESSION_FILE where the user rewinds (re-asks from an earlier line). */
 const REWIND_LINE = 28;

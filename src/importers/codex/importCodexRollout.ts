@@ -9,8 +9,9 @@
  * conversation) and `compacted` (a compaction: the conversation restarts
  * from its summary). Rollouts of early 2025 (no
  * `type` wrapper: a first line `{ id, timestamp, instructions }`, then bare
- * items and `record_type: state` lines) are read too. Reads the file; writes
- * nothing.
+ * items and `record_type: state` lines) are read too. Each line is mapped by
+ * rolloutMapper.ts; the run keeps where a later import of the grown rollout
+ * may take it up again (rolloutResume.ts). Reads the file; writes nothing.
  */
 import { basename } from 'node:path';
 import type { RuntimeContextSnapshot } from '../../model';

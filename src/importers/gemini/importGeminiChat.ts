@@ -8,7 +8,8 @@
  * once with its `result` (`functionResponse.response`) and `status`
  * (error / cancelled; a call still scheduled or executing when the file ends
  * is unanswered). `info`, `warning` and `error` messages are kept as notes in
- * the run's metadata. A recording's run id is its session's (a grown recording continues its run); a whole
+ * the run's metadata (chatMapper.ts maps each message). A recording's run id is its session's (a grown recording
+ * continues its run) and its run keeps where a later import may take it up again (recordingResume.ts); a whole
  * document's carries its content hash. Reads the file; writes nothing.
  */
 import { createHash } from 'node:crypto';

@@ -62,16 +62,21 @@ export class RolloutRecorder {
   private since = 0;
   private confirmed: Candidate | undefined;
   private waiting: (Candidate & { lastCall: string }) | undefined;
+  private readonly openCalls = new Set<string>();
 
   /** `also`: sees every op too (the builder has one observer). */
   constructor(
     private readonly builder: RunPlanBuilder,
     also?: (op: PlanOp) => void,
   ) {
+    // the calls open, followed here: the builder's own list is the whole ledger's, read at every line otherwise
+    for (const r of builder.openTools()) this.openCalls.add(r.toolCallId);
     builder.observe((op) => {
       also?.(op);
       this.ops++;
       this.since = takesCheckpoint(op) ? 0 : this.since + 1;
+      if (op.op === 'beginTool') this.openCalls.add(op.call.toolCallId);
+      else if (op.op === 'finishTool') this.openCalls.delete(op.toolCallId);
     });
   }
 
@@ -86,7 +91,7 @@ export class RolloutRecorder {
       keep: this.builder.checkpointCount,
       lastAt: this.builder.lastTimestamp,
       state: mapper.state(),
-      open: this.builder.openTools().map((r) => r.toolCallId),
+      open: [...this.openCalls],
     };
     if (b.lastCall === undefined) {
       this.confirmed = c;

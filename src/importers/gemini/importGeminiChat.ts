@@ -178,14 +178,14 @@ export async function readGeminiChat(file: string, options: ReaderOptions): Prom
       const span = facts?.replayed.spans[i];
       if (recorder && facts && span && i > 0) {
         const first = facts.records[span.first] as Required<ChatRecord>;
+        const noteCount = notes.length;
         recorder.before(first.start, first.lineNo, lastRecord < span.first, () => ({
           ids: MessageIds.pack(messages.slice(0, i).map((x) => x.id ?? '')),
-          notes: notes.length,
+          notes: noteCount,
           tools: [...new Set(messages.slice(0, i).flatMap((x) => (x.toolCalls ?? []).map((c) => c.name)))].sort(),
           ...((x) => (x ? { model: x } : {}))(messages.slice(0, i).find((x) => x.model)?.model ?? undefined),
           meta: facts.metaBefore[span.first] as Meta,
           rewritten: facts.rewritesBefore[span.first] as number,
-          open: [],
         }));
       }
       mapChatMessage(b, m, options, notes);

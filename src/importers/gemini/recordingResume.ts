@@ -71,31 +71,39 @@ interface Candidate {
   ops: number;
   keep: number;
   lastAt: number;
-  state: RecordingState;
+  /** Taken when the tail is kept (a place is found before every message: only the last one's state is kept). */
+  state: () => Omit<RecordingState, 'open'>;
+  open: string[];
 }
 
 export class RecordingRecorder {
   private ops = 0;
   private since = 0;
   private candidate: Candidate | undefined;
+  private readonly openCalls = new Set<string>();
 
   /** `also`: sees every op too (the builder has one observer). */
   constructor(
     private readonly builder: RunPlanBuilder,
     also?: (op: PlanOp) => void,
   ) {
+    // the calls open, followed here: the builder's own list is the whole ledger's, read at every message otherwise
+    for (const r of builder.openTools()) this.openCalls.add(r.toolCallId);
     builder.observe((op) => {
       also?.(op);
       this.ops++;
       this.since = takesCheckpoint(op) ? 0 : this.since + 1;
+      if (op.op === 'beginTool') this.openCalls.add(op.call.toolCallId);
+      else if (op.op === 'finishTool') this.openCalls.delete(op.toolCallId);
     });
   }
 
   /**
    * Before a message whose first record is at `at` (line `atLine`): `earlierDone` when no message before it has a
-   * record after that one; `state` gives the chat's state there when the place can be kept.
+   * record after that one; `state` gives the chat's state there when the place is kept (called once, at the end:
+   * it must give what was so when `before` was called).
    */
-  before(at: number, atLine: number, earlierDone: boolean, state: () => RecordingState): void {
+  before(at: number, atLine: number, earlierDone: boolean, state: () => Omit<RecordingState, 'open'>): void {
     if (!earlierDone || this.since > 0 || this.builder.checkpointCount < 1) return;
     this.candidate = {
       at,
@@ -103,7 +111,8 @@ export class RecordingRecorder {
       ops: this.ops,
       keep: this.builder.checkpointCount,
       lastAt: this.builder.lastTimestamp,
-      state: { ...state(), open: this.builder.openTools().map((r) => r.toolCallId) },
+      state,
+      open: [...this.openCalls],
     };
   }
 
@@ -132,7 +141,7 @@ export class RecordingRecorder {
         lastAt: c.lastAt,
         sha: input.sha,
         ...checks,
-        state: c.state,
+        state: { ...c.state(), open: c.open },
       },
     };
   }

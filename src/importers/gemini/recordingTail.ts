@@ -190,12 +190,13 @@ export async function importRecordingTail(
         const span = replayed.spans[i];
         if (span) {
           const at = starts[span.first] as { start: number; lineNo: number };
+          const noteCount = notes.length;
           recorder.before(at.start, at.lineNo, lastRecord < span.first, () => ({
             ids: Buffer.concat([
               Buffer.from(kept.ids, 'base64'),
               Buffer.from(ids(messages.slice(0, i).map((x) => x.id ?? '')), 'base64'),
             ]).toString('base64'),
-            notes: notes.length,
+            notes: noteCount,
             tools: [
               ...new Set([
                 ...kept.tools,

@@ -6,8 +6,13 @@
  * of its own.
  */
 import { prepareClaudeCodeSession, readClaudeCodeSession } from './claudeCode/importSession';
+import { importSessionTail } from './claudeCode/tailImport';
 import { isCodexLine, readCodexRollout } from './codex/importCodexRollout';
+import { importRolloutTail } from './codex/rolloutTail';
+import type { ByteRange, TailOutcome } from './fileTail';
+import type { RunStore } from '../store';
 import { isGeminiChat, readGeminiChat } from './gemini/importGeminiChat';
+import { importRecordingTail } from './gemini/recordingTail';
 import type { PreparedRead, ReadPlans, ReaderOptions } from './reader';
 import { readOpenAiChat } from './openai/importOpenAiChat';
 import { isResponsesRecord, readOpenAiResponses } from './openai/importResponses';
@@ -39,6 +44,17 @@ export interface FormatSpec {
    * to its ids when given (a file whose runs cannot be continued is imported as new runs).
    */
   grows?: true;
+  /**
+   * A file that grows and was imported before: continues its run from where the last import stopped, reading only
+   * the bytes after it (fileTail.ts) — or answers `fallback`, and the file is read whole.
+   */
+  tail?: (
+    store: RunStore,
+    file: string,
+    options: ReaderOptions,
+    read: ByteRange,
+    onCheckpoint?: () => void,
+  ) => Promise<TailOutcome>;
 }
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -99,6 +115,7 @@ export const FORMAT_SPECS: readonly FormatSpec[] = [
     read: readClaudeCodeSession,
     prepare: prepareClaudeCodeSession,
     grows: true,
+    tail: importSessionTail,
   },
   {
     format: 'codex',
@@ -107,6 +124,7 @@ export const FORMAT_SPECS: readonly FormatSpec[] = [
     recognise: ({ first }) => isCodexLine(first),
     read: readCodexRollout,
     grows: true,
+    tail: importRolloutTail,
   },
   {
     format: 'gemini-cli',
@@ -116,6 +134,7 @@ export const FORMAT_SPECS: readonly FormatSpec[] = [
       first !== undefined ? isGeminiChat(first) : /"projectHash"\s*:/.test(head) && /"messages"\s*:/.test(head),
     read: readGeminiChat,
     grows: true,
+    tail: importRecordingTail,
   },
   {
     format: 'openai-agents',

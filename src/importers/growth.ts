@@ -107,6 +107,8 @@ export function noteGrowable(
     if (!source?.file) continue;
     const bytes = bytesRead.get(source.file);
     if (bytes === undefined) continue;
+    // a reader that hashed the bytes and followed the digest as it read them gave both already (codex/)
+    if (source.bytes === bytes && source.sha256 !== undefined && source.resume !== undefined) continue;
     if (!shas.has(source.file)) shas.set(source.file, prefixSha256(source.file, bytes));
     const sha256 = shas.get(source.file);
     const { checkpoints, digest } = resumeOf

@@ -22,8 +22,7 @@ import type { FormatSpec } from './formats';
 import { noteTitles } from './sessions/runTitles';
 import { notRegularFile } from './regularFile';
 import type { ReaderOptions } from './reader';
-import { importSessionTail } from './claudeCode/tailImport';
-import { fileRange } from './claudeCode/sessionTail';
+import { fileRange } from './fileTail';
 
 /** `reason` without the `file: line N: ` prefix the error messages carry. */
 function bare(message: string, file: string, line?: number): string {
@@ -223,10 +222,10 @@ export async function importFile(
         ...(idSuffix !== undefined ? { idSuffix } : {}),
       };
     };
-    if (format === 'claude-code') {
+    if (spec.tail) {
       // A session imported before and grown since: only its new lines are read when its kept tail allows.
       let tailWritten = 0;
-      const tail = await importSessionTail(store, file, readerOptions(), fileRange(file), () => {
+      const tail = await spec.tail(store, file, readerOptions(), fileRange(file), () => {
         if (++tailWritten % 256 === 0) onWrite?.(tailWritten);
       });
       if (tail.kind === 'same') {
@@ -237,6 +236,7 @@ export async function importFile(
       if (tail.kind === 'continued') {
         result.runs = runsOf([tail]);
         result.continued = true;
+        result.readFrom = tail.readFrom;
         result.outcome = 'imported';
         return result;
       }

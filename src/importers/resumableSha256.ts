@@ -19,8 +19,9 @@ export interface Sha256State {
 const BLOCK = 64;
 
 export class ResumableSha256 {
-  /** The bytes fed after the last whole block, not yet given to the hasher. */
-  private pending = Buffer.alloc(0);
+  /** The bytes fed after the last whole block (the first `pendingLength` of them), not yet given to the hasher. */
+  private readonly pending = Buffer.alloc(BLOCK);
+  private pendingLength = 0;
   private hashed = 0;
 
   private constructor(private readonly hasher: IHasher) {}
@@ -38,22 +39,43 @@ export class ResumableSha256 {
       throw new Error('a kept SHA-256 state ends on a whole block');
     this.hasher.load(Buffer.from(state.saved, 'base64'));
     this.hashed = state.length;
-    this.pending = Buffer.alloc(0);
+    this.pendingLength = 0;
     return this;
   }
 
   /** Bytes fed so far (`state().length` and the bytes after it). */
   get length(): number {
-    return this.hashed + this.pending.length;
+    return this.hashed + this.pendingLength;
   }
 
   update(data: Uint8Array): this {
-    const all = this.pending.length > 0 ? Buffer.concat([this.pending, data]) : Buffer.from(data);
-    const whole = all.length - (all.length % BLOCK);
-    if (whole > 0) this.hasher.update(all.subarray(0, whole));
+    let rest = data;
+    if (this.pendingLength > 0 || rest.length < BLOCK) {
+      // the block begun: filled from the data first, in place (a line and its LF a call: no allocation)
+      const take = Math.min(BLOCK - this.pendingLength, rest.length);
+      this.pending.set(rest.subarray(0, take), this.pendingLength);
+      this.pendingLength += take;
+      rest = rest.subarray(take);
+      if (this.pendingLength < BLOCK) return this;
+      this.hasher.update(this.pending);
+      this.hashed += BLOCK;
+      this.pendingLength = 0;
+    }
+    const whole = rest.length - (rest.length % BLOCK);
+    if (whole > 0) this.hasher.update(rest.subarray(0, whole));
     this.hashed += whole;
-    this.pending = Buffer.from(all.subarray(whole));
+    this.pending.set(rest.subarray(whole), 0);
+    this.pendingLength = rest.length - whole;
     return this;
+  }
+
+  /** Sets `target` to this hash as it stands (both go on on their own). */
+  copyTo(target: ResumableSha256): ResumableSha256 {
+    target.hasher.load(this.hasher.save());
+    target.hashed = this.hashed;
+    this.pending.copy(target.pending);
+    target.pendingLength = this.pendingLength;
+    return target;
   }
 
   state(): Sha256State {
@@ -63,7 +85,7 @@ export class ResumableSha256 {
   /** The digest (hex) of what was fed; the hash itself can go on being fed. */
   hex(): string {
     const kept = this.hasher.save();
-    const digest = this.hasher.update(this.pending).digest('hex');
+    const digest = this.hasher.update(this.pending.subarray(0, this.pendingLength)).digest('hex');
     this.hasher.load(kept);
     return digest;
   }

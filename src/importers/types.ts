@@ -111,6 +111,11 @@ export interface FileResult {
   bytes: number;
   /** True when the file continued runs imported earlier from a shorter copy of it (a session that grew). */
   continued?: boolean;
+  /**
+   * For a file continued from where its last import stopped: the byte its new lines were read from (only they, and
+   * the window checked before them, were read; fileTail.ts). Absent when the file was read whole.
+   */
+  readFrom?: number;
 }
 
 export interface ImportSummary {

@@ -10,18 +10,24 @@
  *   at that checkpoint) against its peer, the same rebuilt from the run's tool calls (a store imported before);
  * - `ocdb files <run> --at [late]` and `--at [late] <path>` as a user runs them (dist/cli.js), against the floor of
  *   `ocdb --version`;
- * - restore: the plan at the last checkpoint and the files written into an empty folder.
+ * - restore: the plan at the last checkpoint and the files written into an empty folder;
+ * - a Codex rollout of as many shell calls (largeRollout.ts, from the real Codex 0.60.1 rollout's records):
+ *   re-import after it grew by 8 lines, before (its run read whole, as when the import kept no tail) and after
+ *   (read from where its last import stopped).
+ * OCDB_BENCH_SESSION_AGENTS picks the agents (default `claude,codex`; `codex` alone for the rollout).
  */
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { importPath } from '../../src/importers';
 import { rebuiltFileHistory, runFileHistory } from '../../src/replay/fileHistory';
 import { restoreFiles, restorePlan } from '../../src/replay/fileRestore';
 import { openRunStore } from '../../src/store';
+import Database from 'better-sqlite3';
 import { envInt } from './stats';
 import { LARGE, SESSION_ID, records, writeSession } from './largeSession';
+import { ROLLOUT_RUN, rolloutRecords, writeRollout } from './largeRollout';
 
 const CLI = join(__dirname, '..', '..', 'dist', 'cli.js');
 const USAGE = join(__dirname, 'usageOnExit.cjs');
@@ -134,11 +140,66 @@ async function measure(calls: number): Promise<void> {
   }
 }
 
+/** The run's kept tail taken out of its metadata: the next import reads the file whole, as before the tail. */
+function forgetTail(dbFile: string, runId: string): void {
+  const db = new Database(dbFile);
+  try {
+    const row = db.prepare('SELECT metadata_json FROM runs WHERE run_id = ?').get(runId) as { metadata_json: string };
+    const metadata = JSON.parse(row.metadata_json) as { source: Record<string, unknown> };
+    delete metadata.source.tail;
+    db.prepare('UPDATE runs SET metadata_json = ? WHERE run_id = ?').run(JSON.stringify(metadata), runId);
+  } finally {
+    db.close();
+  }
+}
+
+/** A Codex rollout of `calls` shell calls, imported short of its last 8 lines and re-imported once they came. */
+async function measureRollout(calls: number): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'ocdb-bench-rollout-'));
+  try {
+    const lines = rolloutRecords(calls);
+    const bytes = Buffer.byteLength(lines.join('\n') + '\n');
+    process.stdout.write(
+      `  Codex rollout, ${calls} shell calls, ${lines.length} lines, ${(bytes / (1 << 20)).toFixed(1)} MiB\n`,
+    );
+    const figures: Record<string, { wall: number; cpu: number }> = {};
+    for (const how of ['before', 'after'] as const) {
+      const sub = join(dir, how);
+      mkdirSync(sub);
+      const file = writeRollout(sub, lines, lines.length - GROWN_LINES);
+      const dbFile = join(sub, 'runs.db');
+      let store = openRunStore(dbFile, { create: true });
+      await importPath(store, file);
+      store.close();
+      if (how === 'before') forgetTail(dbFile, ROLLOUT_RUN);
+      appendFileSync(file, lines.slice(-GROWN_LINES).join('\n') + '\n');
+      store = openRunStore(dbFile, { create: false });
+      const t = performance.now();
+      const c = process.cpuUsage();
+      const grown = await importPath(store, file);
+      figures[how] = { wall: ms(t), cpu: cpuMs(c) };
+      store.close();
+      const f = grown.files[0];
+      if (f?.continued !== true) throw new Error(`the grown rollout was not continued: ${f?.reason}`);
+      if ((how === 'after') !== (f.readFrom !== undefined))
+        throw new Error(`the ${how} re-import ${f.readFrom === undefined ? 'read the whole file' : 'read the tail'}`);
+    }
+    const { before, after } = figures as Record<'before' | 'after', { wall: number; cpu: number }>;
+    process.stdout.write(
+      `  re-import (+${GROWN_LINES} lines)  before (whole read) ${f0(before.wall)} ms (CPU ${f0(before.cpu)} ms)   after (from the kept tail) ${f0(after.wall)} ms (CPU ${f0(after.cpu)} ms)   after / before ${ratio(after.cpu, before.cpu)} (CPU)\n`,
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 export async function run(): Promise<void> {
   const sizes = (process.env.OCDB_BENCH_SESSION_CALLS ?? '1000,2000')
     .split(',')
     .map((s) => envInt(s.trim(), 0))
     .filter((n) => n > 0);
+  const agents = (process.env.OCDB_BENCH_SESSION_AGENTS ?? 'claude,codex').split(',').map((a) => a.trim());
   process.stdout.write(`  load ${loadavg()[0]?.toFixed(1)}\n`);
-  for (const calls of sizes) await measure(calls);
+  if (agents.includes('claude')) for (const calls of sizes) await measure(calls);
+  if (agents.includes('codex')) for (const calls of sizes) await measureRollout(calls);
 }

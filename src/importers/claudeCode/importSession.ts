@@ -16,7 +16,8 @@ import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
 import { OcdbError, errorMessage, type RuntimeContextSnapshot, type SideEffectLevel } from '../../model';
 import { RunPlanBuilder, planEnd, type PlanHead, type PlanOutput, type RunPlan } from '../runPlan';
-import { LineDigests, LineSource } from '../lineReader';
+import { LineSource } from '../lineReader';
+import { LineHashes } from '../lineHashes';
 import { prefixSha256 } from '../growth';
 import type { ReaderOptions } from '../reader';
 import type { ImportWarning } from '../types';
@@ -27,8 +28,9 @@ import { SessionMapper } from './sessionMapper';
 import { RunNotes, linkSubagent, sidechainGroups } from './subagentLinks';
 import { readSessionRows } from './sessionRows';
 import { StreamedResume } from '../planDigest';
-import { ResumableSha256, type Sha256State } from '../resumableSha256';
-import { TailRecorder, fileRange } from './sessionTail';
+import type { Sha256State } from '../resumableSha256';
+import { TailRecorder } from './sessionTail';
+import { fileRange } from '../fileTail';
 import { deferredOptions, subagentFiles } from './subagentFiles';
 
 export interface SessionReadOptions {
@@ -84,8 +86,6 @@ export function sessionContext(facts: SessionFacts, taskId: string): RuntimeCont
   };
 }
 
-const LF = Buffer.from('\n');
-
 interface ReadResult {
   entries: Entry[];
   /** Sidechain lines of a session file (subagents written inline by Claude Code 1.x / 2.0). */
@@ -119,11 +119,10 @@ async function readTranscript(
   const strings = new EntryStrings();
   // A JSON array's text is hashed whole (onText); JSON Lines line by line, its text and bytes in one pass.
   const hash = createHash('sha256');
-  const lineDigests = new LineDigests();
+  // the text's and the bytes' hash in one pass, and its state kept for the import that reads the grown file
+  const lineHashes = await LineHashes.create();
   let asLines = false;
   const positions = new WeakMap<Entry, { start: number; length: number }>();
-  // the bytes' hash, kept for the import that reads the file once it grew (sessionTail.ts)
-  let sha = resumable ? await ResumableSha256.create() : undefined;
   let lines = 0;
   let physicalLines = 0;
   let bytes = 0;
@@ -138,11 +137,7 @@ async function readTranscript(
     onLine: (line) => {
       asLines = true;
       physicalLines = line.lineNo;
-      lineDigests.line(line);
-      if (!sha) return;
-      if (line.invalidUtf8 || line.length !== line.bytes.length || line.bytesRead <= line.start + line.length) {
-        sha = undefined;
-      } else sha.update(line.bytes).update(LF);
+      lineHashes.line(line);
     },
     strict: options.strict,
     onSkip: (line, reason) => options.skip({ file, line }, new Error(reason)),
@@ -165,18 +160,20 @@ async function readTranscript(
     (entry.sidechain ? sidechains : entries).push(entry);
   }
   const subagentOnly = entries.length === 0 && sidechains.length > 0;
+  const digests = asLines ? lineHashes.digests() : undefined;
+  const sha = resumable && asLines && !subagentOnly ? lineHashes.state() : undefined;
   return {
     entries: subagentOnly ? sidechains : entries,
     sidechains: subagentOnly ? [] : sidechains,
     subagentOnly,
     facts,
-    hash: (asLines ? lineDigests.digests().text : hash.digest('hex')).slice(0, 10),
+    hash: (digests ? digests.text : hash.digest('hex')).slice(0, 10),
     lines,
     physicalLines,
-    ...(asLines ? { rawSha: lineDigests.digests().raw } : {}),
+    ...(digests ? { rawSha: digests.raw } : {}),
     bytes,
     positionOf: (e) => positions.get(e),
-    ...(asLines && sha && !subagentOnly ? { sha: sha.state() } : {}),
+    ...(sha ? { sha } : {}),
   };
 }
 

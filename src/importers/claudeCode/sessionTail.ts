@@ -9,10 +9,10 @@
  * waits for a checkpoint (the state there is the store's at its last checkpoint) and every later line of the
  * session's conversation belongs to the run. Reads files; writes nothing.
  */
-import { createHash } from 'node:crypto';
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { basename } from 'node:path';
-import type { ResumeMarks, StreamedResume } from '../planDigest';
+import { byteChecks, type ByteRange, type FileTail } from '../fileTail';
+import type { StreamedResume } from '../planDigest';
 import type { Sha256State } from '../resumableSha256';
 import type { Entry, SessionFacts } from './entries';
 import type { SessionMapper } from './sessionMapper';
@@ -23,35 +23,17 @@ export type TailLine = [start: number, length: number, lineNo: number];
 /** The session's facts as JSON (`toolNames` a list). */
 export type StoredFacts = Omit<SessionFacts, 'toolNames'> & { toolNames: string[] };
 
-export interface SessionTail {
-  v: 1;
-  /** The first byte of the lines to map again, and that line's number. */
-  at: number;
-  atLine: number;
-  /** The checkpoints the run keeps (the state before `at` is the store's at the last of them). */
-  keep: number;
-  /** The run's digest chain there (planDigest.ts `DigestChain`) and its resume marks. */
-  link: string;
-  marks: ResumeMarks;
-  /** The run's clock there. */
-  lastAt: number;
+/** The generic resume point (fileTail.ts) and the Claude Code mapper's state there. */
+export interface SessionTail extends FileTail {
   pending?: { messageId?: string; requestId?: string; lines: TailLine[] };
   deferred: TailLine[];
   open: [string, string[]][];
   compactions: number;
   apiError?: string;
   facts: StoredFacts;
-  /** SHA-256 state of every byte read (`bytes` of the source). */
-  sha: Sha256State;
-  /** sha256 of the file's first `head.bytes` bytes, and of the bytes from `window.from` to the end read. */
-  head: { bytes: number; sha256: string };
-  window: { from: number; sha256: string };
   /** The session's sub-agent files when it was read: name, size, mtime (ms). */
   subagents: [string, number, number][];
 }
-
-/** How many of the file's first bytes are checked unchanged, and of the last ones read. */
-const CHECKED_BYTES = 4096;
 
 export function storedFacts(facts: SessionFacts): StoredFacts {
   return { ...facts, toolNames: [...facts.toolNames], models: [...facts.models], summaries: [...facts.summaries] };
@@ -64,44 +46,6 @@ export function sessionFacts(facts: StoredFacts): SessionFacts {
     models: [...facts.models],
     summaries: facts.summaries.map((s) => ({ ...s })),
   };
-}
-
-/** Reads `length` bytes from `start` (undefined when there are fewer). */
-export type ByteRange = (start: number, length: number) => Buffer | undefined;
-
-/** A ByteRange over `file`. */
-export function fileRange(file: string): ByteRange {
-  return (start, length) => {
-    const buf = Buffer.alloc(length);
-    const fd = openSync(file, 'r');
-    try {
-      let done = 0;
-      while (done < length) {
-        const n = readSync(fd, buf, done, length - done, start + done);
-        if (n === 0) return undefined;
-        done += n;
-      }
-    } finally {
-      closeSync(fd);
-    }
-    return buf;
-  };
-}
-
-const sha256 = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
-
-/** The checks of the first bytes of a file (`bytes` read) and of the window before its end from `from`. */
-export function byteChecks(
-  read: ByteRange,
-  bytes: number,
-  from: number,
-): Pick<SessionTail, 'head' | 'window'> | undefined {
-  const headBytes = Math.min(CHECKED_BYTES, bytes);
-  const windowFrom = Math.max(0, Math.min(from, bytes - CHECKED_BYTES));
-  const head = read(0, headBytes);
-  const window = read(windowFrom, bytes - windowFrom);
-  if (head === undefined || window === undefined) return undefined;
-  return { head: { bytes: headBytes, sha256: sha256(head) }, window: { from: windowFrom, sha256: sha256(window) } };
 }
 
 /** A session's sub-agent files now: name, size, mtime. */

@@ -9,43 +9,35 @@
  * the run's context, a Task call — answers `fallback`, and the file is read whole as before. Reads files; writes
  * only inside the store transaction it opens.
  */
-import { createHash } from 'node:crypto';
-import { statSync } from 'node:fs';
-import { isUtf8 } from 'node:buffer';
 import { basename } from 'node:path';
 import { z } from 'zod';
 import { assertJsonDepth, type Checkpoint, type RuntimeContextSnapshot } from '../../model';
-import type { RunStore, RunSummary } from '../../store';
+import type { RunStore } from '../../store';
 import { RunWriter } from '../../writer';
+import {
+  FileTailSchema,
+  NeedsWholeRead,
+  readGrownFile,
+  sourceSchema,
+  type ByteRange,
+  type TailOutcome,
+} from '../fileTail';
 import { StreamedResume } from '../planDigest';
 import { RunPlanBuilder, planEnd, type PlanOp } from '../runPlan';
 import { PlanWriter } from '../writePlan';
 import { storeRebuiltFilesOf } from '../rebuiltFiles';
-import { ResumableSha256 } from '../resumableSha256';
 import { HEAD_BYTES } from '../sessions/sessionHead';
 import { splitBranches } from './branches';
 import { parseTranscriptLine, type AssistantEntry, type Entry, type UserEntry } from './entries';
 import { sessionContext, type SessionReadOptions } from './importSession';
 import { SessionMapper } from './sessionMapper';
 import { sessionEntryOf } from './sessionRows';
-import { TailRecorder, sessionFacts, subagentStats, type ByteRange, type SessionTail } from './sessionTail';
+import { TailRecorder, sessionFacts, subagentStats, type SessionTail } from './sessionTail';
 import { subagentFiles } from './subagentFiles';
 
-export type TailOutcome =
-  /** Not continued from the kept tail: read the file whole (`why` says what stood in the way). */
-  | { kind: 'fallback'; why: string }
-  /** The bytes imported, unchanged, or only a line still being written after them. */
-  | { kind: 'same'; runId: string; partialLine: boolean }
-  | { kind: 'continued'; summary: RunSummary; appended: number };
+export type { TailOutcome } from '../fileTail';
 
-const TailSchema = z.looseObject({
-  v: z.literal(1),
-  at: z.number().int().nonnegative(),
-  atLine: z.number().int().positive(),
-  keep: z.number().int().positive(),
-  link: z.string(),
-  marks: z.looseObject({}),
-  lastAt: z.number(),
+const TailSchema = FileTailSchema.extend({
   pending: z
     .object({
       messageId: z.string().optional(),
@@ -62,26 +54,12 @@ const TailSchema = z.looseObject({
     toolNames: z.array(z.string()),
     summaries: z.array(z.looseObject({ summary: z.string() })),
   }),
-  sha: z.object({ saved: z.string(), length: z.number().int().nonnegative() }),
-  head: z.object({ bytes: z.number().int().nonnegative(), sha256: z.string() }),
-  window: z.object({ from: z.number().int().nonnegative(), sha256: z.string() }),
   subagents: z.array(z.tuple([z.string(), z.number(), z.number()])),
 });
 
-const SourceSchema = z.looseObject({
-  format: z.literal('claude-code'),
-  file: z.string(),
-  bytes: z.number().int().nonnegative(),
-  lines: z.number().int().nonnegative(),
-  tail: TailSchema,
-});
+const SourceSchema = sourceSchema('claude-code', TailSchema);
 
 const TASK_TOOLS = new Set(['Task', 'Agent']);
-
-/** Thrown inside the write when a new line turns out to need the whole file (the transaction then keeps nothing). */
-class NeedsWholeRead extends Error {}
-
-const sha256 = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
 
 /** A line of `buf` parsed as the whole read parses it; undefined when it holds no entry (or does not parse). */
 function parsedEntry(
@@ -112,8 +90,6 @@ export async function importSessionTail(
   read: ByteRange,
   onCheckpoint?: () => void,
 ): Promise<TailOutcome> {
-  // the one wait, before the store is read: the rest runs in one turn
-  const sha = await ResumableSha256.create();
   const fallback = (why: string): TailOutcome => ({ kind: 'fallback', why });
   const name = basename(file, '.jsonl');
   if (/^agent-/.test(name)) return fallback('a sub-agent file');
@@ -125,47 +101,22 @@ export async function importSessionTail(
   if (!parsedSource.success || parsedSource.data.file !== file) return fallback('no tail kept for this file');
   const source = parsedSource.data;
   const tail = source.tail as unknown as SessionTail;
-  const size = statSync(file).size;
-  if (size < source.bytes) return fallback('the file is shorter');
-  // The bytes before the kept end: the file's first ones and the window before it, read once.
-  const head = read(0, Math.min(4096, size));
-  const window = read(tail.window.from, size - tail.window.from);
-  if (!head || !window) return fallback('the file is shorter');
-  if (sha256(head.subarray(0, tail.head.bytes)) !== tail.head.sha256) return fallback('its first bytes changed');
-  const old = source.bytes - tail.window.from;
-  if (sha256(window.subarray(0, old)) !== tail.window.sha256) return fallback('the bytes before its end changed');
   const subs = subagentFiles(file);
   if (JSON.stringify(subagentStats(subs)) !== JSON.stringify(tail.subagents))
     return fallback('a sub-agent file changed');
-  const added = window.subarray(old);
-  const complete = added.lastIndexOf(0x0a) + 1;
-  if (complete === 0) return { kind: 'same', runId, partialLine: added.length > 0 };
+  // The bytes before the kept end (the file's first ones and the window before it) checked, the new lines read.
+  const grown = await readGrownFile(file, source, tail, read);
+  if (grown.kind === 'fallback') return grown;
+  if (grown.kind === 'same') return { kind: 'same', runId, partialLine: grown.partialLine };
+  const { window, sha } = grown.file;
 
   // The new complete lines.
   const facts = sessionFacts(tail.facts);
   const positions = new Map<Entry, { start: number; length: number }>();
   const fresh: Entry[] = [];
   const counts: Record<string, number> = {};
-  let lineNo = tail.atLine - 1;
-  for (let p = tail.at; p < source.bytes; p++) if (window[p - tail.window.from] === 0x0a) lineNo++;
-  let lastRecord = source.lines;
-  try {
-    sha.resume(tail.sha);
-  } catch (e) {
-    return fallback(`its kept hash does not load (${e instanceof Error ? e.message : String(e)})`);
-  }
-  // the bytes after the kept hash's last whole block, up to the old end: in the window read
-  if (tail.sha.length < tail.window.from || tail.sha.length > source.bytes)
-    return fallback('no tail kept for this file');
-  sha.update(window.subarray(tail.sha.length - tail.window.from, old));
-  for (let p = 0; p < complete;) {
-    const nl = added.indexOf(0x0a, p);
-    const bytes = added.subarray(p, nl);
-    const start = source.bytes + p;
-    p = nl + 1;
-    lineNo++;
-    if (bytes.at(-1) === 0x0d || !isUtf8(bytes)) return fallback(`line ${lineNo} is not LF-ended UTF-8`);
-    sha.update(added.subarray(start - source.bytes, p));
+  let lastRecord = source.lines ?? 0;
+  for (const { start, bytes, lineNo } of grown.file.fresh) {
     const text = bytes.toString('utf8');
     if (text.trim() === '') continue;
     lastRecord = lineNo;
@@ -242,8 +193,8 @@ export async function importSessionTail(
   if (facts.version !== before.version) return fallback('a new Claude Code version');
   if (typeof run.metadata.title !== 'string' && source.bytes < HEAD_BYTES) return fallback('the run has no title yet');
 
-  const newBytes = source.bytes + complete;
-  const lines = again.length === 0 && fresh.length === 0 ? source.lines : lastRecord;
+  const newBytes = grown.file.bytes;
+  const lines = again.length === 0 && fresh.length === 0 ? (source.lines ?? 0) : lastRecord;
   try {
     return store.transaction(() => {
       const beforeCount = run.checkpointCount;
@@ -302,7 +253,7 @@ export async function importSessionTail(
         },
       );
       const recorder = new TailRecorder((e) => positions.get(e), 0, resume);
-      const end = { at: newBytes, atLine: lineNo + 1 };
+      const end = { at: newBytes, atLine: grown.file.nextLine };
       for (const entry of [...again, ...fresh]) {
         recorder.boundary(mapper, entry, end);
         mapper.add(entry);
@@ -312,13 +263,13 @@ export async function importSessionTail(
       const open = builder.closeUnanswered('the transcript ends before its result');
       const apiError = mapper.apiError;
       const shaHex = sha.hex();
-      const inMemory: ByteRange = (start, length) =>
-        start + length <= head.length
-          ? head.subarray(start, start + length)
-          : start >= tail.window.from && start + length <= tail.window.from + window.length
-            ? window.subarray(start - tail.window.from, start - tail.window.from + length)
-            : undefined;
-      const kept = recorder.result({ read: inMemory, bytes: newBytes, facts, sha: sha.state(), subagentFiles: subs });
+      const kept = recorder.result({
+        read: grown.file.inMemory,
+        bytes: newBytes,
+        facts,
+        sha: sha.state(),
+        subagentFiles: subs,
+      });
       const { tail: _old, ...rest } = source;
       const metadata: Record<string, unknown> = {
         ...run.metadata,
@@ -346,7 +297,12 @@ export async function importSessionTail(
       storeRebuiltFilesOf(store, [runId]);
       for (const [type, n] of Object.entries(counts))
         options.unknownTypes[type] = (options.unknownTypes[type] ?? 0) + n;
-      return { kind: 'continued' as const, summary, appended: summary.checkpointCount - beforeCount };
+      return {
+        kind: 'continued' as const,
+        summary,
+        appended: summary.checkpointCount - beforeCount,
+        readFrom: source.bytes,
+      };
     });
   } catch (e) {
     if (e instanceof NeedsWholeRead) return fallback(e.message);

@@ -37,24 +37,44 @@ export interface ReplayedChat {
   /** How many message records replaced an earlier copy of their message (a model turn written twice). */
   rewritten: number;
   rewinds: number;
+  /** For each message, the index of its first and last record among those replayed. */
+  spans: { first: number; last: number }[];
+}
+
+/**
+ * Where a replay goes on from (gemini/recordingTail.ts): the metadata and the rewrites counted so far, and the ids
+ * of the messages before, which no record may change or rewind any more (such a record throws: the file is read
+ * whole).
+ */
+export interface ReplayStart {
+  meta: Record<string, unknown>;
+  rewritten: number;
+  earlier: (id: string) => boolean;
 }
 
 /** Replays the records of one chat recording, in file order; `skip` hears a record of no known shape. */
 export function replayChatRecords(
   records: readonly { value: unknown; where: string }[],
   skip: (where: string, error: unknown) => void,
+  start?: ReplayStart,
 ): ReplayedChat {
-  const meta: Record<string, unknown> = {};
+  const meta: Record<string, unknown> = { ...start?.meta };
   let messages: Record<string, unknown>[] = [];
-  let rewritten = 0;
+  let rewritten = start?.rewritten ?? 0;
   let rewinds = 0;
-  for (const { value, where } of records) {
+  let spans: { first: number; last: number }[] = [];
+  for (const [index, { value, where }] of records.entries()) {
     try {
       const o = value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+      if (start && ('$rewindTo' in o || (o.$set && typeof o.$set === 'object' && 'messages' in o.$set)))
+        throw new Error(`${where}: a rewind of earlier messages`);
+      if (start && typeof o.id === 'string' && start.earlier(o.id))
+        throw new Error(`${where}: rewrites an earlier message`);
       if ('$rewindTo' in o) {
         const r = parseWith(RewindRecord, value, where);
         const at = messages.findIndex((m) => m.id === r.$rewindTo);
         messages = at < 0 ? [] : messages.slice(0, at);
+        spans = at < 0 ? [] : spans.slice(0, at);
         rewinds++;
       } else if ('$set' in o) {
         const { $set } = parseWith(SetRecord, value, where);
@@ -63,13 +83,17 @@ export function replayChatRecords(
         if (all !== undefined) {
           const list = parseWith(z.array(MessageRecord), all, `${where}: $set.messages`);
           messages = list.map((m) => ({ ...m }));
+          spans = list.map(() => ({ first: index, last: index }));
         }
       } else if ('id' in o) {
         const m = parseWith(MessageRecord, value, where);
         const at = messages.findIndex((x) => x.id === m.id);
-        if (at < 0) messages.push({ ...m });
-        else {
+        if (at < 0) {
+          messages.push({ ...m });
+          spans.push({ first: index, last: index });
+        } else {
           messages[at] = { ...m };
+          (spans[at] as { last: number }).last = index;
           rewritten++;
         }
       } else if ('sessionId' in o) {
@@ -81,5 +105,5 @@ export function replayChatRecords(
       skip(where, e);
     }
   }
-  return { doc: { ...meta, messages }, rewritten, rewinds };
+  return { doc: { ...meta, messages }, rewritten, rewinds, spans };
 }

@@ -85,6 +85,15 @@ export class ResponseItems {
     return true;
   }
 
+  /**
+   * Where the items stand between two of them: a model call being assembled, usage waiting for the next call, and
+   * the last call completed while it has no usage (a later `usage` sets it on that call's checkpoint). What a
+   * reader that keeps a resume point checks (codex/rolloutTail.ts): a fresh ResponseItems has none of them.
+   */
+  get between(): { assembling: boolean; early: boolean; lastCall: string | undefined } {
+    return { assembling: this.pending !== undefined, early: this.early !== undefined, lastCall: this.lastCall };
+  }
+
   item(item: Item, at: number | undefined): void {
     const type = typeof item.type === 'string' ? item.type : item.role !== undefined ? 'message' : 'unknown';
     switch (type) {

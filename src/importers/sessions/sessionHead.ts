@@ -34,13 +34,18 @@ export function readHead(file: string, max = HEAD_BYTES): string {
   try {
     const buf = Buffer.alloc(max);
     const n = readSync(fd, buf, 0, max, 0);
-    const text = buf.subarray(0, n).toString('utf8');
-    if (n < max) return text;
-    const cut = text.lastIndexOf('\n');
-    return cut >= 0 ? text.slice(0, cut) : text;
+    return headText(buf.subarray(0, n), max);
   } finally {
     closeSync(fd);
   }
+}
+
+/** A file's first bytes (`bytes`, up to `max` of them) as `readHead` gives them. */
+export function headText(bytes: Buffer, max = HEAD_BYTES): string {
+  const text = bytes.toString('utf8');
+  if (bytes.length < max) return text;
+  const cut = text.lastIndexOf('\n');
+  return cut >= 0 ? text.slice(0, cut) : text;
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -130,10 +135,15 @@ export function claudeHead(file: string): SessionHead {
 
 /** Codex: `session_meta` (id, cwd), the first `user_message` event, else the first user message item. */
 export function codexHead(file: string): SessionHead {
+  return codexHeadOf(readHead(file));
+}
+
+/** `codexHead` of a rollout's head as text (`readHead`). */
+export function codexHeadOf(text: string): SessionHead {
   const head: SessionHead = {};
   let event: string | undefined;
   let item: string | undefined;
-  for (const line of parseLines(readHead(file))) {
+  for (const line of parseLines(text)) {
     const payload = isRecord(line.payload) ? line.payload : undefined;
     if (line.type === 'session_meta' && payload) {
       head.sessionId ??= str(payload.id);
@@ -169,22 +179,26 @@ function firstGeminiPrompt(messages: unknown[]): string | undefined {
   return undefined;
 }
 
+/** `geminiHead` of a JSON Lines recording's head as text (`readHead`). */
+export function geminiLinesHeadOf(text: string): SessionHead {
+  const head: SessionHead = {};
+  const messages: unknown[] = [];
+  for (const line of parseLines(text)) {
+    if (isRecord(line.$set)) geminiMessages(line.$set, head);
+    else if ('sessionId' in line || 'projectHash' in line) geminiMessages(line, head);
+    else if (line.type !== undefined) messages.push(line);
+  }
+  head.title ??= firstGeminiPrompt(messages);
+  return head;
+}
+
 /**
  * Gemini CLI: the chat's `summary`, else its first user message — a whole JSON document (`session-*.json`), or
  * the JSON Lines recording (a header record, message records, `$set` updates).
  */
 export function geminiHead(file: string, bytes: number): SessionHead {
   const head: SessionHead = {};
-  if (file.endsWith('.jsonl')) {
-    const messages: unknown[] = [];
-    for (const line of parseLines(readHead(file))) {
-      if (isRecord(line.$set)) geminiMessages(line.$set, head);
-      else if ('sessionId' in line || 'projectHash' in line) geminiMessages(line, head);
-      else if (line.type !== undefined) messages.push(line);
-    }
-    head.title ??= firstGeminiPrompt(messages);
-    return head;
-  }
+  if (file.endsWith('.jsonl')) return geminiLinesHeadOf(readHead(file));
   if (bytes > WHOLE_JSON_BYTES) return head;
   try {
     const doc: unknown = JSON.parse(readHead(file, bytes + 1));

@@ -24,7 +24,14 @@ const SIDECHAINS = path.join(
 const SUBAGENT = path.join(FIXTURES, 'claude-code-real', 'spotter-subagent', 'agent-a2898e3.jsonl');
 const COMPACTION = path.join(FIXTURES, 'claude-code-real', 'compaction', 'dag_compact_after_rewind.jsonl');
 const CODEX = path.join(FIXTURES, 'codex', 'rollout-2026-01-02T03-04-05-11111111-1111-4111-8111-111111111111.jsonl');
+const REAL_CODEX = path.join(
+  FIXTURES,
+  'codex',
+  'rollout-2025-11-22T21-45-35-019aad50-a7e6-7422-b7a8-0b384290624f.jsonl',
+);
 const GEMINI = path.join(FIXTURES, 'gemini', 'session-2025-10-05T07-11-eefc44a3.jsonl');
+/** Fixtures of a format read from where its last import stopped whenever that import kept where (fileTail.ts). */
+const FROM_TAIL = new Set([CODEX, REAL_CODEX, GEMINI]);
 
 /** The line of SESSION_FILE where the user rewinds (re-asks from an earlier line). */
 const REWIND_LINE = 28;
@@ -47,7 +54,7 @@ function exports(store: SqlRunStore): Record<string, unknown> {
 describe('re-importing a transcript that grew', () => {
   const store = tempStores();
 
-  for (const fixture of [REAL_FILE, SIDECHAINS, SUBAGENT, COMPACTION, CODEX, GEMINI, SESSION_FILE]) {
+  for (const fixture of [REAL_FILE, SIDECHAINS, SUBAGENT, COMPACTION, CODEX, REAL_CODEX, GEMINI, SESSION_FILE]) {
     const lines = linesOf(fixture);
     it(`${path.basename(path.dirname(fixture))}/${path.basename(fixture)}: every cut, then the whole, is the whole`, async () => {
       const whole = store();
@@ -55,6 +62,7 @@ describe('re-importing a transcript that grew', () => {
       fs.writeFileSync(file, lines.join(''));
       const once = await importPath(whole.store, file);
       assert.equal(once.imported, 1);
+      let fromTail = 0;
       const expected = exports(whole.store);
       const toolCalls = Object.keys(expected).reduce((n, id) => n + whole.store.getRun(id).toolCallCount, 0);
       assert.ok(fixture === COMPACTION || toolCalls > 0, 'the fixture has tool calls');
@@ -65,9 +73,18 @@ describe('re-importing a transcript that grew', () => {
         fs.writeFileSync(grown, lines.slice(0, cut).join(''));
         const first = await importPath(t.store, grown);
         if (first.imported === 0) continue; // nothing of a conversation yet
+        const kept = t.store.listRuns({ limit: 10 }).runs.some((r) => {
+          const source = t.store.getRun(r.runId).metadata.source as { tail?: unknown } | undefined;
+          return source?.tail !== undefined;
+        });
         fs.writeFileSync(grown, lines.join(''));
         const second = await importPath(t.store, grown);
         assert.equal(second.failed, 0, `cut ${cut}: ${JSON.stringify(second.files[0]?.reason)}`);
+        if (second.files[0]?.readFrom !== undefined) fromTail++;
+        if (FROM_TAIL.has(fixture) && kept) {
+          // the new path: only the bytes after the cut were read
+          assert.equal(second.files[0]?.readFrom, Buffer.byteLength(lines.slice(0, cut).join('')), `cut ${cut}`);
+        }
         const refused = second.files[0]?.warnings.filter((w) => /cannot continue/.test(w.message)) ?? [];
         if (fixture === SESSION_FILE && cut < REWIND_LINE && refused.length > 0) {
           // The user rewound after the cut (line 28 re-asks from an earlier line): the newest branch, which is the
@@ -111,6 +128,7 @@ describe('re-importing a transcript that grew', () => {
         assert.equal(third.skipped, 1, `cut ${cut}: a second import of the grown file changes nothing`);
         assert.match(third.files[0]?.reason ?? '', /already imported/);
       }
+      if (FROM_TAIL.has(fixture)) assert.ok(fromTail > 0, 'some cuts were continued from their kept tail');
     });
   }
 

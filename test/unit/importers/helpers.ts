@@ -1,9 +1,11 @@
 /** Shared helpers of the importer tests: a fresh store in a temp dir, fixture paths, checkpoint loading. */
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach } from 'node:test';
 import type { Checkpoint } from '../../../src/model';
+import { fileRange, type ByteRange } from '../../../src/importers/fileTail';
 import { openRunStore, type SqlRunStore } from '../../../src/store';
 
 export const FIXTURES = path.join(__dirname, '..', '..', 'fixtures', 'importers');
@@ -54,4 +56,35 @@ export function jsonLines(file: string): Record<string, unknown>[] {
     .split('\n')
     .filter((l) => l.trim() !== '')
     .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+/** A ByteRange over `file` that notes every range read. */
+export function counted(file: string): { read: ByteRange; ranges: [number, number][] } {
+  const ranges: [number, number][] = [];
+  const inner = fileRange(file);
+  return {
+    ranges,
+    read: (start, length) => {
+      ranges.push([start, length]);
+      return inner(start, length);
+    },
+  };
+}
+
+/**
+ * Every run of the store as exported (its checkpoints each as the sha256 of its JSON: a long run's export is too
+ * large for one string), and the files each run's import rebuilt; `dir` in paths replaced by `as`.
+ */
+export function state(store: SqlRunStore, dir: string, as: string): Record<string, unknown> {
+  const text = (v: unknown) => JSON.stringify(v).split(dir).join(as);
+  const out: Record<string, unknown> = {};
+  for (const run of store.listRuns({ limit: 1000 }).runs) {
+    const { checkpoints, ...head } = store.exportRun(run.runId);
+    out[run.runId] = {
+      head: JSON.parse(text(head)) as unknown,
+      checkpoints: checkpoints.map((c) => createHash('sha256').update(text(c)).digest('hex')),
+      files: JSON.parse(text(store.getRebuiltFiles(run.runId) ?? null)) as unknown,
+    };
+  }
+  return out;
 }

@@ -12,6 +12,7 @@ import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { importPath } from '../../../src/importers';
+import { ResumableSha256 } from '../../../src/importers/resumableSha256';
 import { tempStore } from './helpers';
 
 const MARKER = 'MARKER-of-the-one-tool-result';
@@ -101,6 +102,16 @@ test('an imported tool result is hashed once per blob that holds it, and its lin
   } as Hash['update'];
   // the one-shot crypto.hash (Node 20.12+), which the store's content hashes use where there is one
   const oneShot = nodeCrypto.hash as ((...a: unknown[]) => unknown) | undefined;
+  // the resumable SHA-256 (hash-wasm) the lines are read with
+  let readWithMarker = 0;
+  const resumable = Object.getOwnPropertyDescriptor(ResumableSha256.prototype, 'update')?.value as (
+    this: ResumableSha256,
+    data: Uint8Array,
+  ) => ResumableSha256;
+  ResumableSha256.prototype.update = function (this: ResumableSha256, data: Uint8Array) {
+    if (Buffer.from(data.buffer, data.byteOffset, data.byteLength).includes(MARKER)) readWithMarker++;
+    return resumable.call(this, data);
+  };
   if (oneShot) {
     nodeCrypto.hash = ((algorithm: unknown, data: unknown, ...rest: unknown[]) => {
       seen(data);
@@ -112,6 +123,7 @@ test('an imported tool result is hashed once per blob that holds it, and its lin
     assert.equal(summary.files[0]?.outcome, 'imported', summary.files[0]?.reason);
   } finally {
     Hash.prototype.update = update as Hash['update'];
+    ResumableSha256.prototype.update = resumable;
     if (oneShot) nodeCrypto.hash = oneShot as typeof nodeCrypto.hash;
   }
   try {
@@ -128,9 +140,11 @@ test('an imported tool result is hashed once per blob that holds it, and its lin
     assert.equal(digests, 1, 'the grown-file digest hashes the result once, as it is');
     assert.equal(blobs.length, 3, `hashed as text: ${blobs.map((s) => s.slice(0, 40)).join(' | ')}`);
     assert.equal(new Set(blobs).size, 3, 'no text is hashed twice');
-    // the line as read: once as it is read (the session's content hash and the file's sha256 are one pass over a
-    // file of LF-ended UTF-8 lines: LineDigests) and once in the check before commit (three before: two passes)
-    assert.equal(linesWithMarker, 2);
+    // the line as read: once as it is read (the session's content hash, the file's sha256 and the state a later
+    // import goes on from are one pass of the resumable hash over a file of LF-ended UTF-8 lines: lineHashes.ts) and
+    // once in the check before commit (three before: two passes, then a third for the resumable state)
+    assert.equal(readWithMarker, 1, 'the lines are hashed once as they are read');
+    assert.equal(linesWithMarker, 1, 'and once more by the check before commit');
     assert.ok(checks <= 2, `the file's first bytes and its window before the end, each once: ${checks}`);
   } finally {
     t.close();

@@ -7,33 +7,18 @@
  * one the real published spotter session.
  */
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { importPath } from '../../../src/importers';
 import { importSessionTail } from '../../../src/importers/claudeCode/tailImport';
-import { fileRange, type ByteRange } from '../../../src/importers/claudeCode/sessionTail';
+import { fileRange } from '../../../src/importers/fileTail';
 import { sideEffectOf } from '../../../src/importers/sideEffects';
 import type { SessionReadOptions } from '../../../src/importers/claudeCode/importSession';
-import type { SqlRunStore } from '../../../src/store';
 import { LARGE, SESSION_ID, records, writeSession } from '../../bench/largeSession';
-import { REAL_FILE, tempStores } from './helpers';
+import { REAL_FILE, counted, state, tempStores } from './helpers';
 
 const RUN = `cc-${SESSION_ID}`;
-
-/** A ByteRange over `file` that notes every range read. */
-function counted(file: string): { read: ByteRange; ranges: [number, number][] } {
-  const ranges: [number, number][] = [];
-  const inner = fileRange(file);
-  return {
-    ranges,
-    read: (start, length) => {
-      ranges.push([start, length]);
-      return inner(start, length);
-    },
-  };
-}
 
 const readerOptions = (): SessionReadOptions => ({
   warnings: [],
@@ -41,24 +26,6 @@ const readerOptions = (): SessionReadOptions => ({
   sideEffectOf: (name) => sideEffectOf(name),
   skip: () => undefined,
 });
-
-/**
- * Every run of the store as exported (its checkpoints each as the sha256 of its JSON: a long run's export is too
- * large for one string), and the files each run's import rebuilt; `dir` in paths replaced by `as`.
- */
-function state(store: SqlRunStore, dir: string, as: string): Record<string, unknown> {
-  const text = (v: unknown) => JSON.stringify(v).split(dir).join(as);
-  const out: Record<string, unknown> = {};
-  for (const run of store.listRuns({ limit: 1000 }).runs) {
-    const { checkpoints, ...head } = store.exportRun(run.runId);
-    out[run.runId] = {
-      head: JSON.parse(text(head)) as unknown,
-      checkpoints: checkpoints.map((c) => createHash('sha256').update(text(c)).digest('hex')),
-      files: JSON.parse(text(store.getRebuiltFiles(run.runId) ?? null)) as unknown,
-    };
-  }
-  return out;
-}
 
 /** The sub-agent file of a session written by writeSession, dated the same in every folder (its run keeps it). */
 function sameTimes(dir: string): void {

@@ -37,7 +37,7 @@ export interface JsonLinesOptions {
   onSkip?: (lineNo: number, reason: string) => void;
   /** Fed the file's bytes as read. */
   onChunk?: (chunk: Buffer) => void;
-  /** Fed every line as read (blank ones too), in place of `onText` (e.g. to a LineDigests). */
+  /** Fed every line as read (blank ones too), in place of `onText` (e.g. to a LineHashes). */
   onLine?: (line: FileLine) => void;
 }
 

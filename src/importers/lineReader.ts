@@ -4,7 +4,6 @@
  * Lines that are not valid UTF-8 are decoded with U+FFFD replacements and
  * flagged so the caller can warn. Depends on node:fs only.
  */
-import { createHash, type Hash } from 'node:crypto';
 import { closeSync, createReadStream, openSync, readSync } from 'node:fs';
 import { isUtf8 } from 'node:buffer';
 import { OcdbError } from '../model';
@@ -98,59 +97,6 @@ export async function* readLines(file: string, options: ReadLinesOptions = {}): 
     if (held) yield { ...held, last: true };
   } finally {
     stream.destroy();
-  }
-}
-
-const LF = Buffer.from('\n');
-const CR = Buffer.from('\r');
-
-/**
- * The two sha256 a reader takes of a file it reads as lines, from one pass over them while they agree: of its
- * lines as text (each line's UTF-8 with a trailing CR dropped, then an LF, every line: what names a run's content)
- * and of its bytes as read (what proves the file unchanged when its lines are read again). They agree on a file
- * of LF-ended lines of valid UTF-8 — the usual one — and part at the first line that ends CR LF or is not UTF-8
- * (the bytes get a hash of their own from there) or when the last line has no LF. Feed it every line, in order.
- */
-export class LineDigests {
-  private readonly text: Hash = createHash('sha256');
-  /** The bytes' own hash, from the first line where they part from the text. */
-  private raw: Hash | undefined;
-  /** The text's LF after the last line fed: hashed when the next line comes (the file's bytes may end without it). */
-  private pendingLf = false;
-  private lastHadLf = true;
-  private ended: { text: string; raw: string } | undefined;
-
-  line(line: FileLine): void {
-    if (this.ended) throw new Error('LineDigests: a line after the digests were taken');
-    const crDropped = line.length !== line.bytes.length;
-    if (!this.raw && (crDropped || line.invalidUtf8)) this.raw = this.flushed().copy();
-    else this.flushed();
-    this.text.update(line.invalidUtf8 ? line.text : line.bytes);
-    this.pendingLf = true;
-    this.lastHadLf = line.bytesRead > line.start + line.length;
-    if (this.raw) {
-      this.raw.update(line.bytes);
-      if (crDropped) this.raw.update(CR);
-      if (this.lastHadLf) this.raw.update(LF);
-    }
-  }
-
-  /** The text hash with the last line's LF hashed. */
-  private flushed(): Hash {
-    if (this.pendingLf) this.text.update(LF);
-    this.pendingLf = false;
-    return this.text;
-  }
-
-  /** Both digests (hex) of the lines fed. */
-  digests(): { text: string; raw: string } {
-    if (!this.ended) {
-      // in agreement but for a last line without its LF: the bytes' hash is the text's before that LF
-      const raw = this.raw ? this.raw.digest('hex') : this.lastHadLf ? undefined : this.text.copy().digest('hex');
-      const text = this.flushed().digest('hex');
-      this.ended = { text, raw: raw ?? text };
-    }
-    return this.ended;
   }
 }
 

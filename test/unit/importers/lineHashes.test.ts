@@ -1,5 +1,5 @@
 /**
- * The two hashes an import takes of a transcript read as lines (LineDigests: one pass while they agree) are the
+ * The two hashes an import takes of a transcript read as lines (LineHashes: one pass while they agree) are the
  * two it took before, each over its own pass: of the lines as text (each line's UTF-8, a trailing CR dropped, then
  * LF — what names a run's content) and of the file's bytes (what proves the file unchanged when it is read again).
  * On the files that make them part: CR LF endings, one CR LF line among LF ones, a last line without its LF, bytes
@@ -10,7 +10,8 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { LineDigests, readLines } from '../../../src/importers/lineReader';
+import { LineHashes } from '../../../src/importers/lineHashes';
+import { readLines } from '../../../src/importers/lineReader';
 import { tmpDir } from '../../helpers/tmp';
 
 const sha = (data: Buffer | string) => createHash('sha256').update(data).digest('hex');
@@ -25,7 +26,7 @@ async function twoPasses(file: string): Promise<{ text: string; raw: string }> {
 }
 
 async function onePass(file: string): Promise<{ text: string; raw: string }> {
-  const digests = new LineDigests();
+  const digests = await LineHashes.create();
   for await (const line of readLines(file, { highWaterMark: 64 })) digests.line(line);
   return digests.digests();
 }

@@ -12,6 +12,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { isUtf8 } from 'node:buffer';
 import { z } from 'zod';
+import { assertJsonDepth } from '../model';
 import type { RunSummary } from '../store';
 import type { ResumeMarks, StreamedResume } from './planDigest';
 import type { PlanOp } from './runPlan';
@@ -244,4 +245,71 @@ export function chainAt(
   });
   if (at === ops.length) chain = resume.state();
   return { resume: resume.result(), chain };
+}
+
+/** A place a format's recorder found to keep: the line it starts at, the checkpoints and ops before it, the clock. */
+export interface KeptPlace {
+  at: number;
+  atLine: number;
+  keep: number;
+  lastAt: number;
+  /** How many of the plan's ops come before it. */
+  ops: number;
+}
+
+/**
+ * The run's resume facts and, when `place` was found, its chain taken and its bytes checked, and the hash can go
+ * on, the fields every kept tail has (a format adds its mapper's state beside them).
+ */
+export function keptTail(
+  input: {
+    plan: { ops: readonly PlanOp[] };
+    resume: StreamedResume;
+    read: ByteRange;
+    bytes: number;
+    sha: Sha256State | undefined;
+  },
+  place: KeptPlace | undefined,
+): { resume: { checkpoints: number; digest: string }; tail: FileTail | undefined } {
+  const { resume, chain } = chainAt(input.plan.ops, input.resume, place?.ops);
+  if (!place || !chain || !input.sha) return { resume, tail: undefined };
+  const checks = byteChecks(input.read, input.bytes, place.at);
+  if (!checks) return { resume, tail: undefined };
+  const { at, atLine, keep, lastAt } = place;
+  return {
+    resume,
+    tail: { v: 1, at, atLine, keep, link: chain.link, marks: chain.marks, lastAt, sha: input.sha, ...checks },
+  };
+}
+
+/** A line of a grown file read as JSON: where it starts, its length in bytes, its number, its value. */
+export interface ParsedTailLine {
+  start: number;
+  length: number;
+  lineNo: number;
+  value: unknown;
+}
+
+/**
+ * The lines from the kept place to the old end and the new ones, each parsed as a whole read parses it (blank lines
+ * skipped, the depth bound kept), or why one does not read (the file is then read whole).
+ */
+export function parsedTailLines(
+  g: GrownFile,
+  tail: FileTail,
+  file: string,
+): { lines: ParsedTailLine[] } | { why: string } {
+  const lines: ParsedTailLine[] = [];
+  for (const line of [...g.linesFrom(tail.at, tail.atLine), ...g.fresh]) {
+    const text = line.bytes.toString('utf8');
+    if (text.trim() === '') continue;
+    try {
+      const value: unknown = JSON.parse(text);
+      assertJsonDepth(value, `${file}: line ${line.lineNo}`);
+      lines.push({ start: line.start, length: line.bytes.length, lineNo: line.lineNo, value });
+    } catch (e) {
+      return { why: `line ${line.lineNo} does not read (${e instanceof Error ? e.message : String(e)})` };
+    }
+  }
+  return { lines };
 }

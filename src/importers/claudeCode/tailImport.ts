@@ -11,9 +11,8 @@
  */
 import { basename } from 'node:path';
 import { z } from 'zod';
-import { assertJsonDepth, type Checkpoint, type RuntimeContextSnapshot } from '../../model';
+import { assertJsonDepth, type RuntimeContextSnapshot } from '../../model';
 import type { RunStore } from '../../store';
-import { RunWriter } from '../../writer';
 import {
   FileTailSchema,
   NeedsWholeRead,
@@ -23,10 +22,10 @@ import {
   type TailOutcome,
 } from '../fileTail';
 import { StreamedResume } from '../planDigest';
-import { RunPlanBuilder, planEnd, type PlanOp } from '../runPlan';
-import { PlanWriter } from '../writePlan';
+import { planEnd, type PlanOp } from '../runPlan';
 import { storeRebuiltFilesOf } from '../rebuiltFiles';
 import { HEAD_BYTES } from '../sessions/sessionHead';
+import { continuedSource, continuedWriter, keptRun, reopenAtTail } from '../tailRun';
 import { splitBranches } from './branches';
 import { parseTranscriptLine, type AssistantEntry, type Entry, type UserEntry } from './entries';
 import { sessionContext, type SessionReadOptions } from './importSession';
@@ -94,12 +93,9 @@ export async function importSessionTail(
   const name = basename(file, '.jsonl');
   if (/^agent-/.test(name)) return fallback('a sub-agent file');
   const runId = `cc-${name}`;
-  if (!store.hasRun(runId)) return fallback('not imported yet');
-  const run = store.getRun(runId);
-  if (run.status === 'running') return fallback('the run is still being written');
-  const parsedSource = SourceSchema.safeParse(run.metadata.source);
-  if (!parsedSource.success || parsedSource.data.file !== file) return fallback('no tail kept for this file');
-  const source = parsedSource.data;
+  const found = keptRun(store, runId, file, SourceSchema);
+  if (found.kind === 'fallback') return found;
+  const { run, source } = found;
   const tail = source.tail as unknown as SessionTail;
   const subs = subagentFiles(file);
   if (JSON.stringify(subagentStats(subs)) !== JSON.stringify(tail.subagents))
@@ -198,31 +194,14 @@ export async function importSessionTail(
   try {
     return store.transaction(() => {
       const beforeCount = run.checkpointCount;
-      const last: Checkpoint = store.getCheckpointState(`${runId}#${tail.keep - 1}`);
-      store.reopenRun(runId, { keepCheckpoints: tail.keep, metadata: run.metadata });
-      // The ids the run used (a repeated tool_use id gets a suffix) and the calls still open: all the mapper asks
-      // of the ledger — not the whole ledger, which the writer has.
-      const used = new Set(store.listToolCallIds(runId));
-      const stillOpen = tail.open.flatMap(([, ids]) => ids).map((id) => store.getToolCall(runId, id));
-      const out = PlanWriter.over(
-        RunWriter.resume(store, runId, {
-          now: () => run.startedAt,
-          validated: true,
-          ...(onCheckpoint ? { onCheckpoint: () => onCheckpoint() } : {}),
-        }),
+      // the ids the run used (a repeated tool_use id gets a suffix) and the calls still open
+      const { last, used, builder } = reopenAtTail(
+        store,
+        run,
+        tail,
+        tail.open.flatMap(([, ids]) => ids),
       );
-      const builder = new RunPlanBuilder(runId, {
-        messages: [...last.messages],
-        ledger: stillOpen,
-        runtimeContext: last.runtimeContext,
-        ...(last.systemPrompt !== undefined ? { systemPrompt: last.systemPrompt } : {}),
-        ...(last.model !== undefined ? { model: last.model } : {}),
-        at: tail.lastAt,
-        step: last.stepIndex,
-        lastCheckpointId: last.checkpointId,
-        checkpointCount: tail.keep,
-        lastBoundary: last.boundary,
-      });
+      const out = continuedWriter(store, run, onCheckpoint);
       builder.forgetFinished();
       const resume = StreamedResume.from({ checkpoints: tail.keep, link: tail.link, marks: tail.marks });
       builder.observe((op: PlanOp) => {
@@ -262,7 +241,6 @@ export async function importSessionTail(
       mapper.flush();
       const open = builder.closeUnanswered('the transcript ends before its result');
       const apiError = mapper.apiError;
-      const shaHex = sha.hex();
       const kept = recorder.result({
         read: grown.file.inMemory,
         bytes: newBytes,
@@ -274,15 +252,10 @@ export async function importSessionTail(
       const metadata: Record<string, unknown> = {
         ...run.metadata,
         compactions: mapper.compactions,
-        source: {
-          ...rest,
-          lines,
-          contentHash: shaHex.slice(0, 10),
-          bytes: newBytes,
-          sha256: shaHex,
+        source: continuedSource({ ...rest, lines }, grown.file, {
           resume: resume.result(),
           ...(kept ? { tail: kept } : {}),
-        },
+        }),
       };
       const plan = builder.finish({
         sessionId: run.sessionId,

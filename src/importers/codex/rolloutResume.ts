@@ -9,8 +9,9 @@
  * changes an op already made). Reads files (the checks of the kept bytes); writes nothing.
  */
 import { z } from 'zod';
-import { FileTailSchema, byteChecks, chainAt, type ByteRange, type FileTail } from '../fileTail';
-import { StreamedResume, takesCheckpoint } from '../planDigest';
+import { FileTailSchema, keptTail, type ByteRange, type FileTail } from '../fileTail';
+import type { StreamedResume } from '../planDigest';
+import { PlanPlace } from '../planPlace';
 import type { Sha256State } from '../resumableSha256';
 import type { PlanOp, RunPlan, RunPlanBuilder } from '../runPlan';
 import type { RolloutMapper, RolloutShape, RolloutState } from './rolloutMapper';
@@ -58,40 +59,22 @@ interface Candidate {
 }
 
 export class RolloutRecorder {
-  private ops = 0;
-  private since = 0;
   private confirmed: Candidate | undefined;
   private waiting: (Candidate & { lastCall: string }) | undefined;
-  private readonly openCalls = new Set<string>();
+  private readonly place: PlanPlace;
 
   /** `also`: sees every op too (the builder has one observer). */
-  constructor(
-    private readonly builder: RunPlanBuilder,
-    also?: (op: PlanOp) => void,
-  ) {
-    // the calls open, followed here: the builder's own list is the whole ledger's, read at every line otherwise
-    for (const r of builder.openTools()) this.openCalls.add(r.toolCallId);
-    builder.observe((op) => {
-      also?.(op);
-      this.ops++;
-      this.since = takesCheckpoint(op) ? 0 : this.since + 1;
-      if (op.op === 'beginTool') this.openCalls.add(op.call.toolCallId);
-      else if (op.op === 'finishTool') this.openCalls.delete(op.toolCallId);
-    });
+  constructor(builder: RunPlanBuilder, also?: (op: PlanOp) => void) {
+    this.place = new PlanPlace(builder, also);
   }
 
   /** Before the line at `at` (numbered `atLine`), or at the end of the lines read. */
   before(at: number, atLine: number, mapper: RolloutMapper): void {
     const b = mapper.items.between;
-    if (b.assembling || b.early || this.since > 0 || this.builder.checkpointCount < 1) return;
+    if (b.assembling || b.early || !this.place.settled) return;
     const c: Candidate = {
-      at,
-      atLine,
-      ops: this.ops,
-      keep: this.builder.checkpointCount,
-      lastAt: this.builder.lastTimestamp,
+      ...this.place.here(at, atLine),
       state: mapper.state(),
-      open: [...this.openCalls],
     };
     if (b.lastCall === undefined) {
       this.confirmed = c;
@@ -123,26 +106,8 @@ export class RolloutRecorder {
     sha: Sha256State | undefined;
   }): { resume: { checkpoints: number; digest: string }; tail: RolloutTail | undefined } {
     const c = this.confirmed;
-    const { resume, chain } = chainAt(input.plan.ops, input.resume, c?.ops);
-    if (!c || !chain || !input.sha) return { resume, tail: undefined };
-    const checks = byteChecks(input.read, input.bytes, c.at);
-    if (!checks) return { resume, tail: undefined };
-    return {
-      resume,
-      tail: {
-        v: 1,
-        at: c.at,
-        atLine: c.atLine,
-        keep: c.keep,
-        link: chain.link,
-        marks: chain.marks,
-        lastAt: c.lastAt,
-        sha: input.sha,
-        ...checks,
-        state: c.state,
-        facts: input.facts,
-        open: c.open,
-      },
-    };
+    const { resume, tail } = keptTail(input, c);
+    if (!c || !tail) return { resume, tail: undefined };
+    return { resume, tail: { ...tail, state: c.state, facts: input.facts, open: c.open } };
   }
 }

@@ -11,17 +11,21 @@
  * transaction it opens.
  */
 import { basename } from 'node:path';
-import { assertJsonDepth, type Checkpoint } from '../../model';
 import type { RunStore } from '../../store';
-import { RunWriter } from '../../writer';
-import { NeedsWholeRead, readGrownFile, sourceSchema, type ByteRange, type TailOutcome } from '../fileTail';
+import {
+  NeedsWholeRead,
+  parsedTailLines,
+  readGrownFile,
+  sourceSchema,
+  type ByteRange,
+  type TailOutcome,
+} from '../fileTail';
 import { StreamedResume } from '../planDigest';
 import type { ReaderOptions } from '../reader';
 import { ResponseItems } from '../openai/responseItems';
-import { storeRebuiltFilesOf } from '../rebuiltFiles';
-import { RunPlanBuilder, planEnd, type PlanOp } from '../runPlan';
+import { planEnd, type PlanOp } from '../runPlan';
 import { HEAD_BYTES, codexHeadOf, headText } from '../sessions/sessionHead';
-import { PlanWriter } from '../writePlan';
+import { continuedSource, keptRun, reopenAtTail, writeContinued } from '../tailRun';
 import { RolloutMapper, isObj, itemTypeOf } from './rolloutMapper';
 import { RolloutRecorder, RolloutTailSchema, type RolloutTail } from './rolloutResume';
 
@@ -53,12 +57,9 @@ export async function importRolloutTail(
   const id = ROLLOUT_ID.exec(basename(file))?.[1];
   if (id === undefined || options.idSuffix !== undefined) return fallback('not a rollout named by its session');
   const runId = `codex-${id}`;
-  if (!store.hasRun(runId)) return fallback('not imported yet');
-  const run = store.getRun(runId);
-  if (run.status === 'running') return fallback('the run is still being written');
-  const parsedSource = SourceSchema.safeParse(run.metadata.source);
-  if (!parsedSource.success || parsedSource.data.file !== file) return fallback('no tail kept for this file');
-  const source = parsedSource.data;
+  const found = keptRun(store, runId, file, SourceSchema);
+  if (found.kind === 'fallback') return found;
+  const { run, source } = found;
   const tail = source.tail as unknown as RolloutTail;
   const grown = await readGrownFile(file, source, tail, read);
   if (grown.kind === 'fallback') return grown;
@@ -66,19 +67,13 @@ export async function importRolloutTail(
   const g = grown.file;
 
   // The lines mapped again (from the kept offset to the old end) and the new ones, parsed as the whole read does.
+  const parsed = parsedTailLines(g, tail, file);
+  if ('why' in parsed) return fallback(parsed.why);
   const lines: { lineNo: number; start: number; value: Obj }[] = [];
   let lastRecord = source.lines ?? 0;
   let titleMoves = false;
-  for (const line of [...g.linesFrom(tail.at, tail.atLine), ...g.fresh]) {
-    const text = line.bytes.toString('utf8');
-    if (text.trim() === '') continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-      assertJsonDepth(value, `${file}: line ${line.lineNo}`);
-    } catch (e) {
-      return fallback(`line ${line.lineNo} does not read (${e instanceof Error ? e.message : String(e)})`);
-    }
+  for (const line of parsed.lines) {
+    const value = line.value;
     if (!isObj(value)) return fallback(`line ${line.lineNo} is not a JSON object`);
     lines.push({ lineNo: line.lineNo, start: line.start, value });
     if (line.start < source.bytes) continue;
@@ -92,7 +87,7 @@ export async function importRolloutTail(
     if (type === 'reasoning' && tail.facts.reasoningFromEvents)
       return fallback('the first reasoning item of a rollout of events');
     // the title is read from the file's first HEAD_BYTES (sessions/runTitles.ts)
-    if (line.start + line.bytes.length < HEAD_BYTES && titleLine(value)) titleMoves = true;
+    if (line.start + line.length < HEAD_BYTES && titleLine(value)) titleMoves = true;
   }
   let title: string | undefined;
   if (titleMoves) {
@@ -106,24 +101,8 @@ export async function importRolloutTail(
   };
   try {
     return store.transaction(() => {
-      const beforeCount = run.checkpointCount;
-      const last: Checkpoint = store.getCheckpointState(`${runId}#${tail.keep - 1}`);
-      store.reopenRun(runId, { keepCheckpoints: tail.keep, metadata: run.metadata });
-      // The ids the run used (a call id used again needs the whole ledger) and the calls still open.
-      const used = new Set(store.listToolCallIds(runId));
-      const stillOpen = tail.open.map((callId) => store.getToolCall(runId, callId));
-      const builder = new RunPlanBuilder(runId, {
-        messages: [...last.messages],
-        ledger: stillOpen,
-        runtimeContext: last.runtimeContext,
-        ...(last.systemPrompt !== undefined ? { systemPrompt: last.systemPrompt } : {}),
-        ...(last.model !== undefined ? { model: last.model } : {}),
-        at: tail.lastAt,
-        step: last.stepIndex,
-        lastCheckpointId: last.checkpointId,
-        checkpointCount: tail.keep,
-        lastBoundary: last.boundary,
-      });
+      // a call id used again needs the whole ledger
+      const { last, used, builder } = reopenAtTail(store, run, tail, tail.open);
       const recorder = new RolloutRecorder(builder, (op: PlanOp) => {
         if (op.op === 'beginTool' && used.has(op.call.toolCallId) && !tail.open.includes(op.call.toolCallId))
           throw new NeedsWholeRead(`call id ${op.call.toolCallId} used again`);
@@ -171,32 +150,8 @@ export async function importRolloutTail(
         bytes: g.bytes,
         sha: g.sha.state(),
       });
-      const shaHex = g.sha.hex();
-      metadata.source = {
-        ...rest,
-        lines: lastRecord,
-        contentHash: shaHex.slice(0, 10),
-        bytes: g.bytes,
-        sha256: shaHex,
-        resume: kept.resume,
-        ...(kept.tail ? { tail: kept.tail } : {}),
-      };
-      const out = PlanWriter.over(
-        RunWriter.resume(store, runId, {
-          now: () => run.startedAt,
-          validated: true,
-          ...(onCheckpoint ? { onCheckpoint: () => onCheckpoint() } : {}),
-        }),
-      );
-      for (const op of plan.ops) out.op(op);
-      const summary = out.close(plan, metadata);
-      storeRebuiltFilesOf(store, [runId]);
-      return {
-        kind: 'continued' as const,
-        summary,
-        appended: summary.checkpointCount - beforeCount,
-        readFrom: source.bytes,
-      };
+      metadata.source = continuedSource({ ...rest, lines: lastRecord }, g, kept);
+      return writeContinued(store, run, plan, metadata, source.bytes, onCheckpoint);
     });
   } catch (e) {
     if (e instanceof NeedsWholeRead) return fallback(e.message);

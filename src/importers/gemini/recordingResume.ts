@@ -9,8 +9,9 @@
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { FileTailSchema, byteChecks, chainAt, type ByteRange, type FileTail } from '../fileTail';
-import { takesCheckpoint, type StreamedResume } from '../planDigest';
+import { FileTailSchema, keptTail, type ByteRange, type FileTail } from '../fileTail';
+import type { StreamedResume } from '../planDigest';
+import { PlanPlace } from '../planPlace';
 import type { Sha256State } from '../resumableSha256';
 import type { PlanOp, RunPlan, RunPlanBuilder } from '../runPlan';
 
@@ -77,25 +78,12 @@ interface Candidate {
 }
 
 export class RecordingRecorder {
-  private ops = 0;
-  private since = 0;
   private candidate: Candidate | undefined;
-  private readonly openCalls = new Set<string>();
+  private readonly place: PlanPlace;
 
   /** `also`: sees every op too (the builder has one observer). */
-  constructor(
-    private readonly builder: RunPlanBuilder,
-    also?: (op: PlanOp) => void,
-  ) {
-    // the calls open, followed here: the builder's own list is the whole ledger's, read at every message otherwise
-    for (const r of builder.openTools()) this.openCalls.add(r.toolCallId);
-    builder.observe((op) => {
-      also?.(op);
-      this.ops++;
-      this.since = takesCheckpoint(op) ? 0 : this.since + 1;
-      if (op.op === 'beginTool') this.openCalls.add(op.call.toolCallId);
-      else if (op.op === 'finishTool') this.openCalls.delete(op.toolCallId);
-    });
+  constructor(builder: RunPlanBuilder, also?: (op: PlanOp) => void) {
+    this.place = new PlanPlace(builder, also);
   }
 
   /**
@@ -104,15 +92,10 @@ export class RecordingRecorder {
    * it must give what was so when `before` was called).
    */
   before(at: number, atLine: number, earlierDone: boolean, state: () => Omit<RecordingState, 'open'>): void {
-    if (!earlierDone || this.since > 0 || this.builder.checkpointCount < 1) return;
+    if (!earlierDone || !this.place.settled) return;
     this.candidate = {
-      at,
-      atLine,
-      ops: this.ops,
-      keep: this.builder.checkpointCount,
-      lastAt: this.builder.lastTimestamp,
+      ...this.place.here(at, atLine),
       state,
-      open: [...this.openCalls],
     };
   }
 
@@ -125,24 +108,8 @@ export class RecordingRecorder {
     sha: Sha256State | undefined;
   }): { resume: { checkpoints: number; digest: string }; tail: RecordingTail | undefined } {
     const c = this.candidate;
-    const { resume, chain } = chainAt(input.plan.ops, input.resume, c?.ops);
-    if (!c || !chain || !input.sha) return { resume, tail: undefined };
-    const checks = byteChecks(input.read, input.bytes, c.at);
-    if (!checks) return { resume, tail: undefined };
-    return {
-      resume,
-      tail: {
-        v: 1,
-        at: c.at,
-        atLine: c.atLine,
-        keep: c.keep,
-        link: chain.link,
-        marks: chain.marks,
-        lastAt: c.lastAt,
-        sha: input.sha,
-        ...checks,
-        state: { ...c.state(), open: c.open },
-      },
-    };
+    const { resume, tail } = keptTail(input, c);
+    if (!c || !tail) return { resume, tail: undefined };
+    return { resume, tail: { ...tail, state: { ...c.state(), open: c.open } } };
   }
 }

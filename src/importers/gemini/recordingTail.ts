@@ -11,12 +11,12 @@
  * anew each time and is always read whole. Reads files; writes only inside the store transaction it opens.
  */
 import { statSync } from 'node:fs';
-import { assertJsonDepth, parseWith, type Checkpoint } from '../../model';
+import { parseWith } from '../../model';
 import type { RunStore } from '../../store';
-import { RunWriter } from '../../writer';
 import {
   CHECKED_BYTES,
   NeedsWholeRead,
+  parsedTailLines,
   readGrownFile,
   sourceSchema,
   type ByteRange,
@@ -24,10 +24,9 @@ import {
 } from '../fileTail';
 import { StreamedResume } from '../planDigest';
 import type { ReaderOptions } from '../reader';
-import { storeRebuiltFilesOf } from '../rebuiltFiles';
-import { RunPlanBuilder, planEnd, type PlanOp } from '../runPlan';
+import { planEnd, type PlanOp } from '../runPlan';
 import { HEAD_BYTES, geminiLinesHeadOf, headText } from '../sessions/sessionHead';
-import { PlanWriter } from '../writePlan';
+import { continuedSource, keptRun, reopenAtTail, writeContinued } from '../tailRun';
 import { MessageSchema, geminiContext, mapChatMessage, time, type ChatMessage } from './chatMapper';
 import { isGeminiChatHeader, replayChatRecords } from './chatRecords';
 import { metaOf } from './importGeminiChat';
@@ -66,12 +65,9 @@ export async function importRecordingTail(
   }
   if (!isGeminiChatHeader(header)) return fallback('no header record in its first 4 KiB');
   const runId = `gemini-${String((header as Obj).sessionId)}`;
-  if (!store.hasRun(runId)) return fallback('not imported yet');
-  const run = store.getRun(runId);
-  if (run.status === 'running') return fallback('the run is still being written');
-  const parsedSource = SourceSchema.safeParse(run.metadata.source);
-  if (!parsedSource.success || parsedSource.data.file !== file) return fallback('no tail kept for this file');
-  const source = parsedSource.data;
+  const found = keptRun(store, runId, file, SourceSchema);
+  if (found.kind === 'fallback') return found;
+  const { run, source } = found;
   const tail = source.tail as unknown as RecordingTail;
   const kept = tail.state;
   const grown = await readGrownFile(file, source, tail, read);
@@ -83,20 +79,14 @@ export async function importRecordingTail(
   const records: { value: unknown; where: string }[] = [];
   const starts: { start: number; lineNo: number }[] = [];
   let titleMoves = false;
-  for (const line of [...g.linesFrom(tail.at, tail.atLine), ...g.fresh]) {
-    const text = line.bytes.toString('utf8');
-    if (text.trim() === '') continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-      assertJsonDepth(value, `${file}: line ${line.lineNo}`);
-    } catch (e) {
-      return fallback(`line ${line.lineNo} does not read (${e instanceof Error ? e.message : String(e)})`);
-    }
+  const parsed = parsedTailLines(g, tail, file);
+  if ('why' in parsed) return fallback(parsed.why);
+  for (const line of parsed.lines) {
+    const value = line.value;
     records.push({ value, where: `${file}: line ${line.lineNo}` });
     starts.push({ start: line.start, lineNo: line.lineNo });
     // the title is read from the file's first HEAD_BYTES (sessions/runTitles.ts)
-    if (line.start >= source.bytes && line.start + line.bytes.length < HEAD_BYTES && isObj(value) && titleRecord(value))
+    if (line.start >= source.bytes && line.start + line.length < HEAD_BYTES && isObj(value) && titleRecord(value))
       titleMoves = true;
   }
   const earlier = MessageIds.has(kept.ids);
@@ -140,25 +130,9 @@ export async function importRecordingTail(
 
   try {
     return store.transaction(() => {
-      const beforeCount = run.checkpointCount;
-      const last: Checkpoint = store.getCheckpointState(`${runId}#${tail.keep - 1}`);
+      const { last, used, builder: b } = reopenAtTail(store, run, tail, kept.open);
       if (JSON.stringify(last.runtimeContext) !== JSON.stringify(ctx))
         throw new NeedsWholeRead("the new messages change the run's context (a new tool or first model)");
-      store.reopenRun(runId, { keepCheckpoints: tail.keep, metadata: run.metadata });
-      const used = new Set(store.listToolCallIds(runId));
-      const stillOpen = kept.open.map((callId) => store.getToolCall(runId, callId));
-      const b = new RunPlanBuilder(runId, {
-        messages: [...last.messages],
-        ledger: stillOpen,
-        runtimeContext: last.runtimeContext,
-        ...(last.systemPrompt !== undefined ? { systemPrompt: last.systemPrompt } : {}),
-        ...(last.model !== undefined ? { model: last.model } : {}),
-        at: tail.lastAt,
-        step: last.stepIndex,
-        lastCheckpointId: last.checkpointId,
-        checkpointCount: tail.keep,
-        lastBoundary: last.boundary,
-      });
       const recorder = new RecordingRecorder(b, (op: PlanOp) => {
         if (op.op === 'beginTool' && used.has(op.call.toolCallId) && !kept.open.includes(op.call.toolCallId))
           throw new NeedsWholeRead(`call id ${op.call.toolCallId} used again`);
@@ -239,31 +213,8 @@ export async function importRecordingTail(
         bytes: g.bytes,
         sha: g.sha.state(),
       });
-      const shaHex = g.sha.hex();
-      metadata.source = {
-        ...rest,
-        contentHash: shaHex.slice(0, 10),
-        bytes: g.bytes,
-        sha256: shaHex,
-        resume: next.resume,
-        ...(next.tail ? { tail: next.tail } : {}),
-      };
-      const out = PlanWriter.over(
-        RunWriter.resume(store, runId, {
-          now: () => run.startedAt,
-          validated: true,
-          ...(onCheckpoint ? { onCheckpoint: () => onCheckpoint() } : {}),
-        }),
-      );
-      for (const op of plan.ops) out.op(op);
-      const summary = out.close(plan, metadata);
-      storeRebuiltFilesOf(store, [runId]);
-      return {
-        kind: 'continued' as const,
-        summary,
-        appended: summary.checkpointCount - beforeCount,
-        readFrom: source.bytes,
-      };
+      metadata.source = continuedSource(rest, g, next);
+      return writeContinued(store, run, plan, metadata, source.bytes, onCheckpoint);
     });
   } catch (e) {
     if (e instanceof NeedsWholeRead) return fallback(e.message);

@@ -2,7 +2,7 @@
  * agent-time-travel/recorder — the SDK an agent imports to record its runs
  * (checkpoints, model calls, tool calls) into an Agent Time Travel store.
  */
-export { Recorder, openRecorder, type RecorderOptions } from './recorder';
+export { LIVE_WARNING_CODE, Recorder, openRecorder, type RecorderOptions } from './recorder';
 export { RunRecorder, serializeError, type ModelCallResult, type ModelRequest } from './runRecorder';
 export { forkRequestFromEnv, type ForkModeOptions } from '../fork/agentProgramMode';
 export {

@@ -91,6 +91,8 @@ export const DEFAULT_SHIP_TIMEOUT_MS = 30_000;
 
 /** How long a check that found no live debugger holds for a run (LiveGate.recheckMs). */
 export const LIVE_RECHECK_MS = 50;
+/** The code of the process warning a recorder without `onError` gives when live debugging goes on without its debugger. */
+export const LIVE_WARNING_CODE = 'OCDB_LIVE_DEBUGGING';
 
 export class Recorder {
   private readonly env: Omit<RecorderEnv, 'live'> & { liveDebugging: boolean };
@@ -102,6 +104,7 @@ export class Recorder {
   private readonly shipper: TeamShipper | undefined;
   private readonly shipTimeoutMs: number;
   private readonly confirmShipped: boolean;
+  private warned = false;
 
   constructor(options: RecorderOptions = {}) {
     this.owned = options.runStore === undefined;
@@ -231,10 +234,23 @@ export class Recorder {
       ...env,
       live: new LiveGate(env.store, {
         recheckMs: LIVE_RECHECK_MS,
-        onError: (message) =>
-          onError?.(new OcdbError('StoreUnavailable', `Live debugging went on without the debugger: ${message}`)),
+        onError: (message) => {
+          const error = new OcdbError('StoreUnavailable', `Live debugging went on without the debugger: ${message}`);
+          if (onError) onError(error);
+          else this.warnOnce(error);
+        },
       }),
     };
+  }
+
+  /**
+   * Said once per recorder when no `onError` was given: an agent that goes on without the debugger it was attached
+   * to must not do so silently (a process warning: `--no-warnings` hides it).
+   */
+  private warnOnce(error: OcdbError): void {
+    if (this.warned) return;
+    this.warned = true;
+    process.emitWarning(error.message, { code: LIVE_WARNING_CODE });
   }
 
   /** Stops heartbeats and closes the store (when the recorder opened it). Runs not ended stay `running` and will show as crashed. */

@@ -192,13 +192,26 @@ export function debugToolbarButton(page: Page, title: string): Locator {
 
 /**
  * The Call Stack's frame rows (text of each), top first. Shows Run and Debug first when it is not showing: current
- * VS Code leaves the side bar as it was when a session stops (1.100 switched to Run and Debug).
+ * VS Code leaves the side bar as it was when a session stops (1.100 switched to Run and Debug), and the Agent Runs
+ * tree following the first stop may take the side bar back just after (its view's visibility reaches the extension
+ * late): shown again until the frames are there.
  */
 export async function callStackFrames(page: Page): Promise<string[]> {
   const pane = viewPane(page, 'Call Stack');
-  if (!(await pane.isVisible())) await openRunAndDebug(page);
-  await pane.locator('.monaco-list-row .stack-frame').first().waitFor({ timeout: 30_000 });
-  return pane.locator('.monaco-list-row .stack-frame').evaluateAll((rows) => rows.map((r) => r.textContent ?? ''));
+  const frames = pane.locator('.monaco-list-row .stack-frame');
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (!(await pane.isVisible())) await openRunAndDebug(page);
+    const there = await frames
+      .first()
+      .waitFor({ timeout: 2_000 })
+      .then(
+        () => true,
+        () => false,
+      );
+    if (there) return frames.evaluateAll((rows) => rows.map((r) => r.textContent ?? ''));
+    if (Date.now() > deadline) throw new Error('the Call Stack shows no frame');
+  }
 }
 
 /** The page inside the (only) webview view on screen: VS Code nests it two iframes deep. */
